@@ -1,0 +1,5 @@
+import type { AnyTool } from '@mcp-workbench/core';
+
+export function allTools(): AnyTool[] {
+  return [];
+}

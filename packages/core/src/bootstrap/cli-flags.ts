@@ -1,0 +1,123 @@
+import { parseArgs } from 'node:util';
+import { LOG_LEVELS, type LogLevel } from '../logger.js';
+
+/** A server-specific flag, declared next to the shared ones. */
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  multiple?: boolean;
+  /** Allowed values of a string flag. */
+  choices?: readonly string[];
+  default?: string | boolean;
+  /** Shown in --help as the value's name, e.g. `<policy>`. */
+  valueName?: string;
+}
+
+export type FlagValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommonFlags {
+  roots: string[];
+  denyGlobs: string[];
+  logLevel: LogLevel;
+  logFile: string | undefined;
+  help: boolean;
+  version: boolean;
+  /** Values of the server's own flags, by flag name. */
+  extra: FlagValues;
+}
+
+export const SHARED_FLAGS: Record<string, FlagSpec> = {
+  root: {
+    type: 'string',
+    multiple: true,
+    valueName: '<dir>',
+    description:
+      'Directory the server may read and write (repeatable; positional dirs work too; default: cwd).',
+  },
+  'deny-glob': {
+    type: 'string',
+    multiple: true,
+    valueName: '<glob>',
+    description:
+      'Root-relative glob that is refused even inside a root, e.g. ".env" or "**/secrets/**" (repeatable).',
+  },
+  'log-level': {
+    type: 'string',
+    choices: LOG_LEVELS,
+    default: 'info',
+    valueName: '<level>',
+    description: `Log verbosity on stderr: ${LOG_LEVELS.join(' | ')}.`,
+  },
+  'log-file': { type: 'string', valueName: '<file>', description: 'Also append log lines to this file.' },
+  help: { type: 'boolean', description: 'Show this help and exit.' },
+  version: { type: 'boolean', description: 'Print the version and exit.' },
+};
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Parses shared + server flags. Unknown flags and bad choices are UsageErrors. */
+export function parseCommonFlags(
+  argv: readonly string[],
+  serverFlags: Record<string, FlagSpec> = {},
+): CommonFlags {
+  const specs = { ...SHARED_FLAGS, ...serverFlags };
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    options[name] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) };
+  }
+  options.help = { type: 'boolean', short: 'h' };
+  options.version = { type: 'boolean', short: 'v' };
+
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const values = parsed.values as FlagValues;
+  for (const [name, spec] of Object.entries(specs)) {
+    const value = values[name];
+    if (value === undefined && spec.default !== undefined) values[name] = spec.default;
+    if (spec.choices && typeof values[name] === 'string' && !spec.choices.includes(values[name])) {
+      throw new UsageError(`--${name} must be one of ${spec.choices.join(', ')}; got "${values[name]}".`);
+    }
+  }
+  const extra: FlagValues = {};
+  for (const name of Object.keys(serverFlags)) extra[name] = values[name];
+  return {
+    roots: [...((values.root as string[] | undefined) ?? []), ...parsed.positionals],
+    denyGlobs: (values['deny-glob'] as string[] | undefined) ?? [],
+    logLevel: values['log-level'] as LogLevel,
+    logFile: values['log-file'] as string | undefined,
+    help: values.help === true,
+    version: values.version === true,
+    extra,
+  };
+}
+
+export function renderHelp(
+  name: string,
+  description: string,
+  serverFlags: Record<string, FlagSpec> = {},
+): string {
+  const rows = Object.entries({ ...serverFlags, ...SHARED_FLAGS }).map(([flag, spec]) => {
+    const left = `  --${flag}${spec.type === 'string' ? ` ${spec.valueName ?? '<value>'}` : ''}`;
+    const choices = spec.choices && !spec.description.includes('|') ? ` (${spec.choices.join(' | ')})` : '';
+    const fallback =
+      spec.default !== undefined && spec.type === 'string' ? ` [default: ${String(spec.default)}]` : '';
+    return `${left.padEnd(30)} ${spec.description}${choices}${fallback}`;
+  });
+  return [
+    `${name} — ${description}`,
+    '',
+    `Usage: ${name} [options] [root-dir ...]`,
+    '',
+    'Speaks MCP over stdio (stdout is the protocol; logs go to stderr).',
+    '',
+    'Options:',
+    ...rows,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,104 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Readable, Writable } from 'node:stream';
+import { isToolError } from '../errors.js';
+import { createLogger, type Logger } from '../logger.js';
+import { PathPolicy } from '../paths/path-policy.js';
+import { parseCommonFlags, renderHelp, UsageError, type FlagSpec, type FlagValues } from './cli-flags.js';
+
+/** What every server's `createServer` receives from the bootstrap. */
+export interface ServerRuntime {
+  paths: PathPolicy;
+  logger: Logger;
+  /** The server's own flags, parsed (`--on-conflict` → `flags['on-conflict']`). */
+  flags: FlagValues;
+}
+
+export interface StdioServerSpec {
+  name: string;
+  version: string;
+  description: string;
+  flags?: Record<string, FlagSpec>;
+  createServer(runtime: ServerRuntime): McpServer | Promise<McpServer>;
+}
+
+/** The process streams, injectable so the flag handling can be tested without a child process. */
+export interface StdioIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  exit(code: number): void;
+}
+
+const defaultIo = (): StdioIo => ({
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  exit: (code) => process.exit(code),
+});
+
+/**
+ * The bin entry of every server: parses the shared flags, builds the path policy, starts the server
+ * on stdio, logs to stderr only, and exits cleanly on stdin close, SIGINT and SIGTERM.
+ */
+export async function runStdioServer(
+  spec: StdioServerSpec,
+  argv: readonly string[] = process.argv.slice(2),
+  io: StdioIo = defaultIo(),
+): Promise<void> {
+  let flags;
+  try {
+    flags = parseCommonFlags(argv, spec.flags);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(
+      `${spec.name}: ${error.message}\n\n${renderHelp(spec.name, spec.description, spec.flags)}`,
+    );
+    io.exit(2);
+    return;
+  }
+  if (flags.help) {
+    io.stdout.write(renderHelp(spec.name, spec.description, spec.flags));
+    io.exit(0);
+    return;
+  }
+  if (flags.version) {
+    io.stdout.write(`${spec.version}\n`);
+    io.exit(0);
+    return;
+  }
+
+  const logger = createLogger({ level: flags.logLevel, file: flags.logFile, name: spec.name });
+  let paths: PathPolicy;
+  try {
+    paths = await PathPolicy.create({
+      roots: flags.roots.length > 0 ? flags.roots : [process.cwd()],
+      denyGlobs: flags.denyGlobs,
+    });
+  } catch (error) {
+    io.stderr.write(`${spec.name}: ${isToolError(error) ? error.message : String(error)}\n`);
+    io.exit(2);
+    return;
+  }
+
+  const server = await spec.createServer({ paths, logger, flags: flags.extra });
+  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  let closing = false;
+  const shutdown = (reason: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info(`Shutting down (${reason}).`);
+    server
+      .close()
+      .catch((error: unknown) => logger.warn('Error while closing', error))
+      .finally(() => io.exit(0));
+  };
+  io.stdin.on('end', () => shutdown('stdin closed'));
+  io.stdin.on('close', () => shutdown('stdin closed'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('unhandledRejection', (reason) => logger.error('Unhandled promise rejection', reason));
+
+  await server.connect(transport);
+  logger.info(`${spec.name} ${spec.version} ready on stdio; roots: ${paths.roots.join(', ')}`);
+}

@@ -1,0 +1,123 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pathToFileURL } from 'node:url';
+import { parseToon } from '../output.js';
+import type { ToolErrorBody } from '../errors.js';
+
+export interface ClientOptions {
+  /** Offer these directories as MCP roots (the server then uses them instead of its CLI roots). */
+  roots?: string[];
+  name?: string;
+}
+
+export interface TestClient {
+  client: Client;
+  /** Changes the offered roots and sends `roots/list_changed`. */
+  setRoots(roots: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+function makeClient(options: ClientOptions) {
+  let roots = options.roots;
+  const client = new Client(
+    { name: options.name ?? 'mcp-workbench-test-client', version: '0.0.0' },
+    { capabilities: roots ? { roots: { listChanged: true } } : {} },
+  );
+  if (roots) {
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: (roots ?? []).map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
+    }));
+  }
+  const setRoots = async (next: string[]) => {
+    roots = next;
+    await client.sendRootsListChanged();
+  };
+  return { client, setRoots };
+}
+
+/** Connects a real MCP Client to a server in the same process (InMemoryTransport). */
+export async function connectInMemory(server: McpServer, options: ClientOptions = {}): Promise<TestClient> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const { client, setRoots } = makeClient(options);
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  return {
+    client,
+    setRoots,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+export interface SpawnOptions extends ClientOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+export interface SpawnedClient extends TestClient {
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+}
+
+/** Spawns a built server binary and connects a real MCP Client to it over stdio. */
+export async function spawnStdioClient(
+  command: string,
+  args: string[],
+  options: SpawnOptions = {},
+): Promise<SpawnedClient> {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: { ...(process.env as Record<string, string>), ...options.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const { client, setRoots } = makeClient(options);
+  await client.connect(transport);
+  return { client, setRoots, close: () => client.close(), stderr: () => stderr };
+}
+
+export interface ToolCallOutcome<T = Record<string, unknown>> {
+  isError: boolean;
+  structured: T;
+  text: string;
+  /** The error body of an isError result. */
+  error: ToolErrorBody | undefined;
+  raw: CallToolResult;
+}
+
+/** Calls a tool and unpacks structured content, text and (for failures) the error body. */
+export async function callTool<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolCallOutcome<T>> {
+  const raw = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = raw.content
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+  let error: ToolErrorBody | undefined;
+  if (raw.isError) {
+    try {
+      error = (JSON.parse(text) as { error?: ToolErrorBody }).error;
+    } catch {
+      error = { code: 'UNKNOWN', message: text };
+    }
+  }
+  return { isError: raw.isError === true, structured: (raw.structuredContent ?? {}) as T, text, error, raw };
+}
+
+/** Decodes a TOON text block with the official decoder. */
+export function decodeToonText(text: string): unknown {
+  return parseToon(text);
+}

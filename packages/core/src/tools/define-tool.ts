@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import type { Logger } from '../logger.js';
+import type { FormatOptions, OutputFormat } from '../output.js';
+import type { PathPolicy } from '../paths/path-policy.js';
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolContext {
+  /** The path policy: every file a tool touches goes through `paths.resolve`. */
+  paths: PathPolicy;
+  logger: Logger;
+  /** Aborted when the client cancels the request. */
+  signal: AbortSignal;
+  /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+/**
+ * A result with a hand-made text block (e.g. a TOON document that is not simply the encoding of the
+ * structured value). Return `reply(value, text)` from `run` to use it.
+ */
+export class ToolReply<O> {
+  constructor(
+    readonly structured: O,
+    readonly text: string,
+  ) {}
+}
+
+export function reply<O>(structured: O, text: string): ToolReply<O> {
+  return new ToolReply(structured, text);
+}
+
+export type ToolArgs<I extends z.ZodRawShape> = z.output<z.ZodObject<I>>;
+export type ToolOutput<O extends z.ZodRawShape> = z.output<z.ZodObject<O>>;
+
+export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  /** Exactly as the spec names it (`exstruct_extract`, `session.new-id`, …). */
+  name: string;
+  title: string;
+  /** Teaches an agent how to succeed on the first call. */
+  description: string;
+  annotations: ToolAnnotations;
+  input: I;
+  output: O;
+  /** How the text block renders the result (default: compact JSON). */
+  textFormat?: (args: ToolArgs<I>) => OutputFormat;
+  textOptions?: FormatOptions;
+  run(args: ToolArgs<I>, context: ToolContext): Promise<ToolOutput<O> | ToolReply<ToolOutput<O>>>;
+}
+
+/** A tool with its type parameters erased, for lists of heterogeneous tools. */
+export interface AnyTool {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  input: z.ZodRawShape;
+  output: z.ZodRawShape;
+  textFormat?: (args: never) => OutputFormat;
+  textOptions?: FormatOptions;
+  run(args: never, context: ToolContext): Promise<unknown>;
+}
+
+/** Identity function that gives a tool definition its types. */
+export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(spec: ToolSpec<I, O>): AnyTool {
+  return spec;
+}

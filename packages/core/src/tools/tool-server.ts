@@ -1,0 +1,143 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { toToolError, ToolError } from '../errors.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { formatOutput } from '../output.js';
+import type { PathPolicy } from '../paths/path-policy.js';
+import { followClientRoots } from './client-roots.js';
+import { ToolReply, type AnyTool, type ToolContext } from './define-tool.js';
+import { parseToolArguments } from './validate-input.js';
+
+export interface ServerIdentity {
+  name: string;
+  version: string;
+  title?: string;
+  /** Shown to the model by clients that support server instructions. */
+  instructions?: string;
+}
+
+export interface ToolServerOptions {
+  paths: PathPolicy;
+  logger?: Logger;
+  /** Replace the roots with the client's MCP roots when it offers them (default true). */
+  useClientRoots?: boolean;
+}
+
+interface CompiledTool {
+  tool: AnyTool;
+  input: z.ZodObject<z.ZodRawShape>;
+  output: z.ZodObject<z.ZodRawShape>;
+  listing: Tool;
+}
+
+function compile(tool: AnyTool): CompiledTool {
+  const input = z.object(tool.input).strict();
+  const output = z.object(tool.output);
+  const listing: Tool = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+    outputSchema: z.toJSONSchema(output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+  return { tool, input, output, listing };
+}
+
+export function errorResult(error: ToolError): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: error.toJSON() }) }] };
+}
+
+/**
+ * Builds an McpServer whose tools are validated with their zod schemas, whose failures are ToolErrors
+ * with stable codes, and whose answers are `structuredContent` plus one text block (JSON, or TOON/YAML
+ * when the tool's `textFormat` says so).
+ */
+export function createToolServer(
+  identity: ServerIdentity,
+  tools: readonly AnyTool[],
+  options: ToolServerOptions,
+) {
+  const logger = options.logger ?? silentLogger;
+  const compiled = new Map<string, CompiledTool>();
+  for (const tool of tools) {
+    if (compiled.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
+    compiled.set(tool.name, compile(tool));
+  }
+
+  const info = {
+    name: identity.name,
+    version: identity.version,
+    ...(identity.title ? { title: identity.title } : {}),
+  };
+  const mcp = new McpServer(info, identity.instructions ? { instructions: identity.instructions } : {});
+  const server = mcp.server;
+  server.registerCapabilities({ tools: { listChanged: false } });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...compiled.values()].map((entry) => entry.listing),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const entry = compiled.get(request.params.name);
+    if (!entry) {
+      return errorResult(
+        new ToolError('NOT_FOUND', `Unknown tool "${request.params.name}".`, {
+          hint: `Available tools: ${[...compiled.keys()].join(', ')}.`,
+        }),
+      );
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const context: ToolContext = {
+      paths: options.paths,
+      logger,
+      signal: extra.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken,
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message ? { message } : {}),
+          },
+        });
+      },
+    };
+    try {
+      const args = parseToolArguments<never>(entry.tool.name, entry.input, request.params.arguments);
+      const result = await entry.tool.run(args, context);
+      const custom = result instanceof ToolReply ? (result as ToolReply<unknown>) : undefined;
+      const value = custom ? custom.structured : result;
+      const checked = entry.output.safeParse(value);
+      if (!checked.success) {
+        logger.error(`Tool ${entry.tool.name} produced output that breaks its schema`, checked.error.issues);
+        throw new ToolError(
+          'INTERNAL',
+          'The tool produced an invalid result; the server log has the details.',
+        );
+      }
+      const structured = checked.data as Record<string, unknown>;
+      const text = custom
+        ? custom.text
+        : formatOutput(structured, entry.tool.textFormat?.(args) ?? 'json', entry.tool.textOptions);
+      return { structuredContent: structured, content: [{ type: 'text', text }] };
+    } catch (error) {
+      const toolError = toToolError(error);
+      if (toolError.code === 'INTERNAL')
+        logger.error(`Tool ${entry.tool.name} failed`, toolError.cause ?? error);
+      else logger.debug(`Tool ${entry.tool.name}: ${toolError.code} ${toolError.message}`);
+      return errorResult(toolError);
+    }
+  });
+
+  if (options.useClientRoots ?? true) followClientRoots(server, options.paths, logger);
+  return mcp;
+}

@@ -1,0 +1,215 @@
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createLogger, createToolServer, defineTool, PathPolicy, reply, ToolError } from '../src/index.js';
+import { callTool, connectInMemory, decodeToonText, type TestClient } from '../src/testing/index.js';
+
+let dir: string;
+let other: string;
+let logLines: string[];
+let session: TestClient | undefined;
+
+const readText = defineTool({
+  name: 'read_text',
+  title: 'Read a text file',
+  description: 'Reads a UTF-8 file inside the roots.',
+  annotations: { readOnlyHint: true },
+  input: { path: z.string(), format: z.enum(['json', 'toon']).default('json') },
+  output: {
+    path: z.string(),
+    content: z.string(),
+    lines: z.array(z.object({ n: z.number(), text: z.string() })),
+  },
+  textFormat: (args) => args.format,
+  async run(args, { paths }) {
+    const file = await paths.resolve(args.path, { mustExist: true, kind: 'file' });
+    const { readFile } = await import('node:fs/promises');
+    const content = await readFile(file, 'utf8');
+    return {
+      path: paths.displayPath(file),
+      content,
+      lines: content.split('\n').map((text, i) => ({ n: i + 1, text })),
+    };
+  },
+});
+
+const failing = defineTool({
+  name: 'explode',
+  title: 'Fails on purpose',
+  description: 'Throws the kind of error asked for.',
+  annotations: {},
+  input: { kind: z.enum(['tool', 'internal', 'bad-output', 'enoent']) },
+  output: { ok: z.boolean() },
+  async run(args) {
+    if (args.kind === 'tool')
+      throw new ToolError('CONFLICT', 'It changed.', { hint: 'Reload.', details: { a: 1 } });
+    if (args.kind === 'internal') throw new Error('secret stack detail');
+    if (args.kind === 'enoent') {
+      const { readFile } = await import('node:fs/promises');
+      await readFile('/definitely/not/here');
+    }
+    return { ok: 'yes' } as unknown as { ok: boolean };
+  },
+});
+
+const progressTool = defineTool({
+  name: 'slow_count',
+  title: 'Counts with progress',
+  description: 'Sends progress notifications and returns a custom text.',
+  annotations: { readOnlyHint: true },
+  input: { to: z.number().int().min(1).max(10) },
+  output: { counted: z.number() },
+  async run(args, { progress }) {
+    for (let i = 1; i <= args.to; i++) await progress(i, args.to, `step ${i}`);
+    return reply({ counted: args.to }, `counted to ${args.to}`);
+  },
+});
+
+async function start(options: { clientRoots?: string[] } = {}) {
+  const paths = await PathPolicy.create({ roots: [dir] });
+  logLines = [];
+  const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
+  const server = createToolServer(
+    { name: 'test-server', version: '1.2.3' },
+    [readText, failing, progressTool],
+    {
+      paths,
+      logger,
+    },
+  );
+  session = await connectInMemory(server, options.clientRoots ? { roots: options.clientRoots } : {});
+  return session.client;
+}
+
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'core-server-')));
+  other = await realpath(await mkdtemp(path.join(os.tmpdir(), 'core-other-')));
+  await writeFile(path.join(dir, 'a.txt'), 'hello, "world"\n  indented: yes');
+  await mkdir(path.join(other, 'sub'));
+  await writeFile(path.join(other, 'sub', 'b.txt'), 'from the client root');
+});
+
+afterEach(async () => {
+  await session?.close();
+  session = undefined;
+});
+
+describe('createToolServer', () => {
+  it('lists tools with title, annotations and JSON schemas for input and output', async () => {
+    const client = await start();
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'read_text')!;
+    expect(tool.title).toBe('Read a text file');
+    expect(tool.annotations?.readOnlyHint).toBe(true);
+    expect(tool.inputSchema.required).toEqual(['path']);
+    expect(tool.outputSchema?.properties).toHaveProperty('content');
+  });
+
+  it('returns structuredContent plus a JSON text block', async () => {
+    const client = await start();
+    const out = await callTool(client, 'read_text', { path: 'a.txt' });
+    expect(out.isError).toBe(false);
+    expect(out.structured).toMatchObject({ path: 'a.txt', content: 'hello, "world"\n  indented: yes' });
+    expect(JSON.parse(out.text)).toEqual(out.structured);
+  });
+
+  it('returns the TOON document itself as text when TOON is asked for, and it decodes to the same value', async () => {
+    const client = await start();
+    const out = await callTool(client, 'read_text', { path: 'a.txt', format: 'toon' });
+    expect(out.text.startsWith('{')).toBe(false);
+    expect(out.text).toContain('lines[2]{n,text}:');
+    expect(decodeToonText(out.text)).toEqual(out.structured);
+  });
+
+  it('maps a ToolError to an isError result with code, message, hint and details', async () => {
+    const client = await start();
+    const out = await callTool(client, 'explode', { kind: 'tool' });
+    expect(out.isError).toBe(true);
+    expect(out.error).toEqual({
+      code: 'CONFLICT',
+      message: 'It changed.',
+      hint: 'Reload.',
+      details: { a: 1 },
+    });
+  });
+
+  it('turns an unexpected exception into INTERNAL without leaking the stack, and logs it to the logger', async () => {
+    const client = await start();
+    const out = await callTool(client, 'explode', { kind: 'internal' });
+    expect(out.error?.code).toBe('INTERNAL');
+    expect(out.text).not.toContain('secret stack detail');
+    expect(logLines.join('')).toContain('secret stack detail');
+  });
+
+  it('maps ENOENT to NOT_FOUND', async () => {
+    const client = await start();
+    const out = await callTool(client, 'explode', { kind: 'enoent' });
+    expect(out.error?.code).toBe('NOT_FOUND');
+    expect(out.error?.message).toContain('/definitely/not/here');
+  });
+
+  it('reports output that breaks the declared schema as INTERNAL instead of sending it', async () => {
+    const client = await start();
+    const out = await callTool(client, 'explode', { kind: 'bad-output' });
+    expect(out.error?.code).toBe('INTERNAL');
+    expect(logLines.join('')).toContain('breaks its schema');
+  });
+
+  it('rejects bad and unknown arguments with INVALID_ARGUMENT naming the field and the valid names', async () => {
+    const client = await start();
+    const wrongType = await callTool(client, 'read_text', { path: 42 });
+    expect(wrongType.error?.code).toBe('INVALID_ARGUMENT');
+    expect(wrongType.error?.message).toContain('path');
+    expect(wrongType.error?.hint).toContain('Valid arguments: path, format');
+    const unknown = await callTool(client, 'read_text', { path: 'a.txt', pth: 'x' });
+    expect(unknown.error?.code).toBe('INVALID_ARGUMENT');
+    expect(unknown.error?.message).toContain('"pth"');
+  });
+
+  it('answers an unknown tool with NOT_FOUND listing the available tools', async () => {
+    const client = await start();
+    const out = await callTool(client, 'nope');
+    expect(out.error?.code).toBe('NOT_FOUND');
+    expect(out.error?.hint).toContain('read_text');
+  });
+
+  it('refuses paths outside the roots through the tool', async () => {
+    const client = await start();
+    const out = await callTool(client, 'read_text', { path: '../../etc/passwd' });
+    expect(out.error?.code).toBe('PATH_OUTSIDE_ROOT');
+    expect(out.error?.message).toContain(dir);
+  });
+
+  it('sends progress notifications when the client asks, and uses a custom text block', async () => {
+    const client = await start();
+    const seen: number[] = [];
+    const result = await client.callTool({ name: 'slow_count', arguments: { to: 3 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    expect(seen).toEqual([1, 2, 3]);
+    expect(result.content).toEqual([{ type: 'text', text: 'counted to 3' }]);
+    expect(result.structuredContent).toEqual({ counted: 3 });
+  });
+
+  it("replaces the CLI roots with the client's MCP roots and follows roots/list_changed", async () => {
+    const client = await start({ clientRoots: [other] });
+    const fromClientRoot = await callTool(client, 'read_text', { path: 'sub/b.txt' });
+    expect(fromClientRoot.structured.content).toBe('from the client root');
+    const oldRoot = await callTool(client, 'read_text', { path: path.join(dir, 'a.txt') });
+    expect(oldRoot.error?.code).toBe('PATH_OUTSIDE_ROOT');
+
+    await session!.setRoots([dir]);
+    await expect
+      .poll(async () => (await callTool(client, 'read_text', { path: 'a.txt' })).isError, { timeout: 2000 })
+      .toBe(false);
+  });
+
+  it('keeps the configured roots when the client offers only unusable roots', async () => {
+    const client = await start({ clientRoots: [path.join(other, 'missing')] });
+    const out = await callTool(client, 'read_text', { path: 'a.txt' });
+    expect(out.isError).toBe(false);
+    await expect.poll(() => logLines.join('')).toContain('Could not apply the client roots');
+  });
+});

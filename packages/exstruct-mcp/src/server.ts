@@ -1,0 +1,31 @@
+import { createToolServer, type ServerRuntime } from '@mcp-workbench/core';
+import type { OnConflict } from './output/on-conflict.js';
+import { editTools } from './tools/edit-tools.js';
+import { readTools } from './tools/read-tools.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+
+export interface ExstructServerOptions extends Pick<ServerRuntime, 'paths' | 'logger'> {
+  /** Default conflict policy for written files; a tool's `on_conflict` argument wins (spec 11.1). */
+  onConflict?: OnConflict;
+}
+
+/** Everything a tool of this server may need besides the core context. */
+export interface ExstructToolDeps {
+  onConflict: OnConflict;
+}
+
+export function createServer(options: ExstructServerOptions) {
+  const deps: ExstructToolDeps = { onConflict: options.onConflict ?? 'overwrite' };
+  return createToolServer(
+    {
+      name: PACKAGE_NAME,
+      version: PACKAGE_VERSION,
+      title: 'ExStruct — Excel workbooks for agents',
+      instructions:
+        'Read Excel workbooks as structured data and edit them safely. Recommended flow: ' +
+        'exstruct_validate_input → exstruct_extract (mode "standard") → exstruct_read_json_chunk / read_range.',
+    },
+    [...readTools(deps), ...editTools(deps)],
+    { paths: options.paths, ...(options.logger ? { logger: options.logger } : {}) },
+  );
+}
