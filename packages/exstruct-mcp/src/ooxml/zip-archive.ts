@@ -1,0 +1,181 @@
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import yauzl from 'yauzl';
+import { ToolError } from '@mcp-workbench/core';
+
+/** Caps that stop a zip bomb: bytes are counted while inflating, never trusted from headers. */
+export interface ZipLimits {
+  /** Most bytes one entry may inflate to. */
+  maxEntryBytes: number;
+  /** Most bytes all entries read from one archive may inflate to. */
+  maxTotalBytes: number;
+  /** Highest inflated/compressed ratio tolerated for an entry larger than `ratioFloorBytes`. */
+  maxRatio: number;
+  /** Entries smaller than this are never judged by ratio (tiny XML compresses extremely well). */
+  ratioFloorBytes: number;
+}
+
+export const DEFAULT_ZIP_LIMITS: ZipLimits = {
+  maxEntryBytes: 1024 * 1024 * 1024,
+  maxTotalBytes: 2 * 1024 * 1024 * 1024,
+  maxRatio: 1000,
+  ratioFloorBytes: 16 * 1024 * 1024,
+};
+
+export interface ZipEntryInfo {
+  name: string;
+  compressedSize: number;
+  uncompressedSize: number;
+  encrypted: boolean;
+}
+
+function zipBomb(message: string, details: Record<string, unknown>): ToolError {
+  return new ToolError('ZIP_BOMB', message, {
+    hint: 'The file inflates far beyond a plausible workbook; it was not read. Check where it came from.',
+    details,
+  });
+}
+
+/**
+ * Read access to an OOXML package (.xlsx/.xlsm): the central directory is read once, entries are
+ * inflated on demand as streams, and every inflated byte counts against the limits.
+ */
+export class ZipArchive {
+  private inflatedTotal = 0;
+
+  private constructor(
+    private readonly zip: yauzl.ZipFile,
+    private readonly byName: Map<string, { info: ZipEntryInfo; entry: yauzl.Entry }>,
+    private readonly limits: ZipLimits,
+  ) {}
+
+  static async open(file: string, limits: Partial<ZipLimits> = {}): Promise<ZipArchive> {
+    const resolved = { ...DEFAULT_ZIP_LIMITS, ...limits };
+    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
+      yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, opened) =>
+        error ? reject(error) : resolve(opened),
+      );
+    });
+    const byName = new Map<string, { info: ZipEntryInfo; entry: yauzl.Entry }>();
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: yauzl.Entry) => {
+        const info: ZipEntryInfo = {
+          name: entry.fileName,
+          compressedSize: entry.compressedSize,
+          uncompressedSize: entry.uncompressedSize,
+          encrypted: (entry.generalPurposeBitFlag & 0x1) !== 0,
+        };
+        // Part names are case-insensitive in OPC; keep the first spelling.
+        const key = entry.fileName.toLowerCase();
+        if (!byName.has(key)) byName.set(key, { info, entry });
+        zip.readEntry();
+      });
+      zip.once('end', () => resolve());
+      zip.once('error', reject);
+      zip.readEntry();
+    }).catch((error: unknown) => {
+      zip.close();
+      throw error;
+    });
+    const archive = new ZipArchive(zip, byName, resolved);
+    const declared = [...byName.values()].reduce((sum, { info }) => sum + info.uncompressedSize, 0);
+    if (declared > resolved.maxTotalBytes) {
+      archive.close();
+      throw zipBomb(
+        `The archive declares ${declared} uncompressed bytes, above the ${resolved.maxTotalBytes} limit.`,
+        {
+          declared_bytes: declared,
+          limit_bytes: resolved.maxTotalBytes,
+        },
+      );
+    }
+    return archive;
+  }
+
+  /** Every entry, in central-directory order. */
+  list(): ZipEntryInfo[] {
+    return [...this.byName.values()].map(({ info }) => info);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(normalizePartName(name));
+  }
+
+  info(name: string): ZipEntryInfo | undefined {
+    return this.byName.get(normalizePartName(name))?.info;
+  }
+
+  /** An inflating stream of one part; throws ZIP_BOMB mid-stream if a cap is crossed. */
+  async openStream(name: string): Promise<Readable> {
+    const found = this.byName.get(normalizePartName(name));
+    if (!found) throw new ToolError('NOT_FOUND', `The workbook has no part "${name}".`);
+    if (found.info.encrypted) {
+      throw new ToolError('ENCRYPTED_WORKBOOK', `The part "${name}" is encrypted.`, {
+        hint: 'Remove the password in Excel (File → Info → Protect Workbook) and save a copy.',
+      });
+    }
+    const raw = await new Promise<Readable>((resolve, reject) => {
+      this.zip.openReadStream(found.entry, (error, stream) => (error ? reject(error) : resolve(stream)));
+    });
+    let entryBytes = 0;
+    const { limits } = this;
+    const compressed = Math.max(1, found.info.compressedSize);
+    const counter = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        entryBytes += chunk.length;
+        this.inflatedTotal += chunk.length;
+        if (entryBytes > limits.maxEntryBytes) {
+          callback(zipBomb(`Part "${name}" inflates beyond ${limits.maxEntryBytes} bytes.`, { part: name }));
+        } else if (this.inflatedTotal > limits.maxTotalBytes) {
+          callback(
+            zipBomb(`The workbook inflates beyond ${limits.maxTotalBytes} bytes in total.`, { part: name }),
+          );
+        } else if (entryBytes > limits.ratioFloorBytes && entryBytes / compressed > limits.maxRatio) {
+          callback(
+            zipBomb(`Part "${name}" has a compression ratio above ${limits.maxRatio}:1.`, {
+              part: name,
+              ratio: Math.round(entryBytes / compressed),
+            }),
+          );
+        } else {
+          callback(null, chunk);
+        }
+      },
+    });
+    raw.on('error', (error) => counter.destroy(error));
+    return raw.pipe(counter);
+  }
+
+  /** A whole part in memory (for the small parts: workbook.xml, rels, styles, drawings). */
+  async readBuffer(name: string): Promise<Buffer> {
+    const stream = await this.openStream(name);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async readText(name: string): Promise<string> {
+    return (await this.readBuffer(name)).toString('utf8');
+  }
+
+  /** The raw (still compressed) bytes and metadata of an entry, for copying it unchanged into a new zip. */
+  async openRawStream(name: string): Promise<{ stream: Readable; entry: yauzl.Entry }> {
+    const found = this.byName.get(normalizePartName(name));
+    if (!found) throw new ToolError('NOT_FOUND', `The workbook has no part "${name}".`);
+    const stream = await new Promise<Readable>((resolve, reject) => {
+      this.zip.openReadStream(found.entry, { decompress: false }, (error, s) =>
+        error ? reject(error) : resolve(s),
+      );
+    });
+    return { stream, entry: found.entry };
+  }
+
+  close(): void {
+    this.zip.close();
+  }
+}
+
+/** OPC part names: no leading slash, forward slashes, case-insensitive. */
+export function normalizePartName(name: string): string {
+  return name.replace(/\\/g, '/').replace(/^\/+/, '').toLowerCase();
+}
