@@ -18,7 +18,7 @@ export interface ToolContext {
   /** Aborted when the client cancels the request. */
   signal: AbortSignal;
   /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
-  progress(progress: number, total?: number, message?: string): Promise<void>;
+  progress: (progress: number, total?: number, message?: string) => Promise<void>;
 }
 
 /**

@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { decode } from '@toon-format/toon';
+import { parse as parseYaml } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { formatOutput, parseToon } from '../src/index.js';
+
+// Strings that break naive TOON/CSV-like encoders: delimiters, quotes, newlines, indentation, CJK,
+// and texts that look like other literals.
+const trickyString = fc.oneof(
+  fc.string({ unit: 'grapheme' }),
+  fc.string({
+    unit: fc.constantFrom('a', ',', '"', '\n', ' ', ':', '東', '京', '\\', '|', '\t', '-', '#', '[', '{'),
+  }),
+  fc.constantFrom(
+    '',
+    ' leading space',
+    'trailing space ',
+    'a,b,c',
+    'say "hi"',
+    'line\nbreak',
+    '東京都千代田区',
+    'key: value',
+    '- looks like a list',
+    'null',
+    'true',
+    '42',
+    '1e21',
+    '-0',
+    '[3]: x',
+    '{braces}',
+    '\t',
+    '\\',
+  ),
+);
+
+const trickyNumber = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(1e21, 1e-7, 0.1, 2 ** 53, -1.5e300, 123456789.123),
+);
+
+const scalar = fc.oneof(trickyString, trickyNumber, fc.boolean(), fc.constant(null));
+
+// Uniform arrays of objects get TOON's tabular form; mixed ones the list form.
+const { value: jsonValue } = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    tie('array'),
+    tie('object'),
+    tie('table'),
+  ),
+  array: fc.array(tie('value'), { maxLength: 5 }),
+  object: fc.dictionary(trickyString, tie('value'), { maxKeys: 5 }),
+  table: fc.array(fc.record({ id: trickyNumber, name: trickyString, ok: fc.boolean(), note: scalar }), {
+    minLength: 1,
+    maxLength: 5,
+  }),
+}));
+
+/** What the value is as JSON (TOON, like JSON, has no -0, undefined or non-finite numbers). */
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+describe('TOON output', () => {
+  it('round-trips random JSON values through the official encoder and decoder', () => {
+    fc.assert(
+      fc.property(jsonValue, (value) => {
+        const text = formatOutput(value, 'toon');
+        expect(decode(text)).toEqual(asJson(value));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('encodes uniform arrays of objects as a table that decodes back', () => {
+    const rows = [
+      { path: 'src/a.ts', size: 10, note: 'a, b' },
+      { path: 'src/東京.ts', size: 1e21, note: ' spaced' },
+    ];
+    const text = formatOutput({ rows }, 'toon');
+    expect(text.split('\n')[0]).toBe('rows[2]{path,size,note}:');
+    expect(parseToon(text)).toEqual(asJson({ rows }));
+  });
+});
+
+describe('JSON and YAML output', () => {
+  const value = { name: '名前', list: [1, 'two', { three: true }], empty: '' };
+
+  it('writes compact JSON by default and pretty JSON with the chosen indent', () => {
+    expect(formatOutput(value, 'json')).toBe(JSON.stringify(value));
+    expect(formatOutput(value, 'json', { pretty: true, indent: 4 })).toBe(JSON.stringify(value, null, 4));
+  });
+
+  it('writes YAML that parses back to the same value', () => {
+    expect(parseYaml(formatOutput(value, 'yaml'))).toEqual(value);
+  });
+
+  it('rejects an unknown format with INVALID_ARGUMENT', () => {
+    expect(() => formatOutput(value, 'xml' as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+  });
+});
