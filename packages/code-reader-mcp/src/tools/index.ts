@@ -1,5 +1,9 @@
 import type { AnyTool } from '@mcp-workbench/core';
+import { createToolDeps, type ToolDeps } from './deps.js';
+import { listFilesTool } from './list-files.js';
+import { searchContentTool } from './search-content.js';
 
-export function allTools(): AnyTool[] {
-  return [];
+/** Every tool of the server, sharing one set of per-server state. */
+export function allTools(deps: ToolDeps = createToolDeps()): AnyTool[] {
+  return [listFilesTool(deps), searchContentTool(deps)];
 }

@@ -1,0 +1,102 @@
+import { ToolError, clampInteger, decodeCursor, encodeCursor, utf8ByteLength } from '@mcp-workbench/core';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { loadTokenizer } from '../tokens/count.js';
+
+/** Answers stay under this many o200k tokens unless the caller asks for more. */
+export const DEFAULT_ANSWER_TOKENS = 8_000;
+/** Clients reject bigger tool results; no answer goes above this. */
+export const MAX_ANSWER_TOKENS = 20_000;
+const MIN_ANSWER_TOKENS = 500;
+
+export const answerBudgetSchema = z
+  .number()
+  .optional()
+  .describe(
+    `Token budget of the answer (o200k tokens, default ${DEFAULT_ANSWER_TOKENS}, at most ${MAX_ANSWER_TOKENS}); ` +
+      'longer results are cut into pages and next_cursor continues.',
+  );
+
+export const cursorSchema = z
+  .string()
+  .optional()
+  .describe('next_cursor from the previous answer, to get the next page of the same request.');
+
+export function answerBudget(value: number | undefined): number {
+  return clampInteger('max_answer_tokens', value, DEFAULT_ANSWER_TOKENS, MIN_ANSWER_TOKENS, MAX_ANSWER_TOKENS);
+}
+
+export interface Page<T> {
+  rows: T[];
+  /** Index (in the full list) of the first row after this page, or undefined when nothing is left. */
+  nextOffset: number | undefined;
+}
+
+/**
+ * Picks the longest run of rows from `offset` whose rendered answer fits in `budget` tokens. `render`
+ * builds the complete answer text for a candidate page (so headers and the cursor are counted too).
+ * The byte length bounds the token count from above, so small answers are never tokenized.
+ */
+export async function fitPage<T>(
+  rows: readonly T[],
+  offset: number,
+  budget: number,
+  render: (page: readonly T[], hasMore: boolean) => string,
+): Promise<Page<T>> {
+  const rest = rows.slice(offset);
+  let count = rest.length;
+  let tokens: ((text: string) => number) | undefined;
+  // Each pass shrinks the page (by the measured overshoot), so this ends after a few passes.
+  for (;;) {
+    const page = rest.slice(0, count);
+    const hasMore = count < rest.length;
+    const text = render(page, hasMore);
+    if (utf8ByteLength(text) <= budget) return done(page, offset, count, hasMore);
+    tokens ??= await loadTokenizer();
+    const used = tokens(text);
+    if (used <= budget) return done(page, offset, count, hasMore);
+    if (count <= 1) {
+      throw new ToolError('LIMIT_EXCEEDED', `A single result needs ${used} tokens, more than the answer budget of ${budget}.`, {
+        hint: 'Raise max_answer_tokens (up to 20000) or narrow the request (fewer context lines, a smaller range).',
+      });
+    }
+    count = Math.max(1, Math.min(count - 1, Math.floor((count * budget * 0.92) / used)));
+  }
+}
+
+function done<T>(page: T[], offset: number, count: number, hasMore: boolean): Page<T> {
+  return { rows: page, nextOffset: hasMore ? offset + count : undefined };
+}
+
+const pageCursorSchema = z.object({ k: z.string(), o: z.number().int().min(0), h: z.string() });
+export type PageCursor = z.infer<typeof pageCursorSchema>;
+
+/** A cursor names the request (key), where to continue (offset) and what the rows were (hash). */
+export function makeCursor(key: string, offset: number, fingerprint: string): string {
+  return encodeCursor({ k: key.slice(0, 24), o: offset, h: fingerprint });
+}
+
+export function readCursor(cursor: string, key: string): PageCursor {
+  const parsed = decodeCursor(cursor, pageCursorSchema);
+  if (parsed.k !== key.slice(0, 24)) {
+    throw new ToolError('INVALID_ARGUMENT', 'The cursor belongs to a different request.', {
+      hint: 'Repeat the same arguments as the call that returned next_cursor, adding only cursor.',
+    });
+  }
+  return parsed;
+}
+
+export function staleCursor(): ToolError {
+  return new ToolError('CONFLICT', 'The files changed since the cursor was issued; the pages no longer line up.', {
+    hint: 'Call again without cursor to start over on the current files.',
+  });
+}
+
+/** A short, stable fingerprint of a list of results, used to detect a cursor over changed data. */
+export function fingerprint(items: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(items)).digest('base64url').slice(0, 12);
+}
+
+export function hashKey(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}

@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { DenyGlobs, type PathPolicy, type ResolveOptions } from '@mcp-workbench/core';
+
+/**
+ * Per-server state: the project directory chosen with `set_project_path`. Relative paths resolve
+ * against it and answers show paths relative to it. It never widens access: every path still goes
+ * through the PathPolicy, so a project directory outside the roots is refused, and one that drops out
+ * of the roots later (new MCP roots) makes its paths fail with PATH_OUTSIDE_ROOT.
+ */
+export class ProjectState {
+  private dir: string | undefined;
+
+  get projectDir(): string | undefined {
+    return this.dir;
+  }
+
+  setProjectDir(realDir: string): void {
+    this.dir = realDir;
+  }
+}
+
+/** A PathPolicy seen through the project directory: the one object tools and engines use for paths. */
+export class ProjectPaths {
+  constructor(
+    readonly policy: PathPolicy,
+    private readonly state: ProjectState,
+  ) {}
+
+  /** The directory relative inputs resolve against: the project dir, else the first root. */
+  get baseDir(): string {
+    const dir = this.state.projectDir;
+    if (dir && this.policy.rootOf(dir)) return dir;
+    return this.policy.roots[0] ?? process.cwd();
+  }
+
+  async resolve(input: string, options: ResolveOptions = {}): Promise<string> {
+    const dir = this.state.projectDir;
+    const absolute = dir && !path.isAbsolute(input) && !/^file:/i.test(input) ? path.join(dir, input) : input;
+    return this.policy.resolve(absolute, options);
+  }
+
+  /**
+   * The server's deny globs as a predicate over real paths found by walking a root (ripgrep output),
+   * or undefined when there are none. Paths a client names go through `resolve` instead.
+   */
+  deniedPredicate(): ((realPath: string) => boolean) | undefined {
+    const patterns = this.policy.denyGlobs;
+    if (patterns.length === 0) return undefined;
+    const deny = new DenyGlobs(patterns, { caseInsensitive: process.platform === 'win32' });
+    return (realPath) => {
+      const root = this.policy.rootOf(realPath);
+      if (!root) return true;
+      return deny.match(toSlash(path.relative(root, realPath))) !== undefined;
+    };
+  }
+
+  get denyGlobs(): readonly string[] {
+    return this.policy.denyGlobs;
+  }
+
+  /** Root-relative (or project-relative) display form of a resolved path, with forward slashes. */
+  display(realPath: string): string {
+    const dir = this.state.projectDir;
+    if (dir) {
+      const rel = path.relative(dir, realPath);
+      if (rel === '') return '.';
+      if (!rel.startsWith('..') && !path.isAbsolute(rel)) return toSlash(rel);
+    }
+    return toSlash(this.policy.displayPath(realPath));
+  }
+}
+
+export function toSlash(p: string): string {
+  return path.sep === '\\' ? p.replaceAll('\\', '/') : p;
+}

@@ -1,0 +1,135 @@
+import type { FileCount, SearchMatch } from './types.js';
+
+/** Long lines (minified code) are cut around the first match so one line cannot flood an answer. */
+export const MAX_LINE_CHARS = 400;
+
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+
+interface RgLineEvent {
+  type: 'begin' | 'match' | 'context' | 'end' | 'summary';
+  data: {
+    path?: RgText;
+    lines?: RgText;
+    line_number?: number | null;
+    submatches?: { start: number; end: number }[];
+  };
+}
+
+function textOf(value: RgText | undefined): string {
+  if (!value) return '';
+  if (value.text !== undefined) return value.text;
+  return value.bytes === undefined ? '' : Buffer.from(value.bytes, 'base64').toString('utf8');
+}
+
+function stripNewline(text: string): string {
+  return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+/** ripgrep reports byte offsets; answers give 1-based character columns. */
+function charColumn(line: string, byteOffset: number): number {
+  const bytes = Buffer.from(line, 'utf8');
+  return bytes.subarray(0, byteOffset).toString('utf8').length + 1;
+}
+
+function clip(text: string, column: number): string {
+  if (text.length <= MAX_LINE_CHARS) return text;
+  const start = Math.max(0, Math.min(column - 1 - 80, text.length - MAX_LINE_CHARS));
+  const head = start > 0 ? '…' : '';
+  const tail = start + MAX_LINE_CHARS < text.length ? `…[+${text.length - start - MAX_LINE_CHARS} chars]` : '';
+  return head + text.slice(start, start + MAX_LINE_CHARS) + tail;
+}
+
+/**
+ * Turns `rg --json` lines into matches with their context lines. ripgrep prints each line once, even
+ * where the context of two matches overlaps, so a context line goes to the `after` of the previous
+ * match when it directly follows it (within context_after lines), else to the `before` of the next:
+ * overlapping context is merged and never repeated.
+ */
+export class JsonMatchCollector {
+  readonly matches: SearchMatch[] = [];
+  private pendingBefore: string[] = [];
+  private pendingBeforeStart = 0;
+  private last: { match: SearchMatch; endLine: number } | undefined;
+  private currentFile = '';
+  /** Matches (submatches) counted per file, for summaries. */
+  readonly counts = new Map<string, number>();
+  totalSubmatches = 0;
+
+  constructor(
+    private readonly contextAfter: number,
+    private readonly maxMatches: number,
+  ) {}
+
+  /** Feeds one line; returns false once more than maxMatches matches were seen (stop ripgrep). */
+  push(line: string): boolean {
+    if (!line.startsWith('{')) return true;
+    const event = JSON.parse(line) as RgLineEvent;
+    if (event.type === 'begin') {
+      this.currentFile = textOf(event.data.path);
+      this.pendingBefore = [];
+      this.last = undefined;
+      return true;
+    }
+    if (event.type === 'context') {
+      this.context(event);
+      return true;
+    }
+    if (event.type !== 'match') return true;
+    if (this.matches.length >= this.maxMatches) return false;
+    this.match(event);
+    return true;
+  }
+
+  private match(event: RgLineEvent): void {
+    const raw = stripNewline(textOf(event.data.lines));
+    const lineNumber = event.data.line_number ?? 0;
+    const first = event.data.submatches?.[0];
+    const column = first ? charColumn(raw, first.start) : 1;
+    const submatches = Math.max(1, event.data.submatches?.length ?? 1);
+    this.totalSubmatches += submatches;
+    this.counts.set(this.currentFile, (this.counts.get(this.currentFile) ?? 0) + submatches);
+    const match: SearchMatch = { file: this.currentFile, line: lineNumber, column, text: clip(raw, column) };
+    // Only keep before-lines that end right above this match (a gap means they belonged elsewhere).
+    if (this.pendingBefore.length > 0 && this.pendingBeforeStart + this.pendingBefore.length === lineNumber) {
+      match.before = this.pendingBefore;
+    }
+    this.pendingBefore = [];
+    this.matches.push(match);
+    const spanned = raw.split('\n').length; // multiline matches span several lines
+    this.last = { match, endLine: lineNumber + spanned - 1 };
+  }
+
+  private context(event: RgLineEvent): void {
+    const text = clip(stripNewline(textOf(event.data.lines)), 1);
+    const lineNumber = event.data.line_number ?? 0;
+    const last = this.last;
+    if (last) {
+      const shownAfter = last.match.after?.length ?? 0;
+      const next = last.endLine + shownAfter + 1;
+      if (lineNumber === next && lineNumber - last.endLine <= this.contextAfter) {
+        (last.match.after ??= []).push(text);
+        return;
+      }
+    }
+    if (this.pendingBefore.length === 0 || this.pendingBeforeStart + this.pendingBefore.length !== lineNumber) {
+      this.pendingBefore = [];
+      this.pendingBeforeStart = lineNumber;
+    }
+    this.pendingBefore.push(text);
+  }
+
+  fileCounts(): FileCount[] {
+    return [...this.counts].map(([file, count]) => ({ file, count }));
+  }
+}
+
+/** Parses `rg --count-matches --null` lines: "<path>\0<count>". */
+export function parseCountLine(line: string): FileCount | undefined {
+  const nul = line.lastIndexOf('\0');
+  if (nul < 0) return undefined;
+  const count = Number(line.slice(nul + 1));
+  return Number.isFinite(count) ? { file: line.slice(0, nul), count } : undefined;
+}

@@ -1,0 +1,33 @@
+import type { SearchQuery } from './types.js';
+
+const CASE_FLAG = { smart: '--smart-case', sensitive: '--case-sensitive', insensitive: '--ignore-case' } as const;
+
+/** Filters that decide which files are searched (shared by the search and by the cache's file stamp). */
+export function searchFileFilterArgs(query: SearchQuery): string[] {
+  const args: string[] = [];
+  if (query.hidden) args.push('--hidden');
+  if (query.noIgnore) args.push('--no-ignore');
+  if (query.maxFilesize) args.push('--max-filesize', query.maxFilesize);
+  for (const glob of query.includeGlobs) args.push('--glob', glob);
+  for (const glob of [...query.excludeGlobs, ...query.denyGlobs]) args.push('--glob', `!${glob}`);
+  return args;
+}
+
+/** The ripgrep command line for a query. Counting modes use --count-matches; the rest use --json. */
+export function searchArgs(query: SearchQuery): string[] {
+  const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
+  const args = counting ? ['--count-matches', '--null'] : ['--json'];
+  args.push(CASE_FLAG[query.caseMode]);
+  if (query.fixedStrings) args.push('--fixed-strings');
+  if (query.word) args.push('--word-regexp');
+  if (query.multiline) args.push('--multiline');
+  if (!counting) {
+    if (query.contextBefore > 0) args.push('--before-context', String(query.contextBefore));
+    if (query.contextAfter > 0) args.push('--after-context', String(query.contextAfter));
+  }
+  args.push('-m', String(query.maxCount));
+  args.push(...searchFileFilterArgs(query));
+  // -e keeps a query that starts with "-" from being read as a flag; "--" ends the options.
+  args.push('-e', query.query, '--', ...query.targets);
+  return args;
+}

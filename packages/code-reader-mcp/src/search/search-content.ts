@@ -1,0 +1,116 @@
+import { ToolError } from '@mcp-workbench/core';
+import { runRipgrep, ripgrepFailure } from '../rg/run.js';
+import { hashKey } from '../paging/budget.js';
+import { StampedCache } from './cache.js';
+import { JsonMatchCollector, parseCountLine } from './collect.js';
+import { searchArgs, searchFileFilterArgs } from './rg-args.js';
+import type { FileCount, SearchOutcome, SearchQuery } from './types.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const MAX_TIMEOUT_MS = 120_000;
+/** Searches over more files than this are not cached (stamping them would cost more than it saves). */
+export const MAX_STAMPED_FILES = 20_000;
+
+export interface SearchRun {
+  outcome: SearchOutcome;
+  cacheHit: boolean;
+  key: string;
+}
+
+export interface SearchEngineOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Paths a walk may find but the server denies (checked again on each result). */
+  isDenied?: (realPath: string) => boolean;
+  /** Skip the cache lookup (continuation of a cursor re-validates through the fingerprint instead). */
+  bypassCache?: boolean;
+}
+
+/** Runs searches on ripgrep and remembers results until a searched file changes. */
+export class SearchEngine {
+  private readonly cache = new StampedCache<SearchOutcome>();
+
+  /** The cache key: every field of the query (all of them change the result). */
+  keyOf(query: SearchQuery): string {
+    return hashKey(query);
+  }
+
+  async search(query: SearchQuery, options: SearchEngineOptions): Promise<SearchRun> {
+    if (query.query === '') {
+      throw new ToolError('INVALID_ARGUMENT', 'query is empty.', { hint: 'Give the text or regular expression to search for.' });
+    }
+    const key = this.keyOf(query);
+    if (!options.bypassCache) {
+      const cached = await this.cache.get(key);
+      if (cached) return { outcome: cached, cacheHit: true, key };
+    }
+    const startedAt = Date.now();
+    const outcome = await this.runRipgrep(query, options);
+    if (!outcome.timedOut) {
+      const roots = query.targetKind === 'roots' ? query.targets : [];
+      this.cache.set(key, outcome, this.searchedFiles(query, options), startedAt, roots);
+    }
+    return { outcome, cacheHit: false, key };
+  }
+
+  private async runRipgrep(query: SearchQuery, options: SearchEngineOptions): Promise<SearchOutcome> {
+    const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
+    const collector = new JsonMatchCollector(query.contextAfter, query.maxCount);
+    const counts: FileCount[] = [];
+    const result = await runRipgrep(searchArgs(query), {
+      cwd: query.targetKind === 'roots' ? (query.targets[0] as string) : process.cwd(),
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onLine: (line) => {
+        if (!counting) return collector.push(line);
+        const count = parseCountLine(line);
+        if (count) counts.push(count);
+        return true;
+      },
+    });
+    const failure = ripgrepFailure(result, 'query');
+    if (failure) throw failure;
+    const denied = options.isDenied;
+    // ripgrep searches files in parallel, so its order varies between runs: sort by path (lines stay
+    // in file order) so that equal searches give equal answers and cursors line up.
+    const allowedCounts = (counting ? counts : collector.fileCounts())
+      .filter((c) => !denied?.(c.file))
+      .sort((a, b) => compareText(a.file, b.file));
+    const matches = counting
+      ? []
+      : collector.matches.filter((m) => !denied?.(m.file)).sort((a, b) => compareText(a.file, b.file) || a.line - b.line);
+    const limitHit = !counting && result.stopped;
+    const warnings = result.exitCode === 2 && result.stderr ? result.stderr.split('\n').slice(0, 5) : [];
+    return {
+      matches,
+      fileCounts: allowedCounts,
+      totalMatches: allowedCounts.reduce((sum, c) => sum + c.count, 0),
+      limitHit,
+      timedOut: result.timedOut,
+      warnings,
+    };
+  }
+
+  /**
+   * The files a search looked at, for the cache stamp: the named files, or `rg --files` with the same
+   * filters. Runs after the answer is sent; a listing that is too large leaves the result uncached.
+   */
+  private async searchedFiles(query: SearchQuery, options: SearchEngineOptions): Promise<string[] | undefined> {
+    if (query.targetKind === 'files') return query.targets;
+    const files: string[] = [];
+    const result = await runRipgrep(['--files', ...searchFileFilterArgs(query), '--', ...query.targets], {
+      cwd: query.targets[0] as string,
+      timeoutMs: options.timeoutMs,
+      onLine: (line) => {
+        files.push(line);
+        return files.length <= MAX_STAMPED_FILES;
+      },
+    });
+    if (result.stopped || result.timedOut || result.exitCode === 2) return undefined;
+    return files;
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+import type { OutputMode } from './options.js';
+
+export type CaseMode = 'smart' | 'sensitive' | 'insensitive';
+
+/** Everything that changes what ripgrep finds. Every field is part of the cache key. */
+export interface SearchQuery {
+  /** Absolute real paths: directories (roots mode) or files (files mode). */
+  targets: string[];
+  targetKind: 'roots' | 'files';
+  query: string;
+  caseMode: CaseMode;
+  fixedStrings: boolean;
+  word: boolean;
+  multiline: boolean;
+  includeGlobs: string[];
+  excludeGlobs: string[];
+  hidden: boolean;
+  noIgnore: boolean;
+  maxFilesize?: string;
+  contextBefore: number;
+  contextAfter: number;
+  maxCount: number;
+  mode: OutputMode;
+  /** The server's deny globs, excluded from every search. */
+  denyGlobs: string[];
+}
+
+export interface SearchMatch {
+  /** Absolute path (shown root-relative by the tool). */
+  file: string;
+  line: number;
+  /** 1-based column (in characters) of the first match on the line. */
+  column: number;
+  text: string;
+  /** Context lines just before the match that no earlier match of the file already showed. */
+  before?: string[];
+  /** Context lines just after the match (stops at the next match). */
+  after?: string[];
+}
+
+export interface FileCount {
+  file: string;
+  count: number;
+}
+
+/** What one ripgrep run produced, before it is shaped for an output mode and paged. */
+export interface SearchOutcome {
+  matches: SearchMatch[];
+  /** Per-file match counts (count modes, summary). */
+  fileCounts: FileCount[];
+  totalMatches: number;
+  /** Results stopped at max_count (more exist). */
+  limitHit: boolean;
+  timedOut: boolean;
+  /** Non-fatal ripgrep messages (unreadable files and the like). */
+  warnings: string[];
+}

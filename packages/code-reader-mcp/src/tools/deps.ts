@@ -1,0 +1,21 @@
+import type { ToolContext } from '@mcp-workbench/core';
+import { ProjectPaths, ProjectState } from '../project/state.js';
+import { SearchEngine } from '../search/search-content.js';
+import { SnapshotStore } from '../paging/snapshots.js';
+import type { FileRow } from '../files/list-files.js';
+
+/** State one server instance shares between its tools (no globals: two servers never mix). */
+export interface ToolDeps {
+  project: ProjectState;
+  search: SearchEngine;
+  /** list_files results kept for cursor continuation. */
+  listings: SnapshotStore<{ files: FileRow[]; limitHit: boolean }>;
+}
+
+export function createToolDeps(): ToolDeps {
+  return { project: new ProjectState(), search: new SearchEngine(), listings: new SnapshotStore() };
+}
+
+export function pathsOf(ctx: ToolContext, deps: ToolDeps): ProjectPaths {
+  return new ProjectPaths(ctx.paths, deps.project);
+}

@@ -1,0 +1,37 @@
+import { formatOutput, type OutputFormat } from '@mcp-workbench/core';
+import { z } from 'zod';
+import { answerBudgetSchema, cursorSchema } from '../paging/budget.js';
+
+export const outputFormatSchema = z
+  .enum(['toon', 'json'])
+  .optional()
+  .describe('Answer format: "toon" (default, fewest tokens) or "json" (the detailed JSON).');
+
+/** A string or a list of strings (agents pass either). */
+export const stringList = z.union([z.string(), z.array(z.string())]).optional();
+
+export function listOf(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+export function formatOf(args: { output_format?: 'toon' | 'json' | undefined }): 'toon' | 'json' {
+  return args.output_format ?? 'toon';
+}
+
+export function render(value: unknown, format: OutputFormat): string {
+  return formatOutput(value, format);
+}
+
+export const pagingInput = {
+  max_answer_tokens: answerBudgetSchema,
+  cursor: cursorSchema,
+};
+
+export const limitsSchema = z.record(z.string(), z.number());
+
+/** Drops keys whose value is undefined, so TOON and JSON carry exactly the same fields. */
+export function compact<T extends Record<string, unknown>>(value: T): T {
+  for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
+  return value;
+}
