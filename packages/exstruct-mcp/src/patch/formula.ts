@@ -1,0 +1,151 @@
+import { colIndexToAlpha, MAX_COLUMN_INDEX, MAX_ROW } from '../ooxml/cell-ref.js';
+
+/** One lexical piece of an Excel formula; concatenating every `text` gives the formula back. */
+export interface FormulaToken {
+  type:
+    | 'string'
+    | 'error'
+    | 'sheet' // `Sheet1!` or `'My sheet'!` (the prefix, including the `!`)
+    | 'cell' // `$A$1`
+    | 'columns' // `A:C`, `$A:$A`
+    | 'rows' // `1:3`
+    | 'function' // the name before `(`
+    | 'name' // defined names, TRUE/FALSE, structured references
+    | 'number'
+    | 'operator'
+    | 'paren'
+    | 'separator' // `,` `;`
+    | 'space'
+    | 'invalid';
+  text: string;
+}
+
+const RULES: [FormulaToken['type'], RegExp][] = [
+  ['space', /\s+/y],
+  ['string', /"(?:[^"]|"")*"/y],
+  ['sheet', /(?:'(?:[^']|'')+'|\[[^\]]+\][^\s!'"(),;:=<>+*/^&-]*|[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*)!/y],
+  ['error', /#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)/iy],
+  ['columns', /\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(.])/y],
+  ['rows', /\$?\d+:\$?\d+(?![\w.(])/y],
+  ['cell', /\$?[A-Za-z]{1,3}\$?\d+(?![\w(.!])/y],
+  ['number', /(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y],
+  ['function', /[A-Za-z_\\][\w.]*(?=\s*\()/y],
+  ['name', /[A-Za-z_\\\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*(?:\[(?:[^[\]]|\[[^\]]*\])*\])?|\[(?:[^[\]]|\[[^\]]*\])*\]/y],
+  ['operator', /<>|<=|>=|[-+*/^&=<>%:@]/y],
+  ['paren', /[(){}]/y],
+  ['separator', /[,;]/y],
+];
+
+/** Splits a formula (with or without the leading `=`) into tokens; never throws. */
+export function tokenizeFormula(formula: string): FormulaToken[] {
+  const tokens: FormulaToken[] = [];
+  let pos = 0;
+  outer: while (pos < formula.length) {
+    for (const [type, re] of RULES) {
+      re.lastIndex = pos;
+      const m = re.exec(formula);
+      if (m && m[0].length > 0) {
+        tokens.push({ type, text: m[0] });
+        pos += m[0].length;
+        continue outer;
+      }
+    }
+    tokens.push({ type: 'invalid', text: formula.slice(pos) });
+    break;
+  }
+  return tokens;
+}
+
+interface RefPart {
+  colAbs: boolean;
+  col: number;
+  rowAbs: boolean;
+  row: number;
+}
+
+const CELL = /^(\$?)([A-Za-z]{1,3})(\$?)(\d+)$/;
+
+function parseCellToken(text: string): RefPart | undefined {
+  const m = CELL.exec(text);
+  if (!m) return undefined;
+  const letters = m[2]!.toUpperCase();
+  let col = 0;
+  for (const ch of letters) col = col * 26 + (ch.charCodeAt(0) - 64);
+  return { colAbs: m[1] === '$', col: col - 1, rowAbs: m[3] === '$', row: Number(m[4]) };
+}
+
+/**
+ * Moves a formula written for `from` to `to`, as Excel's fill does: relative parts of references
+ * shift, `$` parts stay; a reference pushed off the sheet becomes `#REF!`.
+ */
+export function translateFormula(formula: string, dRow: number, dCol: number): string {
+  if (dRow === 0 && dCol === 0) return formula;
+  return tokenizeFormula(formula)
+    .map((token) => {
+      if (token.type === 'cell') {
+        const ref = parseCellToken(token.text);
+        if (!ref) return token.text;
+        const row = ref.rowAbs ? ref.row : ref.row + dRow;
+        const col = ref.colAbs ? ref.col : ref.col + dCol;
+        if (row < 1 || row > MAX_ROW || col < 0 || col > MAX_COLUMN_INDEX) return '#REF!';
+        return `${ref.colAbs ? '$' : ''}${colIndexToAlpha(col)}${ref.rowAbs ? '$' : ''}${row}`;
+      }
+      if (token.type === 'columns') {
+        const parts = token.text.split(':').map((p) => /^(\$?)([A-Za-z]+)$/.exec(p)!);
+        const moved = parts.map((m) => {
+          if (m[1] === '$') return m[0];
+          let col = 0;
+          for (const ch of m[2]!.toUpperCase()) col = col * 26 + (ch.charCodeAt(0) - 64);
+          col = col - 1 + dCol;
+          return col < 0 || col > MAX_COLUMN_INDEX ? undefined : colIndexToAlpha(col);
+        });
+        return moved.includes(undefined) ? '#REF!' : moved.join(':');
+      }
+      if (token.type === 'rows') {
+        const moved = token.text.split(':').map((p) => {
+          if (p.startsWith('$')) return p;
+          const row = Number(p) + dRow;
+          return row < 1 || row > MAX_ROW ? undefined : String(row);
+        });
+        return moved.includes(undefined) ? '#REF!' : moved.join(':');
+      }
+      return token.text;
+    })
+    .join('');
+}
+
+/** The sheet name of a `sheet` token (`'It''s'!` → `It's`); undefined for external references. */
+export function sheetOfPrefix(prefix: string): string | undefined {
+  const body = prefix.slice(0, -1);
+  if (body.startsWith('[')) return undefined;
+  if (body.startsWith("'")) {
+    const inner = body.slice(1, -1).replace(/''/g, "'");
+    return inner.startsWith('[') ? undefined : inner;
+  }
+  return body;
+}
+
+/** How a sheet name must be written before `!` in a formula. */
+export function sheetPrefix(name: string): string {
+  return /^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$/.test(name) && !/^[A-Za-z]{1,3}\d+$/.test(name) && !/^(R|C|RC)\d*$/i.test(name)
+    ? `${name}!`
+    : `'${name.replace(/'/g, "''")}'!`;
+}
+
+/**
+ * Rewrites references to sheet `from`: to `to` (rename), or to `#REF!` when `to` is null (the sheet
+ * was deleted). Returns undefined when the formula does not mention the sheet.
+ */
+export function rewriteSheetReferences(formula: string, from: string, to: string | null): string | undefined {
+  const tokens = tokenizeFormula(formula);
+  let changed = false;
+  const wanted = from.toLowerCase();
+  const out = tokens.map((token) => {
+    if (token.type !== 'sheet') return token.text;
+    const sheet = sheetOfPrefix(token.text);
+    if (sheet === undefined || sheet.toLowerCase() !== wanted) return token.text;
+    changed = true;
+    return to === null ? '#REF!' : sheetPrefix(to);
+  });
+  return changed ? out.join('') : undefined;
+}

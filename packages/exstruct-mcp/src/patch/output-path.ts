@@ -1,0 +1,59 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '@mcp-workbench/core';
+import type { OnConflict } from '../output/on-conflict.js';
+
+/** `{stem}_patched{suffix}` next to the input, or `out_name` in `out_dir` (spec 8, 11.2). */
+export function defaultOutputName(input: string, outName: string | undefined): string {
+  const suffix = path.extname(input);
+  if (!outName) return `${path.basename(input, suffix)}_patched${suffix}`;
+  if (outName.includes('/') || outName.includes('\\')) {
+    throw new ToolError('INVALID_ARGUMENT', `out_name "${outName}" must be a file name, not a path.`, {
+      hint: 'Put the folder in out_dir and only the file name in out_name.',
+    });
+  }
+  const given = path.extname(outName);
+  if (!given) return `${outName}${suffix}`;
+  if (given.toLowerCase() !== suffix.toLowerCase()) {
+    throw new ToolError('INVALID_ARGUMENT', `out_name "${outName}" changes the file type from ${suffix} to ${given}.`, {
+      hint: `Keep the ${suffix} extension: a ${suffix} package saved under another extension does not open in Excel.`,
+    });
+  }
+  return outName;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface ResolvedOutput {
+  path: string;
+  /** on_conflict=skip and the file exists. */
+  skip: boolean;
+  warning: string | undefined;
+}
+
+/** Applies the conflict policy: overwrite, skip, or rename to `{stem}_1{suffix}`, `_2`, … */
+export async function resolveConflict(target: string, policy: OnConflict): Promise<ResolvedOutput> {
+  if (!(await exists(target))) return { path: target, skip: false, warning: undefined };
+  if (policy === 'skip') {
+    return { path: target, skip: true, warning: `Output exists; skipped writing (on_conflict=skip): ${path.basename(target)}` };
+  }
+  if (policy === 'rename') {
+    const suffix = path.extname(target);
+    const stem = target.slice(0, target.length - suffix.length);
+    for (let i = 1; i < 10_000; i++) {
+      const candidate = `${stem}_${i}${suffix}`;
+      if (!(await exists(candidate))) {
+        return { path: candidate, skip: false, warning: `Output exists; writing to ${path.basename(candidate)} instead (on_conflict=rename).` };
+      }
+    }
+    throw new ToolError('CONFLICT', `No free name found next to ${path.basename(target)}.`, { hint: 'Choose another out_name or clean up the folder.' });
+  }
+  return { path: target, skip: false, warning: undefined };
+}

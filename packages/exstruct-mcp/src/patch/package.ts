@@ -1,0 +1,178 @@
+import path from 'node:path/posix';
+import { ToolError } from '@mcp-workbench/core';
+import { ZipArchive, type ZipEntryInfo } from '../ooxml/zip-archive.js';
+import { childElements, findElement, parseAttrs } from './xml.js';
+
+export const REL = {
+  officeDocument: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument',
+  worksheet: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet',
+  styles: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles',
+  sharedStrings: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings',
+  calcChain: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/calcChain',
+} as const;
+
+export const WORKSHEET_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml';
+
+export interface Relationship {
+  id: string;
+  type: string;
+  target: string;
+  external: boolean;
+  /** The part it points to (package path, no leading slash), for internal targets. */
+  part: string | undefined;
+}
+
+export interface SheetEntry {
+  name: string;
+  sheetId: number;
+  rId: string;
+  /** Package path of the worksheet part, e.g. `xl/worksheets/sheet1.xml`. */
+  part: string;
+  /** visible | hidden | veryHidden */
+  state: string;
+  /** `worksheet`, or `chartsheet`/`dialogsheet`/… — only worksheets can be edited. */
+  kind: string;
+}
+
+/** The structural parts of an opened workbook: what edits need to know, read once. */
+export class WorkbookPackage {
+  private constructor(
+    readonly file: string,
+    readonly archive: ZipArchive,
+    /** Original entry names by lower-cased name (OPC names are case-insensitive). */
+    readonly entryNames: Map<string, string>,
+    readonly contentTypesXml: string,
+    readonly workbookPart: string,
+    readonly workbookXml: string,
+    readonly workbookRelsPart: string,
+    readonly workbookRelsXml: string,
+    readonly workbookRels: Relationship[],
+    readonly sheets: SheetEntry[],
+  ) {}
+
+  static async open(file: string): Promise<WorkbookPackage> {
+    let archive: ZipArchive;
+    try {
+      archive = await ZipArchive.open(file);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError('UNSUPPORTED_FORMAT', `"${path.basename(file)}" is not a readable .xlsx/.xlsm package.`, {
+        hint: 'Open and re-save it in Excel as .xlsx, or check that the file is not truncated or encrypted.',
+        cause: error,
+      });
+    }
+    try {
+      const entryNames = new Map(archive.list().map((e: ZipEntryInfo) => [e.name.toLowerCase(), e.name]));
+      const need = async (name: string) => {
+        if (!archive.has(name)) {
+          throw new ToolError('UNSUPPORTED_FORMAT', `The package has no "${name}"; it is not an Excel workbook.`, {
+            hint: 'Give a .xlsx or .xlsm file saved by Excel or a compatible program.',
+          });
+        }
+        return archive.readText(name);
+      };
+      const contentTypesXml = await need('[Content_Types].xml');
+      const rootRels = parseRelationships(await need('_rels/.rels'), '');
+      const office = rootRels.find((r) => r.type === REL.officeDocument || r.type.endsWith('/officeDocument'));
+      if (!office?.part) {
+        throw new ToolError('UNSUPPORTED_FORMAT', 'The package names no workbook part.', {
+          hint: 'Give a .xlsx or .xlsm file saved by Excel or a compatible program.',
+        });
+      }
+      const workbookPart = canonical(entryNames, office.part);
+      const workbookXml = await need(workbookPart);
+      const workbookRelsPart = relsPartOf(workbookPart);
+      const workbookRelsXml = archive.has(workbookRelsPart)
+        ? await archive.readText(workbookRelsPart)
+        : '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+      const workbookRels = parseRelationships(workbookRelsXml, path.dirname(workbookPart)).map((r) => ({
+        ...r,
+        part: r.part ? canonical(entryNames, r.part) : undefined,
+      }));
+      const sheets = parseSheets(workbookXml, workbookRels);
+      return new WorkbookPackage(
+        file,
+        archive,
+        entryNames,
+        contentTypesXml,
+        workbookPart,
+        workbookXml,
+        workbookRelsPart,
+        workbookRelsXml,
+        workbookRels,
+        sheets,
+      );
+    } catch (error) {
+      archive.close();
+      throw error;
+    }
+  }
+
+  /** The package path of the first workbook relationship of this type. */
+  relatedPart(type: string): string | undefined {
+    return this.workbookRels.find((r) => r.type === type)?.part;
+  }
+
+  has(part: string): boolean {
+    return this.archive.has(part);
+  }
+
+  close(): void {
+    this.archive.close();
+  }
+}
+
+function canonical(entryNames: Map<string, string>, part: string): string {
+  return entryNames.get(part.toLowerCase()) ?? part;
+}
+
+/** `xl/workbook.xml` → `xl/_rels/workbook.xml.rels`. */
+export function relsPartOf(part: string): string {
+  const dir = path.dirname(part);
+  return `${dir === '.' ? '' : `${dir}/`}_rels/${path.basename(part)}.rels`;
+}
+
+export function parseRelationships(xml: string, baseDir: string): Relationship[] {
+  const rels: Relationship[] = [];
+  const root = findElement(xml, 'Relationships');
+  if (!root) return rels;
+  for (const child of childElements(xml, root)) {
+    const attrs = parseAttrs(xml.slice(child.start, child.openEnd));
+    const target = attrs.get('Target') ?? '';
+    const external = attrs.get('TargetMode') === 'External';
+    rels.push({
+      id: attrs.get('Id') ?? '',
+      type: attrs.get('Type') ?? '',
+      target,
+      external,
+      part: external ? undefined : resolveTarget(baseDir, target),
+    });
+  }
+  return rels;
+}
+
+function resolveTarget(baseDir: string, target: string): string {
+  const decoded = decodeURIComponent(target);
+  const joined = decoded.startsWith('/') ? decoded.slice(1) : path.join(baseDir === '.' ? '' : baseDir, decoded);
+  return path.normalize(joined).replace(/^\/+/, '');
+}
+
+function parseSheets(workbookXml: string, rels: Relationship[]): SheetEntry[] {
+  const sheetsEl = findElement(workbookXml, 'sheets');
+  if (!sheetsEl) return [];
+  return childElements(workbookXml, sheetsEl).map((el) => {
+    const attrs = parseAttrs(workbookXml.slice(el.start, el.openEnd));
+    const rIdKey = [...attrs.keys()].find((k) => k.endsWith(':id')) ?? 'r:id';
+    const rId = attrs.get(rIdKey) ?? '';
+    const rel = rels.find((r) => r.id === rId);
+    const kind = rel?.type.split('/').pop() ?? 'worksheet';
+    return {
+      name: attrs.get('name') ?? '',
+      sheetId: Number(attrs.get('sheetId') ?? 0),
+      rId,
+      part: rel?.part ?? '',
+      state: attrs.get('state') ?? 'visible',
+      kind,
+    };
+  });
+}

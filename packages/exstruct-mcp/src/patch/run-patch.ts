@@ -1,0 +1,202 @@
+import path from 'node:path';
+import { ToolError } from '@mcp-workbench/core';
+import type { OnConflict } from '../output/on-conflict.js';
+import { withAtomicFile } from './atomic-file.js';
+import { applyOps } from './apply-ops.js';
+import type { FormulaIssue } from './formula-check.js';
+import type { PatchOp } from './op-schemas.js';
+import { resolveConflict } from './output-path.js';
+import { WorkbookPackage } from './package.js';
+import { PatchOpError, type PatchDiffItem, type PatchErrorDetail } from './types.js';
+import { openWorkbookEdit } from './workbook-edit.js';
+import { nullSink, writePackage, type PackageSink, type WriteOutcome } from './write-package.js';
+import { ZipWriter } from './zip-writer.js';
+
+export interface PatchRequest {
+  /** Absolute path of the workbook to edit (already allowed by the path policy). */
+  input: string;
+  /** Absolute path the result should go to, before the conflict policy. */
+  output: string;
+  ops: PatchOp[];
+  onConflict: OnConflict;
+  autoFormula?: boolean;
+  dryRun?: boolean;
+  returnInverseOps?: boolean;
+  preflightFormulaCheck?: boolean;
+  /** Deflate level for rewritten parts (1 fastest … 9 smallest). */
+  compressionLevel?: number;
+}
+
+export interface PatchResult {
+  out_path: string;
+  patch_diff: PatchDiffItem[];
+  inverse_ops: PatchOp[];
+  formula_issues: FormulaIssue[];
+  warnings: string[];
+  error: PatchErrorDetail | null;
+}
+
+/** Checks the file type; legacy .xls cannot be edited without Excel (spec 11.3). */
+export function assertEditable(file: string): void {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.xls') {
+    throw new ToolError('UNSUPPORTED_FORMAT', `Editing legacy .xls files requires Excel (COM), which this server does not use: ${path.basename(file)}.`, {
+      hint: 'Open the file in Excel and save it as .xlsx (or .xlsm), then patch that file.',
+    });
+  }
+  if (ext !== '.xlsx' && ext !== '.xlsm') {
+    throw new ToolError('UNSUPPORTED_FORMAT', `Only .xlsx and .xlsm workbooks can be edited; got "${ext || 'no extension'}".`, {
+      hint: 'Give the path of an .xlsx or .xlsm file.',
+    });
+  }
+}
+
+class PreflightFailed extends Error {
+  constructor(readonly outcome: WriteOutcome) {
+    super('preflight formula check failed');
+  }
+}
+
+/**
+ * Applies ops to a workbook, all or nothing: the result is written (atomically) only if every op
+ * succeeds and, when asked, the formula check finds no error.
+ */
+export async function runPatch(request: PatchRequest): Promise<PatchResult> {
+  assertEditable(request.input);
+  const warnings: string[] = [];
+  const result = (outPath: string, extra: Partial<PatchResult> = {}): PatchResult => ({
+    out_path: outPath,
+    patch_diff: [],
+    inverse_ops: [],
+    formula_issues: [],
+    warnings,
+    error: null,
+    ...extra,
+  });
+  const conflict = await resolveConflict(request.output, request.onConflict);
+  if (conflict.skip) {
+    warnings.push(conflict.warning!);
+    if (!request.dryRun) return result(conflict.path);
+    warnings.push('Dry run: on_conflict=skip is ignored and the patch is simulated without writing.');
+  } else if (conflict.warning) warnings.push(conflict.warning);
+  let outPath = conflict.path;
+
+  const pkg = await WorkbookPackage.open(request.input);
+  try {
+    const edit = await openWorkbookEdit(pkg, request.ops);
+    let applied;
+    try {
+      applied = applyOps(edit, request.ops, { autoFormula: request.autoFormula ?? false });
+    } catch (error) {
+      if (!(error instanceof PatchOpError)) throw error;
+      const { opIndex, op } = error as PatchOpError & { opIndex: number; op: PatchOp };
+      return result(outPath, { error: { op_index: opIndex, op: op.op, sheet: op.sheet, cell: error.cell ?? opCell(op), message: error.message } });
+    }
+    warnings.push(...applied.warnings);
+    const options = { preflight: request.preflightFormulaCheck ?? false, macroEnabled: path.extname(request.input).toLowerCase() === '.xlsm' };
+    let outcome: WriteOutcome;
+    if (request.dryRun) {
+      outcome = await writePackage(pkg, edit, nullSink, options);
+    } else {
+      try {
+        outcome = await writeAtomically(request, conflict.skip, (p) => (outPath = p), outPath, (sink) => writePackage(pkg, edit, sink, options));
+      } catch (error) {
+        if (!(error instanceof PreflightFailed)) throw error;
+        const issues = error.outcome.formulaIssues;
+        const first = issues.find((i) => i.level === 'error')!;
+        const origin = findOrigin(request.ops, first.sheet, first.cell);
+        return result(outPath, {
+          formula_issues: issues,
+          error: {
+            op_index: origin?.index ?? -1,
+            op: origin?.op.op ?? 'preflight_formula_check',
+            sheet: first.sheet,
+            cell: first.cell,
+            message: `Formula health check failed, nothing was saved: ${first.message} Fix the formula (or run with dry_run=true to list every issue).`,
+          },
+        });
+      }
+    }
+    warnings.push(...outcome.warnings);
+    return result(outPath, {
+      patch_diff: applied.diff,
+      inverse_ops: request.returnInverseOps ? [...applied.inverse, ...outcome.rewrittenInverse] : [],
+      formula_issues: outcome.formulaIssues,
+    });
+  } finally {
+    pkg.close();
+  }
+}
+
+async function writeAtomically(
+  request: PatchRequest,
+  _skipped: boolean,
+  setPath: (p: string) => void,
+  initial: string,
+  write: (sink: PackageSink) => Promise<WriteOutcome>,
+): Promise<WriteOutcome> {
+  let target = initial;
+  for (let attempt = 0; ; attempt++) {
+    let outcome: WriteOutcome | undefined;
+    try {
+      await withAtomicFile(
+        target,
+        async (file) => {
+          const zip = new ZipWriter(file, request.compressionLevel ?? 6);
+          outcome = await write({
+            addRaw: async (open) => {
+              const { stream, entry } = await open();
+              await zip.addRaw(entry, stream);
+            },
+            addDeflated: (name, data) => zip.addDeflated(name, data),
+            finish: () => zip.finish(),
+          });
+          if (request.preflightFormulaCheck && outcome.formulaIssues.some((i) => i.level === 'error')) {
+            throw new PreflightFailed(outcome);
+          }
+        },
+        { noClobber: request.onConflict !== 'overwrite' },
+      );
+      setPath(target);
+      return outcome!;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'EEXIST' && request.onConflict === 'rename' && attempt < 20) {
+        target = (await resolveConflict(target, 'rename')).path; // another writer took the name
+        continue;
+      }
+      if (code === 'EEXIST') {
+        throw new ToolError('ALREADY_EXISTS', `${path.basename(target)} was created by someone else while patching; nothing was written.`, {
+          hint: 'Retry, or use on_conflict="rename" or "overwrite".',
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+function opCell(op: PatchOp): string | null {
+  const o = op as { cell?: string; range?: string; base_cell?: string };
+  return o.cell ?? o.range ?? o.base_cell ?? null;
+}
+
+function findOrigin(ops: PatchOp[], sheet: string, cell: string): { index: number; op: PatchOp } | undefined {
+  for (let i = ops.length - 1; i >= 0; i--) {
+    const op = ops[i]!;
+    if (op.sheet.toLowerCase() !== sheet.toLowerCase()) continue;
+    const where = opCell(op);
+    if (!where) continue;
+    const [a, b = a] = where.split(':');
+    const inRange = (ref: string) => {
+      const m = /^([A-Z]+)(\d+)$/.exec(ref);
+      return m ? { col: m[1]!.length * 100 + m[1]!.charCodeAt(m[1]!.length - 1), colText: m[1]!, row: Number(m[2]) } : undefined;
+    };
+    const s = inRange(a!);
+    const e = inRange(b!);
+    const c = inRange(cell);
+    if (!s || !e || !c) continue;
+    const colKey = (t: string) => t.padStart(3, '@');
+    if (c.row >= Math.min(s.row, e.row) && c.row <= Math.max(s.row, e.row) && colKey(c.colText) >= colKey(s.colText) && colKey(c.colText) <= colKey(e.colText)) return { index: i, op };
+  }
+  return undefined;
+}

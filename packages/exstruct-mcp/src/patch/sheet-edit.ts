@@ -1,0 +1,354 @@
+import { ToolError } from '@mcp-workbench/core';
+import { colIndexToAlpha, parseRange, type CellRange } from '../ooxml/cell-ref.js';
+import { emptyCell, parseRow, serializeRow, type CellState, type RowState } from './cells.js';
+import { translateFormula } from './formula.js';
+import { SheetScanner } from './sheet-scanner.js';
+import {
+  parseCols,
+  parseMerges,
+  rangeContains,
+  renderCols,
+  replaceCols,
+  replaceMerges,
+  updateDimension,
+  type ColSpan,
+} from './sheet-parts.js';
+
+/** The master cell of a shared formula group (`<f t="shared" ref=… si=…>`). */
+export interface SharedMaster {
+  row: number;
+  col: number;
+  formula: string;
+  ref: CellRange;
+}
+
+export const NEW_SHEET_HEAD =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+  '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" ' +
+  'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">' +
+  '<dimension ref="A1"/><sheetViews><sheetView workbookViewId="0"/></sheetViews>' +
+  '<sheetFormatPr defaultRowHeight="15"/><sheetData>';
+export const NEW_SHEET_TAIL =
+  '</sheetData><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>';
+
+/**
+ * The editable state of one worksheet: the rows that edits touch (parsed), the head (everything
+ * before `<sheetData>`) and the tail (after it). Rows nobody touches stay in the package and are
+ * streamed through unchanged when the sheet is written.
+ */
+export class SheetEdit {
+  prefix = '';
+  head = NEW_SHEET_HEAD;
+  tail = NEW_SHEET_TAIL;
+  emptySheetData = false;
+  readonly rows = new Map<number, RowState>();
+  /** Rows read in the loading pass; only these may be edited. */
+  readonly loadedRows = new Set<number>();
+  readonly masters = new Map<string, SharedMaster>();
+  readonly arrays: CellRange[] = [];
+  /** Shared formula groups whose master was overwritten: their other cells get explicit formulas. */
+  readonly brokenShared = new Map<string, SharedMaster>();
+  private colsCache: ColSpan[] | undefined;
+  private mergesCache: CellRange[] | undefined;
+  colsDirty = false;
+  mergesDirty = false;
+  headDirty = false;
+  /** Bounds of cells written, for `<dimension>`. */
+  used: CellRange | undefined;
+  /** Whether every row is in memory (new sheets, or sheets loaded whole). */
+  whole: boolean;
+  /** A sheet to be deleted that is too large to keep in memory for its inverse ops. */
+  tooLargeToKeep = false;
+
+  constructor(
+    public name: string,
+    readonly isNew: boolean,
+  ) {
+    this.whole = isNew;
+  }
+
+  get cols(): ColSpan[] {
+    this.colsCache ??= parseCols(this.head);
+    return this.colsCache;
+  }
+
+  set cols(spans: ColSpan[]) {
+    this.colsCache = spans;
+    this.colsDirty = true;
+  }
+
+  get merges(): CellRange[] {
+    this.mergesCache ??= parseMerges(this.tail);
+    return this.mergesCache;
+  }
+
+  set merges(ranges: CellRange[]) {
+    this.mergesCache = ranges;
+    this.mergesDirty = true;
+  }
+
+  /** The row, creating it when the sheet has none there yet. */
+  row(row: number): RowState {
+    if (!this.whole && !this.loadedRows.has(row)) {
+      throw new ToolError('INTERNAL', `Row ${row} of "${this.name}" was not loaded before editing.`);
+    }
+    let state = this.rows.get(row);
+    if (!state) {
+      state = { row, attrs: new Map([['r', String(row)]]), cells: new Map(), other: '', raw: undefined, existed: false };
+      this.rows.set(row, state);
+    }
+    return state;
+  }
+
+  /** The cell, or undefined when it does not exist. */
+  peek(row: number, col: number): CellState | undefined {
+    return this.rows.get(row)?.cells.get(col);
+  }
+
+  /** The cell for writing: created when missing; its row is marked changed. */
+  cell(row: number, col: number): CellState {
+    const state = this.row(row);
+    state.raw = undefined;
+    let cell = state.cells.get(col);
+    if (!cell) {
+      cell = emptyCell(col, row);
+      state.cells.set(col, cell);
+    }
+    this.touch(row, col);
+    return cell;
+  }
+
+  touch(row: number, col: number): void {
+    const u = this.used;
+    this.used = u
+      ? {
+          start: { row: Math.min(u.start.row, row), col: Math.min(u.start.col, col) },
+          end: { row: Math.max(u.end.row, row), col: Math.max(u.end.col, col) },
+        }
+      : { start: { row, col }, end: { row, col } };
+  }
+
+  /** The style index a cell shows: its own, else its row's (customFormat), else its column's. */
+  effectiveStyle(row: number, col: number): number {
+    const own = this.peek(row, col)?.attrs.get('s');
+    if (own !== undefined) return Number(own);
+    const rowAttrs = this.rows.get(row)?.attrs;
+    if (rowAttrs?.get('customFormat') === '1' && rowAttrs.has('s')) return Number(rowAttrs.get('s'));
+    const span = this.cols.find((s) => col + 1 >= s.min && col + 1 <= s.max);
+    return Number(span?.attrs.get('style') ?? 0);
+  }
+
+  /** The multi-cell array formula range covering a cell, if any. */
+  arrayAt(row: number, col: number): CellRange | undefined {
+    return this.arrays.find((r) => rangeContains(r, row, col) && !(r.start.row === r.end.row && r.start.col === r.end.col));
+  }
+
+  /** The formula text a cell shows (shared formula dependents get their master's, moved). */
+  formulaOf(row: number, col: number): string | undefined {
+    const cell = this.peek(row, col);
+    if (!cell || cell.formula === undefined) return undefined;
+    const si = cell.formulaAttrs?.get('si');
+    if (cell.formulaAttrs?.get('t') === 'shared' && si !== undefined && cell.formula === '') {
+      const master = this.masters.get(si) ?? this.brokenShared.get(si);
+      return master ? translateFormula(master.formula, row - master.row, col - master.col) : undefined;
+    }
+    return cell.formula;
+  }
+
+  /** Called before a cell's formula is replaced: keeps the rest of a shared group valid. */
+  detachShared(row: number, col: number): void {
+    const cell = this.peek(row, col);
+    const attrs = cell?.formulaAttrs;
+    if (!attrs || attrs.get('t') !== 'shared') return;
+    const si = attrs.get('si');
+    if (si === undefined || !attrs.has('ref')) return; // a dependent may simply leave its group
+    const master = this.masters.get(si);
+    if (master) this.brokenShared.set(si, master);
+  }
+
+  renderHead(original: string): string {
+    let head = original;
+    if (this.colsDirty) head = replaceCols(head, renderCols(this.cols, this.prefix));
+    return updateDimension(head, this.used);
+  }
+
+  /** Extra rewriting of the tail (formulas of conditional formats and validations). */
+  tailRewrite: ((tail: string) => string) | undefined;
+
+  renderTail(original: string): string {
+    const tail = this.tailRewrite ? this.tailRewrite(original) : original;
+    return this.mergesDirty ? replaceMerges(tail, this.merges, this.prefix) : tail;
+  }
+}
+
+/** Loads the given rows (or all, with `'all'`) of a worksheet stream into a SheetEdit. */
+export async function loadSheet(
+  edit: SheetEdit,
+  stream: AsyncIterable<Buffer>,
+  rows: ReadonlySet<number> | 'all',
+  sharedString: (index: number) => string | undefined,
+): Promise<string[]> {
+  const rowTexts = new Map<number, string>();
+  let head = '';
+  let tail = '';
+  const scanner = new SheetScanner({
+    head: (bytes, prefix, empty) => {
+      head = bytes.toString('utf8');
+      edit.prefix = prefix;
+      edit.emptySheetData = empty;
+    },
+    row: (row, bytes) => {
+      if (rows === 'all' || rows.has(row)) rowTexts.set(row, bytes.toString('utf8'));
+      else if (bytes.includes('ref="')) collectMasters(edit, parseRow(bytes.toString('utf8'), row, () => undefined));
+    },
+    gap: () => undefined,
+    tail: (bytes) => {
+      tail += bytes.toString('utf8');
+    },
+  });
+  for await (const chunk of stream) scanner.push(chunk);
+  scanner.end();
+  edit.head = head;
+  edit.tail = tail;
+  if (rows === 'all') edit.whole = true;
+  else for (const row of rows) edit.loadedRows.add(row);
+  const needed: string[] = [];
+  for (const [row, text] of rowTexts) {
+    const state = parseRow(text, row, sharedString);
+    edit.rows.set(row, state);
+    collectMasters(edit, state);
+    needed.push(text);
+  }
+  return needed;
+}
+
+function collectMasters(edit: SheetEdit, row: RowState): void {
+  for (const cell of row.cells.values()) {
+    const attrs = cell.formulaAttrs;
+    const ref = attrs?.get('ref');
+    if (!attrs || !ref) continue;
+    let range: CellRange;
+    try {
+      range = parseRange(ref);
+    } catch {
+      continue;
+    }
+    if (attrs.get('t') === 'shared' && attrs.has('si')) {
+      edit.masters.set(attrs.get('si')!, { row: row.row, col: cell.col, formula: cell.formula ?? '', ref: range });
+    } else if (attrs.get('t') === 'array') {
+      edit.arrays.push(range);
+    }
+  }
+}
+
+/** Hooks a sheet writer calls for rows it streams through (rename/delete rewriting, checks). */
+export interface RowHooks {
+  /** Whether a streamed row needs parsing (cheap byte test). */
+  wants?(bytes: Buffer): boolean;
+  /** Called with every parsed row (streamed or edited); may change cells (mark them changed). */
+  visit?(row: RowState): void;
+}
+
+/**
+ * Streams a worksheet part through, replacing edited rows and inserting new ones in order.
+ * `source` is undefined for a new sheet.
+ */
+export async function* writeSheet(
+  edit: SheetEdit,
+  source: AsyncIterable<Buffer> | undefined,
+  hooks: RowHooks = {},
+): AsyncGenerator<Buffer> {
+  const p = () => edit.prefix;
+  const pendingNew = [...edit.rows.values()].filter((r) => !r.existed).sort((a, b) => a.row - b.row);
+  let nextNew = 0;
+  const out: Buffer[] = [];
+  const emit = (text: string) => out.push(Buffer.from(text, 'utf8'));
+  const emitRow = (state: RowState) => {
+    hooks.visit?.(state);
+    if (edit.brokenShared.size > 0) explicitShared(edit, state);
+    emit(serializeRow(state, p()));
+  };
+  const flushNewBefore = (row: number) => {
+    while (nextNew < pendingNew.length && pendingNew[nextNew]!.row < row) emitRow(pendingNew[nextNew++]!);
+  };
+  if (!source) {
+    emit(edit.renderHead(edit.head));
+    flushNewBefore(Infinity);
+    emit(edit.renderTail(edit.tail));
+    yield Buffer.concat(out);
+    return;
+  }
+  let tail = '';
+  const groupRows = [...edit.brokenShared.values()].map((m) => m.ref);
+  const scanner = new SheetScanner({
+    head: (bytes, prefix, empty) => {
+      edit.prefix = prefix;
+      const text = bytes.toString('utf8');
+      emit(edit.renderHead(text));
+      if (empty) emit(`<${prefix}sheetData>`);
+    },
+    row: (row, bytes) => {
+      flushNewBefore(row);
+      const loaded = edit.rows.get(row);
+      if (loaded) {
+        emitRow(loaded);
+        return;
+      }
+      const inGroup = groupRows.some((r) => row >= r.start.row && row <= r.end.row);
+      if (inGroup || hooks.wants?.(bytes)) {
+        const state = parseRow(bytes.toString('utf8'), row, () => undefined);
+        const before = state.raw;
+        hooks.visit?.(state);
+        if (inGroup) explicitShared(edit, state);
+        if (state.raw === before) out.push(bytes);
+        else emit(serializeRow(state, p()));
+        return;
+      }
+      out.push(bytes);
+    },
+    gap: (bytes) => out.push(bytes),
+    tail: (bytes) => {
+      tail += bytes.toString('utf8');
+    },
+  });
+  for await (const chunk of source) {
+    scanner.push(chunk);
+    if (out.length > 0) yield Buffer.concat(out.splice(0));
+  }
+  scanner.end();
+  flushNewBefore(Infinity);
+  if (edit.emptySheetData) {
+    emit(`</${edit.prefix}sheetData>`);
+    emit(edit.renderTail(tail));
+  } else {
+    emit(edit.renderTail(tail));
+  }
+  yield Buffer.concat(out);
+}
+
+/** Rewrites the dependents of broken shared groups in a row as explicit formulas. */
+function explicitShared(edit: SheetEdit, state: RowState): void {
+  for (const cell of state.cells.values()) {
+    const attrs = cell.formulaAttrs;
+    const si = attrs?.get('si');
+    if (!attrs || attrs.get('t') !== 'shared' || si === undefined) continue;
+    const master = edit.brokenShared.get(si);
+    if (!master) continue;
+    const text = master.row === state.row && master.col === cell.col ? master.formula : translateFormula(master.formula, state.row - master.row, cell.col - master.col);
+    const p = edit.prefix;
+    const inner = (cell.rawInner ?? '').replace(/<(\w+:)?f\b[^>]*?(?:\/>|>[\s\S]*?<\/(?:\w+:)?f>)/, () => `<${p}f>${escapeFormula(text)}</${p}f>`);
+    cell.formula = text;
+    cell.formulaAttrs = undefined;
+    cell.raw = undefined;
+    cell.rawInner = inner;
+    state.raw = undefined;
+  }
+}
+
+function escapeFormula(text: string): string {
+  return text.replace(/[&<>]/g, (ch) => (ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : '&gt;'));
+}
+
+export function addressOf(row: number, col: number): string {
+  return `${colIndexToAlpha(col)}${row}`;
+}

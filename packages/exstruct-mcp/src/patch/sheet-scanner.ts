@@ -1,0 +1,192 @@
+import { ToolError } from '@mcp-workbench/core';
+
+/** What the scanner reports while it walks a worksheet part. */
+export interface SheetScanHandler {
+  /** Everything before `<sheetData>`, including its start tag (or up to `<sheetData/>`). */
+  head(bytes: Buffer, prefix: string, emptySheetData: boolean): void;
+  /** One whole `<row>` element. `row` is its 1-based number (from `r`, or counted). */
+  row(row: number, bytes: Buffer): void;
+  /** Whitespace or comments between rows. */
+  gap(bytes: Buffer): void;
+  /** Everything from `</sheetData>` (or just after `<sheetData/>`) to the end; may come in pieces. */
+  tail(bytes: Buffer): void;
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+
+/**
+ * Splits a worksheet part into head, rows and tail while it streams, without parsing the rows:
+ * rows nobody edits pass through as the very bytes they were. Works on bytes (tags are ASCII, and
+ * UTF-8 never hides an ASCII byte inside a multi-byte character).
+ */
+export class SheetScanner {
+  private pending: Buffer = Buffer.alloc(0);
+  private phase: 'head' | 'rows' | 'tail' = 'head';
+  private prefix = '';
+  private rowOpen = Buffer.from('<row');
+  private rowClose = Buffer.from('</row>');
+  private dataClose = Buffer.from('</sheetData');
+  private lastRow = 0;
+
+  constructor(private readonly handler: SheetScanHandler) {}
+
+  push(chunk: Buffer): void {
+    if (this.phase === 'tail') {
+      this.handler.tail(chunk);
+      return;
+    }
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    if (this.phase === 'head') this.scanHead();
+    if (this.phase === 'rows') this.scanRows();
+    if ((this.phase as string) === 'tail' && this.pending.length > 0) {
+      this.handler.tail(this.pending);
+      this.pending = Buffer.alloc(0);
+    }
+  }
+
+  end(): void {
+    if (this.phase !== 'tail') {
+      throw new ToolError('UNSUPPORTED_FORMAT', 'A worksheet part ends before its <sheetData> is complete.', {
+        hint: 'The workbook looks damaged; open and re-save it in Excel.',
+      });
+    }
+  }
+
+  private scanHead(): void {
+    const buf = this.pending;
+    let from = 0;
+    for (;;) {
+      const at = buf.indexOf('sheetData', from);
+      if (at === -1) return;
+      let lt = at - 1;
+      while (lt >= 0 && lt > at - 40 && buf[lt] !== LT && buf[lt] !== GT) lt--;
+      const next = buf[at + 9];
+      if (lt < 0 || buf[lt] !== LT || buf[lt + 1] === SLASH || !(next === GT || next === SLASH || next === 0x20)) {
+        from = at + 9;
+        continue;
+      }
+      const prefix = buf.toString('latin1', lt + 1, at);
+      if (prefix && !prefix.endsWith(':')) {
+        from = at + 9;
+        continue;
+      }
+      const close = buf.indexOf(GT, at);
+      if (close === -1) return;
+      this.setPrefix(prefix);
+      const empty = buf[close - 1] === SLASH;
+      if (empty) {
+        this.handler.head(buf.subarray(0, lt), prefix, true);
+        this.pending = buf.subarray(close + 1);
+        this.phase = 'tail';
+      } else {
+        this.handler.head(buf.subarray(0, close + 1), prefix, false);
+        this.pending = buf.subarray(close + 1);
+        this.phase = 'rows';
+      }
+      return;
+    }
+  }
+
+  private setPrefix(prefix: string): void {
+    this.prefix = prefix;
+    this.rowOpen = Buffer.from(`<${prefix}row`);
+    this.rowClose = Buffer.from(`</${prefix}row>`);
+    this.dataClose = Buffer.from(`</${prefix}sheetData`);
+  }
+
+  private scanRows(): void {
+    const buf = this.pending;
+    let pos = 0;
+    for (;;) {
+      const lt = buf.indexOf(LT, pos);
+      if (lt === -1) {
+        if (buf.length > pos) this.handler.gap(buf.subarray(pos));
+        pos = buf.length;
+        break;
+      }
+      if (lt > pos) this.handler.gap(buf.subarray(pos, lt));
+      pos = lt;
+      if (startsWith(buf, lt, this.rowOpen)) {
+        const after = buf[lt + this.rowOpen.length];
+        if (after === undefined) break;
+        if (after === GT || after === SLASH || after === 0x20 || after === 0x0a || after === 0x0d || after === 0x09) {
+          const startEnd = tagEndBytes(buf, lt);
+          if (startEnd === -1) break;
+          let end: number;
+          if (buf[startEnd - 2] === SLASH) end = startEnd;
+          else {
+            const close = buf.indexOf(this.rowClose, startEnd);
+            if (close === -1) break;
+            end = close + this.rowClose.length;
+          }
+          const row = rowNumber(buf, lt, startEnd) ?? this.lastRow + 1;
+          this.lastRow = row;
+          this.handler.row(row, buf.subarray(lt, end));
+          pos = end;
+          continue;
+        }
+      }
+      if (startsWith(buf, lt, this.dataClose)) {
+        this.pending = buf.subarray(lt);
+        this.phase = 'tail';
+        return;
+      }
+      if (buf.length - lt < this.dataClose.length + 1) break; // maybe a split tag
+      // Comments and processing instructions between rows pass through.
+      const closeAt = startsWith(buf, lt, COMMENT_OPEN) ? buf.indexOf('-->', lt) : buf.indexOf(GT, lt);
+      if (closeAt === -1) break;
+      const end = startsWith(buf, lt, COMMENT_OPEN) ? closeAt + 3 : closeAt + 1;
+      if (!startsWith(buf, lt, COMMENT_OPEN) && buf[lt + 1] !== 0x3f) {
+        throw new ToolError('UNSUPPORTED_FORMAT', `Unexpected element in <sheetData>: ${buf.toString('utf8', lt, Math.min(end, lt + 40))}`, {
+          hint: 'The worksheet XML is not what Excel writes; open and re-save the workbook in Excel.',
+        });
+      }
+      this.handler.gap(buf.subarray(lt, end));
+      pos = end;
+    }
+    this.pending = buf.subarray(pos);
+  }
+}
+
+const COMMENT_OPEN = Buffer.from('<!--');
+
+function startsWith(buf: Buffer, at: number, token: Buffer): boolean {
+  if (at + token.length > buf.length) return false;
+  for (let i = 0; i < token.length; i++) if (buf[at + i] !== token[i]) return false;
+  return true;
+}
+
+function tagEndBytes(buf: Buffer, start: number): number {
+  let quote = 0;
+  for (let i = start + 1; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (quote) {
+      if (c === quote) quote = 0;
+    } else if (c === 0x22 || c === 0x27) quote = c;
+    else if (c === GT) return i + 1;
+  }
+  return -1;
+}
+
+const R_ATTR = Buffer.from(' r="');
+
+/** The `r` attribute of a row start tag, read straight from the bytes. */
+function rowNumber(buf: Buffer, start: number, end: number): number | undefined {
+  let at = buf.indexOf(R_ATTR, start);
+  if (at === -1 || at >= end) {
+    // Attributes may be separated by other whitespace.
+    const text = buf.toString('latin1', start, end);
+    const m = /\sr\s*=\s*["'](\d+)["']/.exec(text);
+    return m ? Number(m[1]) : undefined;
+  }
+  at += R_ATTR.length;
+  let n = 0;
+  for (let i = at; i < end; i++) {
+    const c = buf[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+  }
+  return n || undefined;
+}

@@ -1,0 +1,204 @@
+import { parseRange, tryParseA1, type CellRange } from '../ooxml/cell-ref.js';
+import { parseRow } from './cells.js';
+import type { PatchOp } from './op-schemas.js';
+import type { SheetEntry, WorkbookPackage } from './package.js';
+import { loadSharedStrings } from './shared-strings.js';
+import { SheetEdit, loadSheet } from './sheet-edit.js';
+import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
+import { PatchOpError } from './types.js';
+
+/** A sheet as the ops see it: existing (with its part) or added by an earlier op. */
+export interface SheetRef {
+  name: string;
+  entry: SheetEntry | undefined;
+  edit: SheetEdit | undefined;
+  state: string;
+}
+
+/** Largest sheet (uncompressed bytes) whose content is kept so its deletion can be undone. */
+export const DELETE_INVERSE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Everything the ops change, in memory: the sheet list, the loaded parts of touched sheets, the
+ * formats. Untouched parts of the package are never read into it.
+ */
+export class WorkbookEdit {
+  readonly sheets: SheetRef[];
+  readonly removed: SheetRef[] = [];
+  readonly renames: { from: string; to: string }[] = [];
+  readonly deletions: string[] = [];
+  private stylesBook: StyleBook | undefined;
+  stylesCreated = false;
+  contentChanged = false;
+  formulasChanged = false;
+  /** Defined names (upper case), for the formula check. */
+  definedNames = new Set<string>();
+
+  constructor(
+    readonly pkg: WorkbookPackage | undefined,
+    sheets: SheetRef[],
+    private readonly stylesXml: string | undefined,
+  ) {
+    this.sheets = sheets;
+  }
+
+  find(name: string): SheetRef | undefined {
+    const wanted = name.toLowerCase();
+    return this.sheets.find((s) => s.name.toLowerCase() === wanted);
+  }
+
+  /** The sheet for an op, or a PatchOpError listing the sheets there are. */
+  require(name: string): SheetRef & { edit: SheetEdit } {
+    const ref = this.find(name);
+    if (!ref) {
+      throw new PatchOpError(`Sheet "${name}" does not exist. Sheets: ${this.sheets.map((s) => `"${s.name}"`).join(', ')}. Add it first with add_sheet, or fix the name.`);
+    }
+    if (!ref.edit) {
+      const kind = ref.entry?.kind ?? 'worksheet';
+      throw new PatchOpError(`"${name}" is a ${kind}, not a worksheet; its cells cannot be edited.`);
+    }
+    return ref as SheetRef & { edit: SheetEdit };
+  }
+
+  get styles(): StyleBook {
+    if (!this.stylesBook) {
+      this.stylesCreated = this.stylesXml === undefined;
+      this.stylesBook = new StyleBook(this.stylesXml ?? DEFAULT_STYLES_XML);
+    }
+    return this.stylesBook;
+  }
+
+  get stylesTouched(): StyleBook | undefined {
+    return this.stylesBook?.changed ? this.stylesBook : undefined;
+  }
+}
+
+/** Which rows of which existing sheets the ops will touch, found before anything is applied. */
+export function collectTargets(ops: readonly PatchOp[], sheetNames: readonly string[]): Map<string, Set<number> | 'all'> {
+  const identity = new Map(sheetNames.map((n) => [n.toLowerCase(), n]));
+  const targets = new Map<string, Set<number> | 'all'>();
+  const rowsOf = (original: string) => {
+    let set = targets.get(original);
+    if (!set) targets.set(original, (set = new Set()));
+    return set;
+  };
+  const addRange = (original: string | undefined, ref: string | undefined) => {
+    if (!original || !ref) return;
+    const set = rowsOf(original);
+    if (set === 'all') return;
+    let range: CellRange;
+    try {
+      range = parseRange(ref);
+    } catch {
+      return;
+    }
+    for (let r = range.start.row; r <= range.end.row; r++) set.add(r);
+  };
+  for (const op of ops) {
+    const key = op.sheet.toLowerCase();
+    const original = identity.get(key);
+    switch (op.op) {
+      case 'add_sheet':
+        identity.set(key, '');
+        break;
+      case 'rename_sheet':
+        identity.delete(key);
+        identity.set(op.new_name.toLowerCase(), original ?? '');
+        if (original) rowsOf(original);
+        break;
+      case 'delete_sheet':
+        identity.delete(key);
+        if (original) targets.set(original, 'all');
+        break;
+      case 'set_value':
+      case 'set_formula':
+      case 'set_value_if':
+      case 'set_formula_if':
+        addRange(original, op.cell);
+        break;
+      case 'set_range_values':
+      case 'fill_formula':
+      case 'merge_cells':
+        addRange(original, op.range);
+        break;
+      case 'set_bold':
+      case 'set_font_size':
+      case 'set_font_color':
+      case 'set_fill_color':
+      case 'set_alignment':
+      case 'set_style':
+        addRange(original, op.cell ?? op.range);
+        break;
+      case 'draw_grid_border':
+        addRange(original, gridRange(op));
+        break;
+      case 'set_dimensions':
+        if (original) {
+          const set = rowsOf(original);
+          if (set !== 'all') for (const r of op.rows ?? []) set.add(r);
+        }
+        break;
+      case 'unmerge_cells':
+        if (original) rowsOf(original);
+        break;
+      case 'restore_design_snapshot':
+        for (const c of op.design_snapshot.cell_styles ?? []) addRange(original, c.cell);
+        if (original) {
+          const set = rowsOf(original);
+          if (set !== 'all') for (const r of op.design_snapshot.row_heights ?? []) set.add(r.row);
+        }
+        break;
+    }
+  }
+  return targets;
+}
+
+export function gridRange(op: { range?: string | undefined; base_cell?: string | undefined; row_count?: number | undefined; col_count?: number | undefined }): string | undefined {
+  if (op.range) return op.range;
+  const base = op.base_cell ? tryParseA1(op.base_cell) : undefined;
+  if (!base || !op.row_count || !op.col_count) return undefined;
+  const endCol = base.col + op.col_count - 1;
+  let letters = '';
+  for (let n = endCol + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return `${op.base_cell}:${letters}${base.row + op.row_count - 1}`;
+}
+
+/** Opens the edit state of an existing workbook: loads only what `ops` will touch. */
+export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly PatchOp[]): Promise<WorkbookEdit> {
+  const targets = collectTargets(ops, pkg.sheets.map((s) => s.name));
+  const stylesPart = pkg.relatedPart('http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles');
+  const stylesXml = stylesPart && pkg.has(stylesPart) ? await pkg.archive.readText(stylesPart) : undefined;
+  const refs: SheetRef[] = pkg.sheets.map((entry) => ({
+    name: entry.name,
+    entry,
+    edit: entry.kind === 'worksheet' ? new SheetEdit(entry.name, false) : undefined,
+    state: entry.state,
+  }));
+  const wanted = new Set<number>();
+  const record = (i: number) => {
+    wanted.add(i);
+    return undefined;
+  };
+  for (const ref of refs) {
+    const rows = targets.get(ref.name);
+    if (!rows || !ref.edit || !ref.entry) continue;
+    let load: Set<number> | 'all' = rows;
+    if (rows === 'all' && (pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity) > DELETE_INVERSE_MAX_BYTES) {
+      load = new Set();
+      ref.edit.tooLargeToKeep = true;
+    }
+    await loadSheet(ref.edit, await pkg.archive.openStream(ref.entry.part), load, record);
+  }
+  if (wanted.size > 0) {
+    const sstPart = pkg.relatedPart('http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings');
+    const strings = await loadSharedStrings(pkg.archive, sstPart, wanted);
+    for (const ref of refs) {
+      for (const [row, state] of ref.edit?.rows ?? []) {
+        if (state.raw && /t="s"/.test(state.raw)) ref.edit!.rows.set(row, parseRow(state.raw, row, (i) => strings.get(i)));
+      }
+    }
+  }
+  const edit = new WorkbookEdit(pkg, refs, stylesXml);
+  edit.definedNames = new Set([...pkg.workbookXml.matchAll(/<(?:\w+:)?definedName\b[^>]*\bname="([^"]+)"/g)].map((m) => m[1]!.toUpperCase()));
+  return edit;
+}

@@ -1,0 +1,168 @@
+import { rewriteSheetReferences } from './formula.js';
+import { buildTag, childElements, decodeXmlText, escapeXml, escapeXmlAttr, findElement, parseAttrs, prefixOf, splice } from './xml.js';
+
+export interface SheetListItem {
+  name: string;
+  /** The original `<sheet>` element, for sheets that existed. */
+  original: string | undefined;
+  /** Original position, for sheets that existed. */
+  originalIndex: number | undefined;
+  sheetId: number;
+  rId: string;
+  deleted?: boolean;
+}
+
+export interface WorkbookXmlChanges {
+  sheets: SheetListItem[];
+  /** Original indexes of deleted sheets. */
+  deletedIndexes: number[];
+  renames: { from: string; to: string }[];
+  deletions: string[];
+  fullCalcOnLoad: boolean;
+}
+
+/**
+ * Rewrites workbook.xml: the sheet list, sheet-scoped defined names (their `localSheetId` follows the
+ * sheets), references to renamed/deleted sheets in defined names, the active tab and `calcPr`.
+ */
+export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, relIdAttr: string): string {
+  const root = findElement(xml, 'workbook');
+  const p = root ? prefixOf(root.qname) : '';
+  let out = xml;
+  // Work from the end of the document backwards so earlier offsets stay valid.
+  const calc = findElement(out, 'calcPr');
+  if (changes.fullCalcOnLoad) {
+    if (calc) {
+      const attrs = parseAttrs(out.slice(calc.start, calc.openEnd));
+      attrs.set('fullCalcOnLoad', '1');
+      out = splice(out, calc.start, calc.openEnd, buildTag(calc.qname, attrs, calc.empty));
+    } else {
+      const after = ['definedNames', 'externalReferences', 'functionGroups', 'sheets']
+        .map((n) => findElement(out, n))
+        .find((el) => el !== undefined);
+      if (after) out = splice(out, after.end, after.end, `<${p}calcPr fullCalcOnLoad="1"/>`);
+    }
+  }
+  const oldToNew = new Map<number, number>();
+  changes.sheets.forEach((s, i) => {
+    if (s.originalIndex !== undefined) oldToNew.set(s.originalIndex, i);
+  });
+  const names = findElement(out, 'definedNames');
+  if (names && !names.empty) {
+    const kept = childElements(out, names)
+      .map((el) => {
+        const text = out.slice(el.start, el.end);
+        const attrs = parseAttrs(out.slice(el.start, el.openEnd));
+        const local = attrs.get('localSheetId');
+        if (local !== undefined) {
+          const mapped = oldToNew.get(Number(local));
+          if (mapped === undefined) return ''; // scoped to a deleted sheet
+          attrs.set('localSheetId', String(mapped));
+        }
+        let body = el.empty ? '' : decodeXmlText(out.slice(el.openEnd, el.closeStart), false);
+        let changed = local !== undefined && String(oldToNew.get(Number(local))) !== local;
+        for (const r of changes.renames) {
+          const next = rewriteSheetReferences(body, r.from, r.to);
+          if (next !== undefined) (body = next), (changed = true);
+        }
+        for (const d of changes.deletions) {
+          const next = rewriteSheetReferences(body, d, null);
+          if (next !== undefined) (body = next), (changed = true);
+        }
+        if (!changed) return text;
+        return `${buildTag(el.qname, attrs, false)}${escapeXml(body)}</${el.qname}>`;
+      })
+      .join('');
+    out = kept ? splice(out, names.openEnd, names.closeStart, kept) : splice(out, names.start, names.end, '');
+  }
+  const sheetsEl = findElement(out, 'sheets')!;
+  const rendered = changes.sheets
+    .map((s) => {
+      if (s.original) {
+        const loc = findElement(s.original, 'sheet')!;
+        const attrs = parseAttrs(s.original.slice(loc.start, loc.openEnd));
+        if (attrs.get('name') === s.name) return s.original;
+        attrs.set('name', s.name);
+        return buildTag(loc.qname, attrs, true);
+      }
+      return `<${p}sheet name="${escapeXmlAttr(s.name)}" sheetId="${s.sheetId}" ${relIdAttr}="${s.rId}"/>`;
+    })
+    .join('');
+  out = splice(out, sheetsEl.openEnd, sheetsEl.closeStart, rendered);
+  const view = findElement(out, 'workbookView');
+  if (view) {
+    const attrs = parseAttrs(out.slice(view.start, view.openEnd));
+    const count = changes.sheets.length;
+    let touched = false;
+    for (const key of ['activeTab', 'firstSheet']) {
+      const value = attrs.get(key);
+      if (value === undefined) continue;
+      const mapped = oldToNew.get(Number(value)) ?? Math.min(Number(value), count - 1);
+      if (String(mapped) !== value) {
+        attrs.set(key, String(Math.max(0, mapped)));
+        touched = true;
+      }
+    }
+    if (touched) out = splice(out, view.start, view.openEnd, buildTag(view.qname, attrs, view.empty));
+  }
+  return out;
+}
+
+/** Adds/removes `<Override>` entries of [Content_Types].xml. */
+export function rewriteContentTypes(xml: string, add: { part: string; type: string }[], remove: string[]): string {
+  const root = findElement(xml, 'Types')!;
+  const removeSet = new Set(remove.map((r) => `/${r}`.toLowerCase()));
+  let out = xml;
+  if (removeSet.size) {
+    const kept = childElements(out, root)
+      .map((el) => {
+        const text = out.slice(el.start, el.end);
+        const part = parseAttrs(text).get('PartName');
+        return part && removeSet.has(part.toLowerCase()) ? '' : text;
+      })
+      .join('');
+    out = splice(out, root.openEnd, root.closeStart, kept);
+  }
+  const p = prefixOf(root.qname);
+  const added = add.map((a) => `<${p}Override PartName="/${escapeXmlAttr(a.part)}" ContentType="${a.type}"/>`).join('');
+  const close = out.lastIndexOf('</');
+  return splice(out, close, close, added);
+}
+
+/** Adds/removes relationships of a .rels part. */
+export function rewriteRels(xml: string, add: { id: string; type: string; target: string }[], removeIds: string[]): string {
+  const root = findElement(xml, 'Relationships')!;
+  const remove = new Set(removeIds);
+  let out = xml;
+  if (remove.size && !root.empty) {
+    const kept = childElements(out, root)
+      .map((el) => {
+        const text = out.slice(el.start, el.end);
+        return remove.has(parseAttrs(text).get('Id') ?? '') ? '' : text;
+      })
+      .join('');
+    out = splice(out, root.openEnd, root.closeStart, kept);
+  }
+  const p = prefixOf(root.qname);
+  const added = add.map((a) => `<${p}Relationship Id="${a.id}" Type="${a.type}" Target="${escapeXmlAttr(a.target)}"/>`).join('');
+  const loc = findElement(out, 'Relationships')!;
+  if (loc.empty) return splice(out, loc.start, loc.end, `${out.slice(loc.start, loc.end - 2)}>${added}</${loc.qname}>`);
+  return splice(out, loc.closeStart, loc.closeStart, added);
+}
+
+/** Rewrites sheet references inside formula-bearing elements of an XML part (charts, CF, DV). */
+export function rewriteFormulaElements(xml: string, changes: { renames: { from: string; to: string }[]; deletions: string[] }): string {
+  return xml.replace(/<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g, (whole, tag: string, attrs: string | undefined, text: string) => {
+    let body = decodeXmlText(text, false);
+    let changed = false;
+    for (const r of changes.renames) {
+      const next = rewriteSheetReferences(body, r.from, r.to);
+      if (next !== undefined) (body = next), (changed = true);
+    }
+    for (const d of changes.deletions) {
+      const next = rewriteSheetReferences(body, d, null);
+      if (next !== undefined) (body = next), (changed = true);
+    }
+    return changed ? `<${tag}${attrs ?? ''}>${escapeXml(body)}</${tag}>` : whole;
+  });
+}

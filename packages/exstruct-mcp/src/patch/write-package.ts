@@ -1,0 +1,303 @@
+import type { Readable } from 'node:stream';
+import path from 'node:path/posix';
+import type { RowState } from './cells.js';
+import { checkFormula, type FormulaIssue } from './formula-check.js';
+import { parseRelationships, REL, relsPartOf, WORKSHEET_CONTENT_TYPE, type WorkbookPackage } from './package.js';
+import { addressOf, writeSheet, type RowHooks, type SheetEdit } from './sheet-edit.js';
+import { SheetScanner } from './sheet-scanner.js';
+import { parseRow } from './cells.js';
+import type { WorkbookEdit, SheetRef } from './workbook-edit.js';
+import { rewriteContentTypes, rewriteFormulaElements, rewriteRels, rewriteWorkbookXml, type SheetListItem } from './workbook-xml.js';
+import { rewriteSheetReferences } from './formula.js';
+import { escapeXml } from './xml.js';
+import type { RawEntryInfo } from './zip-writer.js';
+import type { PatchOp } from './op-schemas.js';
+
+/** Where the package goes: a real ZIP writer, or nowhere (dry run: everything computed, nothing kept). */
+export interface PackageSink {
+  addRaw(open: () => Promise<{ stream: Readable; entry: RawEntryInfo }>): Promise<void>;
+  addDeflated(name: string, data: AsyncIterable<Buffer | string> | Buffer | string): Promise<void>;
+  finish(): Promise<void>;
+}
+
+export const nullSink: PackageSink = {
+  async addRaw() {},
+  async addDeflated(_name, data) {
+    if (typeof data === 'string' || Buffer.isBuffer(data)) return;
+    for await (const _chunk of data) void _chunk;
+  },
+  async finish() {},
+};
+
+export interface WriteOptions {
+  preflight: boolean;
+  macroEnabled: boolean;
+}
+
+export interface WriteOutcome {
+  formulaIssues: FormulaIssue[];
+  /** Cells outside the ops whose formulas changed (references to a renamed/deleted sheet). */
+  rewrittenInverse: PatchOp[];
+  warnings: string[];
+}
+
+const STYLES_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml';
+
+/**
+ * Writes the edited workbook: every part nobody changed is copied still compressed; touched
+ * worksheets stream through with only their edited rows rebuilt; workbook.xml, rels, content types
+ * and styles are rewritten by small in-place edits.
+ */
+export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sink: PackageSink, options: WriteOptions): Promise<WriteOutcome> {
+  const outcome: WriteOutcome = { formulaIssues: [], rewrittenInverse: [], warnings: [] };
+  const replaced = new Map<string, AsyncIterable<Buffer | string> | string | (() => AsyncIterable<Buffer>)>();
+  const deleted = new Set<string>();
+  const added: { part: string; data: string | (() => AsyncIterable<Buffer>) }[] = [];
+  const relAdds: { id: string; type: string; target: string }[] = [];
+  const relRemoves: string[] = [];
+  const typeAdds: { part: string; type: string }[] = [];
+  const typeRemoves: string[] = [];
+  const entryNames = new Set(pkg.archive.list().map((e) => e.name.toLowerCase()));
+  const workbookDir = path.dirname(pkg.workbookPart);
+  const relIds = new Set(pkg.workbookRels.map((r) => r.id));
+  const nextRelId = () => {
+    let n = relIds.size + 1;
+    while (relIds.has(`rId${n}`)) n++;
+    relIds.add(`rId${n}`);
+    return `rId${n}`;
+  };
+  const nameChanges = { renames: edit.renames, deletions: edit.deletions };
+  const referencesChange = edit.renames.length > 0 || edit.deletions.length > 0;
+
+  // Sheet list: existing sheets keep their ids; new ones get fresh parts, ids and relationships.
+  let maxSheetId = Math.max(0, ...pkg.sheets.map((s) => s.sheetId));
+  let sheetNo = 1;
+  const list: SheetListItem[] = [];
+  const newParts = new Map<SheetRef, string>();
+  for (const ref of edit.sheets) {
+    if (ref.entry) {
+      const originalIndex = pkg.sheets.indexOf(ref.entry);
+      list.push({ name: ref.name, original: originalSheetElement(pkg.workbookXml, originalIndex), originalIndex, sheetId: ref.entry.sheetId, rId: ref.entry.rId });
+      continue;
+    }
+    while (entryNames.has(`${workbookDir}/worksheets/sheet${sheetNo}.xml`.toLowerCase())) sheetNo++;
+    const part = `${workbookDir === '.' ? '' : `${workbookDir}/`}worksheets/sheet${sheetNo}.xml`;
+    entryNames.add(part.toLowerCase());
+    const rId = nextRelId();
+    list.push({ name: ref.name, original: undefined, originalIndex: undefined, sheetId: ++maxSheetId, rId });
+    newParts.set(ref, part);
+    relAdds.push({ id: rId, type: REL.worksheet, target: path.relative(workbookDir, part) });
+    typeAdds.push({ part, type: WORKSHEET_CONTENT_TYPE });
+  }
+
+  // Deleted sheets: the part, its relationships and the parts only it used.
+  if (edit.removed.length) {
+    const owned = await exclusiveParts(pkg, edit.removed.filter((r) => r.entry).map((r) => r.entry!.part));
+    for (const part of owned) {
+      deleted.add(part.toLowerCase());
+      typeRemoves.push(part);
+    }
+    for (const ref of edit.removed) if (ref.entry) relRemoves.push(ref.entry.rId);
+  }
+
+  // Formulas changed: Excel must recalculate, and the calculation chain is stale.
+  const calcChain = pkg.relatedPart(REL.calcChain);
+  if (edit.formulasChanged && calcChain) {
+    deleted.add(calcChain.toLowerCase());
+    typeRemoves.push(calcChain);
+    relRemoves.push(...pkg.workbookRels.filter((r) => r.type === REL.calcChain).map((r) => r.id));
+  }
+
+  // Styles.
+  const styles = edit.stylesTouched;
+  if (styles) {
+    if (edit.stylesCreated) {
+      const part = `${workbookDir === '.' ? '' : `${workbookDir}/`}styles.xml`;
+      added.push({ part, data: styles.render() });
+      relAdds.push({ id: nextRelId(), type: REL.styles, target: 'styles.xml' });
+      typeAdds.push({ part, type: STYLES_CONTENT_TYPE });
+    } else {
+      replaced.set(pkg.relatedPart(REL.styles)!.toLowerCase(), styles.render());
+    }
+  }
+
+  const relIdAttr = /\s(\w+):id="/.exec(originalSheetElement(pkg.workbookXml, 0) ?? '')?.[1] ?? 'r';
+  const workbookChanged = list.some((s, i) => s.originalIndex !== i || s.name !== pkg.sheets[s.originalIndex ?? -1]?.name) || list.length !== pkg.sheets.length || edit.contentChanged || referencesChange;
+  if (workbookChanged) {
+    replaced.set(
+      pkg.workbookPart.toLowerCase(),
+      rewriteWorkbookXml(pkg.workbookXml, { sheets: list, deletedIndexes: [], renames: edit.renames, deletions: edit.deletions, fullCalcOnLoad: edit.contentChanged }, `${relIdAttr}:id`),
+    );
+  }
+  if (relAdds.length || relRemoves.length) replaced.set(pkg.workbookRelsPart.toLowerCase(), rewriteRels(pkg.workbookRelsXml, relAdds, relRemoves));
+  if (typeAdds.length || typeRemoves.length) replaced.set('[content_types].xml', rewriteContentTypes(pkg.contentTypesXml, typeAdds, typeRemoves));
+
+  // Worksheets.
+  const check = (sheetName: string) => (state: RowState) => {
+    for (const cell of state.cells.values()) {
+      if (!cell.formula) continue;
+      outcome.formulaIssues.push(
+        ...checkFormula(sheetName, addressOf(state.row, cell.col), { row: state.row, col: cell.col }, cell.formula, {
+          definedNames: edit.definedNames,
+          macroEnabled: options.macroEnabled,
+        }),
+      );
+    }
+  };
+  const nameBytes = [...edit.renames.map((r) => r.from), ...edit.deletions].flatMap((n) => [Buffer.from(escapeXml(n)), Buffer.from(escapeXml(n).toLowerCase()), Buffer.from(escapeXml(n).toUpperCase())]);
+  for (const ref of edit.sheets) {
+    if (!ref.edit) continue;
+    const sheet = ref.edit;
+    const hooks: RowHooks = {};
+    const visitors: ((state: RowState) => void)[] = [];
+    if (referencesChange && ref.entry) {
+      visitors.push((state) => rewriteStreamedRow(state, sheet, ref.name, edit, outcome));
+    }
+    if (options.preflight) visitors.push(check(ref.name));
+    if (visitors.length) {
+      hooks.visit = (state) => visitors.forEach((v) => v(state));
+      hooks.wants = (bytes) => (options.preflight && (bytes.includes('<f') || bytes.includes(':f'))) || nameBytes.some((n) => bytes.includes(n));
+    }
+    const newPart = newParts.get(ref);
+    if (newPart) {
+      added.push({ part: newPart, data: () => writeSheet(sheet, undefined, hooks) });
+      continue;
+    }
+    const part = ref.entry!.part;
+    const isEdited = [...sheet.rows.values()].some((r) => r.raw === undefined) || sheet.colsDirty || sheet.mergesDirty || sheet.brokenShared.size > 0;
+    const mentions = referencesChange && (await partMentions(pkg, part, nameBytes));
+    if (isEdited || mentions) {
+      replaced.set(part.toLowerCase(), async function* () {
+        const source = (await pkg.archive.openStream(part)) as AsyncIterable<Buffer>;
+        yield* writeSheet(sheet, source, hooks);
+      });
+      if (referencesChange) sheet.tailRewrite = (tail) => rewriteFormulaElements(tail, nameChanges);
+    } else if (options.preflight) {
+      await scanFormulas(pkg, part, check(ref.name));
+    }
+  }
+
+  // Charts and other parts with formulas referring to renamed/deleted sheets.
+  if (referencesChange) {
+    for (const entry of pkg.archive.list()) {
+      const lower = entry.name.toLowerCase();
+      if (replaced.has(lower) || deleted.has(lower) || !/^.*\/charts\/chart\d*\.xml$/i.test(entry.name)) continue;
+      if (!(await partMentions(pkg, entry.name, nameBytes))) continue;
+      const text = await pkg.archive.readText(entry.name);
+      const next = rewriteFormulaElements(text, nameChanges);
+      if (next !== text) replaced.set(lower, next);
+    }
+  }
+
+  for (const entry of pkg.archive.list()) {
+    const lower = entry.name.toLowerCase();
+    if (deleted.has(lower)) continue;
+    const replacement = replaced.get(lower);
+    if (replacement === undefined) {
+      await sink.addRaw(() => pkg.archive.openRawStream(entry.name));
+    } else {
+      await sink.addDeflated(entry.name, typeof replacement === 'function' ? replacement() : replacement);
+    }
+  }
+  for (const part of added) await sink.addDeflated(part.part, typeof part.data === 'function' ? part.data() : part.data);
+  await sink.finish();
+  return outcome;
+}
+
+function originalSheetElement(workbookXml: string, index: number): string | undefined {
+  const matches = [...workbookXml.matchAll(/<(?:\w+:)?sheet\s[^>]*?\/?>/g)];
+  return matches[index]?.[0];
+}
+
+/** Rewrites references to renamed/deleted sheets in a row that streamed through unchanged. */
+function rewriteStreamedRow(state: RowState, sheet: SheetEdit, sheetName: string, edit: WorkbookEdit, outcome: WriteOutcome): void {
+  if (sheet.rows.get(state.row) === state) return; // rows in memory were rewritten when the op ran
+  for (const cell of state.cells.values()) {
+    if (!cell.formula) continue;
+    let next = cell.formula;
+    for (const r of edit.renames) next = rewriteSheetReferences(next, r.from, r.to) ?? next;
+    for (const d of edit.deletions) next = rewriteSheetReferences(next, d, null) ?? next;
+    if (next === cell.formula) continue;
+    if (edit.deletions.length) {
+      outcome.rewrittenInverse.push({ op: 'set_formula', sheet: sheetName, cell: addressOf(state.row, cell.col), formula: `=${cell.formula}` });
+    }
+    cell.formula = next;
+    cell.rawInner = (cell.rawInner ?? '').replace(/(<(?:\w+:)?f\b[^>]*>)[\s\S]*?(<\/(?:\w+:)?f>)/, (_m, open: string, close: string) => `${open}${escapeXml(next)}${close}`).replace(/<(\w+:)?v>[\s\S]*?<\/(?:\w+:)?v>/, '');
+    cell.raw = undefined;
+    state.raw = undefined;
+  }
+}
+
+/** Whether a part's text contains any of the byte strings (streamed; stops at the first hit). */
+async function partMentions(pkg: WorkbookPackage, part: string, needles: Buffer[]): Promise<boolean> {
+  if (needles.length === 0) return false;
+  const longest = Math.max(...needles.map((n) => n.length));
+  let carry = Buffer.alloc(0);
+  const stream = await pkg.archive.openStream(part);
+  try {
+    for await (const chunk of stream) {
+      const buf = Buffer.concat([carry, chunk as Buffer]);
+      if (needles.some((n) => buf.includes(n))) return true;
+      carry = buf.subarray(Math.max(0, buf.length - longest));
+    }
+  } finally {
+    stream.destroy();
+  }
+  return false;
+}
+
+/** Runs the formula check over a worksheet that is otherwise copied unchanged. */
+async function scanFormulas(pkg: WorkbookPackage, part: string, visit: (state: RowState) => void): Promise<void> {
+  const scanner = new SheetScanner({
+    head: () => undefined,
+    row: (row, bytes) => {
+      if (bytes.includes('<f') || bytes.includes(':f')) visit(parseRow(bytes.toString('utf8'), row, () => undefined));
+    },
+    gap: () => undefined,
+    tail: () => undefined,
+  });
+  for await (const chunk of await pkg.archive.openStream(part)) scanner.push(chunk as Buffer);
+  scanner.end();
+}
+
+/** Parts reachable only from the given parts (through their .rels), including the parts themselves. */
+async function exclusiveParts(pkg: WorkbookPackage, roots: string[]): Promise<string[]> {
+  const refs = new Map<string, Set<string>>(); // target (lower) → sources (lower)
+  const targetsOf = new Map<string, string[]>();
+  for (const entry of pkg.archive.list()) {
+    if (!entry.name.toLowerCase().endsWith('.rels')) continue;
+    const source = entry.name.replace(/_rels\/([^/]+)\.rels$/i, '$1');
+    const rels = parseRelationships(await pkg.archive.readText(entry.name), path.dirname(source));
+    const targets = rels.filter((r) => r.part).map((r) => r.part!.toLowerCase());
+    targetsOf.set(source.toLowerCase(), targets);
+    for (const t of targets) {
+      let set = refs.get(t);
+      if (!set) refs.set(t, (set = new Set()));
+      set.add(source.toLowerCase());
+    }
+  }
+  const doomed = new Set(roots.map((r) => r.toLowerCase()));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const source of [...doomed]) {
+      for (const t of targetsOf.get(source) ?? []) {
+        if (doomed.has(t)) continue;
+        const sources = refs.get(t) ?? new Set();
+        if ([...sources].every((s) => doomed.has(s))) {
+          doomed.add(t);
+          grew = true;
+        }
+      }
+    }
+  }
+  const names = new Map(pkg.archive.list().map((e) => [e.name.toLowerCase(), e.name]));
+  const out: string[] = [];
+  for (const d of doomed) {
+    const name = names.get(d);
+    if (name) out.push(name);
+    const rels = names.get(relsPartOf(d));
+    if (rels) out.push(rels);
+  }
+  return out;
+}

@@ -1,0 +1,211 @@
+import type { FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { ToolError } from '@mcp-workbench/core';
+
+/** What the writer needs of an entry read with yauzl to copy it byte for byte. */
+export interface RawEntryInfo {
+  fileName: string;
+  compressionMethod: number;
+  crc32: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  lastModFileTime: number;
+  lastModFileDate: number;
+  externalFileAttributes: number;
+}
+
+interface CentralRecord {
+  name: Buffer;
+  method: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  external: number;
+  offset: number;
+}
+
+const MAX32 = 0xffffffff;
+
+/**
+ * Writes a ZIP (OOXML package) sequentially into an open file: untouched entries are copied still
+ * compressed (same bytes, same CRC), rewritten ones are deflated from a stream. No ZIP64: a package
+ * beyond 4 GiB is refused rather than written wrongly.
+ */
+export class ZipWriter {
+  private position = 0;
+  private readonly records: CentralRecord[] = [];
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly level = 6,
+  ) {}
+
+  /** Copies an entry's compressed bytes unchanged. */
+  async addRaw(info: RawEntryInfo, raw: Readable): Promise<void> {
+    const now = { time: info.lastModFileTime, date: info.lastModFileDate };
+    const record = this.startRecord(info.fileName, info.compressionMethod, now, info.externalFileAttributes);
+    record.crc = info.crc32;
+    record.compressedSize = info.compressedSize;
+    record.size = info.uncompressedSize;
+    await this.write(this.localHeader(record));
+    let copied = 0;
+    for await (const chunk of raw) {
+      copied += (chunk as Buffer).length;
+      await this.write(chunk as Buffer);
+    }
+    if (copied !== info.compressedSize) {
+      throw new ToolError('INTERNAL', `Copying "${info.fileName}" read ${copied} of ${info.compressedSize} bytes.`);
+    }
+    this.records.push(record);
+  }
+
+  /** Deflates a part from a stream (or a buffer/string) of its uncompressed bytes. */
+  async addDeflated(
+    name: string,
+    data: AsyncIterable<Buffer | string> | Buffer | string,
+    stamp?: { time: number; date: number },
+  ): Promise<void> {
+    const record = this.startRecord(name, 8, stamp ?? dosNow(), 0);
+    const headerAt = this.position;
+    await this.write(this.localHeader(record));
+    const deflate = zlib.createDeflateRaw({ level: this.level });
+    let crc = 0;
+    let size = 0;
+    let compressed = 0;
+    const drain = (async () => {
+      for await (const chunk of deflate) {
+        compressed += (chunk as Buffer).length;
+        await this.write(chunk as Buffer);
+      }
+    })();
+    const feed = async (piece: Buffer) => {
+      crc = zlib.crc32(piece, crc);
+      size += piece.length;
+      if (!deflate.write(piece)) await new Promise<void>((resolve) => deflate.once('drain', resolve));
+    };
+    try {
+      if (typeof data === 'string' || Buffer.isBuffer(data)) {
+        await feed(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      } else {
+        for await (const piece of data) await feed(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+      }
+      deflate.end();
+      await drain;
+    } catch (error) {
+      deflate.destroy();
+      await drain.catch(() => undefined);
+      throw error;
+    }
+    record.crc = crc >>> 0;
+    record.size = size;
+    record.compressedSize = compressed;
+    checkSize(name, size);
+    checkSize(name, compressed);
+    const fixed = Buffer.alloc(12);
+    fixed.writeUInt32LE(record.crc, 0);
+    fixed.writeUInt32LE(compressed, 4);
+    fixed.writeUInt32LE(size, 8);
+    await this.file.write(fixed, 0, 12, headerAt + 14);
+    this.records.push(record);
+  }
+
+  /** Writes the central directory; the file is a complete package afterwards. */
+  async finish(): Promise<void> {
+    if (this.records.length > 0xffff) {
+      throw new ToolError('LIMIT_EXCEEDED', 'The package would hold more than 65535 parts.');
+    }
+    const start = this.position;
+    for (const r of this.records) {
+      const head = Buffer.alloc(46);
+      head.writeUInt32LE(0x02014b50, 0);
+      head.writeUInt16LE(0x031e, 4); // made by: UNIX, spec 3.0
+      head.writeUInt16LE(20, 6);
+      head.writeUInt16LE(this.flags(r), 8);
+      head.writeUInt16LE(r.method, 10);
+      head.writeUInt16LE(r.time, 12);
+      head.writeUInt16LE(r.date, 14);
+      head.writeUInt32LE(r.crc >>> 0, 16);
+      head.writeUInt32LE(r.compressedSize, 20);
+      head.writeUInt32LE(r.size, 24);
+      head.writeUInt16LE(r.name.length, 28);
+      head.writeUInt32LE(r.external >>> 0, 38);
+      head.writeUInt32LE(r.offset, 42);
+      await this.write(Buffer.concat([head, r.name]));
+    }
+    const size = this.position - start;
+    checkSize('central directory', this.position);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(this.records.length, 8);
+    end.writeUInt16LE(this.records.length, 10);
+    end.writeUInt32LE(size, 12);
+    end.writeUInt32LE(start, 16);
+    await this.write(end);
+  }
+
+  private startRecord(
+    fileName: string,
+    method: number,
+    stamp: { time: number; date: number },
+    external: number,
+  ): CentralRecord {
+    checkSize(fileName, this.position);
+    return {
+      name: Buffer.from(fileName, 'utf8'),
+      method,
+      time: stamp.time,
+      date: stamp.date,
+      crc: 0,
+      compressedSize: 0,
+      size: 0,
+      external,
+      offset: this.position,
+    };
+  }
+
+  private flags(record: CentralRecord): number {
+    // Bit 11: the name is UTF-8. Sizes are always in the headers, so no data descriptor (bit 3).
+    return record.name.some((byte) => byte > 0x7f) ? 0x0800 : 0;
+  }
+
+  private localHeader(r: CentralRecord): Buffer {
+    const head = Buffer.alloc(30);
+    head.writeUInt32LE(0x04034b50, 0);
+    head.writeUInt16LE(20, 4);
+    head.writeUInt16LE(this.flags(r), 6);
+    head.writeUInt16LE(r.method, 8);
+    head.writeUInt16LE(r.time, 10);
+    head.writeUInt16LE(r.date, 12);
+    head.writeUInt32LE(r.crc >>> 0, 14);
+    head.writeUInt32LE(r.compressedSize, 18);
+    head.writeUInt32LE(r.size, 22);
+    head.writeUInt16LE(r.name.length, 26);
+    return Buffer.concat([head, r.name]);
+  }
+
+  private async write(buffer: Buffer): Promise<void> {
+    let done = 0;
+    while (done < buffer.length) {
+      const { bytesWritten } = await this.file.write(buffer, done, buffer.length - done, this.position + done);
+      done += bytesWritten;
+    }
+    this.position += buffer.length;
+  }
+}
+
+function checkSize(what: string, value: number): void {
+  if (value > MAX32) {
+    throw new ToolError('LIMIT_EXCEEDED', `"${what}" would exceed 4 GiB; ZIP64 packages are not written.`);
+  }
+}
+
+function dosNow(): { time: number; date: number } {
+  const d = new Date();
+  return {
+    time: (d.getHours() << 11) | (d.getMinutes() << 5) | Math.floor(d.getSeconds() / 2),
+    date: ((Math.max(1980, d.getFullYear()) - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate(),
+  };
+}
