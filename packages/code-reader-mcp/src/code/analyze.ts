@@ -1,0 +1,64 @@
+import type { Tree } from 'web-tree-sitter';
+import type { LanguageId } from './languages.js';
+import { fileMetrics, unsupportedWarning, type FileMetrics } from './metrics.js';
+import { parseSource } from './parser.js';
+import { readSource } from './source.js';
+import { analyzeStructure, type CodeStructure, type FunctionInfo } from './structure.js';
+
+export interface Analysis {
+  language: LanguageId | undefined;
+  metrics: FileMetrics;
+  /** Undefined when metrics_only was asked or the language has no grammar. */
+  structure: CodeStructure | undefined;
+  warnings: string[];
+}
+
+/**
+ * Reads, parses and measures one file. `withStructure: false` skips the structure walk (metrics
+ * still use the grammar's comment nodes).
+ */
+export async function analyzeFile(realPath: string, shownPath: string, withStructure: boolean): Promise<Analysis> {
+  const source = await readSource(realPath, shownPath);
+  const warnings: string[] = [];
+  const unsupported = unsupportedWarning(source.language, shownPath);
+  if (unsupported) warnings.push(unsupported);
+  let tree: Tree | undefined;
+  try {
+    if (source.language) tree = (await parseSource(source.language, source.text)).tree;
+    const metrics = await fileMetrics(source.text, source.bytes, tree);
+    const structure = tree && withStructure && source.language ? analyzeStructure(tree, source.language) : undefined;
+    if (tree?.rootNode.hasError) warnings.push(`${shownPath} has syntax errors; the structure may be incomplete.`);
+    return { language: source.language, metrics, structure, warnings };
+  } finally {
+    tree?.delete();
+  }
+}
+
+/** The functions most worth a look: highest complexity first, then the longest. */
+export function hotspots(functions: readonly FunctionInfo[], count = 5): FunctionInfo[] {
+  return [...functions]
+    .filter((f) => f.complexity >= 5 || f.lines >= 80)
+    .sort((a, b) => b.complexity - a.complexity || b.lines - a.lines)
+    .slice(0, count);
+}
+
+/** Plain advice on how to read the file without spending tokens on all of it. */
+export function guidance(metrics: FileMetrics, structure: CodeStructure | undefined): string[] {
+  const advice: string[] = [];
+  if (metrics.tokens > 8_000) {
+    advice.push(
+      `Large file (${metrics.total_lines} lines, ${metrics.tokens} tokens): do not read it whole; use get_code_outline, then extract_code_section for the parts you need.`,
+    );
+  } else if (metrics.tokens > 2_000) {
+    advice.push(`Medium file (${metrics.tokens} tokens): read the relevant functions with extract_code_section.`);
+  } else {
+    advice.push(`Small file (${metrics.tokens} tokens): reading it whole is fine.`);
+  }
+  const hot = structure ? hotspots(structure.functions, 3) : [];
+  for (const fn of hot) {
+    advice.push(
+      `${fn.class ? `${fn.class}.` : ''}${fn.name} (lines ${fn.start_line}-${fn.end_line}) has complexity ${fn.complexity}: review it closely.`,
+    );
+  }
+  return advice;
+}

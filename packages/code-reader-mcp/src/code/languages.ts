@@ -1,0 +1,101 @@
+import path from 'node:path';
+
+export const LANGUAGES = [
+  'typescript',
+  'tsx',
+  'javascript',
+  'python',
+  'java',
+  'go',
+  'rust',
+  'c',
+  'cpp',
+  'csharp',
+  'ruby',
+  'php',
+  'bash',
+] as const;
+
+export type LanguageId = (typeof LANGUAGES)[number];
+
+const BY_EXTENSION: Record<string, LanguageId> = {
+  ts: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  tsx: 'tsx',
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'javascript',
+  py: 'python',
+  pyi: 'python',
+  pyw: 'python',
+  java: 'java',
+  go: 'go',
+  rs: 'rust',
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  cxx: 'cpp',
+  'c++': 'cpp',
+  hh: 'cpp',
+  hpp: 'cpp',
+  hxx: 'cpp',
+  'h++': 'cpp',
+  ipp: 'cpp',
+  cs: 'csharp',
+  rb: 'ruby',
+  rake: 'ruby',
+  gemspec: 'ruby',
+  php: 'php',
+  phtml: 'php',
+  sh: 'bash',
+  bash: 'bash',
+  zsh: 'bash',
+  ksh: 'bash',
+};
+
+const BY_NAME: Record<string, LanguageId> = {
+  Rakefile: 'ruby',
+  Gemfile: 'ruby',
+  '.bashrc': 'bash',
+  '.bash_profile': 'bash',
+  '.profile': 'bash',
+  PKGBUILD: 'bash',
+};
+
+const BY_INTERPRETER: [RegExp, LanguageId][] = [
+  [/^python[0-9.]*$/, 'python'],
+  [/^(node|nodejs|bun)$/, 'javascript'],
+  [/^(deno|ts-node|tsx)$/, 'typescript'],
+  [/^ruby[0-9.]*$/, 'ruby'],
+  [/^php[0-9.]*$/, 'php'],
+  [/^(ba|da|z|k)?sh$/, 'bash'],
+];
+
+/** The interpreter named by a "#!" line ("#!/usr/bin/env -S python3 -u" → python3). */
+function interpreterOf(firstLine: string): string | undefined {
+  if (!firstLine.startsWith('#!')) return undefined;
+  const words = firstLine.slice(2).trim().split(/\s+/);
+  let program = path.posix.basename(words[0] ?? '');
+  let rest = words.slice(1);
+  if (program === 'env') {
+    rest = rest.filter((word) => !word.startsWith('-'));
+    program = rest[0] ?? '';
+  }
+  return program;
+}
+
+/** Detects the language by extension or well-known name, then by the shebang line. */
+export function detectLanguage(filePath: string, head?: string): LanguageId | undefined {
+  const base = path.basename(filePath);
+  const byName = BY_NAME[base];
+  if (byName) return byName;
+  const ext = path.extname(base).slice(1).toLowerCase();
+  const byExt = ext ? BY_EXTENSION[ext] : undefined;
+  if (byExt) return byExt;
+  const interpreter = head === undefined ? undefined : interpreterOf(head.split('\n', 1)[0] ?? '');
+  if (!interpreter) return undefined;
+  return BY_INTERPRETER.find(([pattern]) => pattern.test(interpreter))?.[1];
+}

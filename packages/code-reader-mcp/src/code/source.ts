@@ -1,0 +1,30 @@
+import { readFile, stat } from 'node:fs/promises';
+import { ToolError } from '@mcp-workbench/core';
+import { detectLanguage, type LanguageId } from './languages.js';
+
+/** Files above this are not analysed (parse time and memory grow with size). */
+export const MAX_ANALYZE_BYTES = 5 * 1_048_576;
+
+export interface SourceFile {
+  text: string;
+  bytes: number;
+  language: LanguageId | undefined;
+}
+
+export async function readSource(realPath: string, shownPath: string): Promise<SourceFile> {
+  const info = await stat(realPath);
+  if (info.size > MAX_ANALYZE_BYTES) {
+    throw new ToolError('LIMIT_EXCEEDED', `${shownPath} is ${info.size} bytes, above the analysis limit of ${MAX_ANALYZE_BYTES} bytes.`, {
+      hint: 'Use search_content or extract_code_section on parts of this file instead.',
+      details: { limit: 'max_file_size', value: info.size, max: MAX_ANALYZE_BYTES },
+    });
+  }
+  const buffer = await readFile(realPath);
+  if (buffer.subarray(0, 8192).includes(0)) {
+    throw new ToolError('UNSUPPORTED_FORMAT', `${shownPath} looks like a binary file.`, {
+      hint: 'Only text source files can be measured or parsed.',
+    });
+  }
+  const text = buffer.toString('utf8');
+  return { text, bytes: buffer.length, language: detectLanguage(realPath, text.slice(0, 256)) };
+}

@@ -1,0 +1,213 @@
+import { ToolError, toToolError, utf8ByteLength } from '@mcp-workbench/core';
+import { EXTRACT_LIMITS, type ExtractLimitName } from './limits.js';
+import { loadFile, type LoadedFile } from './read-lines.js';
+
+export interface SectionSpec {
+  start_line: number;
+  end_line?: number | undefined;
+  label?: string | undefined;
+  /** 1-based first character on start_line (single mode). */
+  start_column?: number | undefined;
+  /** 1-based last character (inclusive) on end_line (single mode). */
+  end_column?: number | undefined;
+}
+
+/** A requested file after path resolution: either a real path or the reason it cannot be read. */
+export interface ResolvedRequest {
+  display: string;
+  realPath?: string;
+  error?: ToolError;
+  sections: SectionSpec[];
+}
+
+export interface ExtractedSection {
+  label?: string;
+  start_line: number;
+  end_line: number;
+  content: string;
+  /** Cut to stay within max_total_bytes / max_total_lines (allow_truncate). */
+  truncated?: boolean;
+}
+
+export interface FileExtraction {
+  file_path: string;
+  sections: ExtractedSection[];
+}
+
+export interface ExtractError {
+  file_path: string;
+  /** 1-based position of the section in the file's request (absent for whole-file failures). */
+  section?: number;
+  label?: string;
+  code: string;
+  message: string;
+}
+
+export interface ExtractOptions {
+  allowTruncate: boolean;
+  failFast: boolean;
+  limits?: typeof EXTRACT_LIMITS;
+}
+
+export interface ExtractResult {
+  files: FileExtraction[];
+  errors: ExtractError[];
+  truncated: boolean;
+  /** Why the result was truncated (limit names), for the answer's notes. */
+  truncatedBy: ExtractLimitName[];
+  totalBytes: number;
+  totalLines: number;
+}
+
+function limitError(limit: ExtractLimitName, value: number, max: number, what: string): ToolError {
+  return new ToolError('LIMIT_EXCEEDED', `The request exceeds ${limit} (${max}): ${what} ${value}.`, {
+    hint: 'Ask for fewer files/sections or narrower line ranges, or pass allow_truncate: true to get what fits (marked truncated).',
+    details: { limit, value, max },
+  });
+}
+
+/** Applies the request-shape limits (files, sections per file, sections in total). */
+function trimRequests(requests: ResolvedRequest[], options: ExtractOptions, limits: typeof EXTRACT_LIMITS, truncatedBy: Set<ExtractLimitName>) {
+  let kept = requests;
+  if (kept.length > limits.max_files) {
+    if (!options.allowTruncate) throw limitError('max_files', kept.length, limits.max_files, 'files requested');
+    kept = kept.slice(0, limits.max_files);
+    truncatedBy.add('max_files');
+  }
+  let total = 0;
+  return kept.map((request) => {
+    let sections = request.sections;
+    if (sections.length > limits.max_sections_per_file) {
+      if (!options.allowTruncate) {
+        throw limitError('max_sections_per_file', sections.length, limits.max_sections_per_file, `sections for ${request.display}`);
+      }
+      sections = sections.slice(0, limits.max_sections_per_file);
+      truncatedBy.add('max_sections_per_file');
+    }
+    const room = limits.max_sections_total - total;
+    if (sections.length > room) {
+      if (!options.allowTruncate) {
+        const requested = kept.reduce((sum, r) => sum + Math.min(r.sections.length, limits.max_sections_per_file), 0);
+        throw limitError('max_sections_total', requested, limits.max_sections_total, 'sections requested');
+      }
+      sections = sections.slice(0, Math.max(0, room));
+      truncatedBy.add('max_sections_total');
+    }
+    total += sections.length;
+    return { ...request, sections };
+  });
+}
+
+/** Cuts a section's text to its columns (1-based, end inclusive) on the first and last line. */
+function applyColumns(lines: string[], spec: SectionSpec): string[] {
+  if (spec.start_column === undefined && spec.end_column === undefined) return lines;
+  const out = [...lines];
+  const lastIndex = out.length - 1;
+  if (spec.end_column !== undefined && lastIndex >= 0) {
+    const last = out[lastIndex] as string;
+    const body = last.replace(/\r?\n$/, '');
+    out[lastIndex] = body.slice(0, spec.end_column);
+  }
+  if (spec.start_column !== undefined && out.length > 0) out[0] = (out[0] as string).slice(spec.start_column - 1);
+  return out;
+}
+
+/**
+ * Extracts line ranges from files, reading each file once. Request-shape and size limits fail the
+ * request unless allowTruncate; a section or file that cannot be served goes to `errors` and the rest
+ * continue (unless failFast, which throws the first failure).
+ */
+export async function extractSections(requests: ResolvedRequest[], options: ExtractOptions): Promise<ExtractResult> {
+  const limits = options.limits ?? EXTRACT_LIMITS;
+  const truncatedBy = new Set<ExtractLimitName>();
+  const kept = trimRequests(requests, options, limits, truncatedBy);
+  const files: FileExtraction[] = [];
+  const errors: ExtractError[] = [];
+  let totalBytes = 0;
+  let totalLines = 0;
+  let full = false;
+
+  const fail = (error: ToolError, entry: ExtractError) => {
+    if (options.failFast) throw error;
+    errors.push(entry);
+  };
+
+  for (const request of kept) {
+    if (full) break;
+    let loaded: LoadedFile | undefined;
+    try {
+      if (request.error) throw request.error;
+      loaded = await loadFile(request.realPath as string, request.display, limits.max_file_size);
+    } catch (error) {
+      const toolError = toToolError(error);
+      fail(toolError, { file_path: request.display, code: toolError.code, message: toolError.message });
+      continue;
+    }
+    const extraction: FileExtraction = { file_path: request.display, sections: [] };
+    files.push(extraction);
+    for (const [index, spec] of request.sections.entries()) {
+      const where = { file_path: request.display, section: index + 1, ...(spec.label ? { label: spec.label } : {}) };
+      const lineCount = loaded.lines.length;
+      const end = Math.min(spec.end_line ?? lineCount, lineCount);
+      if (spec.start_line > lineCount) {
+        const error = new ToolError('INVALID_ARGUMENT', `start_line ${spec.start_line} is past the end of ${request.display} (${lineCount} lines).`, {
+          hint: `Use a start_line from 1 to ${lineCount}.`,
+        });
+        fail(error, { ...where, code: error.code, message: error.message });
+        continue;
+      }
+      if (spec.end_line !== undefined && spec.end_line < spec.start_line) {
+        const error = new ToolError('INVALID_ARGUMENT', `end_line ${spec.end_line} is before start_line ${spec.start_line} in ${request.display}.`, {
+          hint: 'Give end_line ≥ start_line, or omit end_line to read to the end of the file.',
+        });
+        fail(error, { ...where, code: error.code, message: error.message });
+        continue;
+      }
+      let lines = applyColumns(loaded.lines.slice(spec.start_line - 1, end), spec);
+      let content = lines.join('');
+      let bytes = utf8ByteLength(content);
+      let truncated = false;
+      const overLines = totalLines + lines.length > limits.max_total_lines;
+      const overBytes = totalBytes + bytes > limits.max_total_bytes;
+      if (overLines || overBytes) {
+        const limit: ExtractLimitName = overLines ? 'max_total_lines' : 'max_total_bytes';
+        if (!options.allowTruncate) {
+          throw overLines
+            ? limitError('max_total_lines', totalLines + lines.length, limits.max_total_lines, 'lines to extract at least')
+            : limitError('max_total_bytes', totalBytes + bytes, limits.max_total_bytes, 'bytes to extract at least');
+        }
+        truncatedBy.add(limit);
+        lines = fitLines(lines, limits.max_total_lines - totalLines, limits.max_total_bytes - totalBytes);
+        content = lines.join('');
+        bytes = utf8ByteLength(content);
+        truncated = true;
+        full = true;
+      }
+      if (lines.length > 0) {
+        extraction.sections.push({
+          ...(spec.label ? { label: spec.label } : {}),
+          start_line: spec.start_line,
+          end_line: spec.start_line + lines.length - 1,
+          content,
+          ...(truncated ? { truncated: true } : {}),
+        });
+      }
+      totalBytes += bytes;
+      totalLines += lines.length;
+      if (full) break;
+    }
+  }
+  return { files, errors, truncated: truncatedBy.size > 0, truncatedBy: [...truncatedBy], totalBytes, totalLines };
+}
+
+function fitLines(lines: string[], maxLines: number, maxBytes: number): string[] {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    const size = utf8ByteLength(line);
+    if (kept.length >= maxLines || bytes + size > maxBytes) break;
+    kept.push(line);
+    bytes += size;
+  }
+  return kept;
+}

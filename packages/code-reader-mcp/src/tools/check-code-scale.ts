@@ -1,0 +1,214 @@
+import { ToolError, defineTool, toToolError } from '@mcp-workbench/core';
+import { z } from 'zod';
+import { analyzeFile, guidance, hotspots } from '../code/analyze.js';
+import { answerBudget, fitPage, fingerprint, hashKey, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import { pageSections } from '../paging/sections.js';
+import {
+  classSchema,
+  fieldSchema,
+  filePathInput,
+  functionSchema,
+  importSchema,
+  mapConcurrent,
+  metricsSchema,
+} from './code-shared.js';
+import { pathsOf, type ToolDeps } from './deps.js';
+import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
+
+export const MAX_METRICS_FILES = 200;
+export const METRICS_CONCURRENCY = 4;
+
+const batchRowSchema = z.object({
+  file_path: z.string(),
+  language: z.string().describe('"" when no grammar matched (line metrics only).'),
+  total_lines: z.number(),
+  code_lines: z.number(),
+  comment_lines: z.number(),
+  blank_lines: z.number(),
+  bytes: z.number(),
+  tokens: z.number(),
+  content_hash: z.string(),
+});
+
+type BatchRow = z.infer<typeof batchRowSchema>;
+
+const summarySchema = z.object({
+  classes: z.number(),
+  functions: z.number(),
+  methods: z.number(),
+  fields: z.number(),
+  imports: z.number(),
+  max_complexity: z.number(),
+  avg_complexity: z.number(),
+});
+
+export function checkCodeScaleTool(deps: ToolDeps) {
+  return defineTool({
+    name: 'check_code_scale',
+    title: 'Check code scale',
+    description:
+      'Size up source files before reading them. One file (file_path): lines (code/comment/blank, comments from the ' +
+      'tree-sitter grammar), bytes, content hash, o200k tokens, and unless metrics_only the structure (classes, ' +
+      'functions/methods, fields, imports, cyclomatic complexity, hotspots); include_details lists them, ' +
+      'include_guidance (default true) says how to read the file cheaply. Many files (file_paths, up to 200): ' +
+      'metrics only, one row per file. Unsupported languages get line metrics and a warning.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {
+      file_path: filePathInput.optional(),
+      file_paths: z.array(z.string()).min(1).optional().describe(`Batch: up to ${MAX_METRICS_FILES} files, metrics only.`),
+      metrics_only: z.boolean().optional().describe('Skip structure analysis (always the case with file_paths).'),
+      include_details: z.boolean().optional().describe('List classes, functions, fields and imports (default false).'),
+      include_guidance: z.boolean().optional().describe('Add reading advice (default true).'),
+      output_format: outputFormatSchema,
+      ...pagingInput,
+    },
+    output: {
+      file_path: z.string().optional(),
+      language: z.string().optional(),
+      metrics: metricsSchema.optional(),
+      structure: summarySchema.optional(),
+      hotspots: z.array(functionSchema).optional(),
+      classes: z.array(classSchema).optional(),
+      functions: z.array(functionSchema).optional(),
+      fields: z.array(fieldSchema).optional(),
+      imports: z.array(importSchema).optional(),
+      guidance: z.array(z.string()).optional(),
+      count_files: z.number().optional(),
+      files: z.array(batchRowSchema).optional(),
+      totals: z.object({ total_lines: z.number(), code_lines: z.number(), bytes: z.number(), tokens: z.number() }).optional(),
+      errors: z.array(z.object({ file_path: z.string(), code: z.string(), message: z.string() })).optional(),
+      warnings: z.array(z.string()).optional(),
+      truncated: z.boolean().optional(),
+      next_cursor: z.string().optional(),
+      limits: limitsSchema.optional(),
+    },
+    textFormat: formatOf,
+    async run(args, ctx) {
+      if (args.file_path !== undefined && args.file_paths !== undefined) {
+        throw new ToolError('INVALID_ARGUMENT', 'file_path and file_paths are mutually exclusive.', {
+          hint: 'Use file_path for one file (with structure) or file_paths for a metrics-only batch.',
+        });
+      }
+      if (args.file_paths !== undefined && args.metrics_only === false) {
+        throw new ToolError('INVALID_ARGUMENT', 'file_paths gives metrics only; metrics_only cannot be false with it.', {
+          hint: 'Drop metrics_only, or analyse files one at a time with file_path for their structure.',
+        });
+      }
+      const paths = pathsOf(ctx, deps);
+      const budget = answerBudget(args.max_answer_tokens);
+      const format = formatOf(args);
+      const key = hashKey(['check_code_scale', { ...args, cursor: undefined, max_answer_tokens: undefined, output_format: undefined }]);
+
+      if (args.file_paths) {
+        if (args.file_paths.length > MAX_METRICS_FILES) {
+          throw new ToolError('LIMIT_EXCEEDED', `file_paths has ${args.file_paths.length} files; the limit is ${MAX_METRICS_FILES}.`, {
+            hint: `Split the list into batches of at most ${MAX_METRICS_FILES}.`,
+            details: { limit: 'max_files', value: args.file_paths.length, max: MAX_METRICS_FILES },
+          });
+        }
+        const outcomes = await mapConcurrent(args.file_paths, METRICS_CONCURRENCY, async (input) => {
+          try {
+            const real = await paths.resolve(input, { mustExist: true, kind: 'file' });
+            const shown = paths.display(real);
+            const analysis = await analyzeFile(real, shown, false);
+            const row: BatchRow = { file_path: shown, language: analysis.language ?? '', ...analysis.metrics };
+            return { row, warnings: analysis.warnings };
+          } catch (error) {
+            const failure = toToolError(error);
+            return { error: { file_path: input, code: failure.code, message: failure.message } };
+          }
+        });
+        const rows = outcomes.flatMap((o) => (o.row ? [o.row] : []));
+        const errors = outcomes.flatMap((o) => (o.error ? [o.error] : []));
+        const warnings = outcomes.flatMap((o) => o.warnings ?? []);
+        const totals = {
+          total_lines: sum(rows, 'total_lines'),
+          code_lines: sum(rows, 'code_lines'),
+          bytes: sum(rows, 'bytes'),
+          tokens: sum(rows, 'tokens'),
+        };
+        const fp = fingerprint(rows.map((r) => [r.file_path, r.content_hash]));
+        let offset = 0;
+        if (args.cursor !== undefined) {
+          const cursor = readCursor(args.cursor, key);
+          if (cursor.h !== fp) throw staleCursor();
+          offset = cursor.o;
+        }
+        const limits = { max_files: MAX_METRICS_FILES, concurrency: METRICS_CONCURRENCY, max_answer_tokens: budget };
+        const shape = (page: readonly BatchRow[], next: number | undefined) =>
+          compact({
+            count_files: rows.length,
+            files: [...page],
+            totals,
+            errors: errors.length > 0 ? errors : undefined,
+            warnings: warnings.length > 0 ? warnings : undefined,
+            truncated: next !== undefined,
+            next_cursor: next === undefined ? undefined : makeCursor(key, next, fp),
+            limits,
+          });
+        const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
+          render(shape(candidate, hasMore ? offset + candidate.length : undefined), format),
+        );
+        return shape(page.rows, page.nextOffset);
+      }
+
+      if (args.file_path === undefined) {
+        throw new ToolError('INVALID_ARGUMENT', 'Give file_path (one file) or file_paths (a metrics-only batch).', {
+          hint: 'Example: {"file_path": "src/app.ts"} or {"file_paths": ["a.py", "b.py"], "metrics_only": true}.',
+        });
+      }
+      const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
+      const shown = paths.display(real);
+      const analysis = await analyzeFile(real, shown, args.metrics_only !== true);
+      const structure = analysis.structure;
+      const complexities = structure?.functions.map((f) => f.complexity) ?? [];
+      const summary = structure && {
+        classes: structure.classes.length,
+        functions: structure.functions.filter((f) => f.kind === 'function').length,
+        methods: structure.functions.filter((f) => f.kind === 'method').length,
+        fields: structure.fields.length,
+        imports: structure.imports.length,
+        max_complexity: complexities.length > 0 ? Math.max(...complexities) : 0,
+        avg_complexity: complexities.length > 0 ? round(complexities.reduce((a, b) => a + b, 0) / complexities.length) : 0,
+      };
+      const details: Record<string, readonly unknown[]> =
+        args.include_details && structure
+          ? { classes: structure.classes, functions: structure.functions, fields: structure.fields, imports: structure.imports }
+          : {};
+      const base = {
+        file_path: shown,
+        language: analysis.language ?? '',
+        metrics: analysis.metrics,
+        structure: summary,
+        hotspots: structure ? hotspots(structure.functions) : undefined,
+      };
+      const extra = {
+        guidance: args.include_guidance === false ? undefined : guidance(analysis.metrics, structure),
+        warnings: analysis.warnings.length > 0 ? analysis.warnings : undefined,
+      };
+      return pageSections({
+        sections: details,
+        key,
+        cursor: args.cursor,
+        budget,
+        build: (sections, nextCursor) =>
+          compact({
+            ...base,
+            ...(args.include_details && structure ? sections : {}),
+            ...extra,
+            truncated: nextCursor === undefined ? undefined : true,
+            next_cursor: nextCursor,
+          }),
+        render: (value) => render(value, format),
+      });
+    },
+  });
+}
+
+function sum(rows: readonly BatchRow[], field: 'total_lines' | 'code_lines' | 'bytes' | 'tokens'): number {
+  return rows.reduce((total, row) => total + row[field], 0);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

@@ -1,0 +1,224 @@
+import { ToolError, defineTool, reply, toToolError } from '@mcp-workbench/core';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { extractSections, type ResolvedRequest, type SectionSpec } from '../extract/extract.js';
+import { EXTRACT_LIMITS } from '../extract/limits.js';
+import { toParts, type SectionPart } from '../extract/pages.js';
+import { answerBudget, fingerprint, fitPage, hashKey, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import { splitLinesKeepEnds } from '../extract/read-lines.js';
+import { pathsOf, type ToolDeps } from './deps.js';
+import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
+import { retryOnLimitExceeded } from '../paging/retry.js';
+
+const line = z.number().int().min(1);
+
+const sectionSchema = z.object({
+  start_line: line.describe('First line (1-based).'),
+  end_line: line.optional().describe('Last line, inclusive (default: end of file).'),
+  label: z.string().optional().describe('Your name for the section, echoed back.'),
+});
+
+const requestSchema = z.object({
+  file_path: z.string(),
+  sections: z.array(sectionSchema).min(1),
+});
+
+const sectionOut = z.object({
+  label: z.string().optional(),
+  start_line: z.number().optional(),
+  end_line: z.number().optional(),
+  content: z.string().optional(),
+  lines: z.array(z.object({ line: z.number(), text: z.string() })).optional(),
+  truncated: z.boolean().optional(),
+  part: z.string().optional(),
+});
+
+const errorOut = z.object({
+  file_path: z.string(),
+  section: z.number().optional(),
+  label: z.string().optional(),
+  code: z.string(),
+  message: z.string(),
+});
+
+const SINGLE_FIELDS = ['file_path', 'start_line', 'end_line', 'start_column', 'end_column'] as const;
+
+type SectionFormat = 'text' | 'json' | 'raw';
+
+/** The section as the chosen `format` shows it: text (content + lines), json (numbered lines), raw (content). */
+function showPart(part: SectionPart, format: SectionFormat) {
+  const head = part.label === undefined ? {} : { label: part.label };
+  if (format === 'raw') return { ...head, content: part.content };
+  const tail = compact({ truncated: part.truncated, part: part.part });
+  if (format === 'json') {
+    const lines = splitLinesKeepEnds(part.content).map((text, i) => ({
+      line: part.start_line + i,
+      text: text.replace(/\r?\n$/, ''),
+    }));
+    return { ...head, start_line: part.start_line, end_line: part.end_line, lines, ...tail };
+  }
+  return { ...head, start_line: part.start_line, end_line: part.end_line, content: part.content, ...tail };
+}
+
+function groupParts(parts: readonly SectionPart[], format: SectionFormat) {
+  const files = new Map<string, { file_path: string; sections: ReturnType<typeof showPart>[] }>();
+  for (const part of parts) {
+    let file = files.get(part.file_path);
+    if (!file) {
+      file = { file_path: part.file_path, sections: [] };
+      files.set(part.file_path, file);
+    }
+    file.sections.push(showPart(part, format));
+  }
+  return [...files.values()];
+}
+
+export function extractCodeSectionTool(deps: ToolDeps) {
+  return defineTool({
+    name: 'extract_code_section',
+    title: 'Extract code sections',
+    description:
+      'Read only the lines you need. Single: file_path + start_line (+ end_line, start_column/end_column, 1-based, ' +
+      'inclusive). Batch (one call for many ranges): requests [{file_path, sections: [{start_line, end_line, label}]}] — ' +
+      'not together with file_path. Limits: 20 files, 50 sections per file, 200 sections, 5000 lines, 1 MiB in total, ' +
+      'files up to 5 MiB; going over fails unless allow_truncate:true. A bad section goes to errors[] while the rest ' +
+      'continue (fail_fast:true stops at the first). format: text (default), json (numbered lines), raw (content only).',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {
+      file_path: z.string().optional().describe('Single mode: the file.'),
+      start_line: line.optional().describe('Single mode: first line (1-based).'),
+      end_line: line.optional().describe('Single mode: last line, inclusive (default: end of file).'),
+      start_column: line.optional().describe('Single mode: first character on start_line (1-based).'),
+      end_column: line.optional().describe('Single mode: last character on end_line (1-based, inclusive).'),
+      requests: z.array(requestSchema).min(1).optional().describe('Batch mode: files and their sections.'),
+      format: z.enum(['text', 'json', 'raw']).optional().describe('How sections are shown (default text).'),
+      allow_truncate: z.boolean().optional().describe('Over a limit: return what fits, marked truncated, instead of failing.'),
+      fail_fast: z.boolean().optional().describe('Stop at the first failing file or section (default: continue, collect errors).'),
+      output_format: outputFormatSchema,
+      ...pagingInput,
+    },
+    output: {
+      success: z.boolean(),
+      mode: z.enum(['single', 'batch']),
+      count_files: z.number(),
+      count_sections: z.number(),
+      truncated: z.boolean(),
+      truncated_by: z.array(z.string()).optional(),
+      error_count: z.number(),
+      errors: z.array(errorOut).optional(),
+      results: z.array(z.object({ file_path: z.string(), sections: z.array(sectionOut) })).optional(),
+      next_cursor: z.string().optional(),
+      limits: limitsSchema,
+      format: z.literal('toon').optional().describe('Present when the answer is TOON: toon_content holds it.'),
+      toon_content: z.string().optional(),
+    },
+    textFormat: formatOf,
+    async run(args, ctx) {
+      const single = SINGLE_FIELDS.filter((field) => args[field] !== undefined);
+      if (args.requests && single.length > 0) {
+        throw new ToolError('INVALID_ARGUMENT', `requests cannot be combined with ${single.join(', ')}: single and batch mode are mutually exclusive.`, {
+          hint: 'Either {"file_path": "src/a.py", "start_line": 10, "end_line": 40} or {"requests": [{"file_path": "src/a.py", "sections": [{"start_line": 10, "end_line": 40}]}]}.',
+        });
+      }
+      if (!args.requests && (args.file_path === undefined || args.start_line === undefined)) {
+        throw new ToolError('INVALID_ARGUMENT', 'Give file_path and start_line (single mode) or requests (batch mode).', {
+          hint: 'Example: {"file_path": "src/a.py", "start_line": 10, "end_line": 40}.',
+        });
+      }
+      const mode: 'single' | 'batch' = args.requests ? 'batch' : 'single';
+      const paths = pathsOf(ctx, deps);
+      const wanted = args.requests ?? [
+        {
+          file_path: args.file_path as string,
+          sections: [
+            {
+              start_line: args.start_line as number,
+              end_line: args.end_line,
+              start_column: args.start_column,
+              end_column: args.end_column,
+            } satisfies SectionSpec,
+          ],
+        },
+      ];
+      const resolved: ResolvedRequest[] = [];
+      for (const request of wanted) {
+        try {
+          const realPath = await paths.resolve(request.file_path, { mustExist: true, kind: 'file' });
+          resolved.push({ display: paths.display(realPath), realPath, sections: request.sections });
+        } catch (error) {
+          resolved.push({ display: request.file_path, error: toToolError(error), sections: request.sections });
+        }
+      }
+      const result = await extractSections(resolved, {
+        allowTruncate: args.allow_truncate === true,
+        failFast: args.fail_fast === true,
+      });
+      if (mode === 'single' && result.errors[0] && result.files.every((f) => f.sections.length === 0)) {
+        const first = result.errors[0];
+        throw new ToolError(first.code, first.message);
+      }
+
+      const budget = answerBudget(args.max_answer_tokens);
+      const format = formatOf(args);
+      const sectionFormat: SectionFormat = args.format ?? 'text';
+      const countSections = result.files.reduce((sum, f) => sum + f.sections.length, 0);
+      const limits = { ...EXTRACT_LIMITS, max_answer_tokens: budget };
+      const key = hashKey(['extract_code_section', { ...args, cursor: undefined, max_answer_tokens: undefined, output_format: undefined }]);
+      const detailed = (parts: readonly SectionPart[], nextOffset: number | undefined, fp: string) =>
+        compact({
+          success: countSections > 0 || result.errors.length === 0,
+          mode,
+          count_files: result.files.length,
+          count_sections: countSections,
+          truncated: result.truncated,
+          truncated_by: result.truncatedBy.length > 0 ? result.truncatedBy : undefined,
+          error_count: result.errors.length,
+          errors: result.errors.length > 0 ? result.errors : undefined,
+          results: groupParts(parts, sectionFormat),
+          next_cursor: nextOffset === undefined ? undefined : makeCursor(key, nextOffset, fp),
+          limits,
+        });
+
+      const answer = await retryOnLimitExceeded([budget * 2, Math.floor(budget / 2)], async (partBytes) => {
+        const parts = toParts(result, partBytes);
+        const fp = fingerprint(parts.map((p) => [p.file_path, p.start_line, p.end_line, digest(p.content)]));
+        let offset = 0;
+        if (args.cursor !== undefined) {
+          const cursor = readCursor(args.cursor, key);
+          if (cursor.h !== fp) throw staleCursor();
+          offset = cursor.o;
+        }
+        const page = await fitPage(parts, offset, budget, (candidate, hasMore) =>
+          render(detailed(candidate, hasMore ? offset + candidate.length : undefined, fp), format),
+        );
+        return detailed(page.rows, page.nextOffset, fp);
+      });
+
+      if (format === 'json') return answer;
+      // TOON: the text block is the TOON document of the detailed answer; the structured result carries
+      // only that document plus counts, limits and the error summary (no detailed fields twice).
+      const toon = render(answer, 'toon');
+      return reply(
+        compact({
+          success: answer.success,
+          mode,
+          count_files: answer.count_files,
+          count_sections: answer.count_sections,
+          truncated: answer.truncated,
+          truncated_by: answer.truncated_by,
+          error_count: answer.error_count,
+          errors: answer.errors,
+          next_cursor: answer.next_cursor,
+          limits,
+          format: 'toon' as const,
+          toon_content: toon,
+        }),
+        toon,
+      );
+    },
+  });
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 10);
+}
