@@ -219,6 +219,7 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
       result.fields.push({ name: target ? declaredName(target) || target.text : '', class: owner.name, line: node.startPosition.row + 1 });
       const info = classInfo.get(owner.id);
       if (info) info.fields++;
+      return; // a field's type or initializer holds no members of the class
     } else if (isImportNode(node, importTypes, language)) {
       result.imports.push({ line: node.startPosition.row + 1, text: oneLine(node.text) });
       return;

@@ -49,6 +49,8 @@ export interface FileRow {
 
 export interface ListFilesResult {
   files: FileRow[];
+  /** Real absolute paths of `files`, in the same order. */
+  realPaths: string[];
   /** Number of files that matched (equals files.length unless count_only). */
   count: number;
   /** More files matched than `limit`; the list holds the first `limit` found. */
@@ -119,9 +121,9 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
     }
   }
 
-  if (query.countOnly && !needsStat) return { files: [], count: candidates.length, truncated: false };
+  if (query.countOnly && !needsStat) return { files: [], realPaths: [], count: candidates.length, truncated: false };
 
-  const rows: FileRow[] = [];
+  const rows: { row: FileRow; abs: string }[] = [];
   let matched = 0;
   const keepRows = query.countOnly ? 0 : query.limit;
   for (let start = 0; start < candidates.length; start += STAT_CONCURRENCY) {
@@ -135,12 +137,17 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       if (after !== undefined && info.mtimeMs < after) return;
       if (before !== undefined && info.mtimeMs >= before) return;
       matched++;
-      if (rows.length < keepRows) rows.push(toRow(candidate.display, info.size, info.mtimeMs));
+      if (rows.length < keepRows) rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
     });
   }
-  rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  rows.sort((a, b) => (a.row.path < b.row.path ? -1 : a.row.path > b.row.path ? 1 : 0));
   const truncated = !query.countOnly && matched > query.limit;
-  return { files: rows, count: query.countOnly ? matched : rows.length, truncated };
+  return {
+    files: rows.map((r) => r.row),
+    realPaths: rows.map((r) => r.abs),
+    count: query.countOnly ? matched : rows.length,
+    truncated,
+  };
 }
 
 function toRow(display: string, size: number, mtimeMs: number): FileRow {

@@ -1,0 +1,87 @@
+import { defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import { withParsedFile } from '../code/parsed-file.js';
+import { analyzeStructure, type CodeStructure } from '../code/structure.js';
+import { answerBudget, hashKey } from '../paging/budget.js';
+import { pageSections } from '../paging/sections.js';
+import { classSchema, fieldSchema, filePathInput, functionSchema, importSchema } from './code-shared.js';
+import { pathsOf, type ToolDeps } from './deps.js';
+import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
+
+const CSV_HEADER = 'type,name,class,start_line,end_line,lines,params,complexity';
+
+function csvCell(value: string | number): string {
+  const text = String(value);
+  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One CSV row per class, function, field and import, for spreadsheets and quick diffing. */
+export function structureCsv(structure: CodeStructure): string {
+  const rows = [CSV_HEADER];
+  for (const c of structure.classes) rows.push(['class', c.name, '', c.start_line, c.end_line, c.end_line - c.start_line + 1, '', ''].map(csvCell).join(','));
+  for (const f of structure.functions) rows.push([f.kind, f.name, f.class, f.start_line, f.end_line, f.lines, f.params, f.complexity].map(csvCell).join(','));
+  for (const f of structure.fields) rows.push(['field', f.name, f.class, f.line, f.line, 1, '', ''].map(csvCell).join(','));
+  for (const i of structure.imports) rows.push(['import', i.text, '', i.line, i.line, 1, '', ''].map(csvCell).join(','));
+  return rows.join('\n');
+}
+
+export function analyzeCodeStructureTool(deps: ToolDeps) {
+  return defineTool({
+    name: 'analyze_code_structure',
+    title: 'Analyze code structure',
+    description:
+      'Classes, functions/methods (with lines, parameters, cyclomatic complexity), fields and imports of one source ' +
+      'file, from its tree-sitter grammar. format: full (all columns, default), compact (names and lines only), csv ' +
+      '(one CSV text). Use the line numbers with extract_code_section.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {
+      file_path: filePathInput,
+      format: z.enum(['full', 'compact', 'csv']).optional().describe('full (default), compact or csv.'),
+      output_format: outputFormatSchema,
+      ...pagingInput,
+    },
+    output: {
+      file_path: z.string(),
+      language: z.string(),
+      total_lines: z.number(),
+      classes: z.array(classSchema.partial()).optional(),
+      functions: z.array(functionSchema.partial()).optional(),
+      fields: z.array(fieldSchema).optional(),
+      imports: z.array(importSchema).optional(),
+      csv: z.string().optional(),
+      truncated: z.boolean().optional(),
+      next_cursor: z.string().optional(),
+    },
+    textFormat: formatOf,
+    async run(args, ctx) {
+      const paths = pathsOf(ctx, deps);
+      const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
+      const shown = paths.display(real);
+      const { structure, language, totalLines } = await withParsedFile(real, shown, ({ tree, languageId }) => ({
+        structure: analyzeStructure(tree, languageId),
+        language: languageId,
+        totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
+      }));
+      const head = { file_path: shown, language, total_lines: totalLines };
+      const format = formatOf(args);
+      const style = args.format ?? 'full';
+      if (style === 'csv') return { ...head, csv: structureCsv(structure) };
+      const sections: Record<string, readonly unknown[]> =
+        style === 'compact'
+          ? {
+              classes: structure.classes.map(({ name, kind, start_line, end_line }) => ({ name, kind, start_line, end_line })),
+              functions: structure.functions.map(({ name, class: owner, start_line, end_line }) => ({ name, class: owner, start_line, end_line })),
+            }
+          : { classes: structure.classes, functions: structure.functions, fields: structure.fields, imports: structure.imports };
+      return pageSections({
+        sections,
+        key: hashKey(['analyze_code_structure', shown, style]),
+        cursor: args.cursor,
+        budget: answerBudget(args.max_answer_tokens),
+        build: (page, nextCursor) =>
+          compact({ ...head, ...page, truncated: nextCursor === undefined ? undefined : true, next_cursor: nextCursor }),
+        render: (value) => render(value, format),
+      });
+    },
+  });
+}

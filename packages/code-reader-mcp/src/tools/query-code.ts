@@ -1,0 +1,83 @@
+import { ToolError, defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import { withParsedFile } from '../code/parsed-file.js';
+import { QUERY_KEYS, applyFilter, runQueryKey, runQueryString } from '../code/query.js';
+import { answerBudget, hashKey } from '../paging/budget.js';
+import { pageSections } from '../paging/sections.js';
+import { filePathInput } from './code-shared.js';
+import { pathsOf, type ToolDeps } from './deps.js';
+import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
+
+const hitSchema = z.object({
+  capture: z.string(),
+  node_type: z.string(),
+  name: z.string(),
+  start_line: z.number(),
+  end_line: z.number(),
+  text: z.string(),
+});
+
+export function queryCodeTool(deps: ToolDeps) {
+  return defineTool({
+    name: 'query_code',
+    title: 'Query code with tree-sitter',
+    description:
+      `Find syntax nodes in one source file. query_key is one of ${QUERY_KEYS.join(', ')} (works in every supported ` +
+      'language); query_string is a raw tree-sitter query such as "(call_expression function: (identifier) @fn)" ' +
+      '(give one of the two). filter narrows results: "name=main", "name~=^get", "type=method_definition", ' +
+      '"text~=TODO", "lines>50", comma-separated (all must hold).',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {
+      file_path: filePathInput,
+      query_key: z.enum(QUERY_KEYS).optional(),
+      query_string: z.string().min(1).optional(),
+      filter: z.string().optional(),
+      output_format: outputFormatSchema,
+      ...pagingInput,
+    },
+    output: {
+      file_path: z.string(),
+      language: z.string(),
+      query: z.string(),
+      count: z.number(),
+      results: z.array(hitSchema),
+      truncated: z.boolean().optional(),
+      next_cursor: z.string().optional(),
+    },
+    textFormat: formatOf,
+    async run(args, ctx) {
+      if ((args.query_key === undefined) === (args.query_string === undefined)) {
+        throw new ToolError('INVALID_ARGUMENT', 'Give exactly one of query_key and query_string.', {
+          hint: `query_key: ${QUERY_KEYS.join(' | ')}; or query_string: a tree-sitter S-expression query.`,
+        });
+      }
+      const paths = pathsOf(ctx, deps);
+      const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
+      const shown = paths.display(real);
+      const { hits, language } = await withParsedFile(real, shown, ({ tree, language, languageId }) => ({
+        hits: args.query_key ? runQueryKey(tree, languageId, args.query_key) : runQueryString(tree, language, args.query_string as string),
+        language: languageId,
+      }));
+      const results = applyFilter(hits, args.filter);
+      const format = formatOf(args);
+      const query = args.query_key ?? (args.query_string as string);
+      return pageSections({
+        sections: { results },
+        key: hashKey(['query_code', shown, query, args.filter ?? '']),
+        cursor: args.cursor,
+        budget: answerBudget(args.max_answer_tokens),
+        build: (page, nextCursor) =>
+          compact({
+            file_path: shown,
+            language,
+            query,
+            count: results.length,
+            results: (page.results ?? []) as typeof results,
+            truncated: nextCursor === undefined ? undefined : true,
+            next_cursor: nextCursor,
+          }),
+        render: (value) => render(value, format),
+      });
+    },
+  });
+}

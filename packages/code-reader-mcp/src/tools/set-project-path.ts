@@ -1,0 +1,26 @@
+import { defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import { pathsOf, type ToolDeps } from './deps.js';
+
+export function setProjectPathTool(deps: ToolDeps) {
+  return defineTool({
+    name: 'set_project_path',
+    title: 'Set project path',
+    description:
+      'Choose the project directory: later relative paths resolve against it, default roots of list_files / ' +
+      'search_content use it, and answers show paths relative to it. It must be an existing directory inside the ' +
+      'allowed roots (the --root flags or the client roots); it never widens access.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: { project_path: z.string().describe('Directory inside an allowed root (absolute, or relative to the current project).') },
+    output: {
+      project_path: z.string().describe('The real absolute path now used as the project directory.'),
+      roots: z.array(z.string()).describe('The allowed roots.'),
+    },
+    async run(args, ctx) {
+      const paths = pathsOf(ctx, deps);
+      const real = await paths.resolve(args.project_path, { mustExist: true, kind: 'directory' });
+      deps.project.setProjectDir(real);
+      return { project_path: real, roots: ctx.paths.roots };
+    },
+  });
+}
