@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { PathPolicy } from '@mcp-workbench/core';
+import { ON_CONFLICT_POLICIES } from '../output/on-conflict.js';
+import { opsCheatSheet } from '../patch/catalogue.js';
+import { OP_NAMES } from '../patch/op-schemas.js';
+import type { PatchResult } from '../patch/run-patch.js';
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const PatchValueSchema = z.object({
+  kind: z.enum(['value', 'formula', 'sheet', 'style', 'dimension']),
+  value: scalar,
+});
+
+export const PatchDiffItemSchema = z.object({
+  op_index: z.number().int(),
+  op: z.string(),
+  sheet: z.string(),
+  cell: z.string().nullable(),
+  before: PatchValueSchema.nullable(),
+  after: PatchValueSchema.nullable(),
+  status: z.enum(['applied', 'skipped']),
+});
+
+export const PatchErrorDetailSchema = z.object({
+  op_index: z.number().int(),
+  op: z.string(),
+  sheet: z.string(),
+  cell: z.string().nullable(),
+  message: z.string(),
+});
+
+export const FormulaIssueSchema = z.object({
+  sheet: z.string(),
+  cell: z.string(),
+  level: z.enum(['warning', 'error']),
+  code: z.enum(['invalid_token', 'ref_error', 'name_error', 'div0_error', 'value_error', 'na_error', 'circular_ref_suspected']),
+  message: z.string(),
+});
+
+/** The result shape shared by exstruct_patch and exstruct_make (spec 2, 6, 12.2). */
+export const patchOutputShape = {
+  out_path: z.string().describe('Where the workbook was (or, for dry_run/skip, would be) written.'),
+  patch_diff: z.array(PatchDiffItemSchema),
+  inverse_ops: z.array(z.looseObject({ op: z.string() })).describe('Ops that undo the applied ones (return_inverse_ops=true).'),
+  formula_issues: z.array(FormulaIssueSchema),
+  warnings: z.array(z.string()),
+  error: PatchErrorDetailSchema.nullable().describe('Set when an op failed; then nothing was written.'),
+};
+
+export const opsInput = z
+  .array(z.union([z.looseObject({ op: z.enum(OP_NAMES) }), z.string()]))
+  .describe(
+    'Ops applied in order, all or nothing. Each is an object {"op": …, "sheet": …, …} ' +
+      '(a JSON string holding such an object is accepted too). Ops and fields: ' +
+      `${opsCheatSheet()}. exstruct_describe_op gives each op's rules and an example.`,
+  );
+
+export const commonEditInput = {
+  on_conflict: z.enum(ON_CONFLICT_POLICIES).optional().describe('If the output exists: overwrite | skip | rename (→ _1, _2, …). Default: the server\'s --on-conflict.'),
+  auto_formula: z.boolean().default(false).describe('Treat values starting with "=" as formulas (otherwise they are rejected).'),
+  dry_run: z.boolean().default(false).describe('Compute diff, warnings, inverse ops and formula issues without writing anything.'),
+  return_inverse_ops: z.boolean().default(false).describe('Also return ops that undo this patch (apply them to the output to restore).'),
+  preflight_formula_check: z.boolean().default(false).describe('Scan the result for #REF!, #NAME?, unknown functions, bad syntax, circular references; an error blocks saving.'),
+};
+
+/** Paths in the result are shown as the client can pass them back (absolute, inside a root). */
+export function shapeResult(result: PatchResult): PatchResult {
+  return { ...result, out_path: path.normalize(result.out_path) };
+}
+
+export async function resolveOutput(paths: PathPolicy, target: string): Promise<string> {
+  return paths.resolve(target, { kind: 'file' });
+}

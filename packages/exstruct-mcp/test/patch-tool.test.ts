@@ -1,0 +1,313 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readPart, readWorkbook, workspace, type Workspace } from './patch-helpers.js';
+
+interface PatchOut {
+  out_path: string;
+  patch_diff: { op_index: number; op: string; sheet: string; cell: string | null; before: unknown; after: unknown; status: string }[];
+  inverse_ops: Record<string, unknown>[];
+  formula_issues: { sheet: string; cell: string; level: string; code: string; message: string }[];
+  warnings: string[];
+  error: { op_index: number; op: string; sheet: string; cell: string | null; message: string } | null;
+}
+
+let ws: Workspace;
+afterEach(async () => ws?.close());
+
+describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () => {
+  beforeEach(async () => {
+    ws = await workspace({ onConflict: 'skip' });
+  });
+
+  it('writes {stem}_patched{suffix} next to the input by default', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'Title' }] });
+    expect(res.isError).toBe(false);
+    expect(res.structured.out_path).toBe(path.join(ws.dir, 'book_patched.xlsx'));
+    expect((await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value).toBe('Title');
+  });
+
+  it('11.5: without on_conflict the server default applies (here skip: empty diff and a warning)', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    await ws.fixture('basic__sample.xlsx', 'book_patched.xlsx');
+    const before = await readFile(path.join(ws.dir, 'book_patched.xlsx'));
+    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'x' }] });
+    expect(res.structured.patch_diff).toEqual([]);
+    expect(res.structured.warnings.join(' ')).toMatch(/skip/);
+    expect(await readFile(path.join(ws.dir, 'book_patched.xlsx'))).toEqual(before);
+  });
+
+  it('11.5: an on_conflict argument wins over the server default', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    await ws.fixture('basic__sample.xlsx', 'book_patched.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'over' }],
+      on_conflict: 'overwrite',
+    });
+    expect(res.structured.patch_diff).toHaveLength(1);
+    expect((await readWorkbook(path.join(ws.dir, 'book_patched.xlsx'))).getWorksheet('Sheet1')!.getCell('B2').value).toBe('over');
+  });
+
+  it('on_conflict=rename picks _1, then _2', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    await ws.fixture('basic__sample.xlsx', 'book_patched.xlsx');
+    const ops = [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 1 }];
+    const first = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops, on_conflict: 'rename' });
+    const second = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops, on_conflict: 'rename' });
+    expect(path.basename(first.structured.out_path)).toBe('book_patched_1.xlsx');
+    expect(path.basename(second.structured.out_path)).toBe('book_patched_2.xlsx');
+    expect(first.structured.warnings.join(' ')).toMatch(/renamed|instead/);
+  });
+
+  it('11.5: an out_dir that does not exist yet is created and the file saved there', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'x' }],
+      out_dir: 'new/nested/dir',
+      out_name: 'result',
+    });
+    expect(res.isError).toBe(false);
+    expect(res.structured.out_path).toBe(path.join(ws.dir, 'new/nested/dir/result.xlsx'));
+    expect((await stat(res.structured.out_path)).isFile()).toBe(true);
+  });
+
+  it('11.5: a legacy .xls is refused with a message that Excel (COM) is required', async () => {
+    const input = await ws.fixture('assets__sample.xls');
+    const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 1 }] });
+    expect(res.isError).toBe(true);
+    expect(res.error?.code).toBe('UNSUPPORTED_FORMAT');
+    expect(res.error?.message).toMatch(/\.xls.*Excel \(COM\)/);
+    expect(res.error?.hint).toMatch(/save it as \.xlsx/);
+  });
+
+  it('refuses an out_name that changes the file type', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [], out_name: 'x.xlsm' });
+    expect(res.error?.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('refuses paths outside the root', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [], out_dir: '/etc' });
+    expect(res.error?.code).toBe('PATH_OUTSIDE_ROOT');
+  });
+});
+
+describe('exstruct_patch: ops as objects or JSON strings (spec 14.6)', () => {
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+
+  it('object ops patch as before', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }] });
+    expect(res.structured.patch_diff[0]).toMatchObject({ op: 'set_value', cell: 'C4', before: { kind: 'value', value: 120 }, after: { kind: 'value', value: 1 }, status: 'applied' });
+  });
+
+  it('JSON string ops patch too', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [JSON.stringify({ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 7 }), { op: 'set_formula', sheet: 'Sheet1', cell: 'C10', formula: '=SUM(C4:C9)' }],
+    });
+    expect(res.isError).toBe(false);
+    const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
+    expect(sheet.getCell('C4').value).toBe(7);
+    expect(sheet.getCell('C10').value).toMatchObject({ formula: 'SUM(C4:C9)' });
+  });
+
+  it('a malformed JSON string names ops[index] and shows an object example', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 1 }, '{"op": "set_value", sheet'] });
+    expect(res.isError).toBe(true);
+    expect(res.error?.message).toContain('ops[1]');
+    expect(res.error?.hint).toContain('{"op":"set_value","sheet":"Sheet1","cell":"A1","value":"Hello"}');
+  });
+
+  it('valid JSON that is not an object says a JSON object is required', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    for (const bad of ['[1,2]', '42', '"text"']) {
+      const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [bad] });
+      expect(res.error?.message).toMatch(/ops\[0\].*JSON object required/);
+    }
+  });
+});
+
+describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+
+  it('12.7: dry_run leaves the input byte-identical with the same mtime, writes nothing, returns everything', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const bytes = await readFile(input);
+    const { mtimeMs } = await stat(input);
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 5 }, { op: 'set_formula', sheet: 'Sheet1', cell: 'C11', formula: '=SUMM(1)' }],
+      out_name: 'basic__sample.xlsx',
+      on_conflict: 'overwrite',
+      dry_run: true,
+      return_inverse_ops: true,
+      preflight_formula_check: true,
+    });
+    expect(res.structured.error).toBeNull();
+    expect(res.structured.out_path).toBe(input);
+    expect(res.structured.patch_diff).toHaveLength(2);
+    expect(res.structured.inverse_ops[1]).toEqual({ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 120 });
+    expect(res.structured.formula_issues.map((i) => i.code)).toEqual(['name_error']);
+    expect(await readFile(input)).toEqual(bytes);
+    expect((await stat(input)).mtimeMs).toBe(mtimeMs);
+    expect((await readdir(ws.dir)).sort()).toEqual(['basic__sample.xlsx']);
+  });
+
+  it('applies ops in order; a sheet added by an earlier op is usable later', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [
+        { op: 'add_sheet', sheet: '売上集計' },
+        { op: 'set_value', sheet: '売上集計', cell: 'A1', value: '月' },
+        { op: 'set_value', sheet: '売上集計', cell: 'A1', value: '月次' },
+      ],
+    });
+    expect(res.structured.patch_diff.map((d) => d.after)).toEqual([{ kind: 'sheet', value: '売上集計' }, { kind: 'value', value: '月' }, { kind: 'value', value: '月次' }]);
+    expect(res.structured.patch_diff[2]!.before).toEqual({ kind: 'value', value: '月' });
+    const book = await readWorkbook(res.structured.out_path);
+    expect(book.worksheets.map((s) => s.name)).toEqual(['Sheet1', '売上集計']);
+    expect(book.getWorksheet('売上集計')!.getCell('A1').value).toBe('月次');
+  });
+
+  it('a failing op writes nothing and names op_index, op, sheet, cell and what to do', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'ok' }, { op: 'set_value', sheet: 'Nope', cell: 'C3', value: 1 }],
+    });
+    expect(res.isError).toBe(false);
+    expect(res.structured.error).toMatchObject({ op_index: 1, op: 'set_value', sheet: 'Nope', cell: 'C3' });
+    expect(res.structured.error!.message).toMatch(/does not exist.*Sheet1.*add_sheet/);
+    expect(res.structured.patch_diff).toEqual([]);
+    expect(await readdir(ws.dir)).toEqual(['basic__sample.xlsx']);
+  });
+
+  it('rejects a value starting with "=" unless auto_formula', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const rejected = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }] });
+    expect(rejected.structured.error?.message).toMatch(/starts with "=".*auto_formula=true/);
+    const accepted = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }], auto_formula: true });
+    expect(accepted.structured.patch_diff[0]!.after).toEqual({ kind: 'formula', value: '=1+1' });
+    expect((await readWorkbook(accepted.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value).toMatchObject({ formula: '1+1' });
+  });
+
+  it('validates A1 cells and formulas with errors that name ops[i]', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const badCell = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: '3B', value: 1 }] });
+    expect(badCell.error?.message).toMatch(/ops\[0\] \(set_value\): cell: must be an A1 cell address/);
+    const badFormula = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'B3', formula: 'SUM(A1)' }] });
+    expect(badFormula.error?.message).toMatch(/formula: must start with "="/);
+    const unknownField = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B3', value: 1, colour: 'red' }] });
+    expect(unknownField.error?.message).toMatch(/unknown field\(s\) "colour"/);
+  });
+
+  it('12.7: set_range_values detects a shape that does not match the range', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_range_values', sheet: 'Sheet1', range: 'B2:D3', values: [[1, 2, 3], [4, 5]] }],
+    });
+    expect(res.isError).toBe(true);
+    expect(res.error?.message).toMatch(/shape 2×3\/2 does not match range B2:D3 \(2×3\)/);
+  });
+
+  it('12.7: set_value_if and set_formula_if return skipped with a warning on mismatch, and apply on a normalised match', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [
+        { op: 'set_value_if', sheet: 'Sheet1', cell: 'C4', expected: 999, value: 1 },
+        { op: 'set_formula_if', sheet: 'Sheet1', cell: 'C5', expected: 'x', formula: '=1' },
+        { op: 'set_value_if', sheet: 'Sheet1', cell: 'C6', expected: '150.0', value: 2 },
+        { op: 'set_formula_if', sheet: 'Sheet1', cell: 'H1', formula: '=C6*2' },
+      ],
+      return_inverse_ops: true,
+    });
+    expect(res.structured.patch_diff.map((d) => d.status)).toEqual(['skipped', 'skipped', 'applied', 'applied']);
+    expect(res.structured.patch_diff[0]).toMatchObject({ before: { kind: 'value', value: 120 }, after: { kind: 'value', value: 120 } });
+    expect(res.structured.warnings.filter((w) => w.startsWith('Skipped op['))).toHaveLength(2);
+    expect(res.structured.inverse_ops.map((o) => o.cell)).toEqual(['H1', 'C6']);
+    const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
+    expect(sheet.getCell('C4').value).toBe(120);
+    expect(sheet.getCell('C6').value).toBe(2);
+  });
+
+  it('fill_formula shifts relative references and keeps $ ones', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:F6', base_cell: 'F4', formula: '=C4*$C$4+SUM(D$4:D4)' }],
+    });
+    const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
+    expect(['F4', 'F5', 'F6'].map((c) => (sheet.getCell(c).value as { formula: string }).formula)).toEqual([
+      'C4*$C$4+SUM(D$4:D4)',
+      'C5*$C$4+SUM(D$4:D5)',
+      'C6*$C$4+SUM(D$4:D6)',
+    ]);
+    const twoD = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:G6', base_cell: 'F4', formula: '=1' }] });
+    expect(twoD.error?.message).toMatch(/single row or a single column/);
+  });
+
+  it('12.7: preflight_formula_check reports #REF! and friends, and an error blocks saving', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'G4', formula: '=SUM(#REF!)' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'G5', formula: '=G5+1' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'G6', formula: '=VLOKUP(1,A:B,2)' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'G7', formula: '=SUM(A1;A2)' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'G8', formula: '=1/0+#DIV/0!+#N/A' },
+      ],
+      preflight_formula_check: true,
+    });
+    const codes = res.structured.formula_issues.map((i) => `${i.cell}:${i.code}:${i.level}`);
+    expect(codes).toEqual(
+      expect.arrayContaining(['G4:ref_error:error', 'G5:circular_ref_suspected:warning', 'G6:name_error:error', 'G7:invalid_token:error', 'G8:div0_error:error', 'G8:na_error:warning']),
+    );
+    expect(res.structured.error).toMatchObject({ op_index: 0, op: 'set_formula', sheet: 'Sheet1', cell: 'G4' });
+    expect(res.structured.error!.message).toMatch(/nothing was saved/);
+    expect(await readdir(ws.dir)).toEqual(['basic__sample.xlsx']);
+  });
+
+  it('preflight passes clean formulas and saves', async () => {
+    const input = await ws.fixture('formula__formula.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'D2', formula: '=IFERROR(B2*C2,0)' }],
+      preflight_formula_check: true,
+    });
+    expect(res.structured.error).toBeNull();
+    expect(res.structured.formula_issues).toEqual([]);
+  });
+
+  it('refuses to write inside a merged range or part of an array formula', async () => {
+    const input = await ws.fixture('formula__formula.xlsx');
+    const merged = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B5', value: 1 }] });
+    expect(merged.structured.error?.message).toMatch(/inside the merged range A5:B5.*A5/);
+  });
+});
+
+describe('workbook.xml after edits', () => {
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+
+  it('sets fullCalcOnLoad when cell contents change', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }] });
+    expect(await readPart(res.structured.out_path, 'xl/workbook.xml')).toMatch(/<calcPr[^>]*fullCalcOnLoad="1"/);
+  });
+});
