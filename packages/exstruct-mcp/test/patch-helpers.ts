@@ -76,26 +76,117 @@ export async function snapshot(file: string): Promise<unknown> {
   const workbook = await readWorkbook(file);
   return workbook.worksheets.map((ws) => {
     const cells: Record<string, unknown> = {};
-    ws.eachRow({ includeEmpty: false }, (row, r) => {
-      row.eachCell({ includeEmpty: false }, (cell) => {
-        const value = cell.value as unknown;
-        const formula = value && typeof value === 'object' && 'formula' in (value as object) ? (value as { formula: string }).formula : undefined;
-        const plain = formula === undefined ? value : undefined;
-        if (plain === null && Object.keys(cell.style ?? {}).length === 0) return;
-        cells[cell.address] = { value: plain ?? null, formula: formula ?? null, style: JSON.stringify(cell.style) };
-      });
-      if (row.height !== undefined && ws.getRow(r).hasValues === false) cells[`row${r}`] = row.height;
-    });
-    const heights: Record<number, number | undefined> = {};
-    for (let r = 1; r <= Math.max(ws.rowCount, 30); r++) {
-      const h = ws.getRow(r).height;
-      if (h) heights[r] = h;
+    const heights: Record<number, number> = {};
+    for (let r = 1; r <= Math.max(ws.rowCount, 25); r++) {
+      const row = ws.getRow(r);
+      if (row.height) heights[r] = row.height;
+      for (let c = 1; c <= Math.max(ws.columnCount, 12); c++) {
+        const cell = row.getCell(c);
+        const formula = cell.type === ExcelJS.ValueType.Formula ? cell.formula : undefined;
+        const value = formula === undefined ? (cell.value ?? null) : null;
+        const style = JSON.stringify(cell.style ?? {});
+        if (value === null && formula === undefined && style === '{}') continue;
+        cells[cell.address] = { value, formula: formula ?? null, style };
+      }
     }
-    const widths: Record<number, number | undefined> = {};
-    for (let c = 1; c <= Math.max(ws.columnCount, 10); c++) {
+    const widths: Record<number, number> = {};
+    for (let c = 1; c <= Math.max(ws.columnCount, 12); c++) {
       const w = ws.getColumn(c).width;
       if (w) widths[c] = w;
     }
-    return { name: ws.name, cells, merges: [...(ws.model.merges ?? [])].sort(), heights, widths };
+    return { name: ws.name, state: ws.state, cells, merges: [...(ws.model.merges ?? [])].sort(), heights, widths };
   });
+}
+
+const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * A workbook with the things an edit must not lose: cross-sheet formulas with cached results, a
+ * defined name, a print area, data validation, conditional formatting, an image, merged cells.
+ * Written by exceljs (an independent writer).
+ */
+export async function buildRichWorkbook(file: string): Promise<void> {
+  const wb = new ExcelJS.Workbook();
+  const data = wb.addWorksheet('Data');
+  data.getCell('A1').value = 'Item';
+  data.getCell('B1').value = 'Amount';
+  ['apple', 'pear', 'plum'].forEach((item, i) => {
+    data.getCell(`A${i + 2}`).value = item;
+    data.getCell(`B${i + 2}`).value = (i + 1) * 10;
+  });
+  data.getCell('B5').value = { formula: 'SUM(B2:B4)', result: 60 };
+  data.getCell('B6').value = { formula: 'B5*2', result: 120 };
+  data.dataValidations.add('C2:C4', { type: 'list', allowBlank: true, formulae: ['Lists!$A$1:$A$3'] });
+  data.addConditionalFormatting({
+    ref: 'B2:B4',
+    rules: [{ type: 'cellIs', operator: 'greaterThan', priority: 1, formulae: ['15'], style: { fill: { type: 'pattern', pattern: 'solid', bgColor: { argb: 'FFFFC7CE' } } } }],
+  });
+  data.getColumn(1).width = 14;
+  const report = wb.addWorksheet('Report');
+  report.getCell('A1').value = 'Report';
+  report.mergeCells('A1:C1');
+  report.getCell('A2').value = { formula: 'SUM(Data!B2:B4)', result: 60 };
+  report.getCell('A3').value = { formula: "'Data'!B6+1", result: 121 };
+  report.pageSetup.printArea = 'A1:C3';
+  report.addImage(wb.addImage({ buffer: PNG_1PX, extension: 'png' }), 'E2:F4');
+  const lists = wb.addWorksheet('Lists');
+  ['x', 'y', 'z'].forEach((v, i) => (lists.getCell(`A${i + 1}`).value = v));
+  wb.definedNames.add('Data!$B$2:$B$4', 'Amounts');
+  await wb.xlsx.writeFile(file);
+}
+
+/**
+ * Turns a workbook into a macro-enabled one with a VBA project and a (minimal) pivot cache and pivot
+ * table, parts that only have to survive an edit byte for byte.
+ */
+export async function addMacroAndPivot(src: string, dst: string): Promise<{ vba: Buffer }> {
+  const { ZipWriter } = await import('../src/patch/zip-writer.js');
+  const { open } = await import('node:fs/promises');
+  const parts = await readParts(src);
+  const vba = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));
+  const types = parts
+    .get('[Content_Types].xml')!
+    .toString('utf8')
+    .replace('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml', 'application/vnd.ms-excel.sheet.macroEnabled.main+xml')
+    .replace(
+      '</Types>',
+      '<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/>' +
+        '<Override PartName="/xl/pivotCache/pivotCacheDefinition1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.pivotCacheDefinition+xml"/>' +
+        '<Override PartName="/xl/pivotTables/pivotTable1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.pivotTable+xml"/></Types>',
+    );
+  const rels = parts
+    .get('xl/_rels/workbook.xml.rels')!
+    .toString('utf8')
+    .replace(
+      '</Relationships>',
+      '<Relationship Id="rIdVba" Type="http://schemas.microsoft.com/office/2006/relationships/vbaProject" Target="vbaProject.bin"/>' +
+        '<Relationship Id="rIdPc" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/pivotCacheDefinition" Target="pivotCache/pivotCacheDefinition1.xml"/></Relationships>',
+    );
+  const pivotCache =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<pivotCacheDefinition xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" refreshOnLoad="1" recordCount="0">' +
+    '<cacheSource type="worksheet"><worksheetSource ref="A1:B4" sheet="Data"/></cacheSource><cacheFields count="2"><cacheField name="Item" numFmtId="0"><sharedItems/></cacheField><cacheField name="Amount" numFmtId="0"><sharedItems/></cacheField></cacheFields></pivotCacheDefinition>';
+  const pivotTable =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<pivotTableDefinition xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" name="Pivot1" cacheId="1" dataCaption="Values">' +
+    '<location ref="H1:I5" firstHeaderRow="1" firstDataRow="1" firstDataCol="1"/><pivotFields count="2"><pivotField showAll="0"/><pivotField dataField="1" showAll="0"/></pivotFields></pivotTableDefinition>';
+  const handle = await open(dst, 'w');
+  try {
+    const zip = new ZipWriter(handle);
+    for (const [name, body] of parts) {
+      if (name === '[Content_Types].xml') await zip.addDeflated(name, types);
+      else if (name === 'xl/_rels/workbook.xml.rels') await zip.addDeflated(name, rels);
+      else if (name === 'xl/workbook.xml') await zip.addDeflated(name, body.toString('utf8').replace(/<\/workbook>$/, '<pivotCaches><pivotCache cacheId="1" r:id="rIdPc"/></pivotCaches></workbook>'));
+      else await zip.addDeflated(name, body);
+    }
+    await zip.addDeflated('xl/vbaProject.bin', vba);
+    await zip.addDeflated('xl/pivotCache/pivotCacheDefinition1.xml', pivotCache);
+    await zip.addDeflated('xl/pivotTables/pivotTable1.xml', pivotTable);
+    await zip.addDeflated(
+      'xl/pivotTables/_rels/pivotTable1.xml.rels',
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/pivotCacheDefinition" Target="../pivotCache/pivotCacheDefinition1.xml"/></Relationships>',
+    );
+    await zip.finish();
+  } finally {
+    await handle.close();
+  }
+  return { vba };
 }

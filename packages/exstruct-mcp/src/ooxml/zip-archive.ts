@@ -170,6 +170,21 @@ export class ZipArchive {
     return { stream, entry: found.entry };
   }
 
+  /**
+   * The bytes of an entry exactly as stored (compressed, or plain for a stored entry) and its
+   * metadata, for copying it unchanged into a new zip. Unlike openRawStream it also takes stored
+   * entries (method 0), which yauzl refuses to open with `decompress: false`.
+   */
+  async openCopyStream(name: string): Promise<{ stream: Readable; entry: yauzl.Entry }> {
+    const found = this.byName.get(normalizePartName(name));
+    if (!found) throw new ToolError('NOT_FOUND', `The workbook has no part "${name}".`);
+    const options = found.entry.compressionMethod === 0 ? {} : { decompress: false as const };
+    const stream = await new Promise<Readable>((resolve, reject) => {
+      this.zip.openReadStream(found.entry, options, (error, s) => (error ? reject(error) : resolve(s)));
+    });
+    return { stream, entry: found.entry };
+  }
+
   close(): void {
     this.zip.close();
   }

@@ -381,7 +381,7 @@ function columnIndex(column: string | number): number {
 
 function rowHeight(sheet: SheetEdit, row: number): number | null {
   const attrs = sheet.rows.get(row)?.attrs;
-  return attrs?.get('customHeight') === '1' && attrs.has('ht') ? Number(attrs.get('ht')) : null;
+  return attrs?.has('ht') ? Number(attrs.get('ht')) : null;
 }
 
 function setRowHeight(sheet: SheetEdit, row: number, height: number | null): void {
@@ -398,7 +398,7 @@ function setRowHeight(sheet: SheetEdit, row: number, height: number | null): voi
 
 function columnWidth(sheet: SheetEdit, col: number): number | null {
   const span = sheet.cols.find((s) => col + 1 >= s.min && col + 1 <= s.max);
-  return span?.attrs.get('customWidth') === '1' && span.attrs.has('width') ? Number(span.attrs.get('width')) : null;
+  return span?.attrs.has('width') ? Number(span.attrs.get('width')) : null;
 }
 
 function setColumnWidth(sheet: SheetEdit, col: number, width: number | null): void {

@@ -145,7 +145,9 @@ export function rewriteSheetReferences(formula: string, from: string, to: string
     const sheet = sheetOfPrefix(token.text);
     if (sheet === undefined || sheet.toLowerCase() !== wanted) return token.text;
     changed = true;
-    return to === null ? '#REF!' : sheetPrefix(to);
+    if (to === null) return '#REF!';
+    // Keep the author's quoting: 'Data'!A1 stays quoted, so renaming back gives the same text.
+    return token.text.startsWith("'") ? `'${to.replace(/'/g, "''")}'!` : sheetPrefix(to);
   });
   return changed ? out.join('') : undefined;
 }

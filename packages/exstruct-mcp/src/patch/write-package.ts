@@ -194,7 +194,7 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
     if (deleted.has(lower)) continue;
     const replacement = replaced.get(lower);
     if (replacement === undefined) {
-      await sink.addRaw(() => pkg.archive.openRawStream(entry.name));
+      await sink.addRaw(() => pkg.archive.openCopyStream(entry.name));
     } else {
       await sink.addDeflated(entry.name, typeof replacement === 'function' ? replacement() : replacement);
     }
