@@ -195,20 +195,27 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
       const name = functionName(node);
       // Anonymous callbacks are not worth listing; named ones (const f = () => …) are.
       if (name) {
-        const method = owner !== undefined && !inFunction;
+        // Go declares methods outside the type: the receiver names the owner.
+        const receiver = node.type === 'method_declaration' ? node.childForFieldName('receiver') : null;
+        const receiverType = receiver?.descendantsOfType('type_identifier')[0]?.text;
+        const method = (owner !== undefined && !inFunction) || receiverType !== undefined;
+        const ownerName = receiverType ?? owner?.name ?? '';
         const start = node.startPosition.row + 1;
         const end = node.endPosition.row + 1;
         result.functions.push({
           name,
           kind: method ? 'method' : 'function',
-          class: method ? (owner?.name ?? '') : '',
+          class: method ? ownerName : '',
           start_line: start,
           end_line: end,
           lines: end - start + 1,
           params: paramCount(node),
           complexity: complexityOf(node, functionTypes),
         });
-        if (method && owner) {
+        if (receiverType !== undefined) {
+          const info = result.classes.find((c) => c.name === receiverType);
+          if (info) info.methods++;
+        } else if (method && owner) {
           const info = classInfo.get(owner.id);
           if (info) info.methods++;
         }

@@ -25,7 +25,7 @@ const MAX_STDERR = 16_384;
 /** Runs rg without a shell (arguments are passed as an array, never interpreted). */
 export async function runRipgrep(args: readonly string[], options: RgRunOptions): Promise<RgRunResult> {
   const binary = await locateRipgrep();
-  options.signal?.throwIfAborted();
+  if (options.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
   return new Promise<RgRunResult>((resolve, reject) => {
     const child = spawn(binary, args, { cwd: options.cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

@@ -1,0 +1,201 @@
+import { appendFile, chmod, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { locateRipgrep } from '../src/rg/locate.js';
+import { ripgrepFailure, runRipgrep } from '../src/rg/run.js';
+import { StampedCache } from '../src/search/cache.js';
+import { JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/search/collect.js';
+import { effectiveMaxCount, outputModeOf } from '../src/search/options.js';
+import { commonDirectory, groupByFile, pagedRowsOf, topFiles } from '../src/search/shape.js';
+import { emptyDir, removeDir } from './helpers.js';
+
+const match = (file: string, line: number, text: string, start = 0) =>
+  JSON.stringify({
+    type: 'match',
+    data: { path: { text: file }, lines: { text: `${text}\n` }, line_number: line, submatches: [{ start, end: start + 1 }] },
+  });
+const context = (file: string, line: number, text: string) =>
+  JSON.stringify({ type: 'context', data: { path: { text: file }, lines: { text: `${text}\n` }, line_number: line } });
+const begin = (file: string) => JSON.stringify({ type: 'begin', data: { path: { text: file } } });
+
+describe('JsonMatchCollector', () => {
+  it('attaches context before/after without repeating a line', () => {
+    const c = new JsonMatchCollector(2, 100);
+    for (const line of [
+      begin('a'),
+      context('a', 1, 'one'),
+      context('a', 2, 'two'),
+      match('a', 3, 'three'),
+      context('a', 4, 'four'),
+      match('a', 5, 'five'),
+      context('a', 6, 'six'),
+      context('a', 7, 'seven'),
+      context('a', 9, 'nine'), // belongs before the next match (gap at 8)
+      match('a', 10, 'ten'),
+    ]) {
+      c.push(line);
+    }
+    expect(c.matches).toEqual([
+      { file: 'a', line: 3, column: 1, text: 'three', before: ['one', 'two'], after: ['four'] },
+      { file: 'a', line: 5, column: 1, text: 'five', after: ['six', 'seven'] },
+      { file: 'a', line: 10, column: 1, text: 'ten', before: ['nine'] },
+    ]);
+  });
+
+  it('stops after max matches, decodes non-UTF-8 paths and converts byte offsets to columns', () => {
+    const c = new JsonMatchCollector(0, 1);
+    const bytesPath = JSON.stringify({
+      type: 'begin',
+      data: { path: { bytes: Buffer.from('caf\u00e9.txt').toString('base64') } },
+    });
+    expect(c.push(bytesPath)).toBe(true);
+    expect(c.push(match('café.txt', 1, 'héllo x', Buffer.byteLength('héllo ')))).toBe(true);
+    expect(c.push(match('café.txt', 2, 'x'))).toBe(false);
+    expect(c.matches[0]).toMatchObject({ file: 'café.txt', column: 7 });
+    expect(c.push('not json')).toBe(true);
+  });
+
+  it('clips very long lines around the match', () => {
+    const c = new JsonMatchCollector(0, 10);
+    const long = `${'a'.repeat(5000)}NEEDLE${'b'.repeat(5000)}`;
+    c.push(begin('f'));
+    c.push(match('f', 1, long, 5000));
+    const text = c.matches[0]?.text ?? '';
+    expect(text).toContain('NEEDLE');
+    expect(text.length).toBeLessThan(MAX_LINE_CHARS + 40);
+    expect(text.startsWith('…')).toBe(true);
+  });
+
+  it('parses --count-matches --null lines, including paths with colons', () => {
+    expect(parseCountLine('a:b.txt\u00003')).toEqual({ file: 'a:b.txt', count: 3 });
+    expect(parseCountLine('no separator')).toBeUndefined();
+  });
+});
+
+describe('options and shapes', () => {
+  it('picks the output mode', () => {
+    expect(outputModeOf({}, 'q')).toBe('matches');
+    expect(outputModeOf({ group_by_file: true }, 'q')).toBe('group_by_file');
+  });
+
+  it('validates max_count', () => {
+    expect(effectiveMaxCount(undefined)).toEqual({ value: 1000, clamped: false });
+    expect(effectiveMaxCount(10_001)).toEqual({ value: 10_000, clamped: true });
+    expect(() => effectiveMaxCount(null === null ? 'x' : 1)).toThrow(/from 1 to 10000/);
+  });
+
+  it('finds common directories and top files', () => {
+    expect(commonDirectory(['a/b/c.ts', 'a/b/d/e.ts'])).toBe('a/b');
+    expect(commonDirectory(['x.ts', 'a/y.ts'])).toBe('');
+    expect(commonDirectory([])).toBe('');
+    expect(topFiles([{ file: 'b', count: 1 }, { file: 'a', count: 1 }, { file: 'c', count: 5 }], (f) => f, 2)).toEqual([
+      { file: 'c', count: 5 },
+      { file: 'a', count: 1 },
+    ]);
+    expect(groupByFile([{ file: 'a', line: 1, column: 1, text: 'x' }], () => 7)).toEqual([
+      { file: 'a', count: 7, matches: [{ line: 1, column: 1, text: 'x' }] },
+    ]);
+    const outcome = { matches: [], fileCounts: [], totalMatches: 0, limitHit: false, timedOut: false, warnings: [] };
+    expect(pagedRowsOf('total_only', outcome)).toEqual([]);
+  });
+});
+
+describe('StampedCache', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await emptyDir();
+  });
+  afterAll(async () => removeDir(dir));
+
+  const aged = async (file: string, text: string) => {
+    await writeFile(file, text);
+    const past = new Date(Date.now() - 60_000);
+    await utimes(file, past, past);
+    await utimes(path.dirname(file), past, past);
+  };
+
+  it('keeps an entry until a stamped file changes', async () => {
+    const file = path.join(dir, 'a.txt');
+    await aged(file, 'one');
+    const cache = new StampedCache<string>();
+    cache.set('k', 'value', Promise.resolve([file]), Date.now());
+    expect(await cache.get('k')).toBe('value');
+    await appendFile(file, 'two');
+    expect(await cache.get('k')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('refuses results over files modified after the search began', async () => {
+    const file = path.join(dir, 'b.txt');
+    await aged(file, 'one');
+    const startedAt = Date.now() - 10_000;
+    const cache = new StampedCache<string>();
+    await appendFile(file, 'during the search');
+    cache.set('k', 'value', Promise.resolve([file]), startedAt);
+    expect(await cache.get('k')).toBeUndefined();
+  });
+
+  it('drops entries whose listing failed or whose files vanished, and evicts the oldest', async () => {
+    const cache = new StampedCache<number>({ maxEntries: 2 });
+    cache.set('none', 1, Promise.resolve(undefined), Date.now());
+    expect(await cache.get('none')).toBeUndefined();
+    cache.set('gone', 2, Promise.resolve([path.join(dir, 'missing')]), Date.now());
+    expect(await cache.get('gone')).toBeUndefined();
+    const file = path.join(dir, 'c.txt');
+    await aged(file, 'c');
+    cache.set('1', 1, Promise.resolve([file]), Date.now());
+    cache.set('2', 2, Promise.resolve([file]), Date.now());
+    cache.set('3', 3, Promise.resolve([file]), Date.now());
+    expect(await cache.get('1')).toBeUndefined();
+    expect(await cache.get('3')).toBe(3);
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('ripgrep binary', () => {
+  it('uses CODE_READER_RG_PATH and fails clearly when it points nowhere', async () => {
+    await expect(locateRipgrep({ CODE_READER_RG_PATH: '/nonexistent/rg' })).rejects.toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      hint: expect.stringMatching(/apt-get install ripgrep/) as unknown,
+    });
+    const real = await locateRipgrep();
+    expect(await locateRipgrep({ CODE_READER_RG_PATH: real })).toBe(real);
+  });
+
+  it('reports a binary that cannot start as BACKEND_UNAVAILABLE', async () => {
+    const dir = await emptyDir();
+    const fake = path.join(dir, 'rg');
+    await writeFile(fake, 'not a program');
+    await chmod(fake, 0o644);
+    const previous = process.env.CODE_READER_RG_PATH;
+    process.env.CODE_READER_RG_PATH = fake;
+    try {
+      await expect(runRipgrep(['--version'], { cwd: dir, onLine: () => true })).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    } finally {
+      if (previous === undefined) delete process.env.CODE_READER_RG_PATH;
+      else process.env.CODE_READER_RG_PATH = previous;
+      await removeDir(dir);
+    }
+  });
+
+  it('stops on request, on timeout and on cancellation', async () => {
+    const lines: string[] = [];
+    const stopped = await runRipgrep(['--files', '.'], { cwd: process.cwd(), onLine: (l) => (lines.push(l), false) });
+    expect(stopped.stopped).toBe(true);
+    expect(lines.length).toBe(1);
+    const timed = await runRipgrep(['--files', '/'], { cwd: process.cwd(), timeoutMs: 1, onLine: () => true });
+    expect(timed.timedOut).toBe(true);
+    const controller = new AbortController();
+    const pending = runRipgrep(['--files', '/'], { cwd: process.cwd(), signal: controller.signal, onLine: () => true });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('turns rg usage errors into INVALID_ARGUMENT and leaves other failures alone', () => {
+    const base = { stopped: false, timedOut: false };
+    expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'regex parse error: x' }, 'query')?.code).toBe('INVALID_ARGUMENT');
+    expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'permission denied' }, 'query')).toBeUndefined();
+    expect(ripgrepFailure({ ...base, exitCode: 1, stderr: '' }, 'query')).toBeUndefined();
+  });
+});
