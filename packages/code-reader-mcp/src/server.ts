@@ -1,9 +1,9 @@
-import { createToolServer, type ServerRuntime } from '@mcp-workbench/core';
+import { createToolServer, type Logger, type ServerRuntime } from '@mcp-workbench/core';
 import { createToolDeps } from './tools/deps.js';
 import { allTools } from './tools/index.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
-export type CodeReaderServerOptions = Pick<ServerRuntime, 'paths' | 'logger'>;
+export type CodeReaderServerOptions = Pick<ServerRuntime, 'paths'> & { logger?: Logger };
 
 const INSTRUCTIONS =
   'Read large codebases with few tokens: list_files and search_content (ripgrep) to find things, ' +

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { DenyGlobs, type PathPolicy, type ResolveOptions } from '@mcp-workbench/core';
+import type { PathPolicy, ResolveOptions } from '@mcp-workbench/core';
+import picomatch from 'picomatch';
 
 /**
  * Per-server state: the project directory chosen with `set_project_path`. Relative paths resolve
@@ -46,11 +47,11 @@ export class ProjectPaths {
   deniedPredicate(): ((realPath: string) => boolean) | undefined {
     const patterns = this.policy.denyGlobs;
     if (patterns.length === 0) return undefined;
-    const deny = new DenyGlobs(patterns, { caseInsensitive: process.platform === 'win32' });
+    const deny = denyMatcher(patterns);
     return (realPath) => {
       const root = this.policy.rootOf(realPath);
       if (!root) return true;
-      return deny.match(toSlash(path.relative(root, realPath))) !== undefined;
+      return deny(toSlash(path.relative(root, realPath)));
     };
   }
 
@@ -72,4 +73,25 @@ export class ProjectPaths {
 
 export function toSlash(p: string): string {
   return path.sep === '\\' ? p.replaceAll('\\', '/') : p;
+}
+
+/**
+ * Deny globs with .gitignore semantics: a glob without "/" matches a name at any depth, one with "/"
+ * matches the root-relative path, and a denied directory denies everything below it. (Core's DenyGlobs
+ * compiles every pattern in basename mode, which makes globs with a "/" never match; see the report.)
+ */
+export function denyMatcher(patterns: readonly string[]): (relativePath: string) => boolean {
+  const nocase = process.platform === 'win32';
+  const byName = patterns.filter((p) => !p.includes('/'));
+  const byPath = patterns.filter((p) => p.includes('/')).map((p) => p.replace(/^\//, ''));
+  const name = byName.length > 0 ? picomatch(byName, { dot: true, nocase }) : undefined;
+  const full = byPath.length > 0 ? picomatch(byPath, { dot: true, nocase }) : undefined;
+  return (relativePath) => {
+    const parts = relativePath.split('/').filter((part) => part !== '');
+    for (let i = 1; i <= parts.length; i++) {
+      if (name?.(parts[i - 1] as string)) return true;
+      if (full?.(parts.slice(0, i).join('/'))) return true;
+    }
+    return false;
+  };
 }

@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSize, parseTimePoint } from '../src/files/filters.js';
+import { locateRipgrep } from '../src/rg/locate.js';
+import { connect, copyFixture, removeDir, type Connected } from './helpers.js';
+
+let dir: string;
+let server: Connected;
+
+interface FileRow {
+  path: string;
+  size_bytes: number;
+  mtime: string;
+  ext: string;
+}
+
+beforeAll(async () => {
+  dir = await copyFixture();
+  const old = new Date('2020-01-02T03:04:05Z');
+  await utimes(path.join(dir, 'notes.txt'), old, old);
+  server = await connect([dir]);
+});
+afterAll(async () => {
+  await server.close();
+  await removeDir(dir);
+});
+
+async function rgFiles(args: string[] = []): Promise<string[]> {
+  const out = execFileSync(await locateRipgrep(), ['--files', ...args, '.'], { cwd: dir, encoding: 'utf8' });
+  return out.trim().split('\n').map((line) => line.replace(/^\.\//, '')).sort();
+}
+
+describe('list_files', () => {
+  it('lists what rg --files lists, root-relative, with size, mtime and extension', async () => {
+    const answer = await server.both('list_files');
+    const files = answer.files as FileRow[];
+    expect(files.map((f) => f.path)).toEqual(await rgFiles());
+    expect(answer.count).toBe(files.length);
+    expect(answer.truncated).toBe(false);
+    const notes = files.find((f) => f.path === 'notes.txt');
+    expect(notes).toEqual({ path: 'notes.txt', size_bytes: 70, mtime: '2020-01-02T03:04:05Z', ext: 'txt' });
+    expect(files.find((f) => f.path === 'src/py/tool')?.ext).toBe('');
+    expect(files.some((f) => f.path === 'ignored.log' || f.path.startsWith('.hidden'))).toBe(false);
+  });
+
+  it('filters by extension, glob, type, pattern, exclude and depth like ripgrep', async () => {
+    const paths = async (args: Record<string, unknown>) => ((await server.json('list_files', args)).files as FileRow[]).map((f) => f.path);
+    expect(await paths({ extensions: ['ts', 'tsx'] })).toEqual(await rgFiles(['-g', '*.ts', '-g', '*.tsx']));
+    expect(await paths({ glob: 'src/py/**' })).toEqual(['src/py/inventory.py', 'src/py/tool']);
+    expect(await paths({ types: 'rust' })).toEqual(['src/rust/lib.rs']);
+    expect(await paths({ pattern: '^[A-Z]\\w+\\.(java|cs)$' })).toEqual(['src/cs/Account.cs', 'src/java/Greeter.java']);
+    expect(await paths({ exclude: ['src/**'] })).toEqual(['README.md', 'notes.txt']);
+    expect(await paths({ depth: 1 })).toEqual(await rgFiles(['--max-depth', '1']));
+    expect(await paths({ hidden: true, no_ignore: true, depth: 2 })).toEqual(await rgFiles(['--hidden', '--no-ignore', '--max-depth', '2']));
+  });
+
+  it('filters by size and modification time', async () => {
+    const paths = async (args: Record<string, unknown>) => ((await server.json('list_files', args)).files as FileRow[]).map((f) => f.path);
+    const all = (await server.json('list_files')).files as FileRow[];
+    const where = (keep: (size: number) => boolean) => all.filter((f) => keep(f.size_bytes)).map((f) => f.path);
+    expect(await paths({ size: '+500' })).toEqual(where((s) => s >= 500));
+    expect(where((s) => s >= 500).length).toBeGreaterThan(1);
+    expect(await paths({ size: ['-100', '+60'] })).toEqual(where((s) => s >= 60 && s <= 100));
+    expect(await paths({ changed_before: '2021-01-01' })).toEqual(['notes.txt']);
+    expect(await paths({ changed_within: '1d', glob: '*.txt' })).toEqual([]);
+    const counted = await server.json('list_files', { changed_within: '3650d', count_only: true });
+    expect(counted.count).toBe((await rgFiles()).length);
+  });
+
+  it('counts only', async () => {
+    const answer = await server.both('list_files', { count_only: true });
+    expect(answer).toEqual({ count: (await rgFiles()).length, truncated: false, limits: { limit: 2000, max_answer_tokens: 8000 } });
+  });
+
+  it('stops at limit and says truncated', async () => {
+    const answer = await server.json('list_files', { limit: 3 });
+    expect((answer.files as FileRow[]).length).toBe(3);
+    expect(answer.truncated).toBe(true);
+    expect((await server.fail('list_files', { limit: 0 })).message).toMatch(/from 1 to 10000/);
+    const clamped = await server.json('list_files', { limit: 50_000 });
+    expect(clamped.limits).toMatchObject({ limit: 10_000 });
+  });
+
+  it('pages within the token budget and continues with next_cursor', async () => {
+    const all = ((await server.json('list_files')).files as FileRow[]).map((f) => f.path);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      // (TOON and JSON pages hold different numbers of rows, so follow one format.)
+      const page = await server.json('list_files', { max_answer_tokens: 500, ...(cursor ? { cursor } : {}) });
+      seen.push(...(page.files as FileRow[]).map((f) => f.path));
+      cursor = page.next_cursor as string | undefined;
+      pages++;
+    } while (cursor && pages < 50);
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual(all);
+  });
+
+  it('rejects bad filters with a hint', async () => {
+    expect((await server.fail('list_files', { size: 'huge' })).hint).toMatch(/\+10k/);
+    expect((await server.fail('list_files', { changed_within: 'yesterday' })).hint).toMatch(/30min/);
+    expect((await server.fail('list_files', { pattern: '(' })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('list_files', { glob: '{a' })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('list_files', { roots: ['notes.txt'] })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('list_files', { roots: ['/etc'] })).code).toBe('PATH_OUTSIDE_ROOT');
+  });
+
+  it('lists several roots with root-relative paths and hides denied files', async () => {
+    const denied = await connect([dir], { denyGlobs: ['*.md', 'src/c/**'] });
+    try {
+      const answer = await denied.json('list_files', { roots: ['src/c', 'src/go', '.'], depth: 1 });
+      expect((answer.files as FileRow[]).map((f) => f.path)).toEqual(['notes.txt', 'src/go/server.go']);
+    } finally {
+      await denied.close();
+    }
+  });
+
+  it('parses size and time filters', () => {
+    expect(parseSize('+10k')).toEqual({ op: '+', bytes: 10_000 });
+    expect(parseSize('-1mi')).toEqual({ op: '-', bytes: 1_048_576 });
+    expect(parseSize('5')).toEqual({ op: '', bytes: 5 });
+    const now = Date.UTC(2024, 0, 10);
+    expect(parseTimePoint('2d', 'x', now)).toBe(now - 2 * 86_400_000);
+    expect(parseTimePoint('30min', 'x', now)).toBe(now - 1_800_000);
+    expect(parseTimePoint('2024-01-01', 'x', now)).toBe(Date.UTC(2024, 0, 1));
+  });
+
+  it('keeps exact-size matches', async () => {
+    await writeFile(path.join(dir, 'five.bin'), '12345');
+    const answer = await server.json('list_files', { size: '5b' });
+    expect((answer.files as FileRow[]).map((f) => f.path)).toEqual(['five.bin']);
+  });
+});
