@@ -1,4 +1,3 @@
-import { utf8ByteLength } from '@mcp-workbench/core';
 import type { ExtractResult } from './extract.js';
 import { splitLinesKeepEnds } from './read-lines.js';
 
@@ -14,8 +13,11 @@ export interface SectionPart {
   part?: string;
 }
 
-/** Flattens the extraction into parts of at most `maxBytes` each (cut at line boundaries). */
-export function toParts(result: ExtractResult, maxBytes: number): SectionPart[] {
+/**
+ * Flattens the extraction into parts of at most `maxTokens` tokens each (cut at line boundaries, a
+ * single longer line stays whole), so any part fits a page.
+ */
+export function toParts(result: ExtractResult, maxTokens: number, tokens: (text: string) => number): SectionPart[] {
   const parts: SectionPart[] = [];
   for (const file of result.files) {
     for (const section of file.sections) {
@@ -24,25 +26,25 @@ export function toParts(result: ExtractResult, maxBytes: number): SectionPart[] 
         ...(section.label ? { label: section.label } : {}),
         ...(section.truncated ? { truncated: true } : {}),
       };
-      if (utf8ByteLength(section.content) <= maxBytes) {
+      if (section.content.length <= maxTokens || tokens(section.content) <= maxTokens) {
         parts.push({ ...base, start_line: section.start_line, end_line: section.end_line, content: section.content });
         continue;
       }
       const chunks: { start: number; lines: string[] }[] = [];
       let current: string[] = [];
-      let bytes = 0;
+      let used = 0;
       let start = section.start_line;
       let line = section.start_line;
       for (const text of splitLinesKeepEnds(section.content)) {
-        const size = utf8ByteLength(text);
-        if (current.length > 0 && bytes + size > maxBytes) {
+        const size = tokens(text);
+        if (current.length > 0 && used + size > maxTokens) {
           chunks.push({ start, lines: current });
           current = [];
-          bytes = 0;
+          used = 0;
           start = line;
         }
         current.push(text);
-        bytes += size;
+        used += size;
         line++;
       }
       if (current.length > 0) chunks.push({ start, lines: current });

@@ -5,10 +5,10 @@ import { extractSections, type ResolvedRequest, type SectionSpec } from '../extr
 import { EXTRACT_LIMITS } from '../extract/limits.js';
 import { toParts, type SectionPart } from '../extract/pages.js';
 import { answerBudget, fingerprint, fitPage, hashKey, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import { loadTokenizer } from '../tokens/count.js';
 import { splitLinesKeepEnds } from '../extract/read-lines.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
-import { retryOnLimitExceeded } from '../paging/retry.js';
 
 const line = z.number().int().min(1);
 
@@ -163,7 +163,8 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       const sectionFormat: SectionFormat = args.format ?? 'text';
       const countSections = result.files.reduce((sum, f) => sum + f.sections.length, 0);
       const limits = { ...EXTRACT_LIMITS, max_answer_tokens: budget };
-      const key = hashKey(['extract_code_section', { ...args, cursor: undefined, max_answer_tokens: undefined, output_format: undefined }]);
+      // The budget is part of the key: it decides how sections are split into parts.
+      const key = hashKey(['extract_code_section', { ...args, cursor: undefined, output_format: undefined }]);
       const detailed = (parts: readonly SectionPart[], nextOffset: number | undefined, fp: string) =>
         compact({
           success: countSections > 0 || result.errors.length === 0,
@@ -179,20 +180,23 @@ export function extractCodeSectionTool(deps: ToolDeps) {
           limits,
         });
 
-      const answer = await retryOnLimitExceeded([budget * 2, Math.floor(budget / 2)], async (partBytes) => {
-        const parts = toParts(result, partBytes);
-        const fp = fingerprint(parts.map((p) => [p.file_path, p.start_line, p.end_line, digest(p.content)]));
-        let offset = 0;
-        if (args.cursor !== undefined) {
-          const cursor = readCursor(args.cursor, key);
-          if (cursor.h !== fp) throw staleCursor();
-          offset = cursor.o;
-        }
-        const page = await fitPage(parts, offset, budget, (candidate, hasMore) =>
-          render(detailed(candidate, hasMore ? offset + candidate.length : undefined, fp), format),
-        );
-        return detailed(page.rows, page.nextOffset, fp);
-      });
+      // Split sections into parts that fit a page with room for the envelope (counts, limits, cursor)
+      // and for the escaping of the content in JSON/TOON strings.
+      const tokens = await loadTokenizer();
+      const envelope = tokens(render(detailed([], undefined, 'x'.repeat(12)), format)) + 120;
+      const partTokens = Math.max(50, Math.floor((budget - envelope) * 0.7));
+      const parts = toParts(result, partTokens, tokens);
+      const fp = fingerprint(parts.map((p) => [p.file_path, p.start_line, p.end_line, digest(p.content)]));
+      let offset = 0;
+      if (args.cursor !== undefined) {
+        const cursor = readCursor(args.cursor, key);
+        if (cursor.h !== fp) throw staleCursor();
+        offset = cursor.o;
+      }
+      const page = await fitPage(parts, offset, budget, (candidate, hasMore) =>
+        render(detailed(candidate, hasMore ? offset + candidate.length : undefined, fp), format),
+      );
+      const answer = detailed(page.rows, page.nextOffset, fp);
 
       if (format === 'json') return answer;
       // TOON: the text block is the TOON document of the detailed answer; the structured result carries
