@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
-import { PathPolicy } from '@mcp-workbench/core';
+import { PathPolicy, silentLogger } from '@mcp-workbench/core';
 import { callTool, connectInMemory, type TestClient } from '@mcp-workbench/core/testing';
 import { ZipArchive } from '../src/ooxml/zip-archive.js';
 import type { OnConflict } from '../src/output/on-conflict.js';
@@ -18,14 +18,20 @@ export interface Workspace {
   /** Copies a fixture into the workspace (writable) and returns its path. */
   fixture(name: string, as?: string): Promise<string>;
   client: TestClient;
-  call<T = Record<string, unknown>>(tool: string, args: Record<string, unknown>): ReturnType<typeof callTool<T>>;
+  call<T = Record<string, unknown>>(
+    tool: string,
+    args: Record<string, unknown>,
+  ): ReturnType<typeof callTool<T>>;
   close(): Promise<void>;
 }
 
 export async function workspace(options: { onConflict?: OnConflict } = {}): Promise<Workspace> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-edit-'));
   const paths = await PathPolicy.create({ roots: [dir] });
-  const client = await connectInMemory(createServer({ paths, ...(options.onConflict ? { onConflict: options.onConflict } : {}) }));
+  const server = options.onConflict
+    ? createServer({ paths, logger: silentLogger, onConflict: options.onConflict })
+    : createServer({ paths, logger: silentLogger });
+  const client = await connectInMemory(server);
   return {
     dir,
     async fixture(name, as = name) {
@@ -94,11 +100,21 @@ export async function snapshot(file: string): Promise<unknown> {
       const w = ws.getColumn(c).width;
       if (w) widths[c] = w;
     }
-    return { name: ws.name, state: ws.state, cells, merges: [...(ws.model.merges ?? [])].sort(), heights, widths };
+    return {
+      name: ws.name,
+      state: ws.state,
+      cells,
+      merges: [...(ws.model.merges ?? [])].sort(),
+      heights,
+      widths,
+    };
   });
 }
 
-const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG_1PX = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /**
  * A workbook with the things an edit must not lose: cross-sheet formulas with cached results, a
@@ -116,10 +132,22 @@ export async function buildRichWorkbook(file: string): Promise<void> {
   });
   data.getCell('B5').value = { formula: 'SUM(B2:B4)', result: 60 };
   data.getCell('B6').value = { formula: 'B5*2', result: 120 };
-  data.dataValidations.add('C2:C4', { type: 'list', allowBlank: true, formulae: ['Lists!$A$1:$A$3'] });
+  sheetExtras(data).dataValidations.add!('C2:C4', {
+    type: 'list',
+    allowBlank: true,
+    formulae: ['Lists!$A$1:$A$3'],
+  });
   data.addConditionalFormatting({
     ref: 'B2:B4',
-    rules: [{ type: 'cellIs', operator: 'greaterThan', priority: 1, formulae: ['15'], style: { fill: { type: 'pattern', pattern: 'solid', bgColor: { argb: 'FFFFC7CE' } } } }],
+    rules: [
+      {
+        type: 'cellIs',
+        operator: 'greaterThan',
+        priority: 1,
+        formulae: ['15'],
+        style: { fill: { type: 'pattern', pattern: 'solid', bgColor: { argb: 'FFFFC7CE' } } },
+      },
+    ],
   });
   data.getColumn(1).width = 14;
   const report = wb.addWorksheet('Report');
@@ -128,7 +156,7 @@ export async function buildRichWorkbook(file: string): Promise<void> {
   report.getCell('A2').value = { formula: 'SUM(Data!B2:B4)', result: 60 };
   report.getCell('A3').value = { formula: "'Data'!B6+1", result: 121 };
   report.pageSetup.printArea = 'A1:C3';
-  report.addImage(wb.addImage({ buffer: PNG_1PX, extension: 'png' }), 'E2:F4');
+  report.addImage(wb.addImage({ buffer: PNG_1PX as unknown as ExcelJS.Buffer, extension: 'png' }), 'E2:F4');
   const lists = wb.addWorksheet('Lists');
   ['x', 'y', 'z'].forEach((v, i) => (lists.getCell(`A${i + 1}`).value = v));
   wb.definedNames.add('Data!$B$2:$B$4', 'Amounts');
@@ -147,7 +175,10 @@ export async function addMacroAndPivot(src: string, dst: string): Promise<{ vba:
   const types = parts
     .get('[Content_Types].xml')!
     .toString('utf8')
-    .replace('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml', 'application/vnd.ms-excel.sheet.macroEnabled.main+xml')
+    .replace(
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
+      'application/vnd.ms-excel.sheet.macroEnabled.main+xml',
+    )
     .replace(
       '</Types>',
       '<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/>' +
@@ -174,7 +205,16 @@ export async function addMacroAndPivot(src: string, dst: string): Promise<{ vba:
     for (const [name, body] of parts) {
       if (name === '[Content_Types].xml') await zip.addDeflated(name, types);
       else if (name === 'xl/_rels/workbook.xml.rels') await zip.addDeflated(name, rels);
-      else if (name === 'xl/workbook.xml') await zip.addDeflated(name, body.toString('utf8').replace(/<\/workbook>$/, '<pivotCaches><pivotCache cacheId="1" r:id="rIdPc"/></pivotCaches></workbook>'));
+      else if (name === 'xl/workbook.xml')
+        await zip.addDeflated(
+          name,
+          body
+            .toString('utf8')
+            .replace(
+              /<\/workbook>$/,
+              '<pivotCaches><pivotCache cacheId="1" r:id="rIdPc"/></pivotCaches></workbook>',
+            ),
+        );
       else await zip.addDeflated(name, body);
     }
     await zip.addDeflated('xl/vbaProject.bin', vba);
@@ -189,4 +229,21 @@ export async function addMacroAndPivot(src: string, dst: string): Promise<{ vba:
     await handle.close();
   }
   return { vba };
+}
+
+/** Parts of exceljs worksheets its type definitions leave out. */
+export function sheetExtras(ws: ExcelJS.Worksheet): {
+  dataValidations: {
+    model: Record<string, unknown>;
+    add?: (ref: string, rule: Record<string, unknown>) => void;
+  };
+  conditionalFormattings: unknown[];
+} {
+  return ws as unknown as ReturnType<typeof sheetExtras>;
+}
+
+/** The data validation rule exceljs read for a range (keyed by range or by its first cell). */
+export function validationOf(ws: ExcelJS.Worksheet, ref: string): unknown {
+  const model = sheetExtras(ws).dataValidations.model;
+  return model[ref] ?? model[ref.split(':')[0]!];
 }

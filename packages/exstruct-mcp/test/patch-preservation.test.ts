@@ -1,7 +1,17 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addMacroAndPivot, buildRichWorkbook, readPart, readParts, readWorkbook, workspace, type Workspace } from './patch-helpers.js';
+import {
+  addMacroAndPivot,
+  buildRichWorkbook,
+  readPart,
+  readParts,
+  readWorkbook,
+  sheetExtras,
+  validationOf,
+  workspace,
+  type Workspace,
+} from './patch-helpers.js';
 
 interface PatchOut {
   out_path: string;
@@ -23,22 +33,34 @@ function changedParts(before: Map<string, Buffer>, after: Map<string, Buffer>): 
 describe('what an edit keeps', () => {
   it('a one-cell edit of a sheet with a chart and shapes changes only that sheet and workbook.xml', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 121 }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 121 }],
+    });
     const before = await readParts(input);
     const after = await readParts(res.structured.out_path);
     expect(changedParts(before, after)).toEqual(['xl/workbook.xml', 'xl/worksheets/sheet1.xml']);
     expect([...after.keys()]).toEqual([...before.keys()]); // same parts, same order
     // workbook.xml differs only by the recalculation flag.
-    expect(after.get('xl/workbook.xml')!.toString().replace(' fullCalcOnLoad="1"', '')).toBe(before.get('xl/workbook.xml')!.toString());
-    // The sheet differs only in the edited cell.
-    expect(after.get('xl/worksheets/sheet1.xml')!.toString().replace('<c r="C4" s="4"><v>121</v></c>', '<c r="C4" s="4"><v>120</v></c>').replace('<row r="4">', '<row r="4" spans="2:5">')).toBe(
-      before.get('xl/worksheets/sheet1.xml')!.toString(),
+    expect(after.get('xl/workbook.xml')!.toString().replace(' fullCalcOnLoad="1"', '')).toBe(
+      before.get('xl/workbook.xml')!.toString(),
     );
+    // The sheet differs only in the edited cell.
+    expect(
+      after
+        .get('xl/worksheets/sheet1.xml')!
+        .toString()
+        .replace('<c r="C4" s="4"><v>121</v></c>', '<c r="C4" s="4"><v>120</v></c>')
+        .replace('<row r="4">', '<row r="4" spans="2:5">'),
+    ).toBe(before.get('xl/worksheets/sheet1.xml')!.toString());
   });
 
   it('copies untouched parts still compressed: the same compressed bytes', async () => {
     const input = await ws.fixture('smartart__sample_smartart.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 'x' }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 'x' }],
+    });
     const raw = async (file: string) => {
       const { ZipArchive } = await import('../src/ooxml/zip-archive.js');
       const zip = await ZipArchive.open(file);
@@ -53,7 +75,9 @@ describe('what an edit keeps', () => {
     };
     const before = await raw(input);
     const after = await raw(res.structured.out_path);
-    const diagrams = [...before.keys()].filter((n) => n.includes('diagrams/') || n.includes('drawings/') || n.includes('media/'));
+    const diagrams = [...before.keys()].filter(
+      (n) => n.includes('diagrams/') || n.includes('drawings/') || n.includes('media/'),
+    );
     expect(diagrams.length).toBeGreaterThan(0);
     for (const name of diagrams) expect(after.get(name)!.equals(before.get(name)!)).toBe(true);
   });
@@ -74,10 +98,17 @@ describe('what an edit keeps', () => {
     expect(path.extname(res.structured.out_path)).toBe('.xlsm');
     const before = await readParts(input);
     const after = await readParts(res.structured.out_path);
-    expect(changedParts(before, after)).toEqual(['xl/styles.xml', 'xl/workbook.xml', 'xl/worksheets/sheet1.xml', 'xl/worksheets/sheet2.xml']);
+    expect(changedParts(before, after)).toEqual([
+      'xl/styles.xml',
+      'xl/workbook.xml',
+      'xl/worksheets/sheet1.xml',
+      'xl/worksheets/sheet2.xml',
+    ]);
     expect(after.get('xl/vbaProject.bin')).toEqual(vba);
     expect(after.get('[Content_Types].xml')!.toString()).toContain('macroEnabled.main+xml');
-    expect(after.get('xl/pivotCache/pivotCacheDefinition1.xml')).toEqual(before.get('xl/pivotCache/pivotCacheDefinition1.xml'));
+    expect(after.get('xl/pivotCache/pivotCacheDefinition1.xml')).toEqual(
+      before.get('xl/pivotCache/pivotCacheDefinition1.xml'),
+    );
 
     // An independent reader sees everything that was there.
     const book = await readWorkbook(res.structured.out_path);
@@ -87,8 +118,11 @@ describe('what an edit keeps', () => {
     expect(data.getCell('B5').value).toEqual({ formula: 'SUM(B2:B4)', result: 60 });
     expect(data.getCell('B6').value).toEqual({ formula: 'B5*2', result: 120 });
     expect(report.getCell('A2').value).toEqual({ formula: 'SUM(Data!B2:B4)', result: 60 });
-    expect(data.dataValidations.model['C2:C4'] ?? data.dataValidations.model.C2).toMatchObject({ type: 'list', formulae: ['Lists!$A$1:$A$3'] });
-    expect(data.conditionalFormattings).toHaveLength(1);
+    expect(validationOf(data, 'C2:C4')).toMatchObject({
+      type: 'list',
+      formulae: ['Lists!$A$1:$A$3'],
+    });
+    expect(sheetExtras(data).conditionalFormattings).toHaveLength(1);
     expect(book.definedNames.getRanges('Amounts').ranges).toEqual(['Data!$B$2:$B$4']);
     expect(report.pageSetup.printArea).toBe('A1:C3');
     expect(report.getImages()).toHaveLength(1);
@@ -99,7 +133,10 @@ describe('what an edit keeps', () => {
 
   it('keeps cached values of formula cells it does not edit, even in the rows it edits', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B9', value: 90 }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B9', value: 90 }],
+    });
     const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
     expect(sheet.getCell('B9').value).toBe(90);
     expect(sheet.getCell('C9').value).toMatchObject({ result: 'A' }); // stale until Excel recalculates: that is what fullCalcOnLoad is for
@@ -112,7 +149,10 @@ describe('what an edit keeps', () => {
 
   it('drops a stale calcChain and asks Excel to recalculate when formulas change', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'D2', formula: '=B2*C2' }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'D2', formula: '=B2*C2' }],
+    });
     const after = await readParts(res.structured.out_path);
     expect(after.has('xl/calcChain.xml')).toBe(false);
     expect(after.get('[Content_Types].xml')!.toString()).not.toContain('calcChain');
@@ -122,17 +162,29 @@ describe('what an edit keeps', () => {
 
   it('keeps the calcChain when no formula changes', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 1 }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 1 }],
+    });
     expect((await readParts(res.structured.out_path)).has('xl/calcChain.xml')).toBe(true);
   });
 
   it('overwriting the master of a shared formula keeps the other cells of the group working', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C10', value: 'n/a' }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C10', value: 'n/a' }],
+    });
     const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
     expect(sheet.getCell('C10').value).toBe('n/a');
-    expect(sheet.getCell('C11').value).toEqual({ formula: '_xlfn.IFS(B11>=85,"A",B11>=70,"B",B11>=60,"C",TRUE,"D")', result: 'B' });
-    expect(sheet.getCell('C12').value).toEqual({ formula: '_xlfn.IFS(B12>=85,"A",B12>=70,"B",B12>=60,"C",TRUE,"D")', result: 'D' });
+    expect(sheet.getCell('C11').value).toEqual({
+      formula: '_xlfn.IFS(B11>=85,"A",B11>=70,"B",B11>=60,"C",TRUE,"D")',
+      result: 'B',
+    });
+    expect(sheet.getCell('C12').value).toEqual({
+      formula: '_xlfn.IFS(B12>=85,"A",B12>=70,"B",B12>=60,"C",TRUE,"D")',
+      result: 'D',
+    });
   });
 });
 
@@ -141,11 +193,18 @@ describe('atomic writes', () => {
     const input = await ws.fixture('basic__sample.xlsx');
     const runs = await Promise.all(
       [1, 2, 3, 4].map((n) =>
-        ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: n }], out_name: 'same.xlsx', on_conflict: 'overwrite' }),
+        ws.call<PatchOut>('exstruct_patch', {
+          xlsx_path: input,
+          ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: n }],
+          out_name: 'same.xlsx',
+          on_conflict: 'overwrite',
+        }),
       ),
     );
     expect(runs.every((r) => r.structured.error === null)).toBe(true);
-    const value = (await readWorkbook(path.join(ws.dir, 'same.xlsx'))).getWorksheet('Sheet1')!.getCell('C4').value;
+    const value = (await readWorkbook(path.join(ws.dir, 'same.xlsx')))
+      .getWorksheet('Sheet1')!
+      .getCell('C4').value;
     expect([1, 2, 3, 4]).toContain(value);
     expect((await readdir(ws.dir)).sort()).toEqual(['basic__sample.xlsx', 'same.xlsx']);
   });
@@ -154,7 +213,12 @@ describe('atomic writes', () => {
     const input = await ws.fixture('basic__sample.xlsx');
     await Promise.all(
       [1, 2, 3].map((n) =>
-        ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C5', value: n }], out_name: 'basic__sample.xlsx', on_conflict: 'overwrite' }),
+        ws.call('exstruct_patch', {
+          xlsx_path: input,
+          ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C5', value: n }],
+          out_name: 'basic__sample.xlsx',
+          on_conflict: 'overwrite',
+        }),
       ),
     );
     const sheet = (await readWorkbook(input)).getWorksheet('Sheet1')!;
@@ -166,10 +230,47 @@ describe('atomic writes', () => {
   it('concurrent patches with on_conflict=rename get distinct names', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
     const runs = await Promise.all(
-      [1, 2, 3].map((n) => ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: n }], on_conflict: 'rename' })),
+      [1, 2, 3].map((n) =>
+        ws.call<PatchOut>('exstruct_patch', {
+          xlsx_path: input,
+          ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: n }],
+          on_conflict: 'rename',
+        }),
+      ),
     );
     const names = runs.map((r) => path.basename(r.structured.out_path)).sort();
     expect(new Set(names).size).toBe(3);
     for (const r of runs) expect(await readFile(r.structured.out_path)).toBeTruthy();
+  });
+});
+
+describe('every reference workbook survives a one-cell edit', () => {
+  const files = [
+    'basic__sample.xlsx',
+    'en_form_sf425__sample.xlsx',
+    'ja_general_form__ja_form.xlsx',
+    'formula__formula.xlsx',
+    'gantt_chart__en__sample.xlsx',
+    'smartart__sample_smartart.xlsx',
+    'flowchart__sample-shape-connector.xlsx',
+    'assets__multiple_print_ranges_4sheets.xlsx',
+  ];
+  it.each(files)('%s', async (name) => {
+    const input = await ws.fixture(name);
+    const firstSheet = (await readWorkbook(input)).worksheets[0]!;
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: firstSheet.name, cell: 'Z99', value: 'edited' }],
+    });
+    expect(res.structured.error).toBeNull();
+    const before = await readParts(input);
+    const after = await readParts(res.structured.out_path);
+    const sheetPart = [...after.keys()].find((n) => /worksheets\/sheet1\.xml$/.test(n))!;
+    expect(changedParts(before, after)).toEqual(['xl/workbook.xml', sheetPart].sort());
+    const book = await readWorkbook(res.structured.out_path);
+    expect(book.worksheets[0]!.getCell('Z99').value).toBe('edited');
+    expect(book.worksheets.map((s) => s.name)).toEqual(
+      (await readWorkbook(input)).worksheets.map((s) => s.name),
+    );
   });
 });

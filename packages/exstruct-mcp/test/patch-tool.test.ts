@@ -5,7 +5,15 @@ import { readPart, readWorkbook, workspace, type Workspace } from './patch-helpe
 
 interface PatchOut {
   out_path: string;
-  patch_diff: { op_index: number; op: string; sheet: string; cell: string | null; before: unknown; after: unknown; status: string }[];
+  patch_diff: {
+    op_index: number;
+    op: string;
+    sheet: string;
+    cell: string | null;
+    before: unknown;
+    after: unknown;
+    status: string;
+  }[];
   inverse_ops: Record<string, unknown>[];
   formula_issues: { sheet: string; cell: string; level: string; code: string; message: string }[];
   warnings: string[];
@@ -22,17 +30,25 @@ describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () =>
 
   it('writes {stem}_patched{suffix} next to the input by default', async () => {
     const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'Title' }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'Title' }],
+    });
     expect(res.isError).toBe(false);
     expect(res.structured.out_path).toBe(path.join(ws.dir, 'book_patched.xlsx'));
-    expect((await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value).toBe('Title');
+    expect((await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value).toBe(
+      'Title',
+    );
   });
 
   it('11.5: without on_conflict the server default applies (here skip: empty diff and a warning)', async () => {
     const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
     await ws.fixture('basic__sample.xlsx', 'book_patched.xlsx');
     const before = await readFile(path.join(ws.dir, 'book_patched.xlsx'));
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'x' }] });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'x' }],
+    });
     expect(res.structured.patch_diff).toEqual([]);
     expect(res.structured.warnings.join(' ')).toMatch(/skip/);
     expect(await readFile(path.join(ws.dir, 'book_patched.xlsx'))).toEqual(before);
@@ -47,7 +63,10 @@ describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () =>
       on_conflict: 'overwrite',
     });
     expect(res.structured.patch_diff).toHaveLength(1);
-    expect((await readWorkbook(path.join(ws.dir, 'book_patched.xlsx'))).getWorksheet('Sheet1')!.getCell('B2').value).toBe('over');
+    expect(
+      (await readWorkbook(path.join(ws.dir, 'book_patched.xlsx'))).getWorksheet('Sheet1')!.getCell('B2')
+        .value,
+    ).toBe('over');
   });
 
   it('on_conflict=rename picks _1, then _2', async () => {
@@ -55,7 +74,11 @@ describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () =>
     await ws.fixture('basic__sample.xlsx', 'book_patched.xlsx');
     const ops = [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 1 }];
     const first = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops, on_conflict: 'rename' });
-    const second = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops, on_conflict: 'rename' });
+    const second = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops,
+      on_conflict: 'rename',
+    });
     expect(path.basename(first.structured.out_path)).toBe('book_patched_1.xlsx');
     expect(path.basename(second.structured.out_path)).toBe('book_patched_2.xlsx');
     expect(first.structured.warnings.join(' ')).toMatch(/renamed|instead/);
@@ -76,7 +99,10 @@ describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () =>
 
   it('11.5: a legacy .xls is refused with a message that Excel (COM) is required', async () => {
     const input = await ws.fixture('assets__sample.xls');
-    const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 1 }] });
+    const res = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 1 }],
+    });
     expect(res.isError).toBe(true);
     expect(res.error?.code).toBe('UNSUPPORTED_FORMAT');
     expect(res.error?.message).toMatch(/\.xls.*Excel \(COM\)/);
@@ -103,15 +129,27 @@ describe('exstruct_patch: ops as objects or JSON strings (spec 14.6)', () => {
 
   it('object ops patch as before', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }] });
-    expect(res.structured.patch_diff[0]).toMatchObject({ op: 'set_value', cell: 'C4', before: { kind: 'value', value: 120 }, after: { kind: 'value', value: 1 }, status: 'applied' });
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }],
+    });
+    expect(res.structured.patch_diff[0]).toMatchObject({
+      op: 'set_value',
+      cell: 'C4',
+      before: { kind: 'value', value: 120 },
+      after: { kind: 'value', value: 1 },
+      status: 'applied',
+    });
   });
 
   it('JSON string ops patch too', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {
       xlsx_path: input,
-      ops: [JSON.stringify({ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 7 }), { op: 'set_formula', sheet: 'Sheet1', cell: 'C10', formula: '=SUM(C4:C9)' }],
+      ops: [
+        JSON.stringify({ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 7 }),
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'C10', formula: '=SUM(C4:C9)' },
+      ],
     });
     expect(res.isError).toBe(false);
     const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
@@ -121,7 +159,10 @@ describe('exstruct_patch: ops as objects or JSON strings (spec 14.6)', () => {
 
   it('a malformed JSON string names ops[index] and shows an object example', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
-    const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 1 }, '{"op": "set_value", sheet'] });
+    const res = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 1 }, '{"op": "set_value", sheet'],
+    });
     expect(res.isError).toBe(true);
     expect(res.error?.message).toContain('ops[1]');
     expect(res.error?.hint).toContain('{"op":"set_value","sheet":"Sheet1","cell":"A1","value":"Hello"}');
@@ -147,7 +188,10 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     const { mtimeMs } = await stat(input);
     const res = await ws.call<PatchOut>('exstruct_patch', {
       xlsx_path: input,
-      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 5 }, { op: 'set_formula', sheet: 'Sheet1', cell: 'C11', formula: '=SUMM(1)' }],
+      ops: [
+        { op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 5 },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'C11', formula: '=SUMM(1)' },
+      ],
       out_name: 'basic__sample.xlsx',
       on_conflict: 'overwrite',
       dry_run: true,
@@ -157,7 +201,12 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     expect(res.structured.error).toBeNull();
     expect(res.structured.out_path).toBe(input);
     expect(res.structured.patch_diff).toHaveLength(2);
-    expect(res.structured.inverse_ops[1]).toEqual({ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 120 });
+    expect(res.structured.inverse_ops[1]).toEqual({
+      op: 'set_value',
+      sheet: 'Sheet1',
+      cell: 'C4',
+      value: 120,
+    });
     expect(res.structured.formula_issues.map((i) => i.code)).toEqual(['name_error']);
     expect(await readFile(input)).toEqual(bytes);
     expect((await stat(input)).mtimeMs).toBe(mtimeMs);
@@ -174,7 +223,11 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
         { op: 'set_value', sheet: '売上集計', cell: 'A1', value: '月次' },
       ],
     });
-    expect(res.structured.patch_diff.map((d) => d.after)).toEqual([{ kind: 'sheet', value: '売上集計' }, { kind: 'value', value: '月' }, { kind: 'value', value: '月次' }]);
+    expect(res.structured.patch_diff.map((d) => d.after)).toEqual([
+      { kind: 'sheet', value: '売上集計' },
+      { kind: 'value', value: '月' },
+      { kind: 'value', value: '月次' },
+    ]);
     expect(res.structured.patch_diff[2]!.before).toEqual({ kind: 'value', value: '月' });
     const book = await readWorkbook(res.structured.out_path);
     expect(book.worksheets.map((s) => s.name)).toEqual(['Sheet1', '売上集計']);
@@ -185,7 +238,10 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     const input = await ws.fixture('basic__sample.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {
       xlsx_path: input,
-      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'ok' }, { op: 'set_value', sheet: 'Nope', cell: 'C3', value: 1 }],
+      ops: [
+        { op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'ok' },
+        { op: 'set_value', sheet: 'Nope', cell: 'C3', value: 1 },
+      ],
     });
     expect(res.isError).toBe(false);
     expect(res.structured.error).toMatchObject({ op_index: 1, op: 'set_value', sheet: 'Nope', cell: 'C3' });
@@ -196,20 +252,38 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
 
   it('rejects a value starting with "=" unless auto_formula', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
-    const rejected = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }] });
+    const rejected = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }],
+    });
     expect(rejected.structured.error?.message).toMatch(/starts with "=".*auto_formula=true/);
-    const accepted = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }], auto_formula: true });
+    const accepted = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }],
+      auto_formula: true,
+    });
     expect(accepted.structured.patch_diff[0]!.after).toEqual({ kind: 'formula', value: '=1+1' });
-    expect((await readWorkbook(accepted.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value).toMatchObject({ formula: '1+1' });
+    expect(
+      (await readWorkbook(accepted.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value,
+    ).toMatchObject({ formula: '1+1' });
   });
 
   it('validates A1 cells and formulas with errors that name ops[i]', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
-    const badCell = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: '3B', value: 1 }] });
+    const badCell = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: '3B', value: 1 }],
+    });
     expect(badCell.error?.message).toMatch(/ops\[0\] \(set_value\): cell: must be an A1 cell address/);
-    const badFormula = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'B3', formula: 'SUM(A1)' }] });
+    const badFormula = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'B3', formula: 'SUM(A1)' }],
+    });
     expect(badFormula.error?.message).toMatch(/formula: must start with "="/);
-    const unknownField = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B3', value: 1, colour: 'red' }] });
+    const unknownField = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B3', value: 1, colour: 'red' }],
+    });
     expect(unknownField.error?.message).toMatch(/unknown field\(s\) "colour"/);
   });
 
@@ -217,7 +291,17 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     const input = await ws.fixture('basic__sample.xlsx');
     const res = await ws.call('exstruct_patch', {
       xlsx_path: input,
-      ops: [{ op: 'set_range_values', sheet: 'Sheet1', range: 'B2:D3', values: [[1, 2, 3], [4, 5]] }],
+      ops: [
+        {
+          op: 'set_range_values',
+          sheet: 'Sheet1',
+          range: 'B2:D3',
+          values: [
+            [1, 2, 3],
+            [4, 5],
+          ],
+        },
+      ],
     });
     expect(res.isError).toBe(true);
     expect(res.error?.message).toMatch(/shape 2×3\/2 does not match range B2:D3 \(2×3\)/);
@@ -235,8 +319,16 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       ],
       return_inverse_ops: true,
     });
-    expect(res.structured.patch_diff.map((d) => d.status)).toEqual(['skipped', 'skipped', 'applied', 'applied']);
-    expect(res.structured.patch_diff[0]).toMatchObject({ before: { kind: 'value', value: 120 }, after: { kind: 'value', value: 120 } });
+    expect(res.structured.patch_diff.map((d) => d.status)).toEqual([
+      'skipped',
+      'skipped',
+      'applied',
+      'applied',
+    ]);
+    expect(res.structured.patch_diff[0]).toMatchObject({
+      before: { kind: 'value', value: 120 },
+      after: { kind: 'value', value: 120 },
+    });
     expect(res.structured.warnings.filter((w) => w.startsWith('Skipped op['))).toHaveLength(2);
     expect(res.structured.inverse_ops.map((o) => o.cell)).toEqual(['H1', 'C6']);
     const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
@@ -248,7 +340,15 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     const input = await ws.fixture('basic__sample.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {
       xlsx_path: input,
-      ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:F6', base_cell: 'F4', formula: '=C4*$C$4+SUM(D$4:D4)' }],
+      ops: [
+        {
+          op: 'fill_formula',
+          sheet: 'Sheet1',
+          range: 'F4:F6',
+          base_cell: 'F4',
+          formula: '=C4*$C$4+SUM(D$4:D4)',
+        },
+      ],
     });
     const sheet = (await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!;
     expect(['F4', 'F5', 'F6'].map((c) => (sheet.getCell(c).value as { formula: string }).formula)).toEqual([
@@ -256,7 +356,10 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       'C5*$C$4+SUM(D$4:D5)',
       'C6*$C$4+SUM(D$4:D6)',
     ]);
-    const twoD = await ws.call('exstruct_patch', { xlsx_path: input, ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:G6', base_cell: 'F4', formula: '=1' }] });
+    const twoD = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:G6', base_cell: 'F4', formula: '=1' }],
+    });
     expect(twoD.error?.message).toMatch(/single row or a single column/);
   });
 
@@ -275,9 +378,21 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     });
     const codes = res.structured.formula_issues.map((i) => `${i.cell}:${i.code}:${i.level}`);
     expect(codes).toEqual(
-      expect.arrayContaining(['G4:ref_error:error', 'G5:circular_ref_suspected:warning', 'G6:name_error:error', 'G7:invalid_token:error', 'G8:div0_error:error', 'G8:na_error:warning']),
+      expect.arrayContaining([
+        'G4:ref_error:error',
+        'G5:circular_ref_suspected:warning',
+        'G6:name_error:error',
+        'G7:invalid_token:error',
+        'G8:div0_error:error',
+        'G8:na_error:warning',
+      ]),
     );
-    expect(res.structured.error).toMatchObject({ op_index: 0, op: 'set_formula', sheet: 'Sheet1', cell: 'G4' });
+    expect(res.structured.error).toMatchObject({
+      op_index: 0,
+      op: 'set_formula',
+      sheet: 'Sheet1',
+      cell: 'G4',
+    });
     expect(res.structured.error!.message).toMatch(/nothing was saved/);
     expect(await readdir(ws.dir)).toEqual(['basic__sample.xlsx']);
   });
@@ -295,7 +410,10 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
 
   it('refuses to write inside a merged range or part of an array formula', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
-    const merged = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B5', value: 1 }] });
+    const merged = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B5', value: 1 }],
+    });
     expect(merged.structured.error?.message).toMatch(/inside the merged range A5:B5.*A5/);
   });
 });
@@ -307,7 +425,12 @@ describe('workbook.xml after edits', () => {
 
   it('sets fullCalcOnLoad when cell contents change', async () => {
     const input = await ws.fixture('basic__sample.xlsx');
-    const res = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }] });
-    expect(await readPart(res.structured.out_path, 'xl/workbook.xml')).toMatch(/<calcPr[^>]*fullCalcOnLoad="1"/);
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }],
+    });
+    expect(await readPart(res.structured.out_path, 'xl/workbook.xml')).toMatch(
+      /<calcPr[^>]*fullCalcOnLoad="1"/,
+    );
   });
 });

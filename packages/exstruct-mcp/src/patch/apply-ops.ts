@@ -1,5 +1,12 @@
-import { alphaToColIndex, colIndexToAlpha, formatRange, parseA1, parseRange, type CellRange } from '../ooxml/cell-ref.js';
-import type { CellState, Scalar } from './cells.js';
+import {
+  alphaToColIndex,
+  colIndexToAlpha,
+  formatRange,
+  parseA1,
+  parseRange,
+  type CellRange,
+} from '../ooxml/cell-ref.js';
+import { replaceFormulaText, type CellState, type Scalar } from './cells.js';
 import { rewriteSheetReferences, translateFormula } from './formula.js';
 import type { OpOf, PatchOp } from './op-schemas.js';
 import { addressOf, SheetEdit } from './sheet-edit.js';
@@ -42,8 +49,19 @@ export function applyOps(edit: WorkbookEdit, ops: readonly PatchOp[], options: A
   return { diff, inverse: inverseByOp.reverse().flat(), warnings };
 }
 
-function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: ApplyOptions, warnings: string[]): OpOutcome {
-  const item = (cell: string | null, before: PatchValue | null, after: PatchValue | null, status: 'applied' | 'skipped' = 'applied'): PatchDiffItem => ({
+function applyOne(
+  edit: WorkbookEdit,
+  op: PatchOp,
+  index: number,
+  options: ApplyOptions,
+  warnings: string[],
+): OpOutcome {
+  const item = (
+    cell: string | null,
+    before: PatchValue | null,
+    after: PatchValue | null,
+    status: 'applied' | 'skipped' = 'applied',
+  ): PatchDiffItem => ({
     op_index: index,
     op: op.op,
     sheet: op.sheet,
@@ -72,14 +90,27 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
         op.op === 'set_value' || op.op === 'set_value_if'
           ? writeValue(edit, sheet, at.row, at.col, op.value, options.autoFormula, op.op)
           : writeFormula(edit, sheet, at.row, at.col, op.formula);
-      return { items: [{ ...item(op.cell, before, after), sheet: name }], inverse: [restoreCell(name, op.cell, before)] };
+      return {
+        items: [{ ...item(op.cell, before, after), sheet: name }],
+        inverse: [restoreCell(name, op.cell, before)],
+      };
     }
     case 'set_range_values': {
       const { edit: sheet, name } = sheetOf(edit, op.sheet);
       const range = parseRange(op.range);
       const inverse = snapshotCells(sheet, name, range);
       op.values.forEach((rowValues, r) =>
-        rowValues.forEach((value, c) => writeValue(edit, sheet, range.start.row + r, range.start.col + c, value, options.autoFormula, op.op)),
+        rowValues.forEach((value, c) =>
+          writeValue(
+            edit,
+            sheet,
+            range.start.row + r,
+            range.start.col + c,
+            value,
+            options.autoFormula,
+            op.op,
+          ),
+        ),
       );
       const size = `${range.end.row - range.start.row + 1}x${range.end.col - range.start.col + 1}`;
       return { items: [{ ...item(op.range, null, { kind: 'value', value: size }), sheet: name }], inverse };
@@ -95,7 +126,10 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
           writeFormula(edit, sheet, r, c, `=${translateFormula(body, r - base.row, c - base.col)}`);
         }
       }
-      return { items: [{ ...item(op.range, null, { kind: 'formula', value: op.formula }), sheet: name }], inverse };
+      return {
+        items: [{ ...item(op.range, null, { kind: 'formula', value: op.formula }), sheet: name }],
+        inverse,
+      };
     }
     case 'add_sheet': {
       const name = op.sheet;
@@ -103,11 +137,17 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
       const ref = { name, entry: undefined, edit: new SheetEdit(name, true), state: 'visible' };
       const position = Math.min(op.position ?? edit.sheets.length, edit.sheets.length);
       edit.sheets.splice(position, 0, ref);
-      return { items: [item(null, null, { kind: 'sheet', value: name })], inverse: [{ op: 'delete_sheet', sheet: name }] };
+      return {
+        items: [item(null, null, { kind: 'sheet', value: name })],
+        inverse: [{ op: 'delete_sheet', sheet: name }],
+      };
     }
     case 'rename_sheet': {
       const ref = edit.find(op.sheet);
-      if (!ref) throw new PatchOpError(`Sheet "${op.sheet}" does not exist. Sheets: ${edit.sheets.map((s) => `"${s.name}"`).join(', ')}.`);
+      if (!ref)
+        throw new PatchOpError(
+          `Sheet "${op.sheet}" does not exist. Sheets: ${edit.sheets.map((s) => `"${s.name}"`).join(', ')}.`,
+        );
       const from = ref.name;
       if (from.toLowerCase() !== op.new_name.toLowerCase()) checkSheetName(edit, op.new_name);
       ref.name = op.new_name;
@@ -115,16 +155,27 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
       edit.renames.push({ from, to: op.new_name });
       for (const other of edit.sheets) rewriteLoaded(edit, other.edit, from, op.new_name);
       return {
-        items: [{ ...item(null, { kind: 'sheet', value: from }, { kind: 'sheet', value: op.new_name }), sheet: from }],
+        items: [
+          {
+            ...item(null, { kind: 'sheet', value: from }, { kind: 'sheet', value: op.new_name }),
+            sheet: from,
+          },
+        ],
         inverse: [{ op: 'rename_sheet', sheet: op.new_name, new_name: from }],
       };
     }
     case 'delete_sheet': {
       const ref = edit.find(op.sheet);
-      if (!ref) throw new PatchOpError(`Sheet "${op.sheet}" does not exist. Sheets: ${edit.sheets.map((s) => `"${s.name}"`).join(', ')}.`);
+      if (!ref)
+        throw new PatchOpError(
+          `Sheet "${op.sheet}" does not exist. Sheets: ${edit.sheets.map((s) => `"${s.name}"`).join(', ')}.`,
+        );
       const position = edit.sheets.indexOf(ref);
       const visibleLeft = edit.sheets.filter((s) => s !== ref && s.state === 'visible').length;
-      if (visibleLeft === 0) throw new PatchOpError(`"${ref.name}" is the last visible sheet; a workbook needs at least one. Add another sheet first.`);
+      if (visibleLeft === 0)
+        throw new PatchOpError(
+          `"${ref.name}" is the last visible sheet; a workbook needs at least one. Add another sheet first.`,
+        );
       edit.sheets.splice(position, 1);
       edit.removed.push(ref);
       edit.deletions.push(ref.name);
@@ -132,7 +183,10 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
       edit.contentChanged = true;
       for (const other of edit.sheets) rewriteLoaded(edit, other.edit, ref.name, null);
       const inverse = deletedSheetInverse(ref.name, position, ref.edit, warnings);
-      return { items: [{ ...item(null, { kind: 'sheet', value: ref.name }, null), sheet: ref.name }], inverse };
+      return {
+        items: [{ ...item(null, { kind: 'sheet', value: ref.name }, null), sheet: ref.name }],
+        inverse,
+      };
     }
     case 'set_bold':
     case 'set_font_size':
@@ -144,13 +198,19 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
       const where = (op.cell ?? op.range)!;
       const change = styleChange(op);
       const inverse = restyle(edit, sheet, name, parseRange(where), change);
-      return { items: [{ ...item(where, null, { kind: 'style', value: describeChange(change) }), sheet: name }], inverse };
+      return {
+        items: [{ ...item(where, null, { kind: 'style', value: describeChange(change) }), sheet: name }],
+        inverse,
+      };
     }
     case 'draw_grid_border': {
       const { edit: sheet, name } = sheetOf(edit, op.sheet);
       const where = gridRange(op)!;
       const inverse = restyle(edit, sheet, name, parseRange(where), { gridBorder: true });
-      return { items: [{ ...item(where, null, { kind: 'style', value: 'grid_border(thin,black)' }), sheet: name }], inverse };
+      return {
+        items: [{ ...item(where, null, { kind: 'style', value: 'grid_border(thin,black)' }), sheet: name }],
+        inverse,
+      };
     }
     case 'set_dimensions': {
       const { edit: sheet, name } = sheetOf(edit, op.sheet);
@@ -164,10 +224,19 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
         colWidths.push({ column: colIndexToAlpha(c), width: columnWidth(sheet, c) });
         setColumnWidth(sheet, c, op.column_width!);
       }
-      const parts = [op.rows ? `rows ${op.rows.join(',')} height=${op.row_height}` : '', op.columns ? `columns ${colWidths.map((c) => c.column).join(',')} width=${op.column_width}` : ''].filter(Boolean);
+      const parts = [
+        op.rows ? `rows ${op.rows.join(',')} height=${op.row_height}` : '',
+        op.columns ? `columns ${colWidths.map((c) => c.column).join(',')} width=${op.column_width}` : '',
+      ].filter(Boolean);
       return {
         items: [{ ...item(null, null, { kind: 'dimension', value: parts.join('; ') }), sheet: name }],
-        inverse: [{ op: 'restore_design_snapshot', sheet: name, design_snapshot: { row_heights: rowHeights, column_widths: colWidths } }],
+        inverse: [
+          {
+            op: 'restore_design_snapshot',
+            sheet: name,
+            design_snapshot: { row_heights: rowHeights, column_widths: colWidths },
+          },
+        ],
       };
     }
     case 'merge_cells': {
@@ -175,9 +244,18 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
       const range = parseRange(op.range);
       const overlapping = sheet.merges.filter((m) => rangesOverlap(m, range));
       if (overlapping.length > 0) {
-        throw new PatchOpError(`${op.range} overlaps the merged range(s) ${overlapping.map(formatRange).join(', ')}. Unmerge them first (unmerge_cells).`, op.range);
+        throw new PatchOpError(
+          `${op.range} overlaps the merged range(s) ${overlapping.map(formatRange).join(', ')}. Unmerge them first (unmerge_cells).`,
+          op.range,
+        );
       }
-      const inverse: PatchOp[] = [{ op: 'restore_design_snapshot', sheet: name, design_snapshot: { merged_ranges: { scope: op.range, ranges: [] } } }];
+      const inverse: PatchOp[] = [
+        {
+          op: 'restore_design_snapshot',
+          sheet: name,
+          design_snapshot: { merged_ranges: { scope: op.range, ranges: [] } },
+        },
+      ];
       const cleared: string[] = [];
       for (let r = range.start.row; r <= range.end.row; r++) {
         for (let c = range.start.col; c <= range.end.col; c++) {
@@ -189,19 +267,34 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
           clearContent(edit, sheet, r, c);
         }
       }
-      if (cleared.length) warnings.push(`merge_cells ${name}!${op.range} cleared the values of ${cleared.join(', ')} (only the top-left value is kept, as in Excel).`);
+      if (cleared.length)
+        warnings.push(
+          `merge_cells ${name}!${op.range} cleared the values of ${cleared.join(', ')} (only the top-left value is kept, as in Excel).`,
+        );
       sheet.merges = [...sheet.merges, range];
-      return { items: [{ ...item(op.range, null, { kind: 'style', value: `merged ${op.range}` }), sheet: name }], inverse };
+      return {
+        items: [{ ...item(op.range, null, { kind: 'style', value: `merged ${op.range}` }), sheet: name }],
+        inverse,
+      };
     }
     case 'unmerge_cells': {
       const { edit: sheet, name } = sheetOf(edit, op.sheet);
       const range = parseRange(op.range);
       const removed = sheet.merges.filter((m) => rangesOverlap(m, range));
-      if (removed.length === 0) warnings.push(`unmerge_cells ${name}!${op.range}: no merged range intersects it.`);
+      if (removed.length === 0)
+        warnings.push(`unmerge_cells ${name}!${op.range}: no merged range intersects it.`);
       sheet.merges = sheet.merges.filter((m) => !rangesOverlap(m, range));
       return {
-        items: [{ ...item(op.range, null, { kind: 'style', value: `unmerged ${removed.length}` }), sheet: name }],
-        inverse: [{ op: 'restore_design_snapshot', sheet: name, design_snapshot: { merged_ranges: { scope: op.range, ranges: removed.map(formatRange) } } }],
+        items: [
+          { ...item(op.range, null, { kind: 'style', value: `unmerged ${removed.length}` }), sheet: name },
+        ],
+        inverse: [
+          {
+            op: 'restore_design_snapshot',
+            sheet: name,
+            design_snapshot: { merged_ranges: { scope: op.range, ranges: removed.map(formatRange) } },
+          },
+        ],
       };
     }
     case 'restore_design_snapshot': {
@@ -211,7 +304,11 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
       if (snap.cell_styles) {
         inverseSnap.cell_styles = [];
         for (const { cell, style_id } of snap.cell_styles) {
-          if (style_id >= edit.styles.xfCount) throw new PatchOpError(`style_id ${style_id} does not exist (the workbook has ${edit.styles.xfCount} cell formats).`, cell);
+          if (style_id >= edit.styles.xfCount)
+            throw new PatchOpError(
+              `style_id ${style_id} does not exist (the workbook has ${edit.styles.xfCount} cell formats).`,
+              cell,
+            );
           const at = parseA1(cell);
           inverseSnap.cell_styles.push({ cell, style_id: sheet.effectiveStyle(at.row, at.col) });
           setStyle(sheet, at.row, at.col, style_id);
@@ -221,14 +318,20 @@ function applyOne(edit: WorkbookEdit, op: PatchOp, index: number, options: Apply
         const scope = parseRange(snap.merged_ranges.scope);
         const current = sheet.merges.filter((m) => rangesOverlap(m, scope));
         inverseSnap.merged_ranges = { scope: snap.merged_ranges.scope, ranges: current.map(formatRange) };
-        sheet.merges = [...sheet.merges.filter((m) => !rangesOverlap(m, scope)), ...snap.merged_ranges.ranges.map((r) => parseRange(r))];
+        sheet.merges = [
+          ...sheet.merges.filter((m) => !rangesOverlap(m, scope)),
+          ...snap.merged_ranges.ranges.map((r) => parseRange(r)),
+        ];
       }
       if (snap.row_heights) {
         inverseSnap.row_heights = snap.row_heights.map(({ row }) => ({ row, height: rowHeight(sheet, row) }));
         for (const { row, height } of snap.row_heights) setRowHeight(sheet, row, height);
       }
       if (snap.column_widths) {
-        inverseSnap.column_widths = snap.column_widths.map(({ column }) => ({ column, width: columnWidth(sheet, columnIndex(column)) }));
+        inverseSnap.column_widths = snap.column_widths.map(({ column }) => ({
+          column,
+          width: columnWidth(sheet, columnIndex(column)),
+        }));
         for (const { column, width } of snap.column_widths) setColumnWidth(sheet, columnIndex(column), width);
       }
       return {
@@ -247,11 +350,18 @@ function sheetOf(edit: WorkbookEdit, name: string): { edit: SheetEdit; name: str
 const SHEET_NAME_FORBIDDEN = /[:\\/?*[\]]/;
 
 function checkSheetName(edit: WorkbookEdit, name: string): void {
-  if (name.length > 31) throw new PatchOpError(`Sheet name "${name}" is longer than 31 characters (Excel's limit).`);
-  if (SHEET_NAME_FORBIDDEN.test(name)) throw new PatchOpError(`Sheet name "${name}" contains one of : \\ / ? * [ ] which Excel does not allow.`);
-  if (name.startsWith("'") || name.endsWith("'")) throw new PatchOpError(`Sheet name "${name}" may not start or end with an apostrophe.`);
-  if (name.toLowerCase() === 'history') throw new PatchOpError('"History" is reserved by Excel; choose another sheet name.');
-  if (edit.find(name)) throw new PatchOpError(`A sheet named "${edit.find(name)!.name}" already exists (names are case-insensitive). Choose another name.`);
+  if (name.length > 31)
+    throw new PatchOpError(`Sheet name "${name}" is longer than 31 characters (Excel's limit).`);
+  if (SHEET_NAME_FORBIDDEN.test(name))
+    throw new PatchOpError(`Sheet name "${name}" contains one of : \\ / ? * [ ] which Excel does not allow.`);
+  if (name.startsWith("'") || name.endsWith("'"))
+    throw new PatchOpError(`Sheet name "${name}" may not start or end with an apostrophe.`);
+  if (name.toLowerCase() === 'history')
+    throw new PatchOpError('"History" is reserved by Excel; choose another sheet name.');
+  if (edit.find(name))
+    throw new PatchOpError(
+      `A sheet named "${edit.find(name)!.name}" already exists (names are case-insensitive). Choose another name.`,
+    );
 }
 
 /** What a cell holds now, as a PatchValue (null when empty). */
@@ -264,7 +374,9 @@ export function valueOf(sheet: SheetEdit, row: number, col: number): PatchValue 
 
 function guardWritable(sheet: SheetEdit, row: number, col: number): void {
   const address = addressOf(row, col);
-  const merged = sheet.merges.find((m) => rangeContains(m, row, col) && !(m.start.row === row && m.start.col === col));
+  const merged = sheet.merges.find(
+    (m) => rangeContains(m, row, col) && !(m.start.row === row && m.start.col === col),
+  );
   if (merged) {
     throw new PatchOpError(
       `${address} is inside the merged range ${formatRange(merged)}; only its top-left cell ${addressOf(merged.start.row, merged.start.col)} holds a value. Write there, or unmerge first.`,
@@ -273,11 +385,22 @@ function guardWritable(sheet: SheetEdit, row: number, col: number): void {
   }
   const array = sheet.arrayAt(row, col);
   if (array) {
-    throw new PatchOpError(`${address} is part of the array formula ${formatRange(array)}, which can only change as a whole. Clear or rewrite the whole array in Excel.`, address);
+    throw new PatchOpError(
+      `${address} is part of the array formula ${formatRange(array)}, which can only change as a whole. Clear or rewrite the whole array in Excel.`,
+      address,
+    );
   }
 }
 
-function writeValue(edit: WorkbookEdit, sheet: SheetEdit, row: number, col: number, value: Scalar | null, autoFormula: boolean, opName: string): PatchValue | null {
+function writeValue(
+  edit: WorkbookEdit,
+  sheet: SheetEdit,
+  row: number,
+  col: number,
+  value: Scalar | null,
+  autoFormula: boolean,
+  opName: string,
+): PatchValue | null {
   if (typeof value === 'string' && value.startsWith('=')) {
     if (!autoFormula) {
       throw new PatchOpError(
@@ -288,7 +411,10 @@ function writeValue(edit: WorkbookEdit, sheet: SheetEdit, row: number, col: numb
     return writeFormula(edit, sheet, row, col, value);
   }
   if (typeof value === 'string' && value.length > 32767) {
-    throw new PatchOpError(`The text for ${addressOf(row, col)} is ${value.length} characters; Excel cells hold at most 32767.`, addressOf(row, col));
+    throw new PatchOpError(
+      `The text for ${addressOf(row, col)} is ${value.length} characters; Excel cells hold at most 32767.`,
+      addressOf(row, col),
+    );
   }
   guardWritable(sheet, row, col);
   const had = sheet.peek(row, col);
@@ -301,7 +427,13 @@ function writeValue(edit: WorkbookEdit, sheet: SheetEdit, row: number, col: numb
   return value === null ? null : { kind: 'value', value };
 }
 
-function writeFormula(edit: WorkbookEdit, sheet: SheetEdit, row: number, col: number, formula: string): PatchValue {
+function writeFormula(
+  edit: WorkbookEdit,
+  sheet: SheetEdit,
+  row: number,
+  col: number,
+  formula: string,
+): PatchValue {
   guardWritable(sheet, row, col);
   sheet.detachShared(row, col);
   const cell = sheet.cell(row, col);
@@ -338,7 +470,13 @@ function setStyle(sheet: SheetEdit, row: number, col: number, style: number): vo
   else cell.attrs.set('s', String(style));
 }
 
-function restyle(edit: WorkbookEdit, sheet: SheetEdit, name: string, range: CellRange, change: StyleChange): PatchOp[] {
+function restyle(
+  edit: WorkbookEdit,
+  sheet: SheetEdit,
+  name: string,
+  range: CellRange,
+  change: StyleChange,
+): PatchOp[] {
   const before: { cell: string; style_id: number }[] = [];
   for (let r = range.start.row; r <= range.end.row; r++) {
     for (let c = range.start.col; c <= range.end.col; c++) {
@@ -350,14 +488,19 @@ function restyle(edit: WorkbookEdit, sheet: SheetEdit, name: string, range: Cell
   return [{ op: 'restore_design_snapshot', sheet: name, design_snapshot: { cell_styles: before } }];
 }
 
-function styleChange(op: OpOf<'set_bold' | 'set_font_size' | 'set_font_color' | 'set_fill_color' | 'set_alignment' | 'set_style'>): StyleChange {
+function styleChange(
+  op: OpOf<
+    'set_bold' | 'set_font_size' | 'set_font_color' | 'set_fill_color' | 'set_alignment' | 'set_style'
+  >,
+): StyleChange {
   const change: StyleChange = {};
   const o = op as Record<string, unknown>;
   if (typeof o.bold === 'boolean') change.bold = o.bold;
   if (typeof o.font_size === 'number') change.fontSize = o.font_size;
   if (typeof o.color === 'string') change.fontColor = o.color;
   if (typeof o.fill_color === 'string') change.fillColor = o.fill_color;
-  if (typeof o.horizontal_align === 'string') change.horizontal = o.horizontal_align as StyleChange['horizontal'];
+  if (typeof o.horizontal_align === 'string')
+    change.horizontal = o.horizontal_align as StyleChange['horizontal'];
   if (typeof o.vertical_align === 'string') change.vertical = o.vertical_align as StyleChange['vertical'];
   if (typeof o.wrap_text === 'boolean') change.wrapText = o.wrap_text;
   return change;
@@ -437,7 +580,12 @@ function restoreCell(sheet: string, cell: string, before: PatchValue | null): Pa
 }
 
 /** Rewrites references to a renamed/deleted sheet in the rows already in memory. */
-function rewriteLoaded(edit: WorkbookEdit, sheet: SheetEdit | undefined, from: string, to: string | null): void {
+function rewriteLoaded(
+  edit: WorkbookEdit,
+  sheet: SheetEdit | undefined,
+  from: string,
+  to: string | null,
+): void {
   if (!sheet) return;
   for (const state of sheet.rows.values()) {
     for (const cell of state.cells.values()) {
@@ -445,10 +593,7 @@ function rewriteLoaded(edit: WorkbookEdit, sheet: SheetEdit | undefined, from: s
       const next = rewriteSheetReferences(cell.formula, from, to);
       if (next === undefined) continue;
       const attrs = cell.formulaAttrs;
-      cell.formula = next;
-      cell.raw = undefined;
-      cell.rawInner = undefined;
-      cell.value = null;
+      replaceFormulaText(cell, next, to === null);
       if (attrs?.get('t') === 'shared' && attrs.has('ref')) {
         const master = sheet.masters.get(attrs.get('si')!);
         if (master) master.formula = next;
@@ -460,10 +605,17 @@ function rewriteLoaded(edit: WorkbookEdit, sheet: SheetEdit | undefined, from: s
 }
 
 /** Ops that rebuild a deleted sheet's cells, formats, merges and sizes. */
-function deletedSheetInverse(name: string, position: number, sheet: SheetEdit | undefined, warnings: string[]): PatchOp[] {
+function deletedSheetInverse(
+  name: string,
+  position: number,
+  sheet: SheetEdit | undefined,
+  warnings: string[],
+): PatchOp[] {
   const inverse: PatchOp[] = [{ op: 'add_sheet', sheet: name, position }];
   if (!sheet || sheet.tooLargeToKeep) {
-    warnings.push(`Sheet "${name}" is too large to be rebuilt by inverse ops; keep a copy of the original file to undo its deletion.`);
+    warnings.push(
+      `Sheet "${name}" is too large to be rebuilt by inverse ops; keep a copy of the original file to undo its deletion.`,
+    );
     return inverse;
   }
   const styles: { cell: string; style_id: number }[] = [];
@@ -476,18 +628,28 @@ function deletedSheetInverse(name: string, position: number, sheet: SheetEdit | 
       if (s) styles.push({ cell: address, style_id: s });
     }
   }
-  const heights = [...sheet.rows.values()].filter((r) => r.attrs.get('customHeight') === '1').map((r) => ({ row: r.row, height: Number(r.attrs.get('ht')) }));
-  const widths = sheet.cols.filter((s) => s.attrs.get('customWidth') === '1').flatMap((s) =>
-    Array.from({ length: Math.min(s.max, 16384) - s.min + 1 }, (_, i) => ({ column: colIndexToAlpha(s.min - 1 + i), width: Number(s.attrs.get('width')) })),
-  );
+  const heights = [...sheet.rows.values()]
+    .filter((r) => r.attrs.get('customHeight') === '1')
+    .map((r) => ({ row: r.row, height: Number(r.attrs.get('ht')) }));
+  const widths = sheet.cols
+    .filter((s) => s.attrs.get('customWidth') === '1')
+    .flatMap((s) =>
+      Array.from({ length: Math.min(s.max, 16384) - s.min + 1 }, (_, i) => ({
+        column: colIndexToAlpha(s.min - 1 + i),
+        width: Number(s.attrs.get('width')),
+      })),
+    );
   const merges = sheet.merges.map(formatRange);
   const snapshot: OpOf<'restore_design_snapshot'>['design_snapshot'] = {};
   if (styles.length) snapshot.cell_styles = styles;
   if (heights.length) snapshot.row_heights = heights;
   if (widths.length && widths.length <= 1024) snapshot.column_widths = widths;
   if (merges.length) snapshot.merged_ranges = { scope: 'A1:XFD1048576', ranges: merges };
-  if (Object.keys(snapshot).length) inverse.push({ op: 'restore_design_snapshot', sheet: name, design_snapshot: snapshot });
-  warnings.push(`Inverse ops rebuild the cells, formats, merges and sizes of "${name}", not its drawings, charts, comments or tables.`);
+  if (Object.keys(snapshot).length)
+    inverse.push({ op: 'restore_design_snapshot', sheet: name, design_snapshot: snapshot });
+  warnings.push(
+    `Inverse ops rebuild the cells, formats, merges and sizes of "${name}", not its drawings, charts, comments or tables.`,
+  );
   return inverse;
 }
 
@@ -495,11 +657,16 @@ function deletedSheetInverse(name: string, position: number, sheet: SheetEdit | 
 export function matches(current: PatchValue | null, expected: Scalar | null): boolean {
   const want = normalize(expected);
   if (current?.kind === 'formula') {
-    return typeof expected === 'string' && expected.trim().startsWith('=') && formulaKey(expected) === formulaKey(String(current.value));
+    return (
+      typeof expected === 'string' &&
+      expected.trim().startsWith('=') &&
+      formulaKey(expected) === formulaKey(String(current.value))
+    );
   }
   const have = normalize(current?.value ?? null);
   if (have === null || want === null) return have === want;
-  if (typeof have === 'number' || typeof want === 'number') return Number(have) === Number(want) && String(have).trim() !== '' && String(want).trim() !== '';
+  if (typeof have === 'number' || typeof want === 'number')
+    return Number(have) === Number(want) && String(have).trim() !== '' && String(want).trim() !== '';
   return have === want;
 }
 
@@ -515,7 +682,11 @@ function normalize(value: Scalar | null): Scalar | null {
 }
 
 function formulaKey(formula: string): string {
-  return formula.trim().replace(/^=/, '').replace(/("(?:[^"]|"")*")|\s+/g, (_m, str: string | undefined) => str ?? '').toUpperCase();
+  return formula
+    .trim()
+    .replace(/^=/, '')
+    .replace(/("(?:[^"]|"")*")|\s+/g, (_m, str: string | undefined) => str ?? '')
+    .toUpperCase();
 }
 
 function show(value: PatchValue | Scalar | null): string {

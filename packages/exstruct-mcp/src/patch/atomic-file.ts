@@ -14,7 +14,10 @@ export async function withAtomicFile(
 ): Promise<void> {
   const dir = path.dirname(target);
   await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(
+    dir,
+    `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
   try {
     const handle = await open(temp, 'wx', 0o644);
     try {

@@ -26,11 +26,15 @@ export function describeOp(name: string): OpDescription | undefined {
   const schema = OP_SCHEMAS[op];
   const fields = Object.entries(schema.shape as Record<string, z.ZodType>)
     .filter(([key]) => key !== 'op')
-    .map(([key, field]) => ({ name: key, required: !acceptsUndefined(field), description: field.description ?? '' }));
+    .map(([key, field]) => ({
+      name: key,
+      required: !acceptsUndefined(field),
+      description: field.description ?? '',
+    }));
   return {
     ...summary(op),
     fields,
-    json_schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+    json_schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }),
   };
 }
 

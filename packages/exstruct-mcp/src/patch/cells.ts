@@ -33,8 +33,19 @@ export interface RowState {
 }
 
 /** Parses one `<row>` element (text) into cells; `sharedString` resolves `t="s"` indexes. */
-export function parseRow(xml: string, rowNumber: number, sharedString: (index: number) => string | undefined): RowState {
-  const state: RowState = { row: rowNumber, attrs: new Map(), cells: new Map(), other: '', raw: xml, existed: true };
+export function parseRow(
+  xml: string,
+  rowNumber: number,
+  sharedString: (index: number) => string | undefined,
+): RowState {
+  const state: RowState = {
+    row: rowNumber,
+    attrs: new Map(),
+    cells: new Map(),
+    other: '',
+    raw: xml,
+    existed: true,
+  };
   let nextCol = 0;
   let depth = 0;
   let childStart = -1;
@@ -70,7 +81,8 @@ export function parseRow(xml: string, rowNumber: number, sharedString: (index: n
     }
     if (tag.kind === 'open') depth++;
     else if (tag.kind === 'close' && --depth === 1) {
-      if (childIsCell) addCell(childTag, xml.slice(childStart + childTag.length, tag.start), xml.slice(childStart, tag.end));
+      if (childIsCell)
+        addCell(childTag, xml.slice(childStart + childTag.length, tag.start), xml.slice(childStart, tag.end));
       else state.other += xml.slice(childStart, tag.end);
     }
   }
@@ -159,7 +171,9 @@ export function serializeCell(cell: CellState, row: number, p: string): string {
     inner = cell.rawInner; // only the style changed: keep value, formula and cached result
   } else if (cell.formula !== undefined) {
     attrs.delete('t');
-    const fAttrs = cell.formulaAttrs ? buildTag(`${p}f`, cell.formulaAttrs, false).slice(`<${p}f`.length, -1) : '';
+    const fAttrs = cell.formulaAttrs
+      ? buildTag(`${p}f`, cell.formulaAttrs, false).slice(`<${p}f`.length, -1)
+      : '';
     inner = `<${p}f${fAttrs}>${escapeXml(cell.formula)}</${p}f>`;
   } else if (cell.value === null) {
     attrs.delete('t');
@@ -185,8 +199,38 @@ export function serializeRow(state: RowState, p: string): string {
   attrs.set('r', String(state.row));
   attrs.delete('spans'); // an optional hint; stale once cells move in or out
   const cells = [...state.cells.values()]
-    .filter((cell) => !(cell.raw === undefined && cell.rawInner === undefined && cell.formula === undefined && cell.value === null && !cell.attrs.has('s')))
+    .filter(
+      (cell) =>
+        !(
+          cell.raw === undefined &&
+          cell.rawInner === undefined &&
+          cell.formula === undefined &&
+          cell.value === null &&
+          !cell.attrs.has('s')
+        ),
+    )
     .sort((a, b) => a.col - b.col);
   if (cells.length === 0 && !state.other) return buildTag(`${p}row`, attrs, true);
   return `${buildTag(`${p}row`, attrs, false)}${cells.map((c) => serializeCell(c, state.row, p)).join('')}${state.other}</${p}row>`;
+}
+
+/**
+ * Changes the formula text of a cell in place, keeping its other XML (style, type, and the cached
+ * result unless `dropCached`: a reference that became #REF! no longer has that result).
+ */
+export function replaceFormulaText(cell: CellState, formula: string, dropCached: boolean): void {
+  if (cell.rawInner === undefined) {
+    cell.formula = formula; // written by an earlier op: serialised from the model anyway
+    cell.raw = undefined;
+    return;
+  }
+  let inner = (cell.rawInner ?? '').replace(
+    /(<(?:\w+:)?f\b[^>]*?)(?:\/>|>[\s\S]*?(<\/(?:\w+:)?f>))/,
+    (_m, open: string, close: string | undefined) =>
+      `${open}>${escapeXml(formula)}${close ?? `</${open.slice(1).split(/[\s>]/)[0]}>`}`,
+  );
+  if (dropCached) inner = inner.replace(/<((?:\w+:)?v)>[\s\S]*?<\/\1>/, '');
+  cell.formula = formula;
+  cell.rawInner = inner;
+  cell.raw = undefined;
 }

@@ -66,8 +66,17 @@ export function checkFormula(
         add(known[1], known[0], `The formula contains ${token.text.toUpperCase()}.`);
       }
     } else if (token.type === 'function') {
-      const name = token.text.toUpperCase().replace(/^_XL(?:FN|WS)\./, '').replace(/^_XLFN\./, '');
-      if (name.startsWith('_XLUDF.') || name.startsWith('_XLL.') || EXCEL_FUNCTIONS.has(name) || context.definedNames.has(name)) continue;
+      const name = token.text
+        .toUpperCase()
+        .replace(/^_XL(?:FN|WS)\./, '')
+        .replace(/^_XLFN\./, '');
+      if (
+        name.startsWith('_XLUDF.') ||
+        name.startsWith('_XLL.') ||
+        EXCEL_FUNCTIONS.has(name) ||
+        context.definedNames.has(name)
+      )
+        continue;
       add(
         context.macroEnabled ? 'warning' : 'error',
         'name_error',
@@ -79,32 +88,52 @@ export function checkFormula(
       const range = referencedRange(tokens, i);
       if (range && contains(range, at)) {
         selfRef = true;
-        add('warning', 'circular_ref_suspected', `The formula refers to its own cell ${address} (circular reference).`);
+        add(
+          'warning',
+          'circular_ref_suspected',
+          `The formula refers to its own cell ${address} (circular reference).`,
+        );
       }
     }
   }
   return issues;
 }
 
-function syntax(tokens: FormulaToken[], add: (level: 'error', code: FormulaIssueCode, message: string) => void): void {
+function syntax(
+  tokens: FormulaToken[],
+  add: (level: 'error', code: FormulaIssueCode, message: string) => void,
+): void {
   let depth = 0;
   let braces = 0;
   let previous: FormulaToken | undefined;
   for (const token of tokens) {
     if (token.type === 'space') continue;
     if (token.type === 'invalid') {
-      add('error', 'invalid_token', `Cannot read the formula from "${token.text.slice(0, 20)}" (unclosed quote or stray character).`);
+      add(
+        'error',
+        'invalid_token',
+        `Cannot read the formula from "${token.text.slice(0, 20)}" (unclosed quote or stray character).`,
+      );
       return;
     }
     if (token.type === 'separator' && token.text === ';') {
-      add('error', 'invalid_token', 'Use "," between function arguments; ";" is not valid in a stored formula.');
+      add(
+        'error',
+        'invalid_token',
+        'Use "," between function arguments; ";" is not valid in a stored formula.',
+      );
       return;
     }
     if (token.text === '(') depth++;
     if (token.text === ')' && --depth < 0) break;
     if (token.text === '{') braces++;
     if (token.text === '}') braces--;
-    if (token.type === 'operator' && previous?.type === 'operator' && token.text === '=' && previous.text === '=') {
+    if (
+      token.type === 'operator' &&
+      previous?.type === 'operator' &&
+      token.text === '=' &&
+      previous.text === '='
+    ) {
       add('error', 'invalid_token', 'The formula contains "==" (use "=" to compare).');
       return;
     }
@@ -133,7 +162,7 @@ function referencedRange(tokens: FormulaToken[], i: number): CellRange | undefin
     const next = tokens[i + 1];
     const after = tokens[i + 2];
     const prev = tokens[i - 1];
-    if (prev?.text === ':' ) return undefined; // already counted with its start
+    if (prev?.text === ':') return undefined; // already counted with its start
     if (next?.text === ':' && after?.type === 'cell') {
       const b = cell(after.text);
       if (b) {
@@ -158,5 +187,10 @@ function referencedRange(tokens: FormulaToken[], i: number): CellRange | undefin
 }
 
 function contains(range: CellRange, at: { row: number; col: number }): boolean {
-  return at.row >= range.start.row && at.row <= range.end.row && at.col >= range.start.col && at.col <= range.end.col;
+  return (
+    at.row >= range.start.row &&
+    at.row <= range.end.row &&
+    at.col >= range.start.col &&
+    at.col <= range.end.col
+  );
 }

@@ -23,14 +23,23 @@ export interface FormulaToken {
 const RULES: [FormulaToken['type'], RegExp][] = [
   ['space', /\s+/y],
   ['string', /"(?:[^"]|"")*"/y],
-  ['sheet', /(?:'(?:[^']|'')+'|\[[^\]]+\][^\s!'"(),;:=<>+*/^&-]*|[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*)!/y],
-  ['error', /#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)/iy],
+  [
+    'sheet',
+    /(?:'(?:[^']|'')+'|\[[^\]]+\][^\s!'"(),;:=<>+*/^&-]*|[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*)!/y,
+  ],
+  [
+    'error',
+    /#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)/iy,
+  ],
   ['columns', /\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(.])/y],
   ['rows', /\$?\d+:\$?\d+(?![\w.(])/y],
   ['cell', /\$?[A-Za-z]{1,3}\$?\d+(?![\w(.!])/y],
   ['number', /(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y],
   ['function', /[A-Za-z_\\][\w.]*(?=\s*\()/y],
-  ['name', /[A-Za-z_\\\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*(?:\[(?:[^[\]]|\[[^\]]*\])*\])?|\[(?:[^[\]]|\[[^\]]*\])*\]/y],
+  [
+    'name',
+    /[A-Za-z_\\\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*(?:\[(?:[^[\]]|\[[^\]]*\])*\])?|\[(?:[^[\]]|\[[^\]]*\])*\]/y,
+  ],
   ['operator', /<>|<=|>=|[-+*/^&=<>%:@]/y],
   ['paren', /[(){}]/y],
   ['separator', /[,;]/y],
@@ -127,7 +136,9 @@ export function sheetOfPrefix(prefix: string): string | undefined {
 
 /** How a sheet name must be written before `!` in a formula. */
 export function sheetPrefix(name: string): string {
-  return /^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$/.test(name) && !/^[A-Za-z]{1,3}\d+$/.test(name) && !/^(R|C|RC)\d*$/i.test(name)
+  return /^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$/.test(name) &&
+    !/^[A-Za-z]{1,3}\d+$/.test(name) &&
+    !/^(R|C|RC)\d*$/i.test(name)
     ? `${name}!`
     : `'${name.replace(/'/g, "''")}'!`;
 }

@@ -60,19 +60,26 @@ export function emptyWorkbookParts(sheetName: string, macroEnabled: boolean): [s
         `<Relationship Id="rId2" Type="${R}/styles" Target="styles.xml"/>` +
         '</Relationships>',
     ],
-    ['xl/worksheets/sheet1.xml', `${NEW_SHEET_HEAD.replace('<sheetView workbookViewId="0"/>', '<sheetView tabSelected="1" workbookViewId="0"/>')}${NEW_SHEET_TAIL}`],
+    [
+      'xl/worksheets/sheet1.xml',
+      `${NEW_SHEET_HEAD.replace('<sheetView workbookViewId="0"/>', '<sheetView tabSelected="1" workbookViewId="0"/>')}${NEW_SHEET_TAIL}`,
+    ],
     ['xl/styles.xml', DEFAULT_STYLES_XML],
   ];
 }
 
 /** Writes an empty workbook to a private temp folder; `dispose` removes it. */
-export async function createSeedWorkbook(sheetName: string, extension: '.xlsx' | '.xlsm'): Promise<{ file: string; dispose: () => Promise<void> }> {
+export async function createSeedWorkbook(
+  sheetName: string,
+  extension: '.xlsx' | '.xlsm',
+): Promise<{ file: string; dispose: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-make-'));
   const file = path.join(dir, `seed${extension}`);
   const handle = await open(file, 'wx');
   try {
     const zip = new ZipWriter(handle);
-    for (const [name, text] of emptyWorkbookParts(sheetName, extension === '.xlsm')) await zip.addDeflated(name, text);
+    for (const [name, text] of emptyWorkbookParts(sheetName, extension === '.xlsm'))
+      await zip.addDeflated(name, text);
     await zip.finish();
   } finally {
     await handle.close();

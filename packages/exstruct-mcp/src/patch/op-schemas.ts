@@ -12,11 +12,17 @@ export const ScalarSchema = z
   .union([z.string(), z.number(), z.boolean(), z.null()])
   .describe('A cell value: text, number, boolean, or null (empty).');
 
-const sheet = z.string().trim().min(1, 'sheet must not be empty').describe('Worksheet name (exact, case-insensitive match).');
+const sheet = z
+  .string()
+  .trim()
+  .min(1, 'sheet must not be empty')
+  .describe('Worksheet name (exact, case-insensitive match).');
 const cell = z
   .string()
   .trim()
-  .refine((v) => A1.test(v) && tryParseA1(v) !== undefined, { message: 'must be an A1 cell address such as "B3"' })
+  .refine((v) => A1.test(v) && tryParseA1(v) !== undefined, {
+    message: 'must be an A1 cell address such as "B3"',
+  })
   .transform((v) => v.replace(/\$/g, '').toUpperCase())
   .describe('Cell in A1 notation, e.g. "B3".');
 const range = z
@@ -39,7 +45,9 @@ const color = (what: string) =>
   z
     .string()
     .trim()
-    .refine((v) => /^#?(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/.test(v), { message: 'must be a hex colour "#RRGGBB" or "#AARRGGBB"' })
+    .refine((v) => /^#?(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/.test(v), {
+      message: 'must be a hex colour "#RRGGBB" or "#AARRGGBB"',
+    })
     .transform((v) => {
       const hex = v.replace('#', '').toUpperCase();
       return hex.length === 6 ? `FF${hex}` : hex;
@@ -48,7 +56,9 @@ const color = (what: string) =>
 const horizontal = z
   .enum(['general', 'left', 'center', 'right', 'fill', 'justify', 'centerContinuous', 'distributed'])
   .describe('Horizontal alignment.');
-const vertical = z.enum(['top', 'center', 'bottom', 'justify', 'distributed']).describe('Vertical alignment.');
+const vertical = z
+  .enum(['top', 'center', 'bottom', 'justify', 'distributed'])
+  .describe('Vertical alignment.');
 
 const target = {
   cell: cell.optional().describe('One cell, e.g. "A1" (give cell or range, not both).'),
@@ -72,7 +82,11 @@ function styleLimit(v: { range?: string | undefined }, ctx: z.RefinementCtx): vo
   if (v.range) {
     const { rows, cols } = cellCount(v.range);
     if (rows * cols > MAX_STYLE_CELLS) {
-      ctx.addIssue({ code: 'custom', message: `range covers ${rows * cols} cells; formatting ops are limited to ${MAX_STYLE_CELLS}`, path: ['range'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: `range covers ${rows * cols} cells; formatting ops are limited to ${MAX_STYLE_CELLS}`,
+        path: ['range'],
+      });
     }
   }
 }
@@ -83,7 +97,9 @@ export const OP_SCHEMAS = {
       op: z.literal('set_value'),
       sheet,
       cell,
-      value: ScalarSchema.describe('The value; null clears the cell. Text starting with "=" needs auto_formula=true.'),
+      value: ScalarSchema.describe(
+        'The value; null clears the cell. Text starting with "=" needs auto_formula=true.',
+      ),
     })
     .strict()
     .describe('Write one value into one cell (replaces a formula there).'),
@@ -95,7 +111,12 @@ export const OP_SCHEMAS = {
     .object({
       op: z.literal('add_sheet'),
       sheet: sheet.describe('Name of the new sheet (unique, at most 31 characters, none of : \\ / ? * [ ]).'),
-      position: z.number().int().min(0).optional().describe('0-based position among the sheets (default: last).'),
+      position: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('0-based position among the sheets (default: last).'),
     })
     .strict()
     .describe('Add an empty worksheet; later ops may write to it.'),
@@ -104,7 +125,10 @@ export const OP_SCHEMAS = {
       op: z.literal('set_range_values'),
       sheet,
       range,
-      values: z.array(z.array(ScalarSchema)).min(1).describe('Rows of values; the shape must equal the range (rows × columns).'),
+      values: z
+        .array(z.array(ScalarSchema))
+        .min(1)
+        .describe('Rows of values; the shape must equal the range (rows × columns).'),
     })
     .strict()
     .superRefine((v, ctx) => {
@@ -135,39 +159,64 @@ export const OP_SCHEMAS = {
     .superRefine((v, ctx) => {
       const { rows, cols } = cellCount(v.range);
       if (rows !== 1 && cols !== 1) {
-        ctx.addIssue({ code: 'custom', path: ['range'], message: 'fill_formula needs a single row or a single column' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['range'],
+          message: 'fill_formula needs a single row or a single column',
+        });
       }
-      if (rows * cols > MAX_WRITE_CELLS) ctx.addIssue({ code: 'custom', path: ['range'], message: `at most ${MAX_WRITE_CELLS} cells per op` });
+      if (rows * cols > MAX_WRITE_CELLS)
+        ctx.addIssue({ code: 'custom', path: ['range'], message: `at most ${MAX_WRITE_CELLS} cells per op` });
     })
-    .describe('Fill a formula along a row or column like Excel\'s fill handle: relative references shift, "$" parts stay.'),
+    .describe(
+      'Fill a formula along a row or column like Excel\'s fill handle: relative references shift, "$" parts stay.',
+    ),
   set_value_if: z
     .object({
       op: z.literal('set_value_if'),
       sheet,
       cell,
-      expected: ScalarSchema.optional().describe('The value the cell must hold now (null/omitted = empty); compared after normalisation.'),
+      expected: ScalarSchema.optional().describe(
+        'The value the cell must hold now (null/omitted = empty); compared after normalisation.',
+      ),
       value: ScalarSchema,
     })
     .strict()
-    .describe('Compare-and-set: write the value only if the cell holds `expected`; otherwise the op is skipped with a warning.'),
+    .describe(
+      'Compare-and-set: write the value only if the cell holds `expected`; otherwise the op is skipped with a warning.',
+    ),
   set_formula_if: z
     .object({
       op: z.literal('set_formula_if'),
       sheet,
       cell,
-      expected: ScalarSchema.optional().describe('The value (or "=formula") the cell must hold now; null/omitted = empty.'),
+      expected: ScalarSchema.optional().describe(
+        'The value (or "=formula") the cell must hold now; null/omitted = empty.',
+      ),
       formula,
     })
     .strict()
-    .describe('Compare-and-set for formulas: write only if the cell holds `expected`; otherwise skipped with a warning.'),
+    .describe(
+      'Compare-and-set for formulas: write only if the cell holds `expected`; otherwise skipped with a warning.',
+    ),
   set_bold: z
-    .object({ op: z.literal('set_bold'), sheet, ...target, bold: z.boolean().default(true).describe('true (default) or false.') })
+    .object({
+      op: z.literal('set_bold'),
+      sheet,
+      ...target,
+      bold: z.boolean().default(true).describe('true (default) or false.'),
+    })
     .strict()
     .superRefine(oneTarget)
     .superRefine(styleLimit)
     .describe('Make text bold (or not) in a cell or range.'),
   set_font_size: z
-    .object({ op: z.literal('set_font_size'), sheet, ...target, font_size: z.number().positive().max(409).describe('Points, e.g. 14.') })
+    .object({
+      op: z.literal('set_font_size'),
+      sheet,
+      ...target,
+      font_size: z.number().positive().max(409).describe('Points, e.g. 14.'),
+    })
     .strict()
     .superRefine(oneTarget)
     .superRefine(styleLimit)
@@ -198,7 +247,10 @@ export const OP_SCHEMAS = {
     .superRefine(styleLimit)
     .superRefine((v, ctx) => {
       if (v.horizontal_align === undefined && v.vertical_align === undefined && v.wrap_text === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'give at least one of horizontal_align, vertical_align, wrap_text' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'give at least one of horizontal_align, vertical_align, wrap_text',
+        });
       }
     })
     .describe('Set horizontal/vertical alignment and text wrapping of a cell or range.'),
@@ -219,9 +271,21 @@ export const OP_SCHEMAS = {
     .superRefine(oneTarget)
     .superRefine(styleLimit)
     .superRefine((v, ctx) => {
-      const fields = [v.bold, v.font_size, v.color, v.fill_color, v.horizontal_align, v.vertical_align, v.wrap_text];
+      const fields = [
+        v.bold,
+        v.font_size,
+        v.color,
+        v.fill_color,
+        v.horizontal_align,
+        v.vertical_align,
+        v.wrap_text,
+      ];
       if (fields.every((f) => f === undefined)) {
-        ctx.addIssue({ code: 'custom', message: 'give at least one of bold, font_size, color, fill_color, horizontal_align, vertical_align, wrap_text' });
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'give at least one of bold, font_size, color, fill_color, horizontal_align, vertical_align, wrap_text',
+        });
       }
     })
     .describe('Apply several formatting attributes to a cell or range in one op.'),
@@ -238,10 +302,16 @@ export const OP_SCHEMAS = {
     .superRefine((v, ctx) => {
       const counts = v.base_cell !== undefined && v.row_count !== undefined && v.col_count !== undefined;
       if (counts === (v.range !== undefined)) {
-        ctx.addIssue({ code: 'custom', message: 'give either range, or base_cell with row_count and col_count' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'give either range, or base_cell with row_count and col_count',
+        });
       }
-      const cells = v.range ? cellCount(v.range).rows * cellCount(v.range).cols : (v.row_count ?? 0) * (v.col_count ?? 0);
-      if (cells > MAX_STYLE_CELLS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_STYLE_CELLS} cells per op` });
+      const cells = v.range
+        ? cellCount(v.range).rows * cellCount(v.range).cols
+        : (v.row_count ?? 0) * (v.col_count ?? 0);
+      if (cells > MAX_STYLE_CELLS)
+        ctx.addIssue({ code: 'custom', message: `at most ${MAX_STYLE_CELLS} cells per op` });
     })
     .describe('Draw thin black borders around every cell of a rectangle (a grid).'),
   set_dimensions: z
@@ -251,7 +321,12 @@ export const OP_SCHEMAS = {
       rows: z.array(z.number().int().min(1).max(1048576)).min(1).optional().describe('1-based row numbers.'),
       row_height: z.number().positive().max(409).optional().describe('Row height in points.'),
       columns: z
-        .array(z.union([z.string().regex(/^[A-Za-z]{1,3}$/, 'column letters such as "B"'), z.number().int().min(1).max(16384)]))
+        .array(
+          z.union([
+            z.string().regex(/^[A-Za-z]{1,3}$/, 'column letters such as "B"'),
+            z.number().int().min(1).max(16384),
+          ]),
+        )
         .min(1)
         .optional()
         .describe('Columns as letters ("B") or 1-based numbers.'),
@@ -259,9 +334,12 @@ export const OP_SCHEMAS = {
     })
     .strict()
     .superRefine((v, ctx) => {
-      if (v.rows === undefined && v.columns === undefined) ctx.addIssue({ code: 'custom', message: 'give rows and/or columns' });
-      if ((v.rows === undefined) !== (v.row_height === undefined)) ctx.addIssue({ code: 'custom', message: 'rows and row_height go together' });
-      if ((v.columns === undefined) !== (v.column_width === undefined)) ctx.addIssue({ code: 'custom', message: 'columns and column_width go together' });
+      if (v.rows === undefined && v.columns === undefined)
+        ctx.addIssue({ code: 'custom', message: 'give rows and/or columns' });
+      if ((v.rows === undefined) !== (v.row_height === undefined))
+        ctx.addIssue({ code: 'custom', message: 'rows and row_height go together' });
+      if ((v.columns === undefined) !== (v.column_width === undefined))
+        ctx.addIssue({ code: 'custom', message: 'columns and column_width go together' });
     })
     .describe('Set row heights and/or column widths.'),
   merge_cells: z
@@ -277,13 +355,19 @@ export const OP_SCHEMAS = {
     .strict()
     .describe('Unmerge every merged range that intersects the range.'),
   rename_sheet: z
-    .object({ op: z.literal('rename_sheet'), sheet, new_name: sheet.describe('The new name (unique, ≤ 31 characters, none of : \\ / ? * [ ]).') })
+    .object({
+      op: z.literal('rename_sheet'),
+      sheet,
+      new_name: sheet.describe('The new name (unique, ≤ 31 characters, none of : \\ / ? * [ ]).'),
+    })
     .strict()
     .describe('Rename a worksheet; formulas, defined names and charts that refer to it follow the new name.'),
   delete_sheet: z
     .object({ op: z.literal('delete_sheet'), sheet })
     .strict()
-    .describe('Delete a worksheet; references to it elsewhere become #REF! (as in Excel). At least one visible sheet must remain.'),
+    .describe(
+      'Delete a worksheet; references to it elsewhere become #REF! (as in Excel). At least one visible sheet must remain.',
+    ),
   restore_design_snapshot: z
     .object({
       op: z.literal('restore_design_snapshot'),
@@ -291,14 +375,25 @@ export const OP_SCHEMAS = {
       design_snapshot: z
         .object({
           cell_styles: z.array(z.object({ cell, style_id: z.number().int().min(0) }).strict()).optional(),
-          merged_ranges: z.object({ scope: range, ranges: z.array(range) }).strict().optional(),
-          row_heights: z.array(z.object({ row: z.number().int().min(1), height: z.number().positive().nullable() }).strict()).optional(),
-          column_widths: z.array(z.object({ column: z.string(), width: z.number().positive().nullable() }).strict()).optional(),
+          merged_ranges: z
+            .object({ scope: range, ranges: z.array(range) })
+            .strict()
+            .optional(),
+          row_heights: z
+            .array(
+              z.object({ row: z.number().int().min(1), height: z.number().positive().nullable() }).strict(),
+            )
+            .optional(),
+          column_widths: z
+            .array(z.object({ column: z.string(), width: z.number().positive().nullable() }).strict())
+            .optional(),
         })
         .strict(),
     })
     .strict()
-    .describe('Restores formats, merges and sizes exactly as they were. Produced by return_inverse_ops; rarely written by hand.'),
+    .describe(
+      'Restores formats, merges and sizes exactly as they were. Produced by return_inverse_ops; rarely written by hand.',
+    ),
 } as const;
 
 export type OpName = keyof typeof OP_SCHEMAS;
@@ -311,7 +406,15 @@ export const OP_EXAMPLES: Record<OpName, Record<string, unknown>> = {
   set_value: { op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 'Taro Yamada' },
   set_formula: { op: 'set_formula', sheet: 'Sheet1', cell: 'C10', formula: '=SUM(C2:C9)' },
   add_sheet: { op: 'add_sheet', sheet: 'Summary' },
-  set_range_values: { op: 'set_range_values', sheet: 'Sheet1', range: 'A1:B2', values: [['Month', 'Sales'], ['Jan', 120]] },
+  set_range_values: {
+    op: 'set_range_values',
+    sheet: 'Sheet1',
+    range: 'A1:B2',
+    values: [
+      ['Month', 'Sales'],
+      ['Jan', 120],
+    ],
+  },
   fill_formula: { op: 'fill_formula', sheet: 'Sheet1', range: 'D2:D10', base_cell: 'D2', formula: '=B2*C2' },
   set_value_if: { op: 'set_value_if', sheet: 'Sheet1', cell: 'B2', expected: 'draft', value: 'final' },
   set_formula_if: { op: 'set_formula_if', sheet: 'Sheet1', cell: 'C5', expected: null, formula: '=A5+B5' },
@@ -319,10 +422,30 @@ export const OP_EXAMPLES: Record<OpName, Record<string, unknown>> = {
   set_font_size: { op: 'set_font_size', sheet: 'Sheet1', cell: 'A1', font_size: 14 },
   set_font_color: { op: 'set_font_color', sheet: 'Sheet1', range: 'A1:D1', color: '#1F4E79' },
   set_fill_color: { op: 'set_fill_color', sheet: 'Sheet1', range: 'A1:D1', fill_color: '#D9E1F2' },
-  set_alignment: { op: 'set_alignment', sheet: 'Sheet1', range: 'A1:D1', horizontal_align: 'center', wrap_text: true },
-  set_style: { op: 'set_style', sheet: 'Sheet1', range: 'A1:D1', bold: true, color: '#FFFFFF', fill_color: '#1F3864' },
+  set_alignment: {
+    op: 'set_alignment',
+    sheet: 'Sheet1',
+    range: 'A1:D1',
+    horizontal_align: 'center',
+    wrap_text: true,
+  },
+  set_style: {
+    op: 'set_style',
+    sheet: 'Sheet1',
+    range: 'A1:D1',
+    bold: true,
+    color: '#FFFFFF',
+    fill_color: '#1F3864',
+  },
   draw_grid_border: { op: 'draw_grid_border', sheet: 'Sheet1', base_cell: 'A1', row_count: 5, col_count: 4 },
-  set_dimensions: { op: 'set_dimensions', sheet: 'Sheet1', columns: ['A', 'B'], column_width: 18, rows: [1], row_height: 24 },
+  set_dimensions: {
+    op: 'set_dimensions',
+    sheet: 'Sheet1',
+    columns: ['A', 'B'],
+    column_width: 18,
+    rows: [1],
+    row_height: 24,
+  },
   merge_cells: { op: 'merge_cells', sheet: 'Sheet1', range: 'A1:D1' },
   unmerge_cells: { op: 'unmerge_cells', sheet: 'Sheet1', range: 'A1:D1' },
   rename_sheet: { op: 'rename_sheet', sheet: 'Sheet1', new_name: 'Data' },
@@ -330,19 +453,34 @@ export const OP_EXAMPLES: Record<OpName, Record<string, unknown>> = {
   restore_design_snapshot: {
     op: 'restore_design_snapshot',
     sheet: 'Sheet1',
-    design_snapshot: { cell_styles: [{ cell: 'A1', style_id: 0 }], column_widths: [{ column: 'B', width: null }] },
+    design_snapshot: {
+      cell_styles: [{ cell: 'A1', style_id: 0 }],
+      column_widths: [{ column: 'B', width: null }],
+    },
   },
 };
 
 /** Rules that zod cannot show as types (listed by the catalogue). */
 export const OP_RULES: Partial<Record<OpName, string[]>> = {
-  set_value: ['a value starting with "=" is rejected unless auto_formula=true (then it is written as a formula)', 'cells inside a merged range (other than its top-left) or a multi-cell array formula cannot be written'],
+  set_value: [
+    'a value starting with "=" is rejected unless auto_formula=true (then it is written as a formula)',
+    'cells inside a merged range (other than its top-left) or a multi-cell array formula cannot be written',
+  ],
   set_formula: ['formula must start with "="', 'use English function names and "," between arguments'],
   add_sheet: ['the name must not exist yet (case-insensitive)'],
-  set_range_values: ['values must have exactly the range\'s rows × columns'],
-  fill_formula: ['range must be a single row or a single column', 'base_cell is where the formula is written as given; other cells get it shifted'],
-  set_value_if: ['numbers compare by value (1 == 1.0), text after trimming, and "" equals empty', 'on mismatch: status "skipped" and a warning; nothing is written'],
-  set_formula_if: ['expected may be a value or a formula ("=A1+1")', 'on mismatch: status "skipped" and a warning'],
+  set_range_values: ["values must have exactly the range's rows × columns"],
+  fill_formula: [
+    'range must be a single row or a single column',
+    'base_cell is where the formula is written as given; other cells get it shifted',
+  ],
+  set_value_if: [
+    'numbers compare by value (1 == 1.0), text after trimming, and "" equals empty',
+    'on mismatch: status "skipped" and a warning; nothing is written',
+  ],
+  set_formula_if: [
+    'expected may be a value or a formula ("=A1+1")',
+    'on mismatch: status "skipped" and a warning',
+  ],
   merge_cells: ['must not overlap an existing merged range'],
   delete_sheet: ['the last visible sheet cannot be deleted'],
   rename_sheet: ['new_name must not exist yet (case-insensitive)'],

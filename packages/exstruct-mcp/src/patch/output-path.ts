@@ -15,9 +15,13 @@ export function defaultOutputName(input: string, outName: string | undefined): s
   const given = path.extname(outName);
   if (!given) return `${outName}${suffix}`;
   if (given.toLowerCase() !== suffix.toLowerCase()) {
-    throw new ToolError('INVALID_ARGUMENT', `out_name "${outName}" changes the file type from ${suffix} to ${given}.`, {
-      hint: `Keep the ${suffix} extension: a ${suffix} package saved under another extension does not open in Excel.`,
-    });
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `out_name "${outName}" changes the file type from ${suffix} to ${given}.`,
+      {
+        hint: `Keep the ${suffix} extension: a ${suffix} package saved under another extension does not open in Excel.`,
+      },
+    );
   }
   return outName;
 }
@@ -42,7 +46,11 @@ export interface ResolvedOutput {
 export async function resolveConflict(target: string, policy: OnConflict): Promise<ResolvedOutput> {
   if (!(await exists(target))) return { path: target, skip: false, warning: undefined };
   if (policy === 'skip') {
-    return { path: target, skip: true, warning: `Output exists; skipped writing (on_conflict=skip): ${path.basename(target)}` };
+    return {
+      path: target,
+      skip: true,
+      warning: `Output exists; skipped writing (on_conflict=skip): ${path.basename(target)}`,
+    };
   }
   if (policy === 'rename') {
     const suffix = path.extname(target);
@@ -50,10 +58,16 @@ export async function resolveConflict(target: string, policy: OnConflict): Promi
     for (let i = 1; i < 10_000; i++) {
       const candidate = `${stem}_${i}${suffix}`;
       if (!(await exists(candidate))) {
-        return { path: candidate, skip: false, warning: `Output exists; writing to ${path.basename(candidate)} instead (on_conflict=rename).` };
+        return {
+          path: candidate,
+          skip: false,
+          warning: `Output exists; writing to ${path.basename(candidate)} instead (on_conflict=rename).`,
+        };
       }
     }
-    throw new ToolError('CONFLICT', `No free name found next to ${path.basename(target)}.`, { hint: 'Choose another out_name or clean up the folder.' });
+    throw new ToolError('CONFLICT', `No free name found next to ${path.basename(target)}.`, {
+      hint: 'Choose another out_name or clean up the folder.',
+    });
   }
   return { path: target, skip: false, warning: undefined };
 }

@@ -11,7 +11,8 @@ export const REL = {
   calcChain: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/calcChain',
 } as const;
 
-export const WORKSHEET_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml';
+export const WORKSHEET_CONTENT_TYPE =
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml';
 
 export interface Relationship {
   id: string;
@@ -56,24 +57,34 @@ export class WorkbookPackage {
       archive = await ZipArchive.open(file);
     } catch (error) {
       if (error instanceof ToolError) throw error;
-      throw new ToolError('UNSUPPORTED_FORMAT', `"${path.basename(file)}" is not a readable .xlsx/.xlsm package.`, {
-        hint: 'Open and re-save it in Excel as .xlsx, or check that the file is not truncated or encrypted.',
-        cause: error,
-      });
+      throw new ToolError(
+        'UNSUPPORTED_FORMAT',
+        `"${path.basename(file)}" is not a readable .xlsx/.xlsm package.`,
+        {
+          hint: 'Open and re-save it in Excel as .xlsx, or check that the file is not truncated or encrypted.',
+          cause: error,
+        },
+      );
     }
     try {
       const entryNames = new Map(archive.list().map((e: ZipEntryInfo) => [e.name.toLowerCase(), e.name]));
       const need = async (name: string) => {
         if (!archive.has(name)) {
-          throw new ToolError('UNSUPPORTED_FORMAT', `The package has no "${name}"; it is not an Excel workbook.`, {
-            hint: 'Give a .xlsx or .xlsm file saved by Excel or a compatible program.',
-          });
+          throw new ToolError(
+            'UNSUPPORTED_FORMAT',
+            `The package has no "${name}"; it is not an Excel workbook.`,
+            {
+              hint: 'Give a .xlsx or .xlsm file saved by Excel or a compatible program.',
+            },
+          );
         }
         return archive.readText(name);
       };
       const contentTypesXml = await need('[Content_Types].xml');
       const rootRels = parseRelationships(await need('_rels/.rels'), '');
-      const office = rootRels.find((r) => r.type === REL.officeDocument || r.type.endsWith('/officeDocument'));
+      const office = rootRels.find(
+        (r) => r.type === REL.officeDocument || r.type.endsWith('/officeDocument'),
+      );
       if (!office?.part) {
         throw new ToolError('UNSUPPORTED_FORMAT', 'The package names no workbook part.', {
           hint: 'Give a .xlsx or .xlsm file saved by Excel or a compatible program.',
@@ -153,7 +164,9 @@ export function parseRelationships(xml: string, baseDir: string): Relationship[]
 
 function resolveTarget(baseDir: string, target: string): string {
   const decoded = decodeURIComponent(target);
-  const joined = decoded.startsWith('/') ? decoded.slice(1) : path.join(baseDir === '.' ? '' : baseDir, decoded);
+  const joined = decoded.startsWith('/')
+    ? decoded.slice(1)
+    : path.join(baseDir === '.' ? '' : baseDir, decoded);
   return path.normalize(joined).replace(/^\/+/, '');
 }
 

@@ -17,24 +17,36 @@ function decodeOp(index: number, item: unknown): Record<string, unknown> {
     try {
       parsed = JSON.parse(item);
     } catch (error) {
-      throw new ToolError('INVALID_ARGUMENT', `ops[${index}] is not valid JSON: ${(error as Error).message}`, {
-        hint: `Send each op as a JSON object (preferred), e.g. ${OBJECT_EXAMPLE}, or as a string holding exactly such an object.`,
-        details: { op_index: index },
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `ops[${index}] is not valid JSON: ${(error as Error).message}`,
+        {
+          hint: `Send each op as a JSON object (preferred), e.g. ${OBJECT_EXAMPLE}, or as a string holding exactly such an object.`,
+          details: { op_index: index },
+        },
+      );
     }
     if (!isObject(parsed)) {
-      throw new ToolError('INVALID_ARGUMENT', `ops[${index}] must be a JSON object (JSON object required), got ${kindOf(parsed)}.`, {
-        hint: `Example: ${OBJECT_EXAMPLE}`,
-        details: { op_index: index },
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `ops[${index}] must be a JSON object (JSON object required), got ${kindOf(parsed)}.`,
+        {
+          hint: `Example: ${OBJECT_EXAMPLE}`,
+          details: { op_index: index },
+        },
+      );
     }
     return parsed;
   }
   if (!isObject(item)) {
-    throw new ToolError('INVALID_ARGUMENT', `ops[${index}] must be an object (JSON object required), got ${kindOf(item)}.`, {
-      hint: `Example: ${OBJECT_EXAMPLE}`,
-      details: { op_index: index },
-    });
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `ops[${index}] must be an object (JSON object required), got ${kindOf(item)}.`,
+      {
+        hint: `Example: ${OBJECT_EXAMPLE}`,
+        details: { op_index: index },
+      },
+    );
   }
   return item;
 }
@@ -42,16 +54,21 @@ function decodeOp(index: number, item: unknown): Record<string, unknown> {
 function validateOp(index: number, item: Record<string, unknown>): PatchOp {
   const name = item.op;
   if (typeof name !== 'string' || !(OP_NAMES as string[]).includes(name)) {
-    throw new ToolError('INVALID_ARGUMENT', `ops[${index}].op ${typeof name === 'string' ? `"${name}" is not a known op` : 'is missing'}.`, {
-      hint: `Valid ops: ${OP_NAMES.join(', ')}. exstruct_describe_op shows each op's fields and an example.`,
-      details: { op_index: index },
-    });
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `ops[${index}].op ${typeof name === 'string' ? `"${name}" is not a known op` : 'is missing'}.`,
+      {
+        hint: `Valid ops: ${OP_NAMES.join(', ')}. exstruct_describe_op shows each op's fields and an example.`,
+        details: { op_index: index },
+      },
+    );
   }
   const schema = OP_SCHEMAS[name as OpName];
   const parsed = schema.safeParse(item);
-  if (parsed.success) return parsed.data as PatchOp;
+  if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    if (issue.code === 'unrecognized_keys')
+      return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
     return `${where}${issue.message}`;
   });

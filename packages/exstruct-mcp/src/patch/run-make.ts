@@ -22,11 +22,18 @@ export async function runMake(request: MakeRequest): Promise<PatchResult> {
   assertEditable(request.output);
   let first = request.sheet?.trim() || 'Sheet1';
   // An add_sheet of the same name would collide with the first sheet: keep "Sheet1" then.
-  if (request.ops.some((op) => op.op === 'add_sheet' && op.sheet.toLowerCase() === first.toLowerCase())) first = 'Sheet1';
+  if (request.ops.some((op) => op.op === 'add_sheet' && op.sheet.toLowerCase() === first.toLowerCase()))
+    first = 'Sheet1';
   if (first.length > 31 || /[:\\/?*[\]]/.test(first)) {
-    throw new ToolError('INVALID_ARGUMENT', `"${first}" is not a valid sheet name (at most 31 characters, none of : \\ / ? * [ ]).`);
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `"${first}" is not a valid sheet name (at most 31 characters, none of : \\ / ? * [ ]).`,
+    );
   }
-  const seed = await createSeedWorkbook(first, path.extname(request.output).toLowerCase() as '.xlsx' | '.xlsm');
+  const seed = await createSeedWorkbook(
+    first,
+    path.extname(request.output).toLowerCase() as '.xlsx' | '.xlsm',
+  );
   try {
     const result = await runPatch({ ...request, input: seed.file });
     return result;

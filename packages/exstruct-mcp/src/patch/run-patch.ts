@@ -40,14 +40,22 @@ export interface PatchResult {
 export function assertEditable(file: string): void {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.xls') {
-    throw new ToolError('UNSUPPORTED_FORMAT', `Editing legacy .xls files requires Excel (COM), which this server does not use: ${path.basename(file)}.`, {
-      hint: 'Open the file in Excel and save it as .xlsx (or .xlsm), then patch that file.',
-    });
+    throw new ToolError(
+      'UNSUPPORTED_FORMAT',
+      `Editing legacy .xls files requires Excel (COM), which this server does not use: ${path.basename(file)}.`,
+      {
+        hint: 'Open the file in Excel and save it as .xlsx (or .xlsm), then patch that file.',
+      },
+    );
   }
   if (ext !== '.xlsx' && ext !== '.xlsm') {
-    throw new ToolError('UNSUPPORTED_FORMAT', `Only .xlsx and .xlsm workbooks can be edited; got "${ext || 'no extension'}".`, {
-      hint: 'Give the path of an .xlsx or .xlsm file.',
-    });
+    throw new ToolError(
+      'UNSUPPORTED_FORMAT',
+      `Only .xlsx and .xlsm workbooks can be edited; got "${ext || 'no extension'}".`,
+      {
+        hint: 'Give the path of an .xlsx or .xlsm file.',
+      },
+    );
   }
 }
 
@@ -90,16 +98,33 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
     } catch (error) {
       if (!(error instanceof PatchOpError)) throw error;
       const { opIndex, op } = error as PatchOpError & { opIndex: number; op: PatchOp };
-      return result(outPath, { error: { op_index: opIndex, op: op.op, sheet: op.sheet, cell: error.cell ?? opCell(op), message: error.message } });
+      return result(outPath, {
+        error: {
+          op_index: opIndex,
+          op: op.op,
+          sheet: op.sheet,
+          cell: error.cell ?? opCell(op),
+          message: error.message,
+        },
+      });
     }
     warnings.push(...applied.warnings);
-    const options = { preflight: request.preflightFormulaCheck ?? false, macroEnabled: path.extname(request.input).toLowerCase() === '.xlsm' };
+    const options = {
+      preflight: request.preflightFormulaCheck ?? false,
+      macroEnabled: path.extname(request.input).toLowerCase() === '.xlsm',
+    };
     let outcome: WriteOutcome;
     if (request.dryRun) {
       outcome = await writePackage(pkg, edit, nullSink, options);
     } else {
       try {
-        outcome = await writeAtomically(request, conflict.skip, (p) => (outPath = p), outPath, (sink) => writePackage(pkg, edit, sink, options));
+        outcome = await writeAtomically(
+          request,
+          conflict.skip,
+          (p) => (outPath = p),
+          outPath,
+          (sink) => writePackage(pkg, edit, sink, options),
+        );
       } catch (error) {
         if (!(error instanceof PreflightFailed)) throw error;
         const issues = error.outcome.formulaIssues;
@@ -166,9 +191,13 @@ async function writeAtomically(
         continue;
       }
       if (code === 'EEXIST') {
-        throw new ToolError('ALREADY_EXISTS', `${path.basename(target)} was created by someone else while patching; nothing was written.`, {
-          hint: 'Retry, or use on_conflict="rename" or "overwrite".',
-        });
+        throw new ToolError(
+          'ALREADY_EXISTS',
+          `${path.basename(target)} was created by someone else while patching; nothing was written.`,
+          {
+            hint: 'Retry, or use on_conflict="rename" or "overwrite".',
+          },
+        );
       }
       throw error;
     }
@@ -189,14 +218,22 @@ function findOrigin(ops: PatchOp[], sheet: string, cell: string): { index: numbe
     const [a, b = a] = where.split(':');
     const inRange = (ref: string) => {
       const m = /^([A-Z]+)(\d+)$/.exec(ref);
-      return m ? { col: m[1]!.length * 100 + m[1]!.charCodeAt(m[1]!.length - 1), colText: m[1]!, row: Number(m[2]) } : undefined;
+      return m
+        ? { col: m[1]!.length * 100 + m[1]!.charCodeAt(m[1]!.length - 1), colText: m[1]!, row: Number(m[2]) }
+        : undefined;
     };
     const s = inRange(a!);
     const e = inRange(b!);
     const c = inRange(cell);
     if (!s || !e || !c) continue;
     const colKey = (t: string) => t.padStart(3, '@');
-    if (c.row >= Math.min(s.row, e.row) && c.row <= Math.max(s.row, e.row) && colKey(c.colText) >= colKey(s.colText) && colKey(c.colText) <= colKey(e.colText)) return { index: i, op };
+    if (
+      c.row >= Math.min(s.row, e.row) &&
+      c.row <= Math.max(s.row, e.row) &&
+      colKey(c.colText) >= colKey(s.colText) &&
+      colKey(c.colText) <= colKey(e.colText)
+    )
+      return { index: i, op };
   }
   return undefined;
 }

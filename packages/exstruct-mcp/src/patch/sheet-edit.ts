@@ -94,7 +94,14 @@ export class SheetEdit {
     }
     let state = this.rows.get(row);
     if (!state) {
-      state = { row, attrs: new Map([['r', String(row)]]), cells: new Map(), other: '', raw: undefined, existed: false };
+      state = {
+        row,
+        attrs: new Map([['r', String(row)]]),
+        cells: new Map(),
+        other: '',
+        raw: undefined,
+        existed: false,
+      };
       this.rows.set(row, state);
     }
     return state;
@@ -140,7 +147,9 @@ export class SheetEdit {
 
   /** The multi-cell array formula range covering a cell, if any. */
   arrayAt(row: number, col: number): CellRange | undefined {
-    return this.arrays.find((r) => rangeContains(r, row, col) && !(r.start.row === r.end.row && r.start.col === r.end.col));
+    return this.arrays.find(
+      (r) => rangeContains(r, row, col) && !(r.start.row === r.end.row && r.start.col === r.end.col),
+    );
   }
 
   /** The formula text a cell shows (shared formula dependents get their master's, moved). */
@@ -199,7 +208,11 @@ export async function loadSheet(
     },
     row: (row, bytes) => {
       if (rows === 'all' || rows.has(row)) rowTexts.set(row, bytes.toString('utf8'));
-      else if (bytes.includes('ref="')) collectMasters(edit, parseRow(bytes.toString('utf8'), row, () => undefined));
+      else if (bytes.includes('ref="'))
+        collectMasters(
+          edit,
+          parseRow(bytes.toString('utf8'), row, () => undefined),
+        );
     },
     gap: () => undefined,
     tail: (bytes) => {
@@ -234,7 +247,12 @@ function collectMasters(edit: SheetEdit, row: RowState): void {
       continue;
     }
     if (attrs.get('t') === 'shared' && attrs.has('si')) {
-      edit.masters.set(attrs.get('si')!, { row: row.row, col: cell.col, formula: cell.formula ?? '', ref: range });
+      edit.masters.set(attrs.get('si')!, {
+        row: row.row,
+        col: cell.col,
+        formula: cell.formula ?? '',
+        ref: range,
+      });
     } else if (attrs.get('t') === 'array') {
       edit.arrays.push(range);
     }
@@ -334,9 +352,15 @@ function explicitShared(edit: SheetEdit, state: RowState): void {
     if (!attrs || attrs.get('t') !== 'shared' || si === undefined) continue;
     const master = edit.brokenShared.get(si);
     if (!master) continue;
-    const text = master.row === state.row && master.col === cell.col ? master.formula : translateFormula(master.formula, state.row - master.row, cell.col - master.col);
+    const text =
+      master.row === state.row && master.col === cell.col
+        ? master.formula
+        : translateFormula(master.formula, state.row - master.row, cell.col - master.col);
     const p = edit.prefix;
-    const inner = (cell.rawInner ?? '').replace(/<(\w+:)?f\b[^>]*?(?:\/>|>[\s\S]*?<\/(?:\w+:)?f>)/, () => `<${p}f>${escapeFormula(text)}</${p}f>`);
+    const inner = (cell.rawInner ?? '').replace(
+      /<(\w+:)?f\b[^>]*?(?:\/>|>[\s\S]*?<\/(?:\w+:)?f>)/,
+      () => `<${p}f>${escapeFormula(text)}</${p}f>`,
+    );
     cell.formula = text;
     cell.formulaAttrs = undefined;
     cell.raw = undefined;

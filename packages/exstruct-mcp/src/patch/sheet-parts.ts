@@ -18,7 +18,11 @@ export function parseCols(head: string): ColSpan[] {
 }
 
 /** Sets (or clears, with null) an attribute set on single columns, splitting spans as needed. */
-export function setColumnAttrs(spans: ColSpan[], col1: number, change: (attrs: Map<string, string>) => void): ColSpan[] {
+export function setColumnAttrs(
+  spans: ColSpan[],
+  col1: number,
+  change: (attrs: Map<string, string>) => void,
+): ColSpan[] {
   const out: ColSpan[] = [];
   let covered = false;
   for (const span of spans) {
@@ -47,7 +51,10 @@ export function renderCols(spans: ColSpan[], p: string): string {
   if (kept.length === 0) return '';
   return `<${p}cols>${kept
     .map((s) => {
-      const attrs = new Map<string, string>([['min', String(s.min)], ['max', String(s.max)]]);
+      const attrs = new Map<string, string>([
+        ['min', String(s.min)],
+        ['max', String(s.max)],
+      ]);
       for (const [k, v] of s.attrs) if (k !== 'min' && k !== 'max') attrs.set(k, v);
       return buildTag(`${p}col`, attrs, true);
     })
@@ -75,10 +82,30 @@ export function parseMerges(tail: string): CellRange[] {
 
 /** Elements that must come after `<mergeCells>` in a worksheet (CT_Worksheet order). */
 const AFTER_MERGE = [
-  'phoneticPr', 'conditionalFormatting', 'dataValidations', 'hyperlinks', 'printOptions', 'pageMargins',
-  'pageSetup', 'headerFooter', 'rowBreaks', 'colBreaks', 'customProperties', 'cellWatches', 'ignoredErrors',
-  'smartTags', 'drawing', 'legacyDrawing', 'legacyDrawingHF', 'drawingHF', 'picture', 'oleObjects', 'controls',
-  'webPublishItems', 'tableParts', 'extLst',
+  'phoneticPr',
+  'conditionalFormatting',
+  'dataValidations',
+  'hyperlinks',
+  'printOptions',
+  'pageMargins',
+  'pageSetup',
+  'headerFooter',
+  'rowBreaks',
+  'colBreaks',
+  'customProperties',
+  'cellWatches',
+  'ignoredErrors',
+  'smartTags',
+  'drawing',
+  'legacyDrawing',
+  'legacyDrawingHF',
+  'drawingHF',
+  'picture',
+  'oleObjects',
+  'controls',
+  'webPublishItems',
+  'tableParts',
+  'extLst',
 ];
 
 /** Writes the merge list into a tail (which starts with `</sheetData>`). */
@@ -113,7 +140,10 @@ export function updateDimension(head: string, used: CellRange | undefined): stri
     try {
       const current = parseRange(ref);
       merged = {
-        start: { row: Math.min(current.start.row, used.start.row), col: Math.min(current.start.col, used.start.col) },
+        start: {
+          row: Math.min(current.start.row, used.start.row),
+          col: Math.min(current.start.col, used.start.col),
+        },
         end: { row: Math.max(current.end.row, used.end.row), col: Math.max(current.end.col, used.end.col) },
       };
     } catch {
@@ -127,7 +157,12 @@ export function updateDimension(head: string, used: CellRange | undefined): stri
 }
 
 export function rangesOverlap(a: CellRange, b: CellRange): boolean {
-  return !(a.end.col < b.start.col || b.end.col < a.start.col || a.end.row < b.start.row || b.end.row < a.start.row);
+  return !(
+    a.end.col < b.start.col ||
+    b.end.col < a.start.col ||
+    a.end.row < b.start.row ||
+    b.end.row < a.start.row
+  );
 }
 
 export function rangeContains(r: CellRange, row: number, col: number): boolean {

@@ -63,7 +63,12 @@ export class SheetScanner {
       let lt = at - 1;
       while (lt >= 0 && lt > at - 40 && buf[lt] !== LT && buf[lt] !== GT) lt--;
       const next = buf[at + 9];
-      if (lt < 0 || buf[lt] !== LT || buf[lt + 1] === SLASH || !(next === GT || next === SLASH || next === 0x20)) {
+      if (
+        lt < 0 ||
+        buf[lt] !== LT ||
+        buf[lt + 1] === SLASH ||
+        !(next === GT || next === SLASH || next === 0x20)
+      ) {
         from = at + 9;
         continue;
       }
@@ -111,7 +116,14 @@ export class SheetScanner {
       if (startsWith(buf, lt, this.rowOpen)) {
         const after = buf[lt + this.rowOpen.length];
         if (after === undefined) break;
-        if (after === GT || after === SLASH || after === 0x20 || after === 0x0a || after === 0x0d || after === 0x09) {
+        if (
+          after === GT ||
+          after === SLASH ||
+          after === 0x20 ||
+          after === 0x0a ||
+          after === 0x0d ||
+          after === 0x09
+        ) {
           const startEnd = tagEndBytes(buf, lt);
           if (startEnd === -1) break;
           let end: number;
@@ -139,9 +151,13 @@ export class SheetScanner {
       if (closeAt === -1) break;
       const end = startsWith(buf, lt, COMMENT_OPEN) ? closeAt + 3 : closeAt + 1;
       if (!startsWith(buf, lt, COMMENT_OPEN) && buf[lt + 1] !== 0x3f) {
-        throw new ToolError('UNSUPPORTED_FORMAT', `Unexpected element in <sheetData>: ${buf.toString('utf8', lt, Math.min(end, lt + 40))}`, {
-          hint: 'The worksheet XML is not what Excel writes; open and re-save the workbook in Excel.',
-        });
+        throw new ToolError(
+          'UNSUPPORTED_FORMAT',
+          `Unexpected element in <sheetData>: ${buf.toString('utf8', lt, Math.min(end, lt + 40))}`,
+          {
+            hint: 'The worksheet XML is not what Excel writes; open and re-save the workbook in Excel.',
+          },
+        );
       }
       this.handler.gap(buf.subarray(lt, end));
       pos = end;

@@ -13,7 +13,8 @@ export const DEFAULT_STYLES_XML =
   '<dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium2" defaultPivotStyle="PivotStyleLight16"/>' +
   '</styleSheet>';
 
-export type HorizontalAlign = 'general' | 'left' | 'center' | 'right' | 'fill' | 'justify' | 'centerContinuous' | 'distributed';
+export type HorizontalAlign =
+  'general' | 'left' | 'center' | 'right' | 'fill' | 'justify' | 'centerContinuous' | 'distributed';
 export type VerticalAlign = 'top' | 'center' | 'bottom' | 'justify' | 'distributed';
 
 /** One formatting change; every field is optional and leaves the rest of the cell's format alone. */
@@ -32,7 +33,23 @@ export interface StyleChange {
 
 type Collection = 'fonts' | 'fills' | 'borders' | 'cellXfs';
 
-const FONT_ORDER = ['b', 'i', 'strike', 'condense', 'extend', 'outline', 'shadow', 'u', 'vertAlign', 'sz', 'color', 'name', 'family', 'charset', 'scheme'];
+const FONT_ORDER = [
+  'b',
+  'i',
+  'strike',
+  'condense',
+  'extend',
+  'outline',
+  'shadow',
+  'u',
+  'vertAlign',
+  'sz',
+  'color',
+  'name',
+  'family',
+  'charset',
+  'scheme',
+];
 
 /**
  * The workbook's cell formats (styles.xml). Changing a cell's format appends a new font/fill/border
@@ -51,10 +68,19 @@ export class StyleBook {
     this.p = root ? prefixOf(root.qname) : '';
     const read = (name: Collection) => {
       const el = findElement(xml, name);
-      if (!el) throw new ToolError('UNSUPPORTED_FORMAT', `styles.xml has no <${name}>; the workbook's styles cannot be edited.`);
+      if (!el)
+        throw new ToolError(
+          'UNSUPPORTED_FORMAT',
+          `styles.xml has no <${name}>; the workbook's styles cannot be edited.`,
+        );
       return el.empty ? [] : childElements(xml, el).map((c) => xml.slice(c.start, c.end));
     };
-    this.lists = { fonts: read('fonts'), fills: read('fills'), borders: read('borders'), cellXfs: read('cellXfs') };
+    this.lists = {
+      fonts: read('fonts'),
+      fills: read('fills'),
+      borders: read('borders'),
+      cellXfs: read('cellXfs'),
+    };
     this.originalCounts = {
       fonts: this.lists.fonts.length,
       fills: this.lists.fills.length,
@@ -68,7 +94,12 @@ export class StyleBook {
   }
 
   /** Describes the parts of a format the ops can change (for diffs). */
-  describe(xfIndex: number): { bold: boolean; fontSize: number | undefined; fontColor: string | undefined; fillColor: string | undefined } {
+  describe(xfIndex: number): {
+    bold: boolean;
+    fontSize: number | undefined;
+    fontColor: string | undefined;
+    fillColor: string | undefined;
+  } {
     const xf = parseAttrs(this.lists.cellXfs[xfIndex] ?? '<xf/>');
     const font = this.lists.fonts[Number(xf.get('fontId') ?? 0)] ?? '';
     const fill = this.lists.fills[Number(xf.get('fillId') ?? 0)] ?? '';
@@ -84,17 +115,37 @@ export class StyleBook {
     const key = `${xfIndex}|${JSON.stringify(change)}`;
     const known = this.derived.get(key);
     if (known !== undefined) return known;
-    const baseXf = this.lists.cellXfs[xfIndex] ?? this.lists.cellXfs[0] ?? `<${this.p}xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>`;
+    const baseXf =
+      this.lists.cellXfs[xfIndex] ??
+      this.lists.cellXfs[0] ??
+      `<${this.p}xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>`;
     const loc = findElement(baseXf, 'xf')!;
     const attrs = parseAttrs(baseXf.slice(loc.start, loc.openEnd));
-    const children = loc.empty ? [] : childElements(baseXf, loc).map((c) => ({ name: localName(c.qname), text: baseXf.slice(c.start, c.end), loc: c }));
+    const children = loc.empty
+      ? []
+      : childElements(baseXf, loc).map((c) => ({
+          name: localName(c.qname),
+          text: baseXf.slice(c.start, c.end),
+          loc: c,
+        }));
     if (change.bold !== undefined || change.fontSize !== undefined || change.fontColor !== undefined) {
-      attrs.set('fontId', String(this.add('fonts', this.changeFont(Number(attrs.get('fontId') ?? 0), change))));
+      attrs.set(
+        'fontId',
+        String(this.add('fonts', this.changeFont(Number(attrs.get('fontId') ?? 0), change))),
+      );
       attrs.set('applyFont', '1');
     }
     if (change.fillColor !== undefined) {
       const p = this.p;
-      attrs.set('fillId', String(this.add('fills', `<${p}fill><${p}patternFill patternType="solid"><${p}fgColor rgb="${change.fillColor}"/><${p}bgColor indexed="64"/></${p}patternFill></${p}fill>`)));
+      attrs.set(
+        'fillId',
+        String(
+          this.add(
+            'fills',
+            `<${p}fill><${p}patternFill patternType="solid"><${p}fgColor rgb="${change.fillColor}"/><${p}bgColor indexed="64"/></${p}patternFill></${p}fill>`,
+          ),
+        ),
+      );
       attrs.set('applyFill', '1');
     }
     if (change.gridBorder) {
@@ -115,7 +166,9 @@ export class StyleBook {
       attrs.set('applyAlignment', '1');
     }
     const qname = loc.qname;
-    const xf = childXml.length ? `${buildTag(qname, attrs, false)}${childXml.join('')}</${qname}>` : buildTag(qname, attrs, true);
+    const xf = childXml.length
+      ? `${buildTag(qname, attrs, false)}${childXml.join('')}</${qname}>`
+      : buildTag(qname, attrs, true);
     const index = this.add('cellXfs', xf);
     this.derived.set(key, index);
     return index;
@@ -125,7 +178,8 @@ export class StyleBook {
     const base = this.lists.fonts[fontId] ?? this.lists.fonts[0] ?? `<${this.p}font/>`;
     const loc = findElement(base, 'font')!;
     const kids = new Map<string, string>();
-    if (!loc.empty) for (const c of childElements(base, loc)) kids.set(localName(c.qname), base.slice(c.start, c.end));
+    if (!loc.empty)
+      for (const c of childElements(base, loc)) kids.set(localName(c.qname), base.slice(c.start, c.end));
     const p = this.p;
     if (change.bold !== undefined) {
       if (change.bold) kids.set('b', `<${p}b/>`);
@@ -165,7 +219,9 @@ export class StyleBook {
   /** styles.xml with the appended entries (the original text is otherwise unchanged). */
   render(): string {
     let xml = this.xml;
-    const edits: { loc: Located; list: Collection }[] = (['fonts', 'fills', 'borders', 'cellXfs'] as Collection[])
+    const edits: { loc: Located; list: Collection }[] = (
+      ['fonts', 'fills', 'borders', 'cellXfs'] as Collection[]
+    )
       .map((list) => ({ loc: findElement(xml, list)!, list }))
       .filter(({ list }) => this.lists[list].length > this.originalCounts[list])
       .sort((a, b) => b.loc.start - a.loc.start);

@@ -51,7 +51,9 @@ export class WorkbookEdit {
   require(name: string): SheetRef & { edit: SheetEdit } {
     const ref = this.find(name);
     if (!ref) {
-      throw new PatchOpError(`Sheet "${name}" does not exist. Sheets: ${this.sheets.map((s) => `"${s.name}"`).join(', ')}. Add it first with add_sheet, or fix the name.`);
+      throw new PatchOpError(
+        `Sheet "${name}" does not exist. Sheets: ${this.sheets.map((s) => `"${s.name}"`).join(', ')}. Add it first with add_sheet, or fix the name.`,
+      );
     }
     if (!ref.edit) {
       const kind = ref.entry?.kind ?? 'worksheet';
@@ -74,7 +76,10 @@ export class WorkbookEdit {
 }
 
 /** Which rows of which existing sheets the ops will touch, found before anything is applied. */
-export function collectTargets(ops: readonly PatchOp[], sheetNames: readonly string[]): Map<string, Set<number> | 'all'> {
+export function collectTargets(
+  ops: readonly PatchOp[],
+  sheetNames: readonly string[],
+): Map<string, Set<number> | 'all'> {
   const identity = new Map(sheetNames.map((n) => [n.toLowerCase(), n]));
   const targets = new Map<string, Set<number> | 'all'>();
   const rowsOf = (original: string) => {
@@ -153,20 +158,31 @@ export function collectTargets(ops: readonly PatchOp[], sheetNames: readonly str
   return targets;
 }
 
-export function gridRange(op: { range?: string | undefined; base_cell?: string | undefined; row_count?: number | undefined; col_count?: number | undefined }): string | undefined {
+export function gridRange(op: {
+  range?: string | undefined;
+  base_cell?: string | undefined;
+  row_count?: number | undefined;
+  col_count?: number | undefined;
+}): string | undefined {
   if (op.range) return op.range;
   const base = op.base_cell ? tryParseA1(op.base_cell) : undefined;
   if (!base || !op.row_count || !op.col_count) return undefined;
   const endCol = base.col + op.col_count - 1;
   let letters = '';
-  for (let n = endCol + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = endCol + 1; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return `${op.base_cell}:${letters}${base.row + op.row_count - 1}`;
 }
 
 /** Opens the edit state of an existing workbook: loads only what `ops` will touch. */
 export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly PatchOp[]): Promise<WorkbookEdit> {
-  const targets = collectTargets(ops, pkg.sheets.map((s) => s.name));
-  const stylesPart = pkg.relatedPart('http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles');
+  const targets = collectTargets(
+    ops,
+    pkg.sheets.map((s) => s.name),
+  );
+  const stylesPart = pkg.relatedPart(
+    'http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles',
+  );
   const stylesXml = stylesPart && pkg.has(stylesPart) ? await pkg.archive.readText(stylesPart) : undefined;
   const refs: SheetRef[] = pkg.sheets.map((entry) => ({
     name: entry.name,
@@ -183,22 +199,35 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     const rows = targets.get(ref.name);
     if (!rows || !ref.edit || !ref.entry) continue;
     let load: Set<number> | 'all' = rows;
-    if (rows === 'all' && (pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity) > DELETE_INVERSE_MAX_BYTES) {
+    if (
+      rows === 'all' &&
+      (pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity) > DELETE_INVERSE_MAX_BYTES
+    ) {
       load = new Set();
       ref.edit.tooLargeToKeep = true;
     }
     await loadSheet(ref.edit, await pkg.archive.openStream(ref.entry.part), load, record);
   }
   if (wanted.size > 0) {
-    const sstPart = pkg.relatedPart('http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings');
+    const sstPart = pkg.relatedPart(
+      'http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings',
+    );
     const strings = await loadSharedStrings(pkg.archive, sstPart, wanted);
     for (const ref of refs) {
       for (const [row, state] of ref.edit?.rows ?? []) {
-        if (state.raw && /t="s"/.test(state.raw)) ref.edit!.rows.set(row, parseRow(state.raw, row, (i) => strings.get(i)));
+        if (state.raw && /t="s"/.test(state.raw))
+          ref.edit!.rows.set(
+            row,
+            parseRow(state.raw, row, (i) => strings.get(i)),
+          );
       }
     }
   }
   const edit = new WorkbookEdit(pkg, refs, stylesXml);
-  edit.definedNames = new Set([...pkg.workbookXml.matchAll(/<(?:\w+:)?definedName\b[^>]*\bname="([^"]+)"/g)].map((m) => m[1]!.toUpperCase()));
+  edit.definedNames = new Set(
+    [...pkg.workbookXml.matchAll(/<(?:\w+:)?definedName\b[^>]*\bname="([^"]+)"/g)].map((m) =>
+      m[1]!.toUpperCase(),
+    ),
+  );
   return edit;
 }

@@ -1,5 +1,15 @@
 import { rewriteSheetReferences } from './formula.js';
-import { buildTag, childElements, decodeXmlText, escapeXml, escapeXmlAttr, findElement, parseAttrs, prefixOf, splice } from './xml.js';
+import {
+  buildTag,
+  childElements,
+  decodeXmlText,
+  escapeXml,
+  escapeXmlAttr,
+  findElement,
+  parseAttrs,
+  prefixOf,
+  splice,
+} from './xml.js';
 
 export interface SheetListItem {
   name: string;
@@ -63,11 +73,17 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
         let changed = local !== undefined && String(oldToNew.get(Number(local))) !== local;
         for (const r of changes.renames) {
           const next = rewriteSheetReferences(body, r.from, r.to);
-          if (next !== undefined) (body = next), (changed = true);
+          if (next !== undefined) {
+            body = next;
+            changed = true;
+          }
         }
         for (const d of changes.deletions) {
           const next = rewriteSheetReferences(body, d, null);
-          if (next !== undefined) (body = next), (changed = true);
+          if (next !== undefined) {
+            body = next;
+            changed = true;
+          }
         }
         if (!changed) return text;
         return `${buildTag(el.qname, attrs, false)}${escapeXml(body)}</${el.qname}>`;
@@ -109,7 +125,11 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
 }
 
 /** Adds/removes `<Override>` entries of [Content_Types].xml. */
-export function rewriteContentTypes(xml: string, add: { part: string; type: string }[], remove: string[]): string {
+export function rewriteContentTypes(
+  xml: string,
+  add: { part: string; type: string }[],
+  remove: string[],
+): string {
   const root = findElement(xml, 'Types')!;
   const removeSet = new Set(remove.map((r) => `/${r}`.toLowerCase()));
   let out = xml;
@@ -124,13 +144,19 @@ export function rewriteContentTypes(xml: string, add: { part: string; type: stri
     out = splice(out, root.openEnd, root.closeStart, kept);
   }
   const p = prefixOf(root.qname);
-  const added = add.map((a) => `<${p}Override PartName="/${escapeXmlAttr(a.part)}" ContentType="${a.type}"/>`).join('');
+  const added = add
+    .map((a) => `<${p}Override PartName="/${escapeXmlAttr(a.part)}" ContentType="${a.type}"/>`)
+    .join('');
   const close = out.lastIndexOf('</');
   return splice(out, close, close, added);
 }
 
 /** Adds/removes relationships of a .rels part. */
-export function rewriteRels(xml: string, add: { id: string; type: string; target: string }[], removeIds: string[]): string {
+export function rewriteRels(
+  xml: string,
+  add: { id: string; type: string; target: string }[],
+  removeIds: string[],
+): string {
   const root = findElement(xml, 'Relationships')!;
   const remove = new Set(removeIds);
   let out = xml;
@@ -144,25 +170,40 @@ export function rewriteRels(xml: string, add: { id: string; type: string; target
     out = splice(out, root.openEnd, root.closeStart, kept);
   }
   const p = prefixOf(root.qname);
-  const added = add.map((a) => `<${p}Relationship Id="${a.id}" Type="${a.type}" Target="${escapeXmlAttr(a.target)}"/>`).join('');
+  const added = add
+    .map((a) => `<${p}Relationship Id="${a.id}" Type="${a.type}" Target="${escapeXmlAttr(a.target)}"/>`)
+    .join('');
   const loc = findElement(out, 'Relationships')!;
-  if (loc.empty) return splice(out, loc.start, loc.end, `${out.slice(loc.start, loc.end - 2)}>${added}</${loc.qname}>`);
+  if (loc.empty)
+    return splice(out, loc.start, loc.end, `${out.slice(loc.start, loc.end - 2)}>${added}</${loc.qname}>`);
   return splice(out, loc.closeStart, loc.closeStart, added);
 }
 
 /** Rewrites sheet references inside formula-bearing elements of an XML part (charts, CF, DV). */
-export function rewriteFormulaElements(xml: string, changes: { renames: { from: string; to: string }[]; deletions: string[] }): string {
-  return xml.replace(/<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g, (whole, tag: string, attrs: string | undefined, text: string) => {
-    let body = decodeXmlText(text, false);
-    let changed = false;
-    for (const r of changes.renames) {
-      const next = rewriteSheetReferences(body, r.from, r.to);
-      if (next !== undefined) (body = next), (changed = true);
-    }
-    for (const d of changes.deletions) {
-      const next = rewriteSheetReferences(body, d, null);
-      if (next !== undefined) (body = next), (changed = true);
-    }
-    return changed ? `<${tag}${attrs ?? ''}>${escapeXml(body)}</${tag}>` : whole;
-  });
+export function rewriteFormulaElements(
+  xml: string,
+  changes: { renames: { from: string; to: string }[]; deletions: string[] },
+): string {
+  return xml.replace(
+    /<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g,
+    (whole, tag: string, attrs: string | undefined, text: string) => {
+      let body = decodeXmlText(text, false);
+      let changed = false;
+      for (const r of changes.renames) {
+        const next = rewriteSheetReferences(body, r.from, r.to);
+        if (next !== undefined) {
+          body = next;
+          changed = true;
+        }
+      }
+      for (const d of changes.deletions) {
+        const next = rewriteSheetReferences(body, d, null);
+        if (next !== undefined) {
+          body = next;
+          changed = true;
+        }
+      }
+      return changed ? `<${tag}${attrs ?? ''}>${escapeXml(body)}</${tag}>` : whole;
+    },
+  );
 }

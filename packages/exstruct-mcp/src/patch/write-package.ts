@@ -1,13 +1,24 @@
 import type { Readable } from 'node:stream';
 import path from 'node:path/posix';
-import type { RowState } from './cells.js';
+import { parseRow, replaceFormulaText, type RowState } from './cells.js';
 import { checkFormula, type FormulaIssue } from './formula-check.js';
-import { parseRelationships, REL, relsPartOf, WORKSHEET_CONTENT_TYPE, type WorkbookPackage } from './package.js';
+import {
+  parseRelationships,
+  REL,
+  relsPartOf,
+  WORKSHEET_CONTENT_TYPE,
+  type WorkbookPackage,
+} from './package.js';
 import { addressOf, writeSheet, type RowHooks, type SheetEdit } from './sheet-edit.js';
 import { SheetScanner } from './sheet-scanner.js';
-import { parseRow } from './cells.js';
 import type { WorkbookEdit, SheetRef } from './workbook-edit.js';
-import { rewriteContentTypes, rewriteFormulaElements, rewriteRels, rewriteWorkbookXml, type SheetListItem } from './workbook-xml.js';
+import {
+  rewriteContentTypes,
+  rewriteFormulaElements,
+  rewriteRels,
+  rewriteWorkbookXml,
+  type SheetListItem,
+} from './workbook-xml.js';
 import { rewriteSheetReferences } from './formula.js';
 import { escapeXml } from './xml.js';
 import type { RawEntryInfo } from './zip-writer.js';
@@ -48,7 +59,12 @@ const STYLES_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.sprea
  * worksheets stream through with only their edited rows rebuilt; workbook.xml, rels, content types
  * and styles are rewritten by small in-place edits.
  */
-export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sink: PackageSink, options: WriteOptions): Promise<WriteOutcome> {
+export async function writePackage(
+  pkg: WorkbookPackage,
+  edit: WorkbookEdit,
+  sink: PackageSink,
+  options: WriteOptions,
+): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { formulaIssues: [], rewrittenInverse: [], warnings: [] };
   const replaced = new Map<string, AsyncIterable<Buffer | string> | string | (() => AsyncIterable<Buffer>)>();
   const deleted = new Set<string>();
@@ -77,7 +93,13 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
   for (const ref of edit.sheets) {
     if (ref.entry) {
       const originalIndex = pkg.sheets.indexOf(ref.entry);
-      list.push({ name: ref.name, original: originalSheetElement(pkg.workbookXml, originalIndex), originalIndex, sheetId: ref.entry.sheetId, rId: ref.entry.rId });
+      list.push({
+        name: ref.name,
+        original: originalSheetElement(pkg.workbookXml, originalIndex),
+        originalIndex,
+        sheetId: ref.entry.sheetId,
+        rId: ref.entry.rId,
+      });
       continue;
     }
     while (entryNames.has(`${workbookDir}/worksheets/sheet${sheetNo}.xml`.toLowerCase())) sheetNo++;
@@ -92,7 +114,10 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
 
   // Deleted sheets: the part, its relationships and the parts only it used.
   if (edit.removed.length) {
-    const owned = await exclusiveParts(pkg, edit.removed.filter((r) => r.entry).map((r) => r.entry!.part));
+    const owned = await exclusiveParts(
+      pkg,
+      edit.removed.filter((r) => r.entry).map((r) => r.entry!.part),
+    );
     for (const part of owned) {
       deleted.add(part.toLowerCase());
       typeRemoves.push(part);
@@ -122,29 +147,55 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
   }
 
   const relIdAttr = /\s(\w+):id="/.exec(originalSheetElement(pkg.workbookXml, 0) ?? '')?.[1] ?? 'r';
-  const workbookChanged = list.some((s, i) => s.originalIndex !== i || s.name !== pkg.sheets[s.originalIndex ?? -1]?.name) || list.length !== pkg.sheets.length || edit.contentChanged || referencesChange;
+  const workbookChanged =
+    list.some((s, i) => s.originalIndex !== i || s.name !== pkg.sheets[s.originalIndex ?? -1]?.name) ||
+    list.length !== pkg.sheets.length ||
+    edit.contentChanged ||
+    referencesChange;
   if (workbookChanged) {
     replaced.set(
       pkg.workbookPart.toLowerCase(),
-      rewriteWorkbookXml(pkg.workbookXml, { sheets: list, deletedIndexes: [], renames: edit.renames, deletions: edit.deletions, fullCalcOnLoad: edit.contentChanged }, `${relIdAttr}:id`),
+      rewriteWorkbookXml(
+        pkg.workbookXml,
+        {
+          sheets: list,
+          deletedIndexes: [],
+          renames: edit.renames,
+          deletions: edit.deletions,
+          fullCalcOnLoad: edit.contentChanged,
+        },
+        `${relIdAttr}:id`,
+      ),
     );
   }
-  if (relAdds.length || relRemoves.length) replaced.set(pkg.workbookRelsPart.toLowerCase(), rewriteRels(pkg.workbookRelsXml, relAdds, relRemoves));
-  if (typeAdds.length || typeRemoves.length) replaced.set('[content_types].xml', rewriteContentTypes(pkg.contentTypesXml, typeAdds, typeRemoves));
+  if (relAdds.length || relRemoves.length)
+    replaced.set(pkg.workbookRelsPart.toLowerCase(), rewriteRels(pkg.workbookRelsXml, relAdds, relRemoves));
+  if (typeAdds.length || typeRemoves.length)
+    replaced.set('[content_types].xml', rewriteContentTypes(pkg.contentTypesXml, typeAdds, typeRemoves));
 
   // Worksheets.
   const check = (sheetName: string) => (state: RowState) => {
     for (const cell of state.cells.values()) {
       if (!cell.formula) continue;
       outcome.formulaIssues.push(
-        ...checkFormula(sheetName, addressOf(state.row, cell.col), { row: state.row, col: cell.col }, cell.formula, {
-          definedNames: edit.definedNames,
-          macroEnabled: options.macroEnabled,
-        }),
+        ...checkFormula(
+          sheetName,
+          addressOf(state.row, cell.col),
+          { row: state.row, col: cell.col },
+          cell.formula,
+          {
+            definedNames: edit.definedNames,
+            macroEnabled: options.macroEnabled,
+          },
+        ),
       );
     }
   };
-  const nameBytes = [...edit.renames.map((r) => r.from), ...edit.deletions].flatMap((n) => [Buffer.from(escapeXml(n)), Buffer.from(escapeXml(n).toLowerCase()), Buffer.from(escapeXml(n).toUpperCase())]);
+  const nameBytes = [...edit.renames.map((r) => r.from), ...edit.deletions].flatMap((n) => [
+    Buffer.from(escapeXml(n)),
+    Buffer.from(escapeXml(n).toLowerCase()),
+    Buffer.from(escapeXml(n).toUpperCase()),
+  ]);
   for (const ref of edit.sheets) {
     if (!ref.edit) continue;
     const sheet = ref.edit;
@@ -156,7 +207,9 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
     if (options.preflight) visitors.push(check(ref.name));
     if (visitors.length) {
       hooks.visit = (state) => visitors.forEach((v) => v(state));
-      hooks.wants = (bytes) => (options.preflight && (bytes.includes('<f') || bytes.includes(':f'))) || nameBytes.some((n) => bytes.includes(n));
+      hooks.wants = (bytes) =>
+        (options.preflight && (bytes.includes('<f') || bytes.includes(':f'))) ||
+        nameBytes.some((n) => bytes.includes(n));
     }
     const newPart = newParts.get(ref);
     if (newPart) {
@@ -164,7 +217,11 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
       continue;
     }
     const part = ref.entry!.part;
-    const isEdited = [...sheet.rows.values()].some((r) => r.raw === undefined) || sheet.colsDirty || sheet.mergesDirty || sheet.brokenShared.size > 0;
+    const isEdited =
+      [...sheet.rows.values()].some((r) => r.raw === undefined) ||
+      sheet.colsDirty ||
+      sheet.mergesDirty ||
+      sheet.brokenShared.size > 0;
     const mentions = referencesChange && (await partMentions(pkg, part, nameBytes));
     if (isEdited || mentions) {
       replaced.set(part.toLowerCase(), async function* () {
@@ -181,7 +238,8 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
   if (referencesChange) {
     for (const entry of pkg.archive.list()) {
       const lower = entry.name.toLowerCase();
-      if (replaced.has(lower) || deleted.has(lower) || !/^.*\/charts\/chart\d*\.xml$/i.test(entry.name)) continue;
+      if (replaced.has(lower) || deleted.has(lower) || !/^.*\/charts\/chart\d*\.xml$/i.test(entry.name))
+        continue;
       if (!(await partMentions(pkg, entry.name, nameBytes))) continue;
       const text = await pkg.archive.readText(entry.name);
       const next = rewriteFormulaElements(text, nameChanges);
@@ -199,7 +257,8 @@ export async function writePackage(pkg: WorkbookPackage, edit: WorkbookEdit, sin
       await sink.addDeflated(entry.name, typeof replacement === 'function' ? replacement() : replacement);
     }
   }
-  for (const part of added) await sink.addDeflated(part.part, typeof part.data === 'function' ? part.data() : part.data);
+  for (const part of added)
+    await sink.addDeflated(part.part, typeof part.data === 'function' ? part.data() : part.data);
   await sink.finish();
   return outcome;
 }
@@ -210,7 +269,13 @@ function originalSheetElement(workbookXml: string, index: number): string | unde
 }
 
 /** Rewrites references to renamed/deleted sheets in a row that streamed through unchanged. */
-function rewriteStreamedRow(state: RowState, sheet: SheetEdit, sheetName: string, edit: WorkbookEdit, outcome: WriteOutcome): void {
+function rewriteStreamedRow(
+  state: RowState,
+  sheet: SheetEdit,
+  sheetName: string,
+  edit: WorkbookEdit,
+  outcome: WriteOutcome,
+): void {
   if (sheet.rows.get(state.row) === state) return; // rows in memory were rewritten when the op ran
   for (const cell of state.cells.values()) {
     if (!cell.formula) continue;
@@ -218,11 +283,16 @@ function rewriteStreamedRow(state: RowState, sheet: SheetEdit, sheetName: string
     for (const r of edit.renames) next = rewriteSheetReferences(next, r.from, r.to) ?? next;
     for (const d of edit.deletions) next = rewriteSheetReferences(next, d, null) ?? next;
     if (next === cell.formula) continue;
-    if (edit.deletions.length) {
-      outcome.rewrittenInverse.push({ op: 'set_formula', sheet: sheetName, cell: addressOf(state.row, cell.col), formula: `=${cell.formula}` });
+    const deleted = edit.deletions.some((d) => rewriteSheetReferences(cell.formula!, d, null) !== undefined);
+    if (deleted) {
+      outcome.rewrittenInverse.push({
+        op: 'set_formula',
+        sheet: sheetName,
+        cell: addressOf(state.row, cell.col),
+        formula: `=${cell.formula}`,
+      });
     }
-    cell.formula = next;
-    cell.rawInner = (cell.rawInner ?? '').replace(/(<(?:\w+:)?f\b[^>]*>)[\s\S]*?(<\/(?:\w+:)?f>)/, (_m, open: string, close: string) => `${open}${escapeXml(next)}${close}`).replace(/<(\w+:)?v>[\s\S]*?<\/(?:\w+:)?v>/, '');
+    replaceFormulaText(cell, next, deleted);
     cell.raw = undefined;
     state.raw = undefined;
   }
@@ -247,11 +317,16 @@ async function partMentions(pkg: WorkbookPackage, part: string, needles: Buffer[
 }
 
 /** Runs the formula check over a worksheet that is otherwise copied unchanged. */
-async function scanFormulas(pkg: WorkbookPackage, part: string, visit: (state: RowState) => void): Promise<void> {
+async function scanFormulas(
+  pkg: WorkbookPackage,
+  part: string,
+  visit: (state: RowState) => void,
+): Promise<void> {
   const scanner = new SheetScanner({
     head: () => undefined,
     row: (row, bytes) => {
-      if (bytes.includes('<f') || bytes.includes(':f')) visit(parseRow(bytes.toString('utf8'), row, () => undefined));
+      if (bytes.includes('<f') || bytes.includes(':f'))
+        visit(parseRow(bytes.toString('utf8'), row, () => undefined));
     },
     gap: () => undefined,
     tail: () => undefined,

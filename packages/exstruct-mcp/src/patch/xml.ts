@@ -31,8 +31,14 @@ const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', a
 /** Decodes entities and the OOXML `_xHHHH_` escapes of a text node or attribute value. */
 export function decodeXmlText(text: string, ooxmlEscapes = true): string {
   let out = text.includes('&')
-    ? text.replace(ENTITY, (_m, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
-        hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : NAMED[name!]!,
+    ? text.replace(
+        ENTITY,
+        (_m, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
+          hex
+            ? String.fromCodePoint(parseInt(hex, 16))
+            : dec
+              ? String.fromCodePoint(Number(dec))
+              : NAMED[name!]!,
       )
     : text;
   if (ooxmlEscapes && out.includes('_x')) {
@@ -144,14 +150,26 @@ export interface Located {
 }
 
 /** Finds the first element with this local name at or after `from` (any depth). */
-export function findElement(text: string, localName: string, from = 0, to = text.length): Located | undefined {
+export function findElement(
+  text: string,
+  localName: string,
+  from = 0,
+  to = text.length,
+): Located | undefined {
   let depth = 0;
   let found: { tag: Tag } | undefined;
   for (const tag of scanTags(text, from, to)) {
     if (!found) {
       if (tag.name !== localName || tag.kind === 'close') continue;
       if (tag.kind === 'empty') {
-        return { qname: tag.qname, start: tag.start, openEnd: tag.end, closeStart: tag.end, end: tag.end, empty: true };
+        return {
+          qname: tag.qname,
+          start: tag.start,
+          openEnd: tag.end,
+          closeStart: tag.end,
+          end: tag.end,
+          empty: true,
+        };
       }
       found = { tag };
       depth = 1;
@@ -193,7 +211,14 @@ function nextSibling(text: string, from: number, to: number): Located | undefine
     if (!open) {
       if (tag.kind === 'close') return undefined;
       if (tag.kind === 'empty') {
-        return { qname: tag.qname, start: tag.start, openEnd: tag.end, closeStart: tag.end, end: tag.end, empty: true };
+        return {
+          qname: tag.qname,
+          start: tag.start,
+          openEnd: tag.end,
+          closeStart: tag.end,
+          end: tag.end,
+          empty: true,
+        };
       }
       open = tag;
       depth = 1;
@@ -202,7 +227,14 @@ function nextSibling(text: string, from: number, to: number): Located | undefine
     if (tag.qname !== open.qname) continue;
     if (tag.kind === 'open') depth++;
     else if (tag.kind === 'close' && --depth === 0) {
-      return { qname: open.qname, start: open.start, openEnd: open.end, closeStart: tag.start, end: tag.end, empty: false };
+      return {
+        qname: open.qname,
+        start: open.start,
+        openEnd: open.end,
+        closeStart: tag.start,
+        end: tag.end,
+        empty: false,
+      };
     }
   }
   return undefined;

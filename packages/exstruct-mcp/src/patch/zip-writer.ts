@@ -57,7 +57,10 @@ export class ZipWriter {
       await this.write(chunk as Buffer);
     }
     if (copied !== info.compressedSize) {
-      throw new ToolError('INTERNAL', `Copying "${info.fileName}" read ${copied} of ${info.compressedSize} bytes.`);
+      throw new ToolError(
+        'INTERNAL',
+        `Copying "${info.fileName}" read ${copied} of ${info.compressedSize} bytes.`,
+      );
     }
     this.records.push(record);
   }
@@ -90,7 +93,8 @@ export class ZipWriter {
       if (typeof data === 'string' || Buffer.isBuffer(data)) {
         await feed(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
       } else {
-        for await (const piece of data) await feed(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+        for await (const piece of data)
+          await feed(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
       }
       deflate.end();
       await drain;
@@ -189,7 +193,12 @@ export class ZipWriter {
   private async write(buffer: Buffer): Promise<void> {
     let done = 0;
     while (done < buffer.length) {
-      const { bytesWritten } = await this.file.write(buffer, done, buffer.length - done, this.position + done);
+      const { bytesWritten } = await this.file.write(
+        buffer,
+        done,
+        buffer.length - done,
+        this.position + done,
+      );
       done += bytesWritten;
     }
     this.position += buffer.length;

@@ -11,7 +11,12 @@ export const describeOpTool = defineTool({
     'Show one op of exstruct_patch/exstruct_make in full: every field with its meaning, rules, an example ' +
     'and the JSON Schema the server validates it with. Example: {"op":"fill_formula"}.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: { op: z.string().min(1).describe(`The op name: ${OP_NAMES.join(', ')}.`) },
+  input: {
+    op: z
+      .string()
+      .min(1)
+      .describe(`The op name: ${OP_NAMES.join(', ')}.`),
+  },
   output: {
     ...opSummaryShape,
     fields: z.array(z.object({ name: z.string(), required: z.boolean(), description: z.string() })),
@@ -20,7 +25,9 @@ export const describeOpTool = defineTool({
   async run(args) {
     const description = describeOp(args.op.trim());
     if (!description) {
-      throw new ToolError('NOT_FOUND', `Unknown op "${args.op}".`, { hint: `Known ops: ${OP_NAMES.join(', ')}.` });
+      throw new ToolError('NOT_FOUND', `Unknown op "${args.op}".`, {
+        hint: `Known ops: ${OP_NAMES.join(', ')}.`,
+      });
     }
     return description;
   },

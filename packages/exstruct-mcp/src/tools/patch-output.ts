@@ -35,7 +35,15 @@ export const FormulaIssueSchema = z.object({
   sheet: z.string(),
   cell: z.string(),
   level: z.enum(['warning', 'error']),
-  code: z.enum(['invalid_token', 'ref_error', 'name_error', 'div0_error', 'value_error', 'na_error', 'circular_ref_suspected']),
+  code: z.enum([
+    'invalid_token',
+    'ref_error',
+    'name_error',
+    'div0_error',
+    'value_error',
+    'na_error',
+    'circular_ref_suspected',
+  ]),
   message: z.string(),
 });
 
@@ -43,7 +51,9 @@ export const FormulaIssueSchema = z.object({
 export const patchOutputShape = {
   out_path: z.string().describe('Where the workbook was (or, for dry_run/skip, would be) written.'),
   patch_diff: z.array(PatchDiffItemSchema),
-  inverse_ops: z.array(z.looseObject({ op: z.string() })).describe('Ops that undo the applied ones (return_inverse_ops=true).'),
+  inverse_ops: z
+    .array(z.looseObject({ op: z.string() }))
+    .describe('Ops that undo the applied ones (return_inverse_ops=true).'),
   formula_issues: z.array(FormulaIssueSchema),
   warnings: z.array(z.string()),
   error: PatchErrorDetailSchema.nullable().describe('Set when an op failed; then nothing was written.'),
@@ -58,11 +68,30 @@ export const opsInput = z
   );
 
 export const commonEditInput = {
-  on_conflict: z.enum(ON_CONFLICT_POLICIES).optional().describe('If the output exists: overwrite | skip | rename (→ _1, _2, …). Default: the server\'s --on-conflict.'),
-  auto_formula: z.boolean().default(false).describe('Treat values starting with "=" as formulas (otherwise they are rejected).'),
-  dry_run: z.boolean().default(false).describe('Compute diff, warnings, inverse ops and formula issues without writing anything.'),
-  return_inverse_ops: z.boolean().default(false).describe('Also return ops that undo this patch (apply them to the output to restore).'),
-  preflight_formula_check: z.boolean().default(false).describe('Scan the result for #REF!, #NAME?, unknown functions, bad syntax, circular references; an error blocks saving.'),
+  on_conflict: z
+    .enum(ON_CONFLICT_POLICIES)
+    .optional()
+    .describe(
+      "If the output exists: overwrite | skip | rename (→ _1, _2, …). Default: the server's --on-conflict.",
+    ),
+  auto_formula: z
+    .boolean()
+    .default(false)
+    .describe('Treat values starting with "=" as formulas (otherwise they are rejected).'),
+  dry_run: z
+    .boolean()
+    .default(false)
+    .describe('Compute diff, warnings, inverse ops and formula issues without writing anything.'),
+  return_inverse_ops: z
+    .boolean()
+    .default(false)
+    .describe('Also return ops that undo this patch (apply them to the output to restore).'),
+  preflight_formula_check: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Scan the result for #REF!, #NAME?, unknown functions, bad syntax, circular references; an error blocks saving.',
+    ),
 };
 
 /** Paths in the result are shown as the client can pass them back (absolute, inside a root). */

@@ -23,7 +23,10 @@ export function patchTool(deps: ExstructToolDeps) {
     input: {
       xlsx_path: z.string().min(1).describe('The workbook to edit (.xlsx or .xlsm).'),
       ops: opsInput,
-      out_dir: z.string().optional().describe('Folder for the result (created if missing). Default: the input\'s folder.'),
+      out_dir: z
+        .string()
+        .optional()
+        .describe("Folder for the result (created if missing). Default: the input's folder."),
       out_name: z.string().optional().describe('File name of the result. Default: {stem}_patched{suffix}.'),
       ...commonEditInput,
     },
@@ -32,7 +35,9 @@ export function patchTool(deps: ExstructToolDeps) {
       const ops = parseOps(args.ops);
       const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
       assertEditable(input);
-      const dir = args.out_dir ? await paths.resolve(args.out_dir, { kind: 'directory' }) : path.dirname(input);
+      const dir = args.out_dir
+        ? await paths.resolve(args.out_dir, { kind: 'directory' })
+        : path.dirname(input);
       const output = await resolveOutput(paths, path.join(dir, defaultOutputName(input, args.out_name)));
       const result = await runPatch({
         input,
