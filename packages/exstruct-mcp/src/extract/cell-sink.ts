@@ -1,0 +1,109 @@
+import type { CellStyle } from '../ooxml/styles.js';
+import type { WorkbookReader } from '../ooxml/workbook-reader.js';
+import type { CellHandler } from '../ooxml/worksheet-reader.js';
+import { Kind, SegmentBuilder, type RowSegment } from './row-store.js';
+
+/**
+ * What turning raw cells into stored values needs, as plain typed arrays so the same configuration can
+ * be posted to worker threads.
+ */
+export interface SinkConfig {
+  /** Per cell style: 0 plain number, 1 date, 2 time of day. */
+  dateKind: Uint8Array;
+  /** Per cell style: 1 when the style draws a border. */
+  bordered: Uint8Array;
+  /** Per shared string: 1 when it is empty or only whitespace (such cells count as empty). */
+  blankShared: Uint8Array;
+}
+
+export function sinkConfig(cellStyles: readonly CellStyle[], sharedStrings: readonly string[]): SinkConfig {
+  const dateKind = new Uint8Array(cellStyles.length);
+  const bordered = new Uint8Array(cellStyles.length);
+  cellStyles.forEach((style, i) => {
+    dateKind[i] = style.dateKind === 'date' ? 1 : style.dateKind === 'time' ? 2 : 0;
+    bordered[i] = style.bordered ? 1 : 0;
+  });
+  const blankShared = new Uint8Array(sharedStrings.length);
+  sharedStrings.forEach((text, i) => {
+    blankShared[i] = text.trim() === '' ? 1 : 0;
+  });
+  return { dateKind, bordered, blankShared };
+}
+
+const configs = new WeakMap<WorkbookReader, Promise<SinkConfig>>();
+
+/** The workbook's sink configuration, computed once per open workbook (shared by sheets and workers). */
+export function workbookSinkConfig(reader: WorkbookReader): Promise<SinkConfig> {
+  let config = configs.get(reader);
+  if (!config) {
+    config = Promise.all([reader.styles(), reader.sharedStrings()]).then(([styles, strings]) =>
+      sinkConfig(styles.cellStyles, strings),
+    );
+    configs.set(reader, config);
+  }
+  return config;
+}
+
+/** Largest serial Excel shows as a date (9999-12-31). */
+const MAX_DATE_SERIAL = 2958465;
+
+export interface CellSink {
+  onCell: CellHandler;
+  /** The stored rows and the (row, col) pairs of bordered cells. */
+  finish(): { segment: RowSegment; borders: Int32Array };
+}
+
+/**
+ * Turns raw sheet cells into the columnar row store: shared strings stay indexes, numbers formatted as
+ * dates are marked as dates, empty and whitespace-only cells are dropped, bordered cells are noted for
+ * table detection (even when empty).
+ */
+export function createCellSink(config: SinkConfig): CellSink {
+  const builder = new SegmentBuilder();
+  const { dateKind, bordered, blankShared } = config;
+  const anyBorders = bordered.includes(1);
+  let borders: number[] = [];
+  const onCell: CellHandler = (row, col, type, style, raw) => {
+    if (anyBorders && bordered[style] === 1) borders.push(row, col);
+    if (raw === undefined) return;
+    switch (type) {
+      case 's': {
+        const index = +raw;
+        if (!(index >= 0) || blankShared[index] !== 0) return;
+        builder.add(row, col, Kind.Shared, index);
+        return;
+      }
+      case 'b':
+        builder.add(row, col, raw === '1' || raw === 'true' ? Kind.True : Kind.False, 0);
+        return;
+      case 'str':
+      case 'inlineStr':
+      case 'e':
+      case 'd':
+        if (raw.trim() !== '') builder.addText(row, col, raw);
+        return;
+      default: {
+        if (raw === '') return;
+        const number = +raw;
+        if (Number.isNaN(number)) {
+          builder.addText(row, col, raw);
+          return;
+        }
+        const date = dateKind[style] ?? 0;
+        if (date !== 0 && number >= 0 && number <= MAX_DATE_SERIAL) {
+          builder.add(row, col, date === 1 ? Kind.Date : Kind.Time, number);
+        } else {
+          builder.add(row, col, Kind.Number, number);
+        }
+      }
+    }
+  };
+  return {
+    onCell,
+    finish() {
+      const result = { segment: builder.finish(), borders: Int32Array.from(borders) };
+      borders = [];
+      return result;
+    },
+  };
+}

@@ -1,0 +1,255 @@
+import { formatA1, parseRange } from '../ooxml/cell-ref.js';
+import { readChartPart, type ChartInfo } from '../ooxml/chart-part.js';
+import { readCommentsPart } from '../ooxml/comments-part.js';
+import { readDiagramPart, type DiagramInfo } from '../ooxml/diagram-part.js';
+import { readDrawingPart } from '../ooxml/drawing-part.js';
+import { findRel, isRelType, readRelationships, type Relationship } from '../ooxml/relationships.js';
+import { readTablePart } from '../ooxml/table-part.js';
+import type { SheetEntry } from '../ooxml/workbook-part.js';
+import type { WorkbookReader } from '../ooxml/workbook-reader.js';
+import { scanWorksheet, type WorksheetInfo } from '../ooxml/worksheet-reader.js';
+import { createCellSink, workbookSinkConfig } from './cell-sink.js';
+import type { CellValue } from './cell-value.js';
+import { MERGED_SCHEMA, type MergedCells, type SheetData } from './model.js';
+import { scanInParallel, type ParallelOptions } from './parallel-scan.js';
+import { Kind, RowStore, SegmentBuilder, type RowSegment } from './row-store.js';
+import type { ModeFeatures } from './modes.js';
+import { printAreasOf } from './print-areas.js';
+import { buildShapesAndCharts } from './shapes.js';
+import { SheetGeometry } from './sheet-geometry.js';
+import { detectTableCandidates, pairsToRows } from './table-candidates.js';
+
+export interface SheetOptions {
+  features: ModeFeatures;
+  /** Keep the value of a merged range in `rows` (default true, as the original's default). */
+  mergedValuesInRows: boolean;
+  /** Worker-thread parsing of big sheets (light/standard modes); false to always parse in one pass. */
+  parallel?: ParallelOptions | false;
+  warn: (message: string) => void;
+}
+
+/** One extracted sheet: its rows in the columnar store, every other field as model data. */
+export interface ExtractedSheet {
+  name: string;
+  rows: RowStore | undefined;
+  data: Omit<SheetData, 'rows'>;
+}
+
+/** Fill colour the original leaves out by default: plain white is the sheet's own background. */
+const DEFAULT_BACKGROUND = 'FFFFFF';
+
+/** Extracts one sheet into the ExStruct model (numeric column keys; alpha keys are applied later). */
+export async function extractSheet(
+  reader: WorkbookReader,
+  entry: SheetEntry,
+  sheetIndex: number,
+  options: SheetOptions,
+): Promise<ExtractedSheet> {
+  const { features } = options;
+  const data: Omit<SheetData, 'rows'> = {};
+  if (!entry.part || !reader.zip.has(entry.part)) {
+    options.warn(`Sheet "${entry.name}" has no worksheet part; it was left empty.`);
+    return { name: entry.name, rows: undefined, data };
+  }
+  const [sharedStrings, styles] = await Promise.all([reader.sharedStrings(), reader.styles()]);
+  const context = { sharedStrings, date1904: reader.workbook.date1904 };
+  const config = await workbookSinkConfig(reader);
+
+  const formulas: Record<string, Array<[number, number]>> = {};
+  const colors: Record<string, Array<[number, number]>> = {};
+  let scan: { segments: RowSegment[]; borders: Int32Array; info: WorksheetInfo };
+  // Verbose mode resolves shared formulas and fills in sheet order, so it keeps the one-pass parser.
+  const parallel =
+    features.formulasMap || features.colorsMap
+      ? undefined
+      : await scanInParallel(reader, entry.part, config, options.parallel ?? {});
+  if (parallel) {
+    scan = parallel;
+  } else {
+    const sink = createCellSink(config);
+    const cellStyles = styles.cellStyles;
+    const info = await scanWorksheet(
+      reader.zip,
+      entry.part,
+      (r, col, type, s, raw, formula) => {
+        sink.onCell(r, col, type, s, raw, formula);
+        if (features.colorsMap) {
+          const fill = cellStyles[s]?.fill;
+          if (fill && fill !== DEFAULT_BACKGROUND) (colors[fill] ??= []).push([r, col]);
+        }
+        if (formula !== undefined) (formulas[`=${formula}`] ??= []).push([r, col]);
+      },
+      { formulas: features.formulasMap },
+    );
+    const { segment, borders } = sink.finish();
+    scan = { segments: [segment], borders, info };
+  }
+  const { info } = scan;
+  const rows = new RowStore(sortedSegments(scan.segments), context);
+  const rels = await readRelationships(reader.zip, entry.part);
+  const merged = mergedCells(info.merges, rows);
+  // Tables are detected on every value, merged ones included, before merged values may leave rows.
+  const excelTables = await readExcelTables(reader, info, rels);
+  const tableCandidates = detectTableCandidates(rows, pairsToRows(scan.borders), excelTables);
+  if (!options.mergedValuesInRows) dropMergedValues(info.merges, rows);
+  if (features.hyperlinks) attachHyperlinks(info, rels, rows);
+
+  let drawing: Pick<SheetData, 'shapes' | 'charts'> = {};
+  if (features.drawings) drawing = await readDrawing(reader, info, rels, features, options.warn);
+
+  if (drawing.shapes?.length) data.shapes = drawing.shapes;
+  if (drawing.charts?.length) data.charts = drawing.charts;
+  if (tableCandidates.length > 0) data.table_candidates = tableCandidates;
+  const printAreas = printAreasOf(reader.workbook.definedNames, sheetIndex);
+  if (printAreas.length > 0) data.print_areas = printAreas;
+  if (features.drawings) {
+    const comments = await readComments(reader, rels);
+    if (comments.length > 0) data.comments = comments;
+  }
+  if (features.formulasMap && Object.keys(formulas).length > 0) data.formulas_map = formulas;
+  if (features.colorsMap && Object.keys(colors).length > 0) data.colors_map = colors;
+  if (features.mergedCells && merged.items.length > 0) data.merged_cells = merged;
+  return { name: entry.name, rows: rows.rowCount > 0 ? rows : undefined, data };
+}
+
+/** Sheets written with rows out of order (rare) are put back in row order. */
+function sortedSegments(segments: RowSegment[]): RowSegment[] {
+  let last = -1;
+  for (const segment of segments) {
+    for (const r of segment.rowNumbers) {
+      if (r <= last) return [sortSegments(segments)];
+      last = r;
+    }
+  }
+  return segments;
+}
+
+function sortSegments(segments: RowSegment[]): RowSegment {
+  const cells: Array<{ r: number; c: number; kind: Kind; num: number; text?: string }> = [];
+  for (const segment of segments) {
+    for (let row = 0; row < segment.rowNumbers.length; row++) {
+      for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
+        const kind = segment.kinds[i] as Kind;
+        cells.push({
+          r: segment.rowNumbers[row]!,
+          c: segment.cols[i]!,
+          kind,
+          num: segment.nums[i]!,
+          ...(kind === Kind.Text ? { text: segment.texts[segment.nums[i]!]! } : {}),
+        });
+      }
+    }
+  }
+  cells.sort((a, b) => a.r - b.r || a.c - b.c);
+  const builder = new SegmentBuilder();
+  for (const cell of cells) {
+    if (cell.text !== undefined) builder.addText(cell.r, cell.c, cell.text);
+    else builder.add(cell.r, cell.c, cell.kind, cell.num);
+  }
+  return builder.finish();
+}
+
+function valueText(value: CellValue | undefined): string {
+  if (value === undefined) return ' ';
+  const text = String(value);
+  return text === '' ? ' ' : text;
+}
+
+function rangeOf(ref: string) {
+  try {
+    return parseRange(ref);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `{schema, items: [[r1, c1, r2, c2, v]]}` where v is the top-left value as text (" " when empty). */
+function mergedCells(refs: string[], rows: RowStore): MergedCells {
+  const items: MergedCells['items'] = [];
+  for (const ref of refs) {
+    const range = rangeOf(ref);
+    if (!range) continue;
+    const { start, end } = range;
+    items.push([start.row, start.col, end.row, end.col, valueText(rows.valueAt(start.row, start.col))]);
+  }
+  return { schema: MERGED_SCHEMA, items };
+}
+
+/** Removes values inside merged ranges from rows (they live in merged_cells instead). */
+function dropMergedValues(refs: string[], rows: RowStore): void {
+  for (const ref of refs) {
+    const range = rangeOf(ref);
+    if (range)
+      rows.forEachIn(range.start.row, range.start.col, range.end.row, range.end.col, (_r, _c, key) =>
+        rows.remove(key),
+      );
+  }
+}
+
+/** Links go on cells that have values; a link alone does not invent a row. */
+function attachHyperlinks(info: WorksheetInfo, rels: Map<string, Relationship>, rows: RowStore): void {
+  for (const link of info.hyperlinks) {
+    const rel = link.relId ? rels.get(link.relId) : undefined;
+    const fragment = link.location ? `#${link.location}` : '';
+    const target = rel ? rel.target + fragment : fragment;
+    const range = rangeOf(link.ref);
+    if (!target || !range) continue;
+    rows.forEachIn(range.start.row, range.start.col, range.end.row, range.end.col, (_r, _c, key) =>
+      rows.setLink(key, target),
+    );
+  }
+}
+
+async function readExcelTables(
+  reader: WorkbookReader,
+  info: WorksheetInfo,
+  rels: Map<string, Relationship>,
+): Promise<string[]> {
+  const refs: string[] = [];
+  for (const id of info.tableRelIds) {
+    const rel = rels.get(id);
+    if (!rel || rel.external || !reader.zip.has(rel.target)) continue;
+    const table = await readTablePart(reader.zip, rel.target);
+    if (table) refs.push(table.ref);
+  }
+  return refs;
+}
+
+async function readComments(reader: WorkbookReader, rels: Map<string, Relationship>) {
+  const rel = findRel(rels, 'comments');
+  if (!rel || rel.external || !reader.zip.has(rel.target)) return [];
+  const comments = await readCommentsPart(reader.zip, rel.target);
+  return comments
+    .filter((c) => c.ref && c.text)
+    .map((c) => {
+      const start = parseRange(c.ref).start;
+      return { cell: formatA1(start), ...(c.author ? { author: c.author } : {}), text: c.text };
+    });
+}
+
+async function readDrawing(
+  reader: WorkbookReader,
+  info: WorksheetInfo,
+  rels: Map<string, Relationship>,
+  features: ModeFeatures,
+  warn: (message: string) => void,
+): Promise<Pick<SheetData, 'shapes' | 'charts'>> {
+  const rel = info.drawingRelId ? rels.get(info.drawingRelId) : findRel(rels, 'drawing');
+  if (!rel || rel.external || !isRelType(rel, 'drawing') || !reader.zip.has(rel.target)) return {};
+  const items = await readDrawingPart(reader.zip, rel.target);
+  const charts = new Map<string, ChartInfo>();
+  const diagrams = new Map<string, DiagramInfo>();
+  for (const item of items) {
+    try {
+      if (item.kind === 'chart' && item.chartPart && reader.zip.has(item.chartPart)) {
+        charts.set(item.chartPart, await readChartPart(reader.zip, item.chartPart));
+      } else if (item.kind === 'diagram' && item.dataPart && reader.zip.has(item.dataPart)) {
+        diagrams.set(item.dataPart, await readDiagramPart(reader.zip, item.dataPart, item.layoutPart));
+      }
+    } catch (error) {
+      // One broken chart must not lose the rest of the sheet.
+      warn(`Skipped ${item.kind} "${item.name}": ${(error as Error).message}`);
+    }
+  }
+  return buildShapesAndCharts(items, new SheetGeometry(info), features, { charts, diagrams });
+}

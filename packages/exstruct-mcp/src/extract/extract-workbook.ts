@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { WorkbookReader } from '../ooxml/workbook-reader.js';
+import type { ZipLimits } from '../ooxml/zip-archive.js';
+import { convertSheetKeysToAlpha } from './alpha-col.js';
+import { extractSheet, type ExtractedSheet } from './extract-sheet.js';
+import { Extraction } from './extraction.js';
+import { modeFeatures, type ExtractionMode } from './modes.js';
+import type { ParallelOptions } from './parallel-scan.js';
+
+export interface ExtractOptions {
+  mode?: ExtractionMode;
+  /** Column letters as keys of `c`/`links`, merged_ranges instead of merged_cells (spec 13). */
+  alphaCol?: boolean;
+  /** Keep merged ranges' values in `rows` (default true, the original's default). */
+  mergedValuesInRows?: boolean;
+  /** Only these sheets (default: all). Unknown names fail with SHEET_NOT_FOUND. */
+  sheets?: string[];
+  zipLimits?: Partial<ZipLimits>;
+  /** Worker-thread parsing of big sheets; false to always parse in one pass. */
+  parallel?: ParallelOptions | false;
+}
+
+/**
+ * Reads an .xlsx/.xlsm workbook into the ExStruct model without Excel: the package is opened once,
+ * sheets are streamed one after the other (big ones on several cores), and rows are kept in a compact
+ * columnar store until they are serialised.
+ */
+export async function extractWorkbook(file: string, options: ExtractOptions = {}): Promise<Extraction> {
+  const features = modeFeatures(options.mode ?? 'standard');
+  const reader = await WorkbookReader.open(file, options.zipLimits);
+  const warnings: string[] = [];
+  try {
+    const wanted = options.sheets
+      ? new Set(options.sheets.map((name) => reader.sheet(name).name))
+      : undefined;
+    const sheets: ExtractedSheet[] = [];
+    const entries = reader.workbook.sheets;
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index]!;
+      if (wanted && !wanted.has(entry.name)) continue;
+      const sheet = await extractSheet(reader, entry, index, {
+        features,
+        mergedValuesInRows: options.mergedValuesInRows ?? true,
+        parallel: options.parallel ?? {},
+        warn: (message) => warnings.push(message),
+      });
+      // Spec 13.5: letter keys are applied after extraction, right before serialisation.
+      if (options.alphaCol) sheet.data = convertSheetKeysToAlpha(sheet.data);
+      sheets.push(sheet);
+    }
+    return new Extraction(path.basename(file), sheets, {
+      alphaCol: options.alphaCol === true,
+      sheetNames: reader.sheetNames,
+      warnings,
+    });
+  } finally {
+    reader.close();
+  }
+}

@@ -1,0 +1,199 @@
+import { formatOutput, type OutputFormat } from '@mcp-workbench/core';
+import type { ExtractedSheet } from './extract-sheet.js';
+import type { CellRow, PrintArea, SheetData, WorkbookData } from './model.js';
+
+export interface SerializeOptions {
+  /** Indented JSON (default compact, the fewest tokens). */
+  pretty?: boolean;
+  /** Indentation for pretty JSON, YAML and TOON (default 2). */
+  indent?: number;
+}
+
+/** The payload of one file written by `sheets_dir`: the sheet plus where it came from. */
+export interface SheetFilePayload {
+  book_name: string;
+  sheet_name: string;
+  sheet: SheetData;
+}
+
+/** The payload of one file written by `print_areas_dir`: what lies inside one print area. */
+export interface PrintAreaPayload {
+  book_name: string;
+  sheet_name: string;
+  area: PrintArea;
+  rows?: CellRow[];
+  shapes?: SheetData['shapes'];
+  charts?: SheetData['charts'];
+  table_candidates?: string[];
+}
+
+/**
+ * The result of an extraction. `workbook` is the plain ExStruct model; `serialize` writes it as JSON
+ * (compact JSON straight from the columnar rows, without building the model), YAML or TOON.
+ */
+export class Extraction {
+  private model: WorkbookData | undefined;
+
+  constructor(
+    readonly bookName: string,
+    readonly sheets: readonly ExtractedSheet[],
+    readonly meta: { alphaCol: boolean; sheetNames: string[]; warnings: string[] },
+  ) {}
+
+  get warnings(): string[] {
+    return this.meta.warnings;
+  }
+
+  get sheetNames(): string[] {
+    return this.meta.sheetNames;
+  }
+
+  /** The sheet as plain model data (rows first, then the other fields in the model's order). */
+  sheetData(sheet: ExtractedSheet): SheetData {
+    const rows = sheet.rows?.toCellRows(this.meta.alphaCol) ?? [];
+    return rows.length > 0 ? { rows, ...sheet.data } : { ...sheet.data };
+  }
+
+  get workbook(): WorkbookData {
+    if (!this.model) {
+      const sheets: WorkbookData['sheets'] = {};
+      for (const sheet of this.sheets) sheets[sheet.name] = this.sheetData(sheet);
+      this.model = { book_name: this.bookName, sheets };
+    }
+    return this.model;
+  }
+
+  /** Compact JSON of the workbook in pieces, rows written from the columnar store. */
+  private writeJson(emit: (piece: string) => void): void {
+    emit(`{"book_name":${JSON.stringify(this.bookName)},"sheets":{`);
+    this.sheets.forEach((sheet, index) => {
+      emit(`${index === 0 ? '' : ','}${JSON.stringify(sheet.name)}:{`);
+      let hasField = false;
+      // A sheet whose every value was removed (merged values dropped) writes no rows field.
+      if (sheet.rows && sheet.rows.valueCount > 0) {
+        emit('"rows":');
+        sheet.rows.writeJson(emit, this.meta.alphaCol);
+        hasField = true;
+      }
+      for (const [key, value] of Object.entries(sheet.data)) {
+        emit(`${hasField ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}`);
+        hasField = true;
+      }
+      emit('}');
+    });
+    emit('}}');
+  }
+
+  /** Serialises the whole workbook as text. */
+  serialize(format: OutputFormat, options: SerializeOptions = {}): string {
+    if (format === 'json' && !options.pretty) {
+      const pieces: string[] = [];
+      this.writeJson((piece) => pieces.push(piece));
+      return pieces.join('');
+    }
+    return formatOutput(this.workbook, format, options);
+  }
+
+  /**
+   * Serialises the whole workbook as UTF-8 bytes, ready to write. Compact JSON goes from the row
+   * columns to bytes piece by piece, which keeps memory low on million-cell sheets.
+   */
+  serializeToBuffer(format: OutputFormat, options: SerializeOptions = {}): Buffer {
+    if (format === 'json' && !options.pretty) {
+      const buffers: Buffer[] = [];
+      this.writeJson((piece) => buffers.push(Buffer.from(piece, 'utf8')));
+      return Buffer.concat(buffers);
+    }
+    return Buffer.from(this.serialize(format, options), 'utf8');
+  }
+
+  /** One payload per sheet, for `sheets_dir` (as the original's save_sheets). */
+  sheetPayloads(): SheetFilePayload[] {
+    return this.sheets.map((sheet) => ({
+      book_name: this.bookName,
+      sheet_name: sheet.name,
+      sheet: this.sheetData(sheet),
+    }));
+  }
+
+  /** One payload per print area, for `print_areas_dir`: rows, tables and drawings inside the area. */
+  printAreaPayloads(): Array<{ sheet: string; index: number; payload: PrintAreaPayload }> {
+    const out: Array<{ sheet: string; index: number; payload: PrintAreaPayload }> = [];
+    for (const sheet of this.sheets) {
+      const areas = sheet.data.print_areas ?? [];
+      if (areas.length === 0) continue;
+      const data = this.sheetData(sheet);
+      areas.forEach((area, i) => {
+        out.push({
+          sheet: sheet.name,
+          index: i + 1,
+          payload: printAreaPayload(this.bookName, sheet.name, area, data),
+        });
+      });
+    }
+    return out;
+  }
+}
+
+/** Approximate cell size in points used to place a print area among shapes (as the original does). */
+const COL_PT = 48;
+const ROW_PT = 15;
+
+function printAreaPayload(
+  bookName: string,
+  sheetName: string,
+  area: PrintArea,
+  sheet: SheetData,
+): PrintAreaPayload {
+  const payload: PrintAreaPayload = { book_name: bookName, sheet_name: sheetName, area };
+  const rows: CellRow[] = [];
+  for (const row of sheet.rows ?? []) {
+    if (row.r < area.r1 || row.r > area.r2) continue;
+    const c: CellRow['c'] = {};
+    let links: CellRow['links'];
+    for (const [key, value] of Object.entries(row.c)) {
+      const col = columnIndex(key);
+      if (col < area.c1 || col > area.c2) continue;
+      c[key] = value;
+      const link = row.links?.[key];
+      if (link !== undefined) (links ??= {})[key] = link;
+    }
+    if (Object.keys(c).length > 0) rows.push(links ? { r: row.r, c, links } : { r: row.r, c });
+  }
+  if (rows.length > 0) payload.rows = rows;
+  const box = {
+    l: area.c1 * COL_PT,
+    t: (area.r1 - 1) * ROW_PT,
+    r: (area.c2 + 1) * COL_PT,
+    b: area.r2 * ROW_PT,
+  };
+  const inside = (item: { l: number; t: number; w?: number; h?: number }) => {
+    const right = item.l + (item.w ?? 0);
+    const bottom = item.t + (item.h ?? 0);
+    return item.l <= box.r && right >= box.l && item.t <= box.b && bottom >= box.t;
+  };
+  const shapes = (sheet.shapes ?? []).filter(inside);
+  if (shapes.length > 0) payload.shapes = shapes;
+  const charts = (sheet.charts ?? []).filter(inside);
+  if (charts.length > 0) payload.charts = charts;
+  const tables = (sheet.table_candidates ?? []).filter((a1) => {
+    const m = /^([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?$/.exec(a1);
+    if (!m) return false;
+    const r1 = Number(m[2]);
+    const r2 = Number(m[4] ?? m[2]);
+    const c1 = columnIndex(m[1]!);
+    const c2 = columnIndex(m[3] ?? m[1]!);
+    return r1 >= area.r1 && r2 <= area.r2 && c1 >= area.c1 && c2 <= area.c2;
+  });
+  if (tables.length > 0) payload.table_candidates = tables;
+  return payload;
+}
+
+/** A column key, numeric ("12") or letters ("M"), as a 0-based index (-1 when neither). */
+export function columnIndex(key: string): number {
+  if (/^\d+$/.test(key)) return Number(key);
+  if (!/^[A-Za-z]{1,3}$/.test(key)) return -1;
+  let n = 0;
+  for (const ch of key.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n - 1;
+}

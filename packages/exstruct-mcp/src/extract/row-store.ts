@@ -1,0 +1,381 @@
+import { colIndexToAlpha } from '../ooxml/cell-ref.js';
+import { serialToIso, type CellValue } from './cell-value.js';
+import type { CellRow } from './model.js';
+
+/**
+ * How a cell's value is stored. Shared strings stay an index into the shared-string table and dates stay
+ * their serial number until output, so a million cells cost a few typed arrays instead of a million
+ * objects (and worker threads can hand their rows over without copying).
+ */
+export const Kind = {
+  Number: 0,
+  /** `num` is an index into the workbook's shared strings. */
+  Shared: 1,
+  /** `num` is an index into the segment's own strings (inline strings, formula strings, errors). */
+  Text: 2,
+  True: 3,
+  False: 4,
+  /** `num` is an Excel serial date, shown as an ISO date (with time when not midnight). */
+  Date: 5,
+  /** `num` is an Excel serial time of day. */
+  Time: 6,
+} as const;
+export type Kind = (typeof Kind)[keyof typeof Kind];
+
+/** A run of rows in columnar form: row `i` owns cells `rowStart[i]` … `rowStart[i + 1] - 1`. */
+export interface RowSegment {
+  rowNumbers: Int32Array;
+  rowStart: Int32Array;
+  cols: Int32Array;
+  kinds: Uint8Array;
+  nums: Float64Array;
+  texts: string[];
+}
+
+/** Appends cells (in sheet order) and produces a compact segment. */
+export class SegmentBuilder {
+  private rowNumbers = new Int32Array(256);
+  private rowStart = new Int32Array(257);
+  private cols = new Int32Array(1024);
+  private kinds = new Uint8Array(1024);
+  private nums = new Float64Array(1024);
+  private texts: string[] = [];
+  private rowCount = 0;
+  private cellCount = 0;
+  private lastRow = -1;
+
+  add(row: number, col: number, kind: Kind, num: number): void {
+    if (row !== this.lastRow) {
+      if (this.rowCount + 1 >= this.rowNumbers.length) {
+        this.rowNumbers = grow(this.rowNumbers, Int32Array);
+        this.rowStart = grow(this.rowStart, Int32Array);
+      }
+      this.rowNumbers[this.rowCount] = row;
+      this.rowStart[this.rowCount] = this.cellCount;
+      this.rowCount++;
+      this.lastRow = row;
+    }
+    if (this.cellCount >= this.cols.length) {
+      this.cols = grow(this.cols, Int32Array);
+      this.kinds = grow(this.kinds, Uint8Array);
+      this.nums = grow(this.nums, Float64Array);
+    }
+    this.cols[this.cellCount] = col;
+    this.kinds[this.cellCount] = kind;
+    this.nums[this.cellCount] = num;
+    this.cellCount++;
+  }
+
+  addText(row: number, col: number, text: string): void {
+    this.texts.push(text);
+    this.add(row, col, Kind.Text, this.texts.length - 1);
+  }
+
+  get size(): number {
+    return this.cellCount;
+  }
+
+  finish(): RowSegment {
+    this.rowStart[this.rowCount] = this.cellCount;
+    return {
+      rowNumbers: this.rowNumbers.slice(0, this.rowCount),
+      rowStart: this.rowStart.slice(0, this.rowCount + 1),
+      cols: this.cols.slice(0, this.cellCount),
+      kinds: this.kinds.slice(0, this.cellCount),
+      nums: this.nums.slice(0, this.cellCount),
+      texts: this.texts,
+    };
+  }
+}
+
+function grow<T extends Int32Array | Uint8Array | Float64Array>(
+  array: T,
+  Ctor: new (length: number) => T,
+): T {
+  const next = new Ctor(array.length * 2);
+  next.set(array);
+  return next;
+}
+
+/** What rendering a stored value needs from the workbook. */
+export interface ValueContext {
+  sharedStrings: readonly string[];
+  date1904: boolean;
+}
+
+/** A cell address inside the store: segment index and cell index. */
+interface CellRef {
+  segment: number;
+  cell: number;
+}
+
+const INT_RE = /^[+-]?\d+$/;
+const FLOAT_RE = /^[+-]?\d*\.\d+$/;
+
+/** All rows of one sheet, as segments in sheet order, with their deletions and hyperlinks. */
+export class RowStore {
+  private readonly removed = new Set<number>();
+  private readonly links = new Map<number, string>();
+  private readonly segmentBase: number[] = [];
+  private readonly dateCache = new Map<number, string>();
+  private letters: string[] = [];
+  private sharedJson: Array<string | undefined> = [];
+  private readonly dateJson = new Map<number, string>();
+
+  constructor(
+    readonly segments: RowSegment[],
+    private readonly context: ValueContext,
+  ) {
+    let base = 0;
+    for (const segment of segments) {
+      this.segmentBase.push(base);
+      base += segment.cols.length;
+    }
+  }
+
+  get rowCount(): number {
+    let count = 0;
+    for (const segment of this.segments) count += segment.rowNumbers.length;
+    return count;
+  }
+
+  /** Cells still present (stored minus removed). */
+  get valueCount(): number {
+    let count = 0;
+    for (const segment of this.segments) count += segment.cols.length;
+    return count - this.removed.size;
+  }
+
+  private key(ref: CellRef): number {
+    return this.segmentBase[ref.segment]! + ref.cell;
+  }
+
+  /** Value of the cell at `i` of a segment. */
+  private value(segment: RowSegment, i: number): CellValue {
+    const num = segment.nums[i]!;
+    switch (segment.kinds[i] as Kind) {
+      case Kind.Number:
+        return num;
+      case Kind.Shared:
+        return this.context.sharedStrings[num] ?? '';
+      case Kind.Text:
+        return segment.texts[num]!;
+      case Kind.True:
+        return true;
+      case Kind.False:
+        return false;
+      case Kind.Date:
+      case Kind.Time:
+        return this.dateText(num, segment.kinds[i] === Kind.Time);
+    }
+  }
+
+  private dateText(serial: number, time: boolean): string {
+    const cacheKey = time ? -serial - 1 : serial;
+    let text = this.dateCache.get(cacheKey);
+    if (text === undefined) {
+      text = String(serialToIso(serial, time ? 'time' : 'date', this.context.date1904));
+      if (this.dateCache.size < 100_000) this.dateCache.set(cacheKey, text);
+    }
+    return text;
+  }
+
+  private findRow(r: number): { segment: number; row: number } | undefined {
+    for (let s = 0; s < this.segments.length; s++) {
+      const rows = this.segments[s]!.rowNumbers;
+      if (rows.length === 0 || rows[rows.length - 1]! < r) continue;
+      let lo = 0;
+      let hi = rows.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (rows[mid] === r) return { segment: s, row: mid };
+        if (rows[mid]! < r) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return undefined;
+    }
+    return undefined;
+  }
+
+  private find(r: number, c: number): CellRef | undefined {
+    const at = this.findRow(r);
+    if (!at) return undefined;
+    const segment = this.segments[at.segment]!;
+    for (let i = segment.rowStart[at.row]!; i < segment.rowStart[at.row + 1]!; i++) {
+      if (segment.cols[i] === c) return { segment: at.segment, cell: i };
+    }
+    return undefined;
+  }
+
+  valueAt(r: number, c: number): CellValue | undefined {
+    const ref = this.find(r, c);
+    if (!ref || this.removed.has(this.key(ref))) return undefined;
+    return this.value(this.segments[ref.segment]!, ref.cell);
+  }
+
+  /**
+   * Visits the cells inside a block (rows 1-based, columns 0-based, inclusive) that are still present;
+   * the cost is the cells in the block's rows, never the block's area.
+   */
+  forEachIn(
+    r1: number,
+    c1: number,
+    r2: number,
+    c2: number,
+    visit: (r: number, c: number, key: number, numberLike: boolean) => void,
+  ): void {
+    for (let s = 0; s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      const rows = segment.rowNumbers;
+      if (rows.length === 0 || rows[rows.length - 1]! < r1 || rows[0]! > r2) continue;
+      let lo = 0;
+      let hi = rows.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (rows[mid]! < r1) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let row = lo; row < rows.length && rows[row]! <= r2; row++) {
+        for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
+          const c = segment.cols[i]!;
+          if (c < c1 || c > c2) continue;
+          const key = this.segmentBase[s]! + i;
+          if (this.removed.has(key)) continue;
+          visit(rows[row]!, c, key, this.isNumberLike(segment, i));
+        }
+      }
+    }
+  }
+
+  private isNumberLike(segment: RowSegment, i: number): boolean {
+    const kind = segment.kinds[i] as Kind;
+    if (kind === Kind.Number) return true;
+    if (kind !== Kind.Shared && kind !== Kind.Text) return false;
+    const text = this.value(segment, i) as string;
+    return INT_RE.test(text) || FLOAT_RE.test(text);
+  }
+
+  /** Visits every row: its number and its present columns in ascending order. */
+  forEachRow(visit: (r: number, cols: number[], numberLike: boolean[]) => void): void {
+    for (let s = 0; s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      for (let row = 0; row < segment.rowNumbers.length; row++) {
+        const cols: number[] = [];
+        const numberLike: boolean[] = [];
+        for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
+          if (this.removed.size > 0 && this.removed.has(this.segmentBase[s]! + i)) continue;
+          cols.push(segment.cols[i]!);
+          numberLike.push(this.isNumberLike(segment, i));
+        }
+        if (cols.length > 0) visit(segment.rowNumbers[row]!, cols, numberLike);
+      }
+    }
+  }
+
+  remove(key: number): void {
+    this.removed.add(key);
+  }
+
+  setLink(key: number, target: string): void {
+    this.links.set(key, target);
+  }
+
+  private columnKey(col: number, alpha: boolean): string {
+    if (!alpha) return String(col);
+    return (this.letters[col] ??= colIndexToAlpha(col));
+  }
+
+  /** The rows as plain objects (what the model and the YAML/TOON serialisers use). */
+  toCellRows(alpha: boolean): CellRow[] {
+    const out: CellRow[] = [];
+    for (let s = 0; s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      const base = this.segmentBase[s]!;
+      for (let row = 0; row < segment.rowNumbers.length; row++) {
+        const c: Record<string, CellValue> = {};
+        let links: Record<string, string> | undefined;
+        let any = false;
+        for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
+          const key = base + i;
+          if (this.removed.has(key)) continue;
+          const name = this.columnKey(segment.cols[i]!, alpha);
+          c[name] = this.value(segment, i);
+          any = true;
+          const link = this.links.get(key);
+          if (link !== undefined) (links ??= {})[name] = link;
+        }
+        if (!any) continue;
+        out.push(links ? { r: segment.rowNumbers[row]!, c, links } : { r: segment.rowNumbers[row]!, c });
+      }
+    }
+    return out;
+  }
+
+  private jsonOf(segment: RowSegment, i: number): string {
+    const num = segment.nums[i]!;
+    switch (segment.kinds[i] as Kind) {
+      case Kind.Number:
+        return Number.isFinite(num) ? String(num) : 'null';
+      case Kind.Shared:
+        return (this.sharedJson[num] ??= JSON.stringify(this.context.sharedStrings[num] ?? ''));
+      case Kind.True:
+        return 'true';
+      case Kind.False:
+        return 'false';
+      case Kind.Date:
+      case Kind.Time: {
+        const time = segment.kinds[i] === Kind.Time;
+        const cacheKey = time ? -num - 1 : num;
+        let json = this.dateJson.get(cacheKey);
+        if (json === undefined) {
+          json = JSON.stringify(this.dateText(num, time));
+          if (this.dateJson.size < 100_000) this.dateJson.set(cacheKey, json);
+        }
+        return json;
+      }
+      default:
+        return JSON.stringify(this.value(segment, i));
+    }
+  }
+
+  /**
+   * Compact JSON of the rows array, byte for byte what `JSON.stringify(toCellRows(alpha))` gives, written
+   * straight from the columns (no intermediate objects) in pieces of about a thousand rows, so a million
+   * cells never sit in memory as a million strings.
+   */
+  writeJson(emit: (piece: string) => void, alpha: boolean): void {
+    const ROWS_PER_PIECE = 1024;
+    let piece = '[';
+    let inPiece = 0;
+    let first = true;
+    for (let s = 0; s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      const base = this.segmentBase[s]!;
+      const { rowNumbers, rowStart, cols } = segment;
+      for (let row = 0; row < rowNumbers.length; row++) {
+        let cells = '';
+        let links = '';
+        for (let i = rowStart[row]!; i < rowStart[row + 1]!; i++) {
+          const key = base + i;
+          if (this.removed.size > 0 && this.removed.has(key)) continue;
+          const name = alpha ? this.columnKey(cols[i]!, true) : cols[i]!;
+          cells +=
+            cells === '' ? `"${name}":${this.jsonOf(segment, i)}` : `,"${name}":${this.jsonOf(segment, i)}`;
+          if (this.links.size > 0) {
+            const link = this.links.get(key);
+            if (link !== undefined) links += `${links === '' ? '' : ','}"${name}":${JSON.stringify(link)}`;
+          }
+        }
+        if (cells === '') continue;
+        piece += `${first ? '' : ','}{"r":${rowNumbers[row]!},"c":{${cells}}${links ? `,"links":{${links}}` : ''}}`;
+        first = false;
+        if (++inPiece === ROWS_PER_PIECE) {
+          emit(piece);
+          piece = '';
+          inPiece = 0;
+        }
+      }
+    }
+    emit(`${piece}]`);
+  }
+}
