@@ -30,8 +30,8 @@ export async function removeDir(dir: string): Promise<void> {
 }
 
 /**
- * Moves every mtime under `dir` a minute into the past: the search cache refuses results over files
- * modified after the search began, and freshly written fixtures are exactly that.
+ * Moves every mtime under `dir` a minute into the past and lets the clock move on: the search cache
+ * refuses results over files changed just before or during the search.
  */
 export async function ageTree(dir: string): Promise<void> {
   const past = new Date(Date.now() - 60_000);
@@ -44,6 +44,8 @@ export async function ageTree(dir: string): Promise<void> {
   };
   await walk(dir);
   await utimes(dir, past, past);
+  // The cache ignores results over files changed (ctime) within a few ms before a search began.
+  await new Promise((resolve) => setTimeout(resolve, 30));
 }
 
 export interface Connected extends TestClient {

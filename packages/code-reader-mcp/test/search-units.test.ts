@@ -6,6 +6,8 @@ import { ripgrepFailure, runRipgrep } from '../src/rg/run.js';
 import { StampedCache } from '../src/search/cache.js';
 import { JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/search/collect.js';
 import { effectiveMaxCount, outputModeOf } from '../src/search/options.js';
+import { SearchEngine } from '../src/search/search-content.js';
+import type { SearchQuery } from '../src/search/types.js';
 import { commonDirectory, groupByFile, pagedRowsOf, topFiles } from '../src/search/shape.js';
 import { emptyDir, removeDir } from './helpers.js';
 
@@ -66,6 +68,21 @@ describe('JsonMatchCollector', () => {
     expect(text.startsWith('…')).toBe(true);
   });
 
+  it('handles CRLF lines, matches without submatches, gaps in context and multiline matches', () => {
+    const c = new JsonMatchCollector(1, 10);
+    c.push(begin('w'));
+    c.push(JSON.stringify({ type: 'match', data: { path: { text: 'w' }, lines: { text: 'a\r\n' }, line_number: 1 } }));
+    c.push(context('w', 3, 'far away')); // not adjacent: kept for a following match only if adjacent
+    c.push(JSON.stringify({ type: 'match', data: { path: { text: 'w' }, lines: { text: 'x\ny\n' }, line_number: 5, submatches: [{ start: 0, end: 3 }] } }));
+    c.push(context('w', 7, 'after multiline'));
+    c.push(JSON.stringify({ type: 'match', data: { path: {}, lines: {}, line_number: null } }));
+    c.push(JSON.stringify({ type: 'end', data: {} }));
+    expect(c.matches[0]).toEqual({ file: 'w', line: 1, column: 1, text: 'a' });
+    expect(c.matches[1]).toEqual({ file: 'w', line: 5, column: 1, text: 'x\ny', after: ['after multiline'] });
+    expect(c.matches[2]).toMatchObject({ line: 0, text: '' });
+    expect(c.fileCounts()).toEqual([{ file: 'w', count: 3 }]);
+  });
+
   it('parses --count-matches --null lines, including paths with colons', () => {
     expect(parseCountLine('a:b.txt\u00003')).toEqual({ file: 'a:b.txt', count: 3 });
     expect(parseCountLine('no separator')).toBeUndefined();
@@ -112,6 +129,7 @@ describe('StampedCache', () => {
     const past = new Date(Date.now() - 60_000);
     await utimes(file, past, past);
     await utimes(path.dirname(file), past, past);
+    await new Promise((resolve) => setTimeout(resolve, 30));
   };
 
   it('keeps an entry until a stamped file changes', async () => {
@@ -128,8 +146,9 @@ describe('StampedCache', () => {
   it('refuses results over files modified after the search began', async () => {
     const file = path.join(dir, 'b.txt');
     await aged(file, 'one');
-    const startedAt = Date.now() - 10_000;
+    const startedAt = Date.now();
     const cache = new StampedCache<string>();
+    await new Promise((resolve) => setTimeout(resolve, 30));
     await appendFile(file, 'during the search');
     cache.set('k', 'value', Promise.resolve([file]), startedAt);
     expect(await cache.get('k')).toBeUndefined();
@@ -161,6 +180,22 @@ describe('ripgrep binary', () => {
     });
     const real = await locateRipgrep();
     expect(await locateRipgrep({ CODE_READER_RG_PATH: real })).toBe(real);
+  });
+
+  it('falls back to rg on PATH, and says how to install it when there is none', async () => {
+    const none = async () => undefined;
+    const dir = await emptyDir();
+    try {
+      await writeFile(path.join(dir, 'rg'), '');
+      expect(await locateRipgrep({ PATH: `/nonexistent${path.delimiter}${dir}` }, none)).toBe(path.join(dir, 'rg'));
+      await expect(locateRipgrep({ PATH: '/nonexistent' }, none)).rejects.toMatchObject({
+        code: 'BACKEND_UNAVAILABLE',
+        message: 'The ripgrep (rg) binary was not found.',
+      });
+      await expect(locateRipgrep({}, none)).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    } finally {
+      await removeDir(dir);
+    }
   });
 
   it('reports a binary that cannot start as BACKEND_UNAVAILABLE', async () => {
@@ -197,5 +232,46 @@ describe('ripgrep binary', () => {
     expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'regex parse error: x' }, 'query')?.code).toBe('INVALID_ARGUMENT');
     expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'permission denied' }, 'query')).toBeUndefined();
     expect(ripgrepFailure({ ...base, exitCode: 1, stderr: '' }, 'query')).toBeUndefined();
+  });
+});
+
+describe('SearchEngine', () => {
+  const query = (overrides: Partial<SearchQuery>): SearchQuery => ({
+    targets: [process.cwd()],
+    targetKind: 'roots',
+    query: 'x',
+    caseMode: 'smart',
+    fixedStrings: false,
+    word: false,
+    multiline: false,
+    includeGlobs: [],
+    excludeGlobs: [],
+    hidden: false,
+    noIgnore: false,
+    contextBefore: 0,
+    contextAfter: 0,
+    maxCount: 10,
+    mode: 'matches',
+    denyGlobs: [],
+    ...overrides,
+  });
+
+  it('refuses an empty query', async () => {
+    await expect(new SearchEngine().search(query({ query: '' }), { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('keeps ripgrep warnings (unreadable paths) next to the results', async () => {
+    const run = await new SearchEngine().search(query({ targetKind: 'files', targets: ['/nonexistent/file.txt'] }), { timeoutMs: 5000 });
+    expect(run.outcome.matches).toEqual([]);
+    expect(run.outcome.warnings.join('\n')).toMatch(/nonexistent/);
+  });
+
+  it('returns partial results on timeout, marked, and does not cache them', async () => {
+    const engine = new SearchEngine();
+    const slow = query({ targets: ['/'], query: 'zzz-never-found-zzz', mode: 'total_only' });
+    const first = await engine.search(slow, { timeoutMs: 1 });
+    expect(first.outcome.timedOut).toBe(true);
+    const second = await engine.search(slow, { timeoutMs: 1 });
+    expect(second.cacheHit).toBe(false);
   });
 });

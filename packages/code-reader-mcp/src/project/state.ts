@@ -27,11 +27,14 @@ export class ProjectPaths {
     private readonly state: ProjectState,
   ) {}
 
-  /** The directory relative inputs resolve against: the project dir, else the first root. */
-  get baseDir(): string {
+  /**
+   * The directory relative inputs resolve against: the project dir, else the first root. Async because
+   * the roots may be changing (client roots arrive after the handshake); resolving waits for that.
+   */
+  async baseDir(): Promise<string> {
+    const firstRoot = await this.policy.resolve('.', { mustExist: true, kind: 'directory' });
     const dir = this.state.projectDir;
-    if (dir && this.policy.rootOf(dir)) return dir;
-    return this.policy.roots[0] ?? process.cwd();
+    return dir && this.policy.rootOf(dir) ? dir : firstRoot;
   }
 
   async resolve(input: string, options: ResolveOptions = {}): Promise<string> {

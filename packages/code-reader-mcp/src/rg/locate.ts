@@ -20,8 +20,8 @@ async function bundledRgPath(): Promise<string | undefined> {
   }
 }
 
-function onPath(): string | undefined {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+function onPath(env: NodeJS.ProcessEnv): string | undefined {
+  const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
   for (const dir of dirs) {
     const candidate = path.join(dir, binaryName);
     if (existsSync(candidate)) return candidate;
@@ -35,7 +35,10 @@ let cached: string | undefined;
  * Finds the ripgrep binary: CODE_READER_RG_PATH, then the one `@vscode/ripgrep` ships, then `rg` on
  * PATH. Throws BACKEND_UNAVAILABLE (saying how to install it) when there is none.
  */
-export async function locateRipgrep(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function locateRipgrep(
+  env: NodeJS.ProcessEnv = process.env,
+  bundled: () => Promise<string | undefined> = bundledRgPath,
+): Promise<string> {
   const override = env.CODE_READER_RG_PATH;
   if (override) {
     if (existsSync(override)) return override;
@@ -43,11 +46,12 @@ export async function locateRipgrep(env: NodeJS.ProcessEnv = process.env): Promi
       hint: INSTALL_HINT,
     });
   }
-  if (cached) return cached;
-  const found = (await bundledRgPath()) ?? onPath();
+  const usual = env === process.env && bundled === bundledRgPath;
+  if (usual && cached) return cached;
+  const found = (await bundled()) ?? onPath(env);
   if (!found) {
     throw new ToolError('BACKEND_UNAVAILABLE', 'The ripgrep (rg) binary was not found.', { hint: INSTALL_HINT });
   }
-  cached = found;
+  if (usual) cached = found;
   return found;
 }

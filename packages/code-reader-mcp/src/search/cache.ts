@@ -5,8 +5,13 @@ import path from 'node:path';
 interface Stamp {
   path: string;
   mtimeMs: number;
+  /** ctime changes on every write and every mtime change (even one that sets mtime back). */
+  ctimeMs: number;
   size: number;
 }
+
+/** File times come from a coarse kernel clock that may lag Date.now() by a few milliseconds. */
+const CLOCK_SLACK_MS = 10;
 
 interface Entry<V> {
   value: V;
@@ -90,8 +95,8 @@ async function stampAll(files: string[], roots: string[], startedAt: number): Pr
   }
   const stamps = await statEach([...files, ...dirs]);
   if (!stamps) return undefined;
-  // Modified after the search began: ripgrep may have seen the old or a half-written content.
-  if (stamps.some((s) => s.mtimeMs >= startedAt - 1)) return undefined;
+  // Changed after the search began: ripgrep may have seen the old or a half-written content.
+  if (stamps.some((s) => s.ctimeMs >= startedAt - CLOCK_SLACK_MS)) return undefined;
   return stamps;
 }
 
@@ -104,7 +109,7 @@ async function statEach(paths: string[]): Promise<Stamp[] | undefined> {
     for (let i = 0; i < part.length; i++) {
       const info = stats[i];
       if (!info) return undefined;
-      stamps.push({ path: part[i] as string, mtimeMs: info.mtimeMs, size: info.size });
+      stamps.push({ path: part[i] as string, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size });
     }
   }
   return stamps;
@@ -113,5 +118,8 @@ async function statEach(paths: string[]): Promise<Stamp[] | undefined> {
 async function unchanged(stamps: Stamp[]): Promise<boolean> {
   const now = await statEach(stamps.map((s) => s.path));
   if (!now) return false;
-  return now.every((s, i) => s.mtimeMs === stamps[i]?.mtimeMs && s.size === stamps[i]?.size);
+  return now.every((s, i) => {
+    const then = stamps[i];
+    return s.mtimeMs === then?.mtimeMs && s.ctimeMs === then.ctimeMs && s.size === then.size;
+  });
 }

@@ -46,7 +46,7 @@ export async function fileQueryOf(
   limit: number,
   countOnly: boolean,
 ): Promise<ListFilesQuery> {
-  const inputs = args.roots && args.roots.length > 0 ? args.roots : [paths.baseDir];
+  const inputs = args.roots && args.roots.length > 0 ? args.roots : [await paths.baseDir()];
   const roots = [];
   for (const input of inputs) {
     const dir = await paths.resolve(input, { mustExist: true, kind: 'directory' });

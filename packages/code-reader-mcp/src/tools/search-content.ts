@@ -273,7 +273,7 @@ export function searchContentTool(deps: ToolDeps) {
         }
         for (const file of args.files) targets.push(await paths.resolve(file, { mustExist: true, kind: 'file' }));
       } else {
-        const inputs = args.roots && args.roots.length > 0 ? args.roots : [paths.baseDir];
+        const inputs = args.roots && args.roots.length > 0 ? args.roots : [await paths.baseDir()];
         for (const root of inputs) targets.push(await paths.resolve(root, { mustExist: true, kind: 'directory' }));
       }
       const built = searchQueryOf(args, targets, kind, paths);

@@ -1,6 +1,7 @@
 import { defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { pathsOf, type ToolDeps } from './deps.js';
+import { formatOf, outputFormatSchema } from './shared.js';
 
 export function setProjectPathTool(deps: ToolDeps) {
   return defineTool({
@@ -11,11 +12,15 @@ export function setProjectPathTool(deps: ToolDeps) {
       'search_content use it, and answers show paths relative to it. It must be an existing directory inside the ' +
       'allowed roots (the --root flags or the client roots); it never widens access.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: { project_path: z.string().describe('Directory inside an allowed root (absolute, or relative to the current project).') },
+    input: {
+      project_path: z.string().describe('Directory inside an allowed root (absolute, or relative to the current project).'),
+      output_format: outputFormatSchema,
+    },
     output: {
       project_path: z.string().describe('The real absolute path now used as the project directory.'),
       roots: z.array(z.string()).describe('The allowed roots.'),
     },
+    textFormat: formatOf,
     async run(args, ctx) {
       const paths = pathsOf(ctx, deps);
       const real = await paths.resolve(args.project_path, { mustExist: true, kind: 'directory' });

@@ -1,0 +1,119 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, copyFixture, emptyDir, removeDir, type Connected } from './helpers.js';
+
+let dir: string;
+let server: Connected;
+
+beforeAll(async () => {
+  dir = await copyFixture();
+  server = await connect([dir]);
+});
+afterAll(async () => {
+  await server.close();
+  await removeDir(dir);
+});
+
+const TOOLS = [
+  'list_files',
+  'search_content',
+  'find_and_grep',
+  'extract_code_section',
+  'check_code_scale',
+  'analyze_code_structure',
+  'get_code_outline',
+  'query_code',
+  'set_project_path',
+];
+
+describe('the server', () => {
+  it('lists every tool with a title, description, schemas and all four annotations', async () => {
+    const { tools } = await server.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS);
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.description?.length, tool.name).toBeGreaterThan(100);
+      expect(tool.outputSchema, tool.name).toBeDefined();
+      const hints = tool.annotations ?? {};
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof hints[hint], `${tool.name}.${hint}`).toBe('boolean');
+      }
+    }
+    expect(tools.filter((t) => t.annotations?.readOnlyHint === false).map((t) => t.name)).toEqual(['set_project_path']);
+  });
+
+  it('rejects unknown arguments with the list of valid ones', async () => {
+    const error = await server.fail('list_files', { colour: 'red' });
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.hint).toContain('extensions');
+  });
+});
+
+describe('set_project_path', () => {
+  it('makes relative paths and answers relative to the project directory', async () => {
+    const s = await connect([dir]);
+    try {
+      const set = await s.json('set_project_path', { project_path: 'src/ts' });
+      expect(set).toEqual({ project_path: path.join(dir, 'src/ts'), roots: [dir] });
+      const files = await s.json('list_files');
+      expect((files.files as { path: string }[]).map((f) => f.path)).toEqual(['legacy.js', 'service.ts', 'types.ts', 'view.tsx']);
+      const outline = await s.json('get_code_outline', { file_path: 'types.ts' });
+      expect(outline.file_path).toBe('types.ts');
+      const search = await s.json('search_content', { query: 'interface' });
+      expect((search.matches as { file: string }[]).map((m) => m.file)).toEqual(['types.ts']);
+      // Absolute paths elsewhere in the root still work and show root-relative.
+      const notes = await s.json('extract_code_section', { file_path: path.join(dir, 'notes.txt'), start_line: 1, end_line: 1 });
+      expect((notes.results as { file_path: string }[])[0]?.file_path).toBe('notes.txt');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses directories outside the roots, files and missing directories', async () => {
+    expect((await server.fail('set_project_path', { project_path: '/' })).code).toBe('PATH_OUTSIDE_ROOT');
+    expect((await server.fail('set_project_path', { project_path: '..' })).code).toBe('PATH_OUTSIDE_ROOT');
+    expect((await server.fail('set_project_path', { project_path: 'notes.txt' })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('set_project_path', { project_path: 'nowhere' })).code).toBe('NOT_FOUND');
+  });
+
+  it('follows the client roots and keeps the project inside them', async () => {
+    const other = await emptyDir();
+    await mkdir(path.join(other, 'pkg'));
+    await writeFile(path.join(other, 'pkg', 'a.py'), 'x = 1\n');
+    const s = await connect([dir], { clientRoots: [other] });
+    try {
+      const files = await s.json('list_files');
+      expect((files.files as { path: string }[]).map((f) => f.path)).toEqual(['pkg/a.py']);
+      expect((await s.fail('list_files', { roots: [dir] })).code).toBe('PATH_OUTSIDE_ROOT');
+      expect((await s.json('set_project_path', { project_path: 'pkg' })).project_path).toBe(path.join(other, 'pkg'));
+      expect((await s.fail('set_project_path', { project_path: dir })).code).toBe('PATH_OUTSIDE_ROOT');
+    } finally {
+      await s.close();
+      await removeDir(other);
+    }
+  });
+});
+
+describe('find_and_grep', () => {
+  it('searches only the files the filters select', async () => {
+    const answer = await server.both('find_and_grep', { extensions: ['py', 'rb'], query: 'def ' });
+    expect(answer.files_found).toBe(2); // inventory.py and report.rb (tool has no extension)
+    expect((answer.matches as { file: string }[]).map((m) => m.file)).toEqual([
+      'src/py/inventory.py',
+      'src/py/inventory.py',
+      'src/ruby/report.rb',
+      'src/ruby/report.rb',
+    ]);
+    expect(answer.limits).toMatchObject({ file_limit: 2000, max_count: 1000 });
+  });
+
+  it('supports the output modes, and answers empty when no file matches the filters', async () => {
+    const counted = await server.json('find_and_grep', { glob: 'src/ts/**', query: 'order', case: 'insensitive', count_only_matches: true });
+    expect((counted.file_counts as { file: string }[]).map((c) => c.file)).toEqual(['src/ts/service.ts', 'src/ts/types.ts', 'src/ts/view.tsx']);
+    const none = await server.json('find_and_grep', { extensions: 'zig', query: 'x' });
+    expect(none).toMatchObject({ files_found: 0, total_matches: 0, truncated: false });
+    const error = await server.fail('find_and_grep', { query: 'x', total_only: true, summary_only: true });
+    expect(error.details?.conflicting).toEqual(['total_only', 'summary_only']);
+  });
+});
