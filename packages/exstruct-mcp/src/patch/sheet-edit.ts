@@ -57,6 +57,8 @@ export class SheetEdit {
   used: CellRange | undefined;
   /** Whether every row is in memory (new sheets, or sheets loaded whole). */
   whole: boolean;
+  /** The part's inflated bytes from the loading pass, reused by the writing pass (small parts). */
+  inflated: Buffer[] | undefined;
   /** A sheet to be deleted that is too large to keep in memory for its inverse ops. */
   tooLargeToKeep = false;
 
@@ -273,7 +275,7 @@ export interface RowHooks {
  */
 export async function* writeSheet(
   edit: SheetEdit,
-  source: AsyncIterable<Buffer> | undefined,
+  source: AsyncIterable<Buffer> | Iterable<Buffer> | undefined,
   hooks: RowHooks = {},
 ): AsyncGenerator<Buffer> {
   const p = () => edit.prefix;

@@ -5,6 +5,7 @@ import type { SheetEntry, WorkbookPackage } from './package.js';
 import { loadSharedStrings } from './shared-strings.js';
 import { SheetEdit, loadSheet } from './sheet-edit.js';
 import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
+import { keepChunks, KEEP_INFLATED_MAX, openInflated } from './inflate.js';
 import { PatchOpError } from './types.js';
 
 /** A sheet as the ops see it: existing (with its part) or added by an earlier op. */
@@ -206,7 +207,11 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
       load = new Set();
       ref.edit.tooLargeToKeep = true;
     }
-    await loadSheet(ref.edit, await pkg.archive.openStream(ref.entry.part), load, record);
+    const size = pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity;
+    const keep = size <= KEEP_INFLATED_MAX ? [] : undefined;
+    const source = (await openInflated(pkg.archive, ref.entry.part)) as AsyncIterable<Buffer>;
+    await loadSheet(ref.edit, keepChunks(source, keep), load, record);
+    ref.edit.inflated = keep;
   }
   if (wanted.size > 0) {
     const sstPart = pkg.relatedPart(

@@ -22,6 +22,7 @@ import {
 import { rewriteSheetReferences } from './formula.js';
 import { escapeXml } from './xml.js';
 import type { RawEntryInfo } from './zip-writer.js';
+import { openInflated } from './inflate.js';
 import type { PatchOp } from './op-schemas.js';
 
 /** Where the package goes: a real ZIP writer, or nowhere (dry run: everything computed, nothing kept). */
@@ -225,7 +226,7 @@ export async function writePackage(
     const mentions = referencesChange && (await partMentions(pkg, part, nameBytes));
     if (isEdited || mentions) {
       replaced.set(part.toLowerCase(), async function* () {
-        const source = (await pkg.archive.openStream(part)) as AsyncIterable<Buffer>;
+        const source = sheet.inflated ?? ((await openInflated(pkg.archive, part)) as AsyncIterable<Buffer>);
         yield* writeSheet(sheet, source, hooks);
       });
       if (referencesChange) sheet.tailRewrite = (tail) => rewriteFormulaElements(tail, nameChanges);
@@ -303,7 +304,7 @@ async function partMentions(pkg: WorkbookPackage, part: string, needles: Buffer[
   if (needles.length === 0) return false;
   const longest = Math.max(...needles.map((n) => n.length));
   let carry = Buffer.alloc(0);
-  const stream = await pkg.archive.openStream(part);
+  const stream = await openInflated(pkg.archive, part);
   try {
     for await (const chunk of stream) {
       const buf = Buffer.concat([carry, chunk as Buffer]);
@@ -331,7 +332,7 @@ async function scanFormulas(
     gap: () => undefined,
     tail: () => undefined,
   });
-  for await (const chunk of await pkg.archive.openStream(part)) scanner.push(chunk as Buffer);
+  for await (const chunk of await openInflated(pkg.archive, part)) scanner.push(chunk as Buffer);
   scanner.end();
 }
 
