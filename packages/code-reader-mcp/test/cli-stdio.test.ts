@@ -21,37 +21,78 @@ afterAll(async () => removeDir(dir));
 async function cli(args: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(parseCliArgs(args), { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir });
+  const code = await runCli(parseCliArgs(args), {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    cwd: dir,
+  });
   return { code, stdout, stderr };
 }
 
 describe('code-reader CLI (spec 001 parity flags)', () => {
   it('--partial-read FILE --start-line/--end-line', async () => {
-    const { code, stdout } = await cli(['src/go/server.go', '--partial-read', '--start-line', '2', '--end-line', '2', '--output-format', 'json']);
+    const { code, stdout } = await cli([
+      'src/go/server.go',
+      '--partial-read',
+      '--start-line',
+      '2',
+      '--end-line',
+      '2',
+      '--output-format',
+      'json',
+    ]);
     expect(code).toBe(0);
     const answer = JSON.parse(stdout) as { results: { sections: { content: string }[] }[] };
     expect(answer.results[0]?.sections[0]?.content).toBe('package server\n');
   });
 
   it('--partial-read --partial-read-requests-json / -file, TOON by default', async () => {
-    const requests = JSON.stringify([{ file_path: 'notes.txt', sections: [{ start_line: 2, end_line: 2, label: 'todo' }] }]);
+    const requests = JSON.stringify([
+      { file_path: 'notes.txt', sections: [{ start_line: 2, end_line: 2, label: 'todo' }] },
+    ]);
     const inline = await cli(['--partial-read', '--partial-read-requests-json', requests]);
     expect(inline.code).toBe(0);
-    expect(decodeToonText(inline.stdout.trimEnd())).toMatchObject({ count_sections: 1, results: [{ sections: [{ label: 'todo' }] }] });
+    expect(decodeToonText(inline.stdout.trimEnd())).toMatchObject({
+      count_sections: 1,
+      results: [{ sections: [{ label: 'todo' }] }],
+    });
     const file = path.join(dir, 'requests.json');
     await writeFile(file, JSON.stringify({ requests: JSON.parse(requests) as unknown }));
-    const fromFile = await cli(['--partial-read', `--partial-read-requests-file=${file}`, '--output-format', 'json']);
+    const fromFile = await cli([
+      '--partial-read',
+      `--partial-read-requests-file=${file}`,
+      '--output-format',
+      'json',
+    ]);
     expect(JSON.parse(fromFile.stdout)).toMatchObject({ count_sections: 1 });
   });
 
   it('--metrics-only --file-paths a b … and --files-from list.txt', async () => {
-    const listed = await cli(['--metrics-only', '--file-paths', 'src/c/buffer.c', 'src/rust/lib.rs', '--output-format', 'json']);
-    expect((JSON.parse(listed.stdout) as { files: { file_path: string }[] }).files.map((f) => f.file_path)).toEqual(['src/c/buffer.c', 'src/rust/lib.rs']);
+    const listed = await cli([
+      '--metrics-only',
+      '--file-paths',
+      'src/c/buffer.c',
+      'src/rust/lib.rs',
+      '--output-format',
+      'json',
+    ]);
+    expect(
+      (JSON.parse(listed.stdout) as { files: { file_path: string }[] }).files.map((f) => f.file_path),
+    ).toEqual(['src/c/buffer.c', 'src/rust/lib.rs']);
     await writeFile(path.join(dir, 'list.txt'), '# files\nsrc/c/buffer.c\n\nnotes.txt\n');
-    const fromList = await cli(['--metrics-only', '--files-from', path.join(dir, 'list.txt'), '--output-format', 'json']);
+    const fromList = await cli([
+      '--metrics-only',
+      '--files-from',
+      path.join(dir, 'list.txt'),
+      '--output-format',
+      'json',
+    ]);
     expect((JSON.parse(fromList.stdout) as { count_files: number }).count_files).toBe(2);
     const single = await cli(['src/c/buffer.c', '--metrics-only', '--output-format', 'json']);
-    expect(JSON.parse(single.stdout)).toMatchObject({ file_path: 'src/c/buffer.c', metrics: { total_lines: 17 } });
+    expect(JSON.parse(single.stdout)).toMatchObject({
+      file_path: 'src/c/buffer.c',
+      metrics: { total_lines: 17 },
+    });
     const full = await cli(['src/c/buffer.c', '--include-details']);
     expect(decodeToonText(full.stdout.trimEnd())).toMatchObject({ functions: [{ name: 'buffer_grow' }] });
   });
@@ -60,15 +101,35 @@ describe('code-reader CLI (spec 001 parity flags)', () => {
     const outside = await cli(['/etc/passwd', '--partial-read', '--start-line', '1']);
     expect(outside.code).toBe(1);
     expect(JSON.parse(outside.stderr)).toMatchObject({ error: { code: 'PATH_OUTSIDE_ROOT' } });
-    for (const args of [['--bogus'], ['--start-line', 'x'], ['--partial-read'], ['--metrics-only'], [], ['a', 'b'], ['--output-format', 'xml'], ['--partial-read', '--partial-read-requests-json', '{']]) {
-      const result = await cli(args).catch((error: Error) => ({ code: 2, stdout: '', stderr: error.message }));
+    for (const args of [
+      ['--bogus'],
+      ['--start-line', 'x'],
+      ['--partial-read'],
+      ['--metrics-only'],
+      [],
+      ['a', 'b'],
+      ['--output-format', 'xml'],
+      ['--partial-read', '--partial-read-requests-json', '{'],
+    ]) {
+      const result = await cli(args).catch((error: Error) => ({
+        code: 2,
+        stdout: '',
+        stderr: error.message,
+      }));
       expect(result.code, args.join(' ')).toBe(2);
     }
   });
 
   it('runs as the built binary', async () => {
-    const { stdout } = await run(process.execPath, [path.join(DIST, 'cli.js'), '--metrics-only', '--file-paths', 'notes.txt', '--output-format', 'json'], { cwd: dir });
-    expect(JSON.parse(stdout)).toMatchObject({ count_files: 1, files: [{ file_path: 'notes.txt', total_lines: 2 }] });
+    const { stdout } = await run(
+      process.execPath,
+      [path.join(DIST, 'cli.js'), '--metrics-only', '--file-paths', 'notes.txt', '--output-format', 'json'],
+      { cwd: dir },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({
+      count_files: 1,
+      files: [{ file_path: 'notes.txt', total_lines: 2 }],
+    });
     const help = await run(process.execPath, [path.join(DIST, 'cli.js'), '--help']);
     expect(help.stdout).toContain('--partial-read-requests-json');
   });
@@ -82,7 +143,10 @@ describe('stdio server (dist/index.js)', () => {
       const { tools } = await client.client.listTools();
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(tools).toHaveLength(9);
-      const result = await callTool(client.client, 'search_content', { query: 'TODO', count_only_matches: true });
+      const result = await callTool(client.client, 'search_content', {
+        query: 'TODO',
+        count_only_matches: true,
+      });
       expect(decodeToonText(result.text)).toEqual(result.structured);
       expect(result.structured).toMatchObject({ total_matches: 2 });
     } finally {

@@ -30,46 +30,105 @@ interface Fn {
 
 // Every sample: language, total/code/comment/blank lines, classes, functions with complexity, imports.
 const SAMPLES: [string, string, [number, number, number, number], string[], string[], number][] = [
-  ['src/ts/service.ts', 'typescript', [33, 24, 4, 5], ['class:OrderService'], ['OrderService.add/1', 'OrderService.total/7', 'loadOrders/1', 'describe/1'], 2],
+  [
+    'src/ts/service.ts',
+    'typescript',
+    [33, 24, 4, 5],
+    ['class:OrderService'],
+    ['OrderService.add/1', 'OrderService.total/7', 'loadOrders/1', 'describe/1'],
+    2,
+  ],
   ['src/ts/view.tsx', 'tsx', [7, 5, 1, 1], [], ['OrderRow/1'], 2],
-  ['src/ts/legacy.js', 'javascript', [19, 13, 2, 4], ['class:Cache'], ['joinAll/1', 'Cache.constructor/1', 'Cache.get/2'], 0],
+  [
+    'src/ts/legacy.js',
+    'javascript',
+    [19, 13, 2, 4],
+    ['class:Cache'],
+    ['joinAll/1', 'Cache.constructor/1', 'Cache.get/2'],
+    0,
+  ],
   ['src/py/inventory.py', 'python', [24, 16, 2, 6], ['class:Item'], ['Item.restock/3', 'load/3'], 2],
   ['src/py/tool', 'python', [7, 3, 2, 2], [], ['main/1'], 0],
-  ['src/java/Greeter.java', 'java', [24, 18, 2, 4], ['class:Greeter'], ['Greeter.Greeter/1', 'Greeter.greetAll/4'], 1],
+  [
+    'src/java/Greeter.java',
+    'java',
+    [24, 18, 2, 4],
+    ['class:Greeter'],
+    ['Greeter.Greeter/1', 'Greeter.greetAll/4'],
+    1,
+  ],
   ['src/go/server.go', 'go', [24, 18, 2, 4], ['type:Server'], ['Server.Address/3', 'New/1'], 2],
-  ['src/rust/lib.rs', 'rust', [21, 15, 3, 3], ['struct:Counter', 'impl:Counter'], ['Counter.add/1', 'Counter.top/3'], 1],
+  [
+    'src/rust/lib.rs',
+    'rust',
+    [21, 15, 3, 3],
+    ['struct:Counter', 'impl:Counter'],
+    ['Counter.add/1', 'Counter.top/3'],
+    1,
+  ],
   ['src/c/buffer.c', 'c', [17, 13, 2, 2], ['struct:buffer'], ['buffer_grow/4'], 2],
   ['src/cpp/shape.cpp', 'cpp', [15, 10, 1, 4], ['class:Circle'], ['Circle.Circle/1', 'Circle.area/2'], 1],
   ['src/cs/Account.cs', 'csharp', [20, 17, 1, 2], ['class:Account'], ['Account.Withdraw/3'], 1],
-  ['src/ruby/report.rb', 'ruby', [13, 10, 1, 2], ['class:Report'], ['Report.initialize/1', 'Report.summary/2'], 1],
+  [
+    'src/ruby/report.rb',
+    'ruby',
+    [13, 10, 1, 2],
+    ['class:Report'],
+    ['Report.initialize/1', 'Report.summary/2'],
+    1,
+  ],
   ['src/php/User.php', 'php', [18, 14, 1, 3], ['class:User'], ['User.greet/2'], 1],
   ['src/sh/deploy.sh', 'bash', [13, 9, 2, 2], [], ['deploy/3'], 1],
 ];
 
 describe('check_code_scale on every supported language', () => {
-  it.each(SAMPLES)('%s (%s)', async (file, language, [total, code, comment, blank], classes, functions, imports) => {
-    const answer = await server.both('check_code_scale', { file_path: file, include_details: true });
-    expect(answer.language).toBe(language);
-    const metrics = answer.metrics as Record<string, number | string>;
-    expect([metrics.total_lines, metrics.code_lines, metrics.comment_lines, metrics.blank_lines]).toEqual([total, code, comment, blank]);
-    const text = await readFile(path.join(dir, file), 'utf8');
-    expect(metrics.tokens).toBe(countTokens(text));
-    expect(metrics.bytes).toBe(Buffer.byteLength(text));
-    expect(metrics.content_hash).toMatch(/^[0-9a-f]{16}$/);
-    expect((answer.classes as { kind: string; name: string }[]).map((c) => `${c.kind}:${c.name}`)).toEqual(classes);
-    expect((answer.functions as Fn[]).map((f) => `${f.class ? `${f.class}.` : ''}${f.name}/${f.complexity}`)).toEqual(functions);
-    expect((answer.imports as unknown[]).length).toBe(imports);
-    expect(answer.warnings).toBeUndefined();
-  });
+  it.each(SAMPLES)(
+    '%s (%s)',
+    async (file, language, [total, code, comment, blank], classes, functions, imports) => {
+      const answer = await server.both('check_code_scale', { file_path: file, include_details: true });
+      expect(answer.language).toBe(language);
+      const metrics = answer.metrics as Record<string, number | string>;
+      expect([metrics.total_lines, metrics.code_lines, metrics.comment_lines, metrics.blank_lines]).toEqual([
+        total,
+        code,
+        comment,
+        blank,
+      ]);
+      const text = await readFile(path.join(dir, file), 'utf8');
+      expect(metrics.tokens).toBe(countTokens(text));
+      expect(metrics.bytes).toBe(Buffer.byteLength(text));
+      expect(metrics.content_hash).toMatch(/^[0-9a-f]{16}$/);
+      expect((answer.classes as { kind: string; name: string }[]).map((c) => `${c.kind}:${c.name}`)).toEqual(
+        classes,
+      );
+      expect(
+        (answer.functions as Fn[]).map((f) => `${f.class ? `${f.class}.` : ''}${f.name}/${f.complexity}`),
+      ).toEqual(functions);
+      expect((answer.imports as unknown[]).length).toBe(imports);
+      expect(answer.warnings).toBeUndefined();
+    },
+  );
 
   it('summarises structure, hotspots and guidance', async () => {
     const answer = await server.json('check_code_scale', { file_path: 'src/ts/service.ts' });
-    expect(answer.structure).toEqual({ classes: 1, functions: 2, methods: 2, fields: 2, imports: 2, max_complexity: 7, avg_complexity: 2.5 });
+    expect(answer.structure).toEqual({
+      classes: 1,
+      functions: 2,
+      methods: 2,
+      fields: 2,
+      imports: 2,
+      max_complexity: 7,
+      avg_complexity: 2.5,
+    });
     expect((answer.hotspots as Fn[]).map((f) => f.name)).toEqual(['total']);
     expect((answer.guidance as string[])[0]).toMatch(/Small file/);
     expect((answer.guidance as string[])[1]).toMatch(/OrderService.total \(lines 16-26\) has complexity 7/);
     expect(answer.classes).toBeUndefined();
-    const quiet = await server.json('check_code_scale', { file_path: 'src/ts/service.ts', include_guidance: false, metrics_only: true });
+    const quiet = await server.json('check_code_scale', {
+      file_path: 'src/ts/service.ts',
+      include_guidance: false,
+      metrics_only: true,
+    });
     expect(quiet.guidance).toBeUndefined();
     expect(quiet.structure).toBeUndefined();
   });
@@ -83,13 +142,20 @@ describe('check_code_scale on every supported language', () => {
 
   it('measures a batch of files, metrics only, with per-file errors', async () => {
     const files = SAMPLES.map(([file]) => file);
-    const answer = await server.both('check_code_scale', { file_paths: [...files, 'notes.txt', 'missing.py'], metrics_only: true });
+    const answer = await server.both('check_code_scale', {
+      file_paths: [...files, 'notes.txt', 'missing.py'],
+      metrics_only: true,
+    });
     expect(answer.count_files).toBe(files.length + 1);
     const rows = answer.files as { file_path: string; language: string; total_lines: number }[];
     expect(rows.map((r) => r.file_path)).toEqual([...files, 'notes.txt']);
     expect(rows.map((r) => r.total_lines)).toEqual([...SAMPLES.map((s) => s[2][0]), 2]);
-    expect(answer.errors).toEqual([{ file_path: 'missing.py', code: 'NOT_FOUND', message: 'File not found: missing.py' }]);
-    expect((answer.totals as { total_lines: number }).total_lines).toBe(rows.reduce((n, r) => n + r.total_lines, 0));
+    expect(answer.errors).toEqual([
+      { file_path: 'missing.py', code: 'NOT_FOUND', message: 'File not found: missing.py' },
+    ]);
+    expect((answer.totals as { total_lines: number }).total_lines).toBe(
+      rows.reduce((n, r) => n + r.total_lines, 0),
+    );
     expect(answer.limits).toMatchObject({ max_files: 200, concurrency: 4 });
   });
 
@@ -98,21 +164,32 @@ describe('check_code_scale on every supported language', () => {
     const error = await server.fail('check_code_scale', { file_paths: many, metrics_only: true });
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(error.details).toEqual({ limit: 'max_files', value: 201, max: 200 });
-    expect((await server.fail('check_code_scale', { file_path: 'a', file_paths: ['b'] })).code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('check_code_scale', { file_paths: ['b'], metrics_only: false })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('check_code_scale', { file_path: 'a', file_paths: ['b'] })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect((await server.fail('check_code_scale', { file_paths: ['b'], metrics_only: false })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect((await server.fail('check_code_scale', {})).code).toBe('INVALID_ARGUMENT');
   });
 
   it('refuses binary files', async () => {
     await writeFile(path.join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 3]));
-    expect((await server.fail('check_code_scale', { file_path: 'blob.bin' })).code).toBe('UNSUPPORTED_FORMAT');
+    expect((await server.fail('check_code_scale', { file_path: 'blob.bin' })).code).toBe(
+      'UNSUPPORTED_FORMAT',
+    );
   });
 });
 
 describe('structure tools', () => {
   it('outlines a file', async () => {
     const answer = await server.both('get_code_outline', { file_path: 'src/ts/service.ts' });
-    expect(answer).toMatchObject({ file_path: 'src/ts/service.ts', language: 'typescript', total_lines: 33, imports: 2 });
+    expect(answer).toMatchObject({
+      file_path: 'src/ts/service.ts',
+      language: 'typescript',
+      total_lines: 33,
+      imports: 2,
+    });
     expect(answer.outline).toEqual([
       {
         kind: 'class',
@@ -129,7 +206,9 @@ describe('structure tools', () => {
       { kind: 'function', name: 'loadOrders', start_line: 29, end_line: 29 },
       { kind: 'function', name: 'describe', start_line: 31, end_line: 33 },
     ]);
-    expect((await server.fail('get_code_outline', { file_path: 'notes.txt' })).code).toBe('UNSUPPORTED_FORMAT');
+    expect((await server.fail('get_code_outline', { file_path: 'notes.txt' })).code).toBe(
+      'UNSUPPORTED_FORMAT',
+    );
   });
 
   it('analyses structure in full, compact and csv formats', async () => {
@@ -139,13 +218,19 @@ describe('structure tools', () => {
       ['greetAll', 1, 4],
     ]);
     expect(full.fields).toEqual([{ name: 'greeting', class: 'Greeter', line: 7 }]);
-    const compact = await server.json('analyze_code_structure', { file_path: 'src/java/Greeter.java', format: 'compact' });
+    const compact = await server.json('analyze_code_structure', {
+      file_path: 'src/java/Greeter.java',
+      format: 'compact',
+    });
     expect(compact.functions).toEqual([
       { name: 'Greeter', class: 'Greeter', start_line: 9, end_line: 11 },
       { name: 'greetAll', class: 'Greeter', start_line: 14, end_line: 23 },
     ]);
     expect(compact.fields).toBeUndefined();
-    const csv = await server.both('analyze_code_structure', { file_path: 'src/java/Greeter.java', format: 'csv' });
+    const csv = await server.both('analyze_code_structure', {
+      file_path: 'src/java/Greeter.java',
+      format: 'csv',
+    });
     expect((csv.csv as string).split('\n')).toEqual([
       'type,name,class,start_line,end_line,lines,params,complexity',
       'class,Greeter,,6,24,19,,',
@@ -158,34 +243,86 @@ describe('structure tools', () => {
 
   it('runs predefined and raw tree-sitter queries with filters', async () => {
     const methods = await server.both('query_code', { file_path: 'src/ts/service.ts', query_key: 'methods' });
-    expect((methods.results as { name: string }[]).map((r) => r.name)).toEqual(['OrderService.add', 'OrderService.total']);
-    const comments = await server.json('query_code', { file_path: 'src/py/inventory.py', query_key: 'comments' });
-    expect((comments.results as { text: string }[]).map((r) => r.text)).toEqual(['# Default stock level.', '# add stock']);
+    expect((methods.results as { name: string }[]).map((r) => r.name)).toEqual([
+      'OrderService.add',
+      'OrderService.total',
+    ]);
+    const comments = await server.json('query_code', {
+      file_path: 'src/py/inventory.py',
+      query_key: 'comments',
+    });
+    expect((comments.results as { text: string }[]).map((r) => r.text)).toEqual([
+      '# Default stock level.',
+      '# add stock',
+    ]);
     const raw = await server.json('query_code', {
       file_path: 'src/ts/service.ts',
       query_string: '(call_expression function: (member_expression property: (property_identifier) @method))',
       filter: 'name~=^(push|parse)$',
     });
-    expect((raw.results as { name: string; start_line: number }[]).map((r) => [r.name, r.start_line])).toEqual([
+    expect(
+      (raw.results as { name: string; start_line: number }[]).map((r) => [r.name, r.start_line]),
+    ).toEqual([
       ['push', 13],
       ['parse', 29],
     ]);
-    const long = await server.json('query_code', { file_path: 'src/ts/service.ts', query_key: 'functions', filter: 'lines>5' });
+    const long = await server.json('query_code', {
+      file_path: 'src/ts/service.ts',
+      query_key: 'functions',
+      filter: 'lines>5',
+    });
     expect((long.results as { name: string }[]).map((r) => r.name)).toEqual(['OrderService.total']);
-    const typed = await server.json('query_code', { file_path: 'src/ts/service.ts', query_key: 'classes', filter: 'type=class,name=OrderService' });
+    const typed = await server.json('query_code', {
+      file_path: 'src/ts/service.ts',
+      query_key: 'classes',
+      filter: 'type=class,name=OrderService',
+    });
     expect(typed.count).toBe(1);
-    const imports = await server.json('query_code', { file_path: 'src/go/server.go', query_key: 'imports', filter: 'text~=fmt' });
+    const imports = await server.json('query_code', {
+      file_path: 'src/go/server.go',
+      query_key: 'imports',
+      filter: 'text~=fmt',
+    });
     expect(imports.count).toBe(1);
     const fields = await server.json('query_code', { file_path: 'src/go/server.go', query_key: 'fields' });
     expect((fields.results as { name: string }[]).map((r) => r.name)).toEqual(['Server.Name', 'Server.Port']);
   });
 
   it('explains bad queries and filters', async () => {
-    expect((await server.fail('query_code', { file_path: 'src/ts/service.ts' })).code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('query_code', { file_path: 'src/ts/service.ts', query_string: '(no_such_node) @x' })).code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('query_code', { file_path: 'src/ts/service.ts', query_key: 'functions', filter: 'size>3' })).code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('query_code', { file_path: 'src/ts/service.ts', query_key: 'functions', filter: 'name~=(' })).code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('query_code', { file_path: 'src/ts/service.ts', query_key: 'functions', filter: 'lines=3' })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('query_code', { file_path: 'src/ts/service.ts' })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(
+      (await server.fail('query_code', { file_path: 'src/ts/service.ts', query_string: '(no_such_node) @x' }))
+        .code,
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      (
+        await server.fail('query_code', {
+          file_path: 'src/ts/service.ts',
+          query_key: 'functions',
+          filter: 'size>3',
+        })
+      ).code,
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      (
+        await server.fail('query_code', {
+          file_path: 'src/ts/service.ts',
+          query_key: 'functions',
+          filter: 'name~=(',
+        })
+      ).code,
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      (
+        await server.fail('query_code', {
+          file_path: 'src/ts/service.ts',
+          query_key: 'functions',
+          filter: 'lines=3',
+        })
+      ).code,
+    ).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -203,7 +340,12 @@ describe('language detection and line metrics', () => {
 
   it('counts a line with code and a trailing comment as code', () => {
     const text = 'a = 1 // note\n// only comment\n\n   \nb';
-    expect(lineMetrics(text, [[6, 13], [14, 29]])).toEqual({ total_lines: 5, code_lines: 2, comment_lines: 1, blank_lines: 2 });
+    expect(
+      lineMetrics(text, [
+        [6, 13],
+        [14, 29],
+      ]),
+    ).toEqual({ total_lines: 5, code_lines: 2, comment_lines: 1, blank_lines: 2 });
     expect(lineMetrics('')).toEqual({ total_lines: 0, code_lines: 0, comment_lines: 0, blank_lines: 0 });
   });
 });

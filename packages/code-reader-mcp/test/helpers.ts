@@ -55,12 +55,24 @@ export interface Connected extends TestClient {
   /** Calls twice (TOON and JSON), asserts the TOON text decodes to the JSON answer, returns it. */
   both(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Calls and expects an error; returns its body. */
-  fail(name: string, args?: Record<string, unknown>): Promise<{ code: string; message: string; hint?: string; details?: Record<string, unknown> }>;
+  fail(
+    name: string,
+    args?: Record<string, unknown>,
+  ): Promise<{ code: string; message: string; hint?: string; details?: Record<string, unknown> }>;
 }
 
-export async function connect(roots: string[], options: { denyGlobs?: string[]; clientRoots?: string[] } = {}): Promise<Connected> {
-  const paths = await PathPolicy.create({ roots, ...(options.denyGlobs ? { denyGlobs: options.denyGlobs } : {}) });
-  const connection = await connectInMemory(createServer({ paths }), options.clientRoots ? { roots: options.clientRoots } : {});
+export async function connect(
+  roots: string[],
+  options: { denyGlobs?: string[]; clientRoots?: string[] } = {},
+): Promise<Connected> {
+  const paths = await PathPolicy.create({
+    roots,
+    ...(options.denyGlobs ? { denyGlobs: options.denyGlobs } : {}),
+  });
+  const connection = await connectInMemory(
+    createServer({ paths }),
+    options.clientRoots ? { roots: options.clientRoots } : {},
+  );
   const call = (name: string, args: Record<string, unknown> = {}) => callTool(connection.client, name, args);
   const json = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await call(name, { ...args, output_format: 'json' });
@@ -81,7 +93,12 @@ export async function connect(roots: string[], options: { denyGlobs?: string[]; 
   const fail = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await call(name, args);
     expect(result.isError).toBe(true);
-    return result.error as { code: string; message: string; hint?: string; details?: Record<string, unknown> };
+    return result.error as {
+      code: string;
+      message: string;
+      hint?: string;
+      details?: Record<string, unknown>;
+    };
   };
   return { ...connection, call, json, both, fail };
 }

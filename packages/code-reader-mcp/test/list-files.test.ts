@@ -29,7 +29,11 @@ afterAll(async () => {
 
 async function rgFiles(args: string[] = []): Promise<string[]> {
   const out = execFileSync(await locateRipgrep(), ['--files', ...args, '.'], { cwd: dir, encoding: 'utf8' });
-  return out.trim().split('\n').map((line) => line.replace(/^\.\//, '')).sort();
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => line.replace(/^\.\//, ''))
+    .sort();
 }
 
 describe('list_files', () => {
@@ -46,20 +50,28 @@ describe('list_files', () => {
   });
 
   it('filters by extension, glob, type, pattern, exclude and depth like ripgrep', async () => {
-    const paths = async (args: Record<string, unknown>) => ((await server.json('list_files', args)).files as FileRow[]).map((f) => f.path);
+    const paths = async (args: Record<string, unknown>) =>
+      ((await server.json('list_files', args)).files as FileRow[]).map((f) => f.path);
     expect(await paths({ extensions: ['ts', 'tsx'] })).toEqual(await rgFiles(['-g', '*.ts', '-g', '*.tsx']));
     expect(await paths({ glob: 'src/py/**' })).toEqual(['src/py/inventory.py', 'src/py/tool']);
     expect(await paths({ types: 'rust' })).toEqual(['src/rust/lib.rs']);
-    expect(await paths({ pattern: '^[A-Z]\\w+\\.(java|cs)$' })).toEqual(['src/cs/Account.cs', 'src/java/Greeter.java']);
+    expect(await paths({ pattern: '^[A-Z]\\w+\\.(java|cs)$' })).toEqual([
+      'src/cs/Account.cs',
+      'src/java/Greeter.java',
+    ]);
     expect(await paths({ exclude: ['src/**'] })).toEqual(['README.md', 'notes.txt']);
     expect(await paths({ depth: 1 })).toEqual(await rgFiles(['--max-depth', '1']));
-    expect(await paths({ hidden: true, no_ignore: true, depth: 2 })).toEqual(await rgFiles(['--hidden', '--no-ignore', '--max-depth', '2']));
+    expect(await paths({ hidden: true, no_ignore: true, depth: 2 })).toEqual(
+      await rgFiles(['--hidden', '--no-ignore', '--max-depth', '2']),
+    );
   });
 
   it('filters by size and modification time', async () => {
-    const paths = async (args: Record<string, unknown>) => ((await server.json('list_files', args)).files as FileRow[]).map((f) => f.path);
+    const paths = async (args: Record<string, unknown>) =>
+      ((await server.json('list_files', args)).files as FileRow[]).map((f) => f.path);
     const all = (await server.json('list_files')).files as FileRow[];
-    const where = (keep: (size: number) => boolean) => all.filter((f) => keep(f.size_bytes)).map((f) => f.path);
+    const where = (keep: (size: number) => boolean) =>
+      all.filter((f) => keep(f.size_bytes)).map((f) => f.path);
     expect(await paths({ size: '+500' })).toEqual(where((s) => s >= 500));
     expect(where((s) => s >= 500).length).toBeGreaterThan(1);
     expect(await paths({ size: ['-100', '+60'] })).toEqual(where((s) => s >= 60 && s <= 100));
@@ -71,7 +83,11 @@ describe('list_files', () => {
 
   it('counts only', async () => {
     const answer = await server.both('list_files', { count_only: true });
-    expect(answer).toEqual({ count: (await rgFiles()).length, truncated: false, limits: { limit: 2000, max_answer_tokens: 8000 } });
+    expect(answer).toEqual({
+      count: (await rgFiles()).length,
+      truncated: false,
+      limits: { limit: 2000, max_answer_tokens: 8000 },
+    });
   });
 
   it('stops at limit and says truncated', async () => {

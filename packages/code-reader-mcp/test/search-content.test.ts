@@ -31,7 +31,10 @@ interface Row {
 }
 
 /** ripgrep run directly: the reference every answer is compared with. */
-async function rgJson(args: string[], paths = ['.']): Promise<{ file: string; line: number; text: string; type: string }[]> {
+async function rgJson(
+  args: string[],
+  paths = ['.'],
+): Promise<{ file: string; line: number; text: string; type: string }[]> {
   const rg = await locateRipgrep();
   let out = '';
   try {
@@ -42,7 +45,13 @@ async function rgJson(args: string[], paths = ['.']): Promise<{ file: string; li
   return out
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { type: string; data: { path?: { text: string }; line_number?: number; lines?: { text: string } } })
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          type: string;
+          data: { path?: { text: string }; line_number?: number; lines?: { text: string } };
+        },
+    )
     .filter((e) => e.type === 'match' || e.type === 'context')
     .map((e) => ({
       type: e.type,
@@ -83,7 +92,11 @@ describe('search_content: output-format parameters are mutually exclusive (spec 
   });
 
   it('rejects total_only together with count_only_matches, saying they are exclusive', async () => {
-    const error = await server.fail('search_content', { query: 'TODO', total_only: true, count_only_matches: true });
+    const error = await server.fail('search_content', {
+      query: 'TODO',
+      total_only: true,
+      count_only_matches: true,
+    });
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toMatch(/mutually exclusive/);
     expect(error.message).toContain('total_only');
@@ -109,7 +122,11 @@ describe('search_content: output-format parameters are mutually exclusive (spec 
   });
 
   it('treats a flag set to false as not set', async () => {
-    const answer = await server.json('search_content', { query: 'TODO', total_only: false, count_only_matches: true });
+    const answer = await server.json('search_content', {
+      query: 'TODO',
+      total_only: false,
+      count_only_matches: true,
+    });
     expect(answer.file_counts).toEqual([
       { file: 'README.md', count: 1 },
       { file: 'notes.txt', count: 1 },
@@ -140,12 +157,15 @@ describe('search_content: max_count becomes -m (spec 003)', () => {
     expect(searchArgs(baseQuery({ maxCount: 10_000 })).join(' ')).toContain('-m 10000');
   });
 
-  it.each([[-1], [0], [2.5], ['10'], ['many']])('rejects max_count=%j stating the allowed range', async (value) => {
-    const error = await server.fail('search_content', { query: 'TODO', max_count: value });
-    expect(error.code).toBe('INVALID_ARGUMENT');
-    expect(error.message).toContain('from 1 to 10000');
-    expect(error.details?.allowed_range).toEqual({ min: 1, max: 10_000 });
-  });
+  it.each([[-1], [0], [2.5], ['10'], ['many']])(
+    'rejects max_count=%j stating the allowed range',
+    async (value) => {
+      const error = await server.fail('search_content', { query: 'TODO', max_count: value });
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).toContain('from 1 to 10000');
+      expect(error.details?.allowed_range).toEqual({ min: 1, max: 10_000 });
+    },
+  );
 });
 
 describe('search_content: cache keys cover the output format (spec 003)', () => {
@@ -182,10 +202,18 @@ describe('search_content: cache keys cover the output format (spec 003)', () => 
     await server.json('search_content', { query: 'order', case: 'sensitive' });
     const insensitive = await server.json('search_content', { query: 'order', case: 'insensitive' });
     expect(insensitive.cache_hit).toBe(false);
-    const limited = await server.json('search_content', { query: 'order', case: 'insensitive', max_count: 1 });
+    const limited = await server.json('search_content', {
+      query: 'order',
+      case: 'insensitive',
+      max_count: 1,
+    });
     expect(limited.cache_hit).toBe(false);
     expect((limited.matches as Row[]).length).toBe(1);
-    const context = await server.json('search_content', { query: 'order', case: 'insensitive', context_after: 1 });
+    const context = await server.json('search_content', {
+      query: 'order',
+      case: 'insensitive',
+      context_after: 1,
+    });
     expect(context.cache_hit).toBe(false);
   });
 });
@@ -251,12 +279,20 @@ describe('search_content: results equal ripgrep run directly', () => {
     const sortKey = (r: { file: string; line: number }) => `${r.file}:${String(r.line).padStart(6, '0')}`;
     expect(got.map(sortKey)).toEqual(expected.map(sortKey).sort());
     expect(got).toEqual(
-      expected.map(({ file, line, text }) => ({ file, line, text })).sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1)),
+      expected
+        .map(({ file, line, text }) => ({ file, line, text }))
+        .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1)),
     );
   });
 
   it('returns the context lines ripgrep prints, each once (overlaps merged)', async () => {
-    const answer = await server.both('search_content', { query: 'if', case: 'sensitive', files: ['src/ts/service.ts'], context_before: 2, context_after: 2 });
+    const answer = await server.both('search_content', {
+      query: 'if',
+      case: 'sensitive',
+      files: ['src/ts/service.ts'],
+      context_before: 2,
+      context_after: 2,
+    });
     const rows = answer.matches as Row[];
     const reference = await rgJson(['-s', '-B', '2', '-A', '2', '-e', 'if'], ['src/ts/service.ts']);
     // Rebuild numbered lines from the answer: before-lines precede, after-lines follow each match.
@@ -275,7 +311,10 @@ describe('search_content: results equal ripgrep run directly', () => {
   });
 
   it('finds multiline matches', async () => {
-    const answer = await server.json('search_content', { query: 'class Cache \\{\\n\\s+constructor', multiline: true });
+    const answer = await server.json('search_content', {
+      query: 'class Cache \\{\\n\\s+constructor',
+      multiline: true,
+    });
     expect(answer.matches).toEqual([
       { file: 'src/ts/legacy.js', line: 9, column: 1, text: 'class Cache {\n  constructor() {' },
     ]);
@@ -284,7 +323,11 @@ describe('search_content: results equal ripgrep run directly', () => {
   it('counts like rg --count-matches', async () => {
     const answer = await server.both('search_content', { query: 'e', count_only_matches: true });
     const rg = await locateRipgrep();
-    const lines = execFileSync(rg, ['--count-matches', '-S', '-m', String(DEFAULT_MAX_COUNT), '-e', 'e', '.'], { cwd: dir, encoding: 'utf8' })
+    const lines = execFileSync(
+      rg,
+      ['--count-matches', '-S', '-m', String(DEFAULT_MAX_COUNT), '-e', 'e', '.'],
+      { cwd: dir, encoding: 'utf8' },
+    )
       .trim()
       .split('\n')
       .map((line) => {
@@ -300,7 +343,14 @@ describe('search_content: results equal ripgrep run directly', () => {
 describe('search_content: standard format and the other modes', () => {
   it('keeps the standard fields when no output-format parameter is given', async () => {
     const answer = await server.both('search_content', { query: 'TODO' });
-    expect(Object.keys(answer).sort()).toEqual(['cache_hit', 'files_with_matches', 'limits', 'matches', 'total_matches', 'truncated']);
+    expect(Object.keys(answer).sort()).toEqual([
+      'cache_hit',
+      'files_with_matches',
+      'limits',
+      'matches',
+      'total_matches',
+      'truncated',
+    ]);
     expect(answer.matches).toEqual([
       { file: 'README.md', line: 4, column: 1, text: 'TODO: keep every file short.' },
       { file: 'notes.txt', line: 2, column: 1, text: 'TODO: nothing here.' },
@@ -310,7 +360,12 @@ describe('search_content: standard format and the other modes', () => {
   it('groups by file', async () => {
     const answer = await server.both('search_content', { query: 'amount', group_by_file: true });
     const files = answer.files as { file: string; count: number; matches: unknown[] }[];
-    expect(files.map((f) => f.file)).toEqual(['src/cs/Account.cs', 'src/py/inventory.py', 'src/ts/service.ts', 'src/ts/types.ts']);
+    expect(files.map((f) => f.file)).toEqual([
+      'src/cs/Account.cs',
+      'src/py/inventory.py',
+      'src/ts/service.ts',
+      'src/ts/types.ts',
+    ]);
     expect(files.find((f) => f.file === 'src/ts/types.ts')).toEqual({
       file: 'src/ts/types.ts',
       count: 1,
@@ -319,7 +374,12 @@ describe('search_content: standard format and the other modes', () => {
   });
 
   it('shortens paths with optimize_paths', async () => {
-    const answer = await server.both('search_content', { query: 'order', case: 'insensitive', include_globs: 'src/ts/**', optimize_paths: true });
+    const answer = await server.both('search_content', {
+      query: 'order',
+      case: 'insensitive',
+      include_globs: 'src/ts/**',
+      optimize_paths: true,
+    });
     expect(answer.base_dir).toBe('src/ts');
     expect((answer.matches as Row[]).every((m) => !m.file.includes('/'))).toBe(true);
   });
@@ -327,7 +387,9 @@ describe('search_content: standard format and the other modes', () => {
   it('searches exactly the given files, and refuses roots with files', async () => {
     const answer = await server.json('search_content', { query: 'TODO', files: ['notes.txt'] });
     expect((answer.matches as Row[]).map((m) => m.file)).toEqual(['notes.txt']);
-    expect((await server.fail('search_content', { query: 'x', roots: ['.'], files: ['notes.txt'] })).code).toBe('INVALID_ARGUMENT');
+    expect(
+      (await server.fail('search_content', { query: 'x', roots: ['.'], files: ['notes.txt'] })).code,
+    ).toBe('INVALID_ARGUMENT');
     expect((await server.fail('search_content', { query: 'x', files: [] })).code).toBe('INVALID_ARGUMENT');
   });
 
@@ -338,8 +400,12 @@ describe('search_content: standard format and the other modes', () => {
   });
 
   it('validates max_filesize and context', async () => {
-    expect((await server.fail('search_content', { query: 'x', max_filesize: 'big' })).code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('search_content', { query: 'x', context_after: -1 })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('search_content', { query: 'x', max_filesize: 'big' })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect((await server.fail('search_content', { query: 'x', context_after: -1 })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
     const small = await server.json('search_content', { query: 'TODO', max_filesize: '20' });
     expect(small.total_matches).toBe(0);
   });
@@ -351,7 +417,11 @@ describe('search_content: standard format and the other modes', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await server.json('search_content', { query: '\\S', max_answer_tokens: 500, ...(cursor ? { cursor } : {}) });
+      const page = await server.json('search_content', {
+        query: '\\S',
+        max_answer_tokens: 500,
+        ...(cursor ? { cursor } : {}),
+      });
       seen.push(...(page.matches as Row[]));
       cursor = page.next_cursor as string | undefined;
       pages++;
@@ -366,24 +436,34 @@ describe('search_content: standard format and the other modes', () => {
     const page = await server.json('search_content', { query: '\\S', max_answer_tokens: 500 });
     const error = await server.fail('search_content', { query: 'other', cursor: page.next_cursor });
     expect(error.code).toBe('INVALID_ARGUMENT');
-    expect((await server.fail('search_content', { query: '\\S', cursor: 'garbage' })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('search_content', { query: '\\S', cursor: 'garbage' })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('stops at the timeout and says so', async () => {
     const answer = await server.json('search_content', { query: 'TODO', timeout_ms: 100 });
     // The sample is small enough to finish in time; the limit is reported either way.
     expect(answer.limits).toMatchObject({ timeout_ms: 100 });
-    expect((await server.fail('search_content', { query: 'x', timeout_ms: 5 })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('search_content', { query: 'x', timeout_ms: 5 })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('never searches outside the roots or into denied files', async () => {
-    expect((await server.fail('search_content', { query: 'root', roots: ['/etc'] })).code).toBe('PATH_OUTSIDE_ROOT');
-    expect((await server.fail('search_content', { query: 'root', files: ['../../etc/passwd'] })).code).toBe('PATH_OUTSIDE_ROOT');
+    expect((await server.fail('search_content', { query: 'root', roots: ['/etc'] })).code).toBe(
+      'PATH_OUTSIDE_ROOT',
+    );
+    expect((await server.fail('search_content', { query: 'root', files: ['../../etc/passwd'] })).code).toBe(
+      'PATH_OUTSIDE_ROOT',
+    );
     const denied = await connect([dir], { denyGlobs: ['notes.txt'] });
     try {
       const answer = await denied.json('search_content', { query: 'TODO' });
       expect((answer.matches as Row[]).map((m) => m.file)).toEqual(['README.md']);
-      expect((await denied.fail('search_content', { query: 'TODO', files: ['notes.txt'] })).code).toBe('PATH_DENIED');
+      expect((await denied.fail('search_content', { query: 'TODO', files: ['notes.txt'] })).code).toBe(
+        'PATH_DENIED',
+      );
     } finally {
       await denied.close();
     }

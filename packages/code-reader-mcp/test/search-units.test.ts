@@ -14,10 +14,18 @@ import { emptyDir, removeDir } from './helpers.js';
 const match = (file: string, line: number, text: string, start = 0) =>
   JSON.stringify({
     type: 'match',
-    data: { path: { text: file }, lines: { text: `${text}\n` }, line_number: line, submatches: [{ start, end: start + 1 }] },
+    data: {
+      path: { text: file },
+      lines: { text: `${text}\n` },
+      line_number: line,
+      submatches: [{ start, end: start + 1 }],
+    },
   });
 const context = (file: string, line: number, text: string) =>
-  JSON.stringify({ type: 'context', data: { path: { text: file }, lines: { text: `${text}\n` }, line_number: line } });
+  JSON.stringify({
+    type: 'context',
+    data: { path: { text: file }, lines: { text: `${text}\n` }, line_number: line },
+  });
 const begin = (file: string) => JSON.stringify({ type: 'begin', data: { path: { text: file } } });
 
 describe('JsonMatchCollector', () => {
@@ -71,9 +79,24 @@ describe('JsonMatchCollector', () => {
   it('handles CRLF lines, matches without submatches, gaps in context and multiline matches', () => {
     const c = new JsonMatchCollector(1, 10);
     c.push(begin('w'));
-    c.push(JSON.stringify({ type: 'match', data: { path: { text: 'w' }, lines: { text: 'a\r\n' }, line_number: 1 } }));
+    c.push(
+      JSON.stringify({
+        type: 'match',
+        data: { path: { text: 'w' }, lines: { text: 'a\r\n' }, line_number: 1 },
+      }),
+    );
     c.push(context('w', 3, 'far away')); // not adjacent: kept for a following match only if adjacent
-    c.push(JSON.stringify({ type: 'match', data: { path: { text: 'w' }, lines: { text: 'x\ny\n' }, line_number: 5, submatches: [{ start: 0, end: 3 }] } }));
+    c.push(
+      JSON.stringify({
+        type: 'match',
+        data: {
+          path: { text: 'w' },
+          lines: { text: 'x\ny\n' },
+          line_number: 5,
+          submatches: [{ start: 0, end: 3 }],
+        },
+      }),
+    );
     c.push(context('w', 7, 'after multiline'));
     c.push(JSON.stringify({ type: 'match', data: { path: {}, lines: {}, line_number: null } }));
     c.push(JSON.stringify({ type: 'end', data: {} }));
@@ -98,21 +121,38 @@ describe('options and shapes', () => {
   it('validates max_count', () => {
     expect(effectiveMaxCount(undefined)).toEqual({ value: 1000, clamped: false });
     expect(effectiveMaxCount(10_001)).toEqual({ value: 10_000, clamped: true });
-    expect(() => effectiveMaxCount(null === null ? 'x' : 1)).toThrow(/from 1 to 10000/);
+    expect(() => effectiveMaxCount('x')).toThrow(/from 1 to 10000/);
   });
 
   it('finds common directories and top files', () => {
     expect(commonDirectory(['a/b/c.ts', 'a/b/d/e.ts'])).toBe('a/b');
     expect(commonDirectory(['x.ts', 'a/y.ts'])).toBe('');
     expect(commonDirectory([])).toBe('');
-    expect(topFiles([{ file: 'b', count: 1 }, { file: 'a', count: 1 }, { file: 'c', count: 5 }], (f) => f, 2)).toEqual([
+    expect(
+      topFiles(
+        [
+          { file: 'b', count: 1 },
+          { file: 'a', count: 1 },
+          { file: 'c', count: 5 },
+        ],
+        (f) => f,
+        2,
+      ),
+    ).toEqual([
       { file: 'c', count: 5 },
       { file: 'a', count: 1 },
     ]);
     expect(groupByFile([{ file: 'a', line: 1, column: 1, text: 'x' }], () => 7)).toEqual([
       { file: 'a', count: 7, matches: [{ line: 1, column: 1, text: 'x' }] },
     ]);
-    const outcome = { matches: [], fileCounts: [], totalMatches: 0, limitHit: false, timedOut: false, warnings: [] };
+    const outcome = {
+      matches: [],
+      fileCounts: [],
+      totalMatches: 0,
+      limitHit: false,
+      timedOut: false,
+      warnings: [],
+    };
     expect(pagedRowsOf('total_only', outcome)).toEqual([]);
   });
 });
@@ -187,7 +227,9 @@ describe('ripgrep binary', () => {
     const dir = await emptyDir();
     try {
       await writeFile(path.join(dir, 'rg'), '');
-      expect(await locateRipgrep({ PATH: `/nonexistent${path.delimiter}${dir}` }, none)).toBe(path.join(dir, 'rg'));
+      expect(await locateRipgrep({ PATH: `/nonexistent${path.delimiter}${dir}` }, none)).toBe(
+        path.join(dir, 'rg'),
+      );
       await expect(locateRipgrep({ PATH: '/nonexistent' }, none)).rejects.toMatchObject({
         code: 'BACKEND_UNAVAILABLE',
         message: 'The ripgrep (rg) binary was not found.',
@@ -206,7 +248,9 @@ describe('ripgrep binary', () => {
     const previous = process.env.CODE_READER_RG_PATH;
     process.env.CODE_READER_RG_PATH = fake;
     try {
-      await expect(runRipgrep(['--version'], { cwd: dir, onLine: () => true })).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+      await expect(runRipgrep(['--version'], { cwd: dir, onLine: () => true })).rejects.toMatchObject({
+        code: 'BACKEND_UNAVAILABLE',
+      });
     } finally {
       if (previous === undefined) delete process.env.CODE_READER_RG_PATH;
       else process.env.CODE_READER_RG_PATH = previous;
@@ -216,20 +260,33 @@ describe('ripgrep binary', () => {
 
   it('stops on request, on timeout and on cancellation', async () => {
     const lines: string[] = [];
-    const stopped = await runRipgrep(['--files', '.'], { cwd: process.cwd(), onLine: (l) => (lines.push(l), false) });
+    const stopped = await runRipgrep(['--files', '.'], {
+      cwd: process.cwd(),
+      onLine: (l) => (lines.push(l), false),
+    });
     expect(stopped.stopped).toBe(true);
     expect(lines.length).toBe(1);
-    const timed = await runRipgrep(['--files', '/'], { cwd: process.cwd(), timeoutMs: 1, onLine: () => true });
+    const timed = await runRipgrep(['--files', '/'], {
+      cwd: process.cwd(),
+      timeoutMs: 1,
+      onLine: () => true,
+    });
     expect(timed.timedOut).toBe(true);
     const controller = new AbortController();
-    const pending = runRipgrep(['--files', '/'], { cwd: process.cwd(), signal: controller.signal, onLine: () => true });
+    const pending = runRipgrep(['--files', '/'], {
+      cwd: process.cwd(),
+      signal: controller.signal,
+      onLine: () => true,
+    });
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 
   it('turns rg usage errors into INVALID_ARGUMENT and leaves other failures alone', () => {
     const base = { stopped: false, timedOut: false };
-    expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'regex parse error: x' }, 'query')?.code).toBe('INVALID_ARGUMENT');
+    expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'regex parse error: x' }, 'query')?.code).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(ripgrepFailure({ ...base, exitCode: 2, stderr: 'permission denied' }, 'query')).toBeUndefined();
     expect(ripgrepFailure({ ...base, exitCode: 1, stderr: '' }, 'query')).toBeUndefined();
   });
@@ -257,11 +314,16 @@ describe('SearchEngine', () => {
   });
 
   it('refuses an empty query', async () => {
-    await expect(new SearchEngine().search(query({ query: '' }), { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(new SearchEngine().search(query({ query: '' }), { timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 
   it('keeps ripgrep warnings (unreadable paths) next to the results', async () => {
-    const run = await new SearchEngine().search(query({ targetKind: 'files', targets: ['/nonexistent/file.txt'] }), { timeoutMs: 5000 });
+    const run = await new SearchEngine().search(
+      query({ targetKind: 'files', targets: ['/nonexistent/file.txt'] }),
+      { timeoutMs: 5000 },
+    );
     expect(run.outcome.matches).toEqual([]);
     expect(run.outcome.warnings.join('\n')).toMatch(/nonexistent/);
   });

@@ -40,7 +40,9 @@ describe('the server', () => {
         expect(typeof hints[hint], `${tool.name}.${hint}`).toBe('boolean');
       }
     }
-    expect(tools.filter((t) => t.annotations?.readOnlyHint === false).map((t) => t.name)).toEqual(['set_project_path']);
+    expect(tools.filter((t) => t.annotations?.readOnlyHint === false).map((t) => t.name)).toEqual([
+      'set_project_path',
+    ]);
   });
 
   it('rejects unknown arguments with the list of valid ones', async () => {
@@ -57,13 +59,22 @@ describe('set_project_path', () => {
       const set = await s.json('set_project_path', { project_path: 'src/ts' });
       expect(set).toEqual({ project_path: path.join(dir, 'src/ts'), roots: [dir] });
       const files = await s.json('list_files');
-      expect((files.files as { path: string }[]).map((f) => f.path)).toEqual(['legacy.js', 'service.ts', 'types.ts', 'view.tsx']);
+      expect((files.files as { path: string }[]).map((f) => f.path)).toEqual([
+        'legacy.js',
+        'service.ts',
+        'types.ts',
+        'view.tsx',
+      ]);
       const outline = await s.json('get_code_outline', { file_path: 'types.ts' });
       expect(outline.file_path).toBe('types.ts');
       const search = await s.json('search_content', { query: 'interface' });
       expect((search.matches as { file: string }[]).map((m) => m.file)).toEqual(['types.ts']);
       // Absolute paths elsewhere in the root still work and show root-relative.
-      const notes = await s.json('extract_code_section', { file_path: path.join(dir, 'notes.txt'), start_line: 1, end_line: 1 });
+      const notes = await s.json('extract_code_section', {
+        file_path: path.join(dir, 'notes.txt'),
+        start_line: 1,
+        end_line: 1,
+      });
       expect((notes.results as { file_path: string }[])[0]?.file_path).toBe('notes.txt');
     } finally {
       await s.close();
@@ -73,7 +84,9 @@ describe('set_project_path', () => {
   it('refuses directories outside the roots, files and missing directories', async () => {
     expect((await server.fail('set_project_path', { project_path: '/' })).code).toBe('PATH_OUTSIDE_ROOT');
     expect((await server.fail('set_project_path', { project_path: '..' })).code).toBe('PATH_OUTSIDE_ROOT');
-    expect((await server.fail('set_project_path', { project_path: 'notes.txt' })).code).toBe('INVALID_ARGUMENT');
+    expect((await server.fail('set_project_path', { project_path: 'notes.txt' })).code).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect((await server.fail('set_project_path', { project_path: 'nowhere' })).code).toBe('NOT_FOUND');
   });
 
@@ -86,7 +99,9 @@ describe('set_project_path', () => {
       const files = await s.json('list_files');
       expect((files.files as { path: string }[]).map((f) => f.path)).toEqual(['pkg/a.py']);
       expect((await s.fail('list_files', { roots: [dir] })).code).toBe('PATH_OUTSIDE_ROOT');
-      expect((await s.json('set_project_path', { project_path: 'pkg' })).project_path).toBe(path.join(other, 'pkg'));
+      expect((await s.json('set_project_path', { project_path: 'pkg' })).project_path).toBe(
+        path.join(other, 'pkg'),
+      );
       expect((await s.fail('set_project_path', { project_path: dir })).code).toBe('PATH_OUTSIDE_ROOT');
     } finally {
       await s.close();
@@ -109,8 +124,17 @@ describe('find_and_grep', () => {
   });
 
   it('supports the output modes, and answers empty when no file matches the filters', async () => {
-    const counted = await server.json('find_and_grep', { glob: 'src/ts/**', query: 'order', case: 'insensitive', count_only_matches: true });
-    expect((counted.file_counts as { file: string }[]).map((c) => c.file)).toEqual(['src/ts/service.ts', 'src/ts/types.ts', 'src/ts/view.tsx']);
+    const counted = await server.json('find_and_grep', {
+      glob: 'src/ts/**',
+      query: 'order',
+      case: 'insensitive',
+      count_only_matches: true,
+    });
+    expect((counted.file_counts as { file: string }[]).map((c) => c.file)).toEqual([
+      'src/ts/service.ts',
+      'src/ts/types.ts',
+      'src/ts/view.tsx',
+    ]);
     const none = await server.json('find_and_grep', { extensions: 'zig', query: 'x' });
     expect(none).toMatchObject({ files_found: 0, total_matches: 0, truncated: false });
     const error = await server.fail('find_and_grep', { query: 'x', total_only: true, summary_only: true });

@@ -52,7 +52,8 @@ const BOOLEAN_FLAGS = new Set([
 
 function integer(flag: string, value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new CliUsageError(`${flag} needs a positive integer; got "${value}".`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new CliUsageError(`${flag} needs a positive integer; got "${value}".`);
   return number;
 }
 
@@ -81,7 +82,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     const inline = eq > 0 ? raw.slice(eq + 1) : undefined;
     if (flag === '--file-paths') {
       if (inline !== undefined) options.filePaths.push(inline);
-      while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith('--')) options.filePaths.push(argv[++i] as string);
+      while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith('--'))
+        options.filePaths.push(argv[++i] as string);
       continue;
     }
     if (BOOLEAN_FLAGS.has(flag)) {
@@ -102,7 +104,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
           options.roots.push(value);
           break;
         case '--output-format':
-          if (value !== 'toon' && value !== 'json') throw new CliUsageError(`--output-format must be toon or json; got "${value}".`);
+          if (value !== 'toon' && value !== 'json')
+            throw new CliUsageError(`--output-format must be toon or json; got "${value}".`);
           options.outputFormat = value;
           break;
         case '--start-line':
@@ -118,7 +121,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
           options.endColumn = integer(flag, value);
           break;
         case '--format':
-          if (value !== 'text' && value !== 'json' && value !== 'raw') throw new CliUsageError(`--format must be text, json or raw; got "${value}".`);
+          if (value !== 'text' && value !== 'json' && value !== 'raw')
+            throw new CliUsageError(`--format must be text, json or raw; got "${value}".`);
           options.format = value;
           break;
         case '--partial-read-requests-json':

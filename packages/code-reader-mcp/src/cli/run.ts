@@ -16,10 +16,20 @@ import { allTools } from '../tools/index.js';
 import { CliUsageError, type CliOptions } from './args.js';
 
 /** A tool call as the CLI makes it: the same validation, handler and formatting as over MCP. */
-export async function invokeTool(tool: AnyTool, args: Record<string, unknown>, paths: PathPolicy, format: 'toon' | 'json'): Promise<string> {
+export async function invokeTool(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  paths: PathPolicy,
+  format: 'toon' | 'json',
+): Promise<string> {
   const schema = z.object(tool.input).strict();
   const parsed = parseToolArguments<never>(tool.name, schema, args);
-  const context: ToolContext = { paths, logger: silentLogger, signal: new AbortController().signal, progress: async () => {} };
+  const context: ToolContext = {
+    paths,
+    logger: silentLogger,
+    signal: new AbortController().signal,
+    progress: async () => {},
+  };
   const result = await tool.run(parsed, context);
   if (result instanceof ToolReply) return (result as ToolReply<unknown>).text;
   return formatOutput(z.object(tool.output).parse(result), format);
@@ -33,7 +43,9 @@ async function readRequests(options: CliOptions): Promise<unknown> {
   } catch (error) {
     throw new CliUsageError(`The partial-read requests are not valid JSON: ${(error as Error).message}`);
   }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'requests' in parsed) return (parsed as { requests: unknown }).requests;
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'requests' in parsed) {
+    return parsed.requests;
+  }
   return parsed;
 }
 
@@ -45,12 +57,16 @@ async function readList(file: string): Promise<string[]> {
 }
 
 /** Which tool the command line asks for, with its arguments. */
-export async function toolCallOf(options: CliOptions): Promise<{ name: string; args: Record<string, unknown> }> {
+export async function toolCallOf(
+  options: CliOptions,
+): Promise<{ name: string; args: Record<string, unknown> }> {
   const output_format = options.outputFormat;
   if (options.partialRead) {
     if (options.requestsJson !== undefined || options.requestsFile !== undefined) {
       if (options.requestsJson !== undefined && options.requestsFile !== undefined) {
-        throw new CliUsageError('Use --partial-read-requests-json or --partial-read-requests-file, not both.');
+        throw new CliUsageError(
+          'Use --partial-read-requests-json or --partial-read-requests-file, not both.',
+        );
       }
       return {
         name: 'extract_code_section',
@@ -65,7 +81,9 @@ export async function toolCallOf(options: CliOptions): Promise<{ name: string; a
       };
     }
     if (options.file === undefined || options.startLine === undefined) {
-      throw new CliUsageError('--partial-read needs FILE and --start-line (or --partial-read-requests-json / -file).');
+      throw new CliUsageError(
+        '--partial-read needs FILE and --start-line (or --partial-read-requests-json / -file).',
+      );
     }
     return {
       name: 'extract_code_section',
@@ -86,13 +104,19 @@ export async function toolCallOf(options: CliOptions): Promise<{ name: string; a
     if (filePaths.length > 0) {
       return { name: 'check_code_scale', args: { file_paths: filePaths, metrics_only: true, output_format } };
     }
-    if (options.file === undefined) throw new CliUsageError('--metrics-only needs FILE, --file-paths or --files-from.');
+    if (options.file === undefined)
+      throw new CliUsageError('--metrics-only needs FILE, --file-paths or --files-from.');
     return { name: 'check_code_scale', args: { file_path: options.file, metrics_only: true, output_format } };
   }
-  if (options.file === undefined) throw new CliUsageError('Give a FILE, or --partial-read / --metrics-only (see --help).');
+  if (options.file === undefined)
+    throw new CliUsageError('Give a FILE, or --partial-read / --metrics-only (see --help).');
   return {
     name: 'check_code_scale',
-    args: { file_path: options.file, output_format, ...(options.includeDetails ? { include_details: true } : {}) },
+    args: {
+      file_path: options.file,
+      output_format,
+      ...(options.includeDetails ? { include_details: true } : {}),
+    },
   };
 }
 

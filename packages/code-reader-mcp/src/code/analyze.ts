@@ -17,7 +17,11 @@ export interface Analysis {
  * Reads, parses and measures one file. `withStructure: false` skips the structure walk (metrics
  * still use the grammar's comment nodes).
  */
-export async function analyzeFile(realPath: string, shownPath: string, withStructure: boolean): Promise<Analysis> {
+export async function analyzeFile(
+  realPath: string,
+  shownPath: string,
+  withStructure: boolean,
+): Promise<Analysis> {
   const source = await readSource(realPath, shownPath);
   const warnings: string[] = [];
   const unsupported = unsupportedWarning(source.language, shownPath);
@@ -26,8 +30,10 @@ export async function analyzeFile(realPath: string, shownPath: string, withStruc
   try {
     if (source.language) tree = (await parseSource(source.language, source.text)).tree;
     const metrics = await fileMetrics(source.text, source.bytes, tree);
-    const structure = tree && withStructure && source.language ? analyzeStructure(tree, source.language) : undefined;
-    if (tree?.rootNode.hasError) warnings.push(`${shownPath} has syntax errors; the structure may be incomplete.`);
+    const structure =
+      tree && withStructure && source.language ? analyzeStructure(tree, source.language) : undefined;
+    if (tree?.rootNode.hasError)
+      warnings.push(`${shownPath} has syntax errors; the structure may be incomplete.`);
     return { language: source.language, metrics, structure, warnings };
   } finally {
     tree?.delete();
@@ -50,7 +56,9 @@ export function guidance(metrics: FileMetrics, structure: CodeStructure | undefi
       `Large file (${metrics.total_lines} lines, ${metrics.tokens} tokens): do not read it whole; use get_code_outline, then extract_code_section for the parts you need.`,
     );
   } else if (metrics.tokens > 2_000) {
-    advice.push(`Medium file (${metrics.tokens} tokens): read the relevant functions with extract_code_section.`);
+    advice.push(
+      `Medium file (${metrics.tokens} tokens): read the relevant functions with extract_code_section.`,
+    );
   } else {
     advice.push(`Small file (${metrics.tokens} tokens): reading it whole is fine.`);
   }

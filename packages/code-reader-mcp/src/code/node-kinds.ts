@@ -9,7 +9,13 @@ export interface NodeKinds {
 }
 
 const JS_LIKE: NodeKinds = {
-  classes: ['class_declaration', 'abstract_class_declaration', 'class', 'interface_declaration', 'enum_declaration'],
+  classes: [
+    'class_declaration',
+    'abstract_class_declaration',
+    'class',
+    'interface_declaration',
+    'enum_declaration',
+  ],
   functions: [
     'function_declaration',
     'generator_function_declaration',
@@ -33,7 +39,13 @@ export const NODE_KINDS: Record<LanguageId, NodeKinds> = {
     imports: ['import_statement', 'import_from_statement'],
   },
   java: {
-    classes: ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration', 'annotation_type_declaration'],
+    classes: [
+      'class_declaration',
+      'interface_declaration',
+      'enum_declaration',
+      'record_declaration',
+      'annotation_type_declaration',
+    ],
     functions: ['method_declaration', 'constructor_declaration'],
     fields: ['field_declaration'],
     imports: ['import_declaration'],
@@ -63,7 +75,13 @@ export const NODE_KINDS: Record<LanguageId, NodeKinds> = {
     imports: ['preproc_include', 'using_declaration'],
   },
   csharp: {
-    classes: ['class_declaration', 'interface_declaration', 'struct_declaration', 'enum_declaration', 'record_declaration'],
+    classes: [
+      'class_declaration',
+      'interface_declaration',
+      'struct_declaration',
+      'enum_declaration',
+      'record_declaration',
+    ],
     functions: ['method_declaration', 'constructor_declaration', 'local_function_statement'],
     fields: ['field_declaration', 'property_declaration'],
     imports: ['using_directive'],

@@ -12,9 +12,13 @@ export async function withParsedFile<T>(
 ): Promise<T> {
   const source = await readSource(realPath, shownPath);
   if (!source.language) {
-    throw new ToolError('UNSUPPORTED_FORMAT', `No grammar for ${shownPath}; its structure cannot be parsed.`, {
-      hint: 'Supported: TypeScript, TSX, JavaScript, Python, Java, Go, Rust, C, C++, C#, Ruby, PHP, Bash (by extension or #! line). check_code_scale still gives line metrics.',
-    });
+    throw new ToolError(
+      'UNSUPPORTED_FORMAT',
+      `No grammar for ${shownPath}; its structure cannot be parsed.`,
+      {
+        hint: 'Supported: TypeScript, TSX, JavaScript, Python, Java, Go, Rust, C, C++, C#, Ruby, PHP, Bash (by extension or #! line). check_code_scale still gives line metrics.',
+      },
+    );
   }
   const { tree, language } = await parseSource(source.language, source.text);
   try {

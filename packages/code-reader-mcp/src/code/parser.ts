@@ -34,10 +34,14 @@ export async function loadLanguage(id: LanguageId): Promise<Language> {
   if (!grammar) {
     grammar = Language.load(require.resolve(GRAMMAR_FILES[id])).catch((error: unknown) => {
       grammars.delete(id);
-      throw new ToolError('BACKEND_UNAVAILABLE', `The ${id} grammar could not be loaded: ${(error as Error).message}`, {
-        hint: 'Reinstall code-reader-mcp so its tree-sitter grammar packages are complete.',
-        cause: error,
-      });
+      throw new ToolError(
+        'BACKEND_UNAVAILABLE',
+        `The ${id} grammar could not be loaded: ${(error as Error).message}`,
+        {
+          hint: 'Reinstall code-reader-mcp so its tree-sitter grammar packages are complete.',
+          cause: error,
+        },
+      );
     });
     grammars.set(id, grammar);
   }

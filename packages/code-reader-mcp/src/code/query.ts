@@ -19,7 +19,9 @@ export interface QueryHit {
 const MAX_HIT_TEXT = 300;
 
 function snippet(text: string): string {
-  return text.length > MAX_HIT_TEXT ? `${text.slice(0, MAX_HIT_TEXT)}…[+${text.length - MAX_HIT_TEXT} chars]` : text;
+  return text.length > MAX_HIT_TEXT
+    ? `${text.slice(0, MAX_HIT_TEXT)}…[+${text.length - MAX_HIT_TEXT} chars]`
+    : text;
 }
 
 function hitOf(capture: string, node: Node): QueryHit {
@@ -58,10 +60,11 @@ export function runQueryKey(tree: Tree, language: LanguageId, key: QueryKey): Qu
     while (stack.length > 0) {
       const node = stack.pop() as Node;
       if (isCommentNode(node)) hits.push(hitOf('comment', node));
-      else for (let i = node.childCount - 1; i >= 0; i--) {
-        const child = node.child(i);
-        if (child) stack.push(child);
-      }
+      else
+        for (let i = node.childCount - 1; i >= 0; i--) {
+          const child = node.child(i);
+          if (child) stack.push(child);
+        }
     }
     return hits.sort((a, b) => a.start_line - b.start_line);
   }
@@ -69,15 +72,39 @@ export function runQueryKey(tree: Tree, language: LanguageId, key: QueryKey): Qu
   const lines = (start: number, end: number) => ({ start_line: start, end_line: end });
   if (key === 'functions' || key === 'methods') {
     const wanted = structure.functions.filter((f) => key === 'functions' || f.kind === 'method');
-    return wanted.map((f) => ({ capture: f.kind, node_type: f.kind, name: f.class ? `${f.class}.${f.name}` : f.name, ...lines(f.start_line, f.end_line), text: '' }));
+    return wanted.map((f) => ({
+      capture: f.kind,
+      node_type: f.kind,
+      name: f.class ? `${f.class}.${f.name}` : f.name,
+      ...lines(f.start_line, f.end_line),
+      text: '',
+    }));
   }
   if (key === 'classes') {
-    return structure.classes.map((c) => ({ capture: 'class', node_type: c.kind, name: c.name, ...lines(c.start_line, c.end_line), text: '' }));
+    return structure.classes.map((c) => ({
+      capture: 'class',
+      node_type: c.kind,
+      name: c.name,
+      ...lines(c.start_line, c.end_line),
+      text: '',
+    }));
   }
   if (key === 'fields') {
-    return structure.fields.map((f) => ({ capture: 'field', node_type: 'field', name: f.class ? `${f.class}.${f.name}` : f.name, ...lines(f.line, f.line), text: '' }));
+    return structure.fields.map((f) => ({
+      capture: 'field',
+      node_type: 'field',
+      name: f.class ? `${f.class}.${f.name}` : f.name,
+      ...lines(f.line, f.line),
+      text: '',
+    }));
   }
-  return structure.imports.map((i) => ({ capture: 'import', node_type: 'import', name: '', ...lines(i.line, i.line), text: i.text }));
+  return structure.imports.map((i) => ({
+    capture: 'import',
+    node_type: 'import',
+    name: '',
+    ...lines(i.line, i.line),
+    text: i.text,
+  }));
 }
 
 /**
@@ -101,7 +128,9 @@ function compileCondition(condition: string): (hit: QueryHit) => boolean {
   if (field === 'lines') {
     const limit = Number(value);
     if (!Number.isFinite(limit) || (op !== '>' && op !== '<')) {
-      throw new ToolError('INVALID_ARGUMENT', `Invalid lines condition "${condition}".`, { hint: 'Use lines>N or lines<N.' });
+      throw new ToolError('INVALID_ARGUMENT', `Invalid lines condition "${condition}".`, {
+        hint: 'Use lines>N or lines<N.',
+      });
     }
     return (hit) => {
       const lines = hit.end_line - hit.start_line + 1;
@@ -115,11 +144,17 @@ function compileCondition(condition: string): (hit: QueryHit) => boolean {
     try {
       regex = new RegExp(value);
     } catch (error) {
-      throw new ToolError('INVALID_ARGUMENT', `Invalid regular expression in filter: ${(error as Error).message}`, {
-        hint: 'Fix the pattern after ~=, e.g. name~=^get.',
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `Invalid regular expression in filter: ${(error as Error).message}`,
+        {
+          hint: 'Fix the pattern after ~=, e.g. name~=^get.',
+        },
+      );
     }
     return (hit) => regex.test(read(hit));
   }
-  throw new ToolError('INVALID_ARGUMENT', `Operator ${op} does not apply to ${field}.`, { hint: 'Use = or ~= for name, type and text.' });
+  throw new ToolError('INVALID_ARGUMENT', `Operator ${op} does not apply to ${field}.`, {
+    hint: 'Use = or ~= for name, type and text.',
+  });
 }

@@ -14,10 +14,14 @@ export interface SourceFile {
 export async function readSource(realPath: string, shownPath: string): Promise<SourceFile> {
   const info = await stat(realPath);
   if (info.size > MAX_ANALYZE_BYTES) {
-    throw new ToolError('LIMIT_EXCEEDED', `${shownPath} is ${info.size} bytes, above the analysis limit of ${MAX_ANALYZE_BYTES} bytes.`, {
-      hint: 'Use search_content or extract_code_section on parts of this file instead.',
-      details: { limit: 'max_file_size', value: info.size, max: MAX_ANALYZE_BYTES },
-    });
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `${shownPath} is ${info.size} bytes, above the analysis limit of ${MAX_ANALYZE_BYTES} bytes.`,
+      {
+        hint: 'Use search_content or extract_code_section on parts of this file instead.',
+        details: { limit: 'max_file_size', value: info.size, max: MAX_ANALYZE_BYTES },
+      },
+    );
   }
   const buffer = await readFile(realPath);
   if (buffer.subarray(0, 8192).includes(0)) {

@@ -88,11 +88,21 @@ export function declaredName(node: Node): string {
 /** Names an anonymous function by what it is assigned to (const f = () => …, obj = { f() {} }). */
 function functionName(node: Node): string {
   const own = declaredName(node);
-  if (own && node.type !== 'arrow_function' && node.type !== 'function_expression' && node.type !== 'function') return own;
+  if (
+    own &&
+    node.type !== 'arrow_function' &&
+    node.type !== 'function_expression' &&
+    node.type !== 'function'
+  )
+    return own;
   if (node.type === 'arrow_function' || node.type === 'function_expression' || node.type === 'function') {
     const parent = node.parent;
     if (!parent) return '';
-    if (parent.type === 'variable_declarator' || parent.type === 'public_field_definition' || parent.type === 'field_definition') {
+    if (
+      parent.type === 'variable_declarator' ||
+      parent.type === 'public_field_definition' ||
+      parent.type === 'field_definition'
+    ) {
       return declaredName(parent);
     }
     if (parent.type === 'pair') return parent.childForFieldName('key')?.text ?? '';
@@ -109,7 +119,12 @@ function isClassNode(node: Node, classes: ReadonlySet<string>): boolean {
     const type = node.childForFieldName('type')?.type;
     return type === 'struct_type' || type === 'interface_type';
   }
-  if (node.type === 'struct_specifier' || node.type === 'class_specifier' || node.type === 'union_specifier' || node.type === 'enum_specifier') {
+  if (
+    node.type === 'struct_specifier' ||
+    node.type === 'class_specifier' ||
+    node.type === 'union_specifier' ||
+    node.type === 'enum_specifier'
+  ) {
     return node.childForFieldName('body') !== null; // a definition, not a mere reference such as `struct x *p`
   }
   return true;
@@ -118,11 +133,17 @@ function isClassNode(node: Node, classes: ReadonlySet<string>): boolean {
 function isFieldNode(node: Node, fields: ReadonlySet<string>, language: LanguageId): boolean {
   if (language === 'python') {
     // Class attributes: `x = 1` / `x: int = 1` directly in a class body.
-    return node.type === 'expression_statement' && node.parent?.type === 'block' && node.parent.parent?.type === 'class_definition' && node.firstNamedChild?.type === 'assignment';
+    return (
+      node.type === 'expression_statement' &&
+      node.parent?.type === 'block' &&
+      node.parent.parent?.type === 'class_definition' &&
+      node.firstNamedChild?.type === 'assignment'
+    );
   }
   if (!fields.has(node.type)) return false;
   // C++ member function declarations are field_declaration nodes with a function declarator.
-  if ((language === 'cpp' || language === 'c') && node.descendantsOfType('function_declarator').length > 0) return false;
+  if ((language === 'cpp' || language === 'c') && node.descendantsOfType('function_declarator').length > 0)
+    return false;
   return true;
 }
 
@@ -136,7 +157,13 @@ function isImportNode(node: Node, imports: ReadonlySet<string>, language: Langua
     const name = node.childForFieldName('name')?.text;
     return name === 'source' || name === '.';
   }
-  if (language === 'php') return node.type === 'require_once_expression' || node.type === 'require_expression' || node.type === 'include_expression' || node.type === 'include_once_expression';
+  if (language === 'php')
+    return (
+      node.type === 'require_once_expression' ||
+      node.type === 'require_expression' ||
+      node.type === 'include_expression' ||
+      node.type === 'include_once_expression'
+    );
   return false;
 }
 
@@ -154,7 +181,9 @@ export function complexityOf(fn: Node, functionTypes: ReadonlySet<string>): numb
 }
 
 function paramCount(node: Node): number {
-  const params = node.childForFieldName('parameters') ?? node.childForFieldName('declarator')?.childForFieldName('parameters');
+  const params =
+    node.childForFieldName('parameters') ??
+    node.childForFieldName('declarator')?.childForFieldName('parameters');
   if (params) return params.namedChildren.filter((c) => c !== null && !c.type.includes('comment')).length;
   const single = node.childForFieldName('parameter');
   return single ? 1 : 0;
@@ -223,7 +252,11 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
       nextInFunction = true;
     } else if (!inFunction && owner && isFieldNode(node, fieldTypes, language)) {
       const target = language === 'python' ? node.firstNamedChild?.childForFieldName('left') : node;
-      result.fields.push({ name: target ? declaredName(target) || target.text : '', class: owner.name, line: node.startPosition.row + 1 });
+      result.fields.push({
+        name: target ? declaredName(target) || target.text : '',
+        class: owner.name,
+        line: node.startPosition.row + 1,
+      });
       const info = classInfo.get(owner.id);
       if (info) info.fields++;
       return; // a field's type or initializer holds no members of the class

@@ -67,10 +67,16 @@ function limitError(limit: ExtractLimitName, value: number, max: number, what: s
 }
 
 /** Applies the request-shape limits (files, sections per file, sections in total). */
-function trimRequests(requests: ResolvedRequest[], options: ExtractOptions, limits: typeof EXTRACT_LIMITS, truncatedBy: Set<ExtractLimitName>) {
+function trimRequests(
+  requests: ResolvedRequest[],
+  options: ExtractOptions,
+  limits: typeof EXTRACT_LIMITS,
+  truncatedBy: Set<ExtractLimitName>,
+) {
   let kept = requests;
   if (kept.length > limits.max_files) {
-    if (!options.allowTruncate) throw limitError('max_files', kept.length, limits.max_files, 'files requested');
+    if (!options.allowTruncate)
+      throw limitError('max_files', kept.length, limits.max_files, 'files requested');
     kept = kept.slice(0, limits.max_files);
     truncatedBy.add('max_files');
   }
@@ -79,7 +85,12 @@ function trimRequests(requests: ResolvedRequest[], options: ExtractOptions, limi
     let sections = request.sections;
     if (sections.length > limits.max_sections_per_file) {
       if (!options.allowTruncate) {
-        throw limitError('max_sections_per_file', sections.length, limits.max_sections_per_file, `sections for ${request.display}`);
+        throw limitError(
+          'max_sections_per_file',
+          sections.length,
+          limits.max_sections_per_file,
+          `sections for ${request.display}`,
+        );
       }
       sections = sections.slice(0, limits.max_sections_per_file);
       truncatedBy.add('max_sections_per_file');
@@ -87,7 +98,10 @@ function trimRequests(requests: ResolvedRequest[], options: ExtractOptions, limi
     const room = limits.max_sections_total - total;
     if (sections.length > room) {
       if (!options.allowTruncate) {
-        const requested = kept.reduce((sum, r) => sum + Math.min(r.sections.length, limits.max_sections_per_file), 0);
+        const requested = kept.reduce(
+          (sum, r) => sum + Math.min(r.sections.length, limits.max_sections_per_file),
+          0,
+        );
         throw limitError('max_sections_total', requested, limits.max_sections_total, 'sections requested');
       }
       sections = sections.slice(0, Math.max(0, room));
@@ -108,7 +122,8 @@ function applyColumns(lines: string[], spec: SectionSpec): string[] {
     const body = last.replace(/\r?\n$/, '');
     out[lastIndex] = body.slice(0, spec.end_column);
   }
-  if (spec.start_column !== undefined && out.length > 0) out[0] = (out[0] as string).slice(spec.start_column - 1);
+  if (spec.start_column !== undefined && out.length > 0)
+    out[0] = (out[0] as string).slice(spec.start_column - 1);
   return out;
 }
 
@@ -117,7 +132,10 @@ function applyColumns(lines: string[], spec: SectionSpec): string[] {
  * request unless allowTruncate; a section or file that cannot be served goes to `errors` and the rest
  * continue (unless failFast, which throws the first failure).
  */
-export async function extractSections(requests: ResolvedRequest[], options: ExtractOptions): Promise<ExtractResult> {
+export async function extractSections(
+  requests: ResolvedRequest[],
+  options: ExtractOptions,
+): Promise<ExtractResult> {
   const limits = options.limits ?? EXTRACT_LIMITS;
   const truncatedBy = new Set<ExtractLimitName>();
   const kept = trimRequests(requests, options, limits, truncatedBy);
@@ -146,20 +164,32 @@ export async function extractSections(requests: ResolvedRequest[], options: Extr
     const extraction: FileExtraction = { file_path: request.display, sections: [] };
     files.push(extraction);
     for (const [index, spec] of request.sections.entries()) {
-      const where = { file_path: request.display, section: index + 1, ...(spec.label ? { label: spec.label } : {}) };
+      const where = {
+        file_path: request.display,
+        section: index + 1,
+        ...(spec.label ? { label: spec.label } : {}),
+      };
       const lineCount = loaded.lines.length;
       const end = Math.min(spec.end_line ?? lineCount, lineCount);
       if (spec.start_line > lineCount) {
-        const error = new ToolError('INVALID_ARGUMENT', `start_line ${spec.start_line} is past the end of ${request.display} (${lineCount} lines).`, {
-          hint: `Use a start_line from 1 to ${lineCount}.`,
-        });
+        const error = new ToolError(
+          'INVALID_ARGUMENT',
+          `start_line ${spec.start_line} is past the end of ${request.display} (${lineCount} lines).`,
+          {
+            hint: `Use a start_line from 1 to ${lineCount}.`,
+          },
+        );
         fail(error, { ...where, code: error.code, message: error.message });
         continue;
       }
       if (spec.end_line !== undefined && spec.end_line < spec.start_line) {
-        const error = new ToolError('INVALID_ARGUMENT', `end_line ${spec.end_line} is before start_line ${spec.start_line} in ${request.display}.`, {
-          hint: 'Give end_line ≥ start_line, or omit end_line to read to the end of the file.',
-        });
+        const error = new ToolError(
+          'INVALID_ARGUMENT',
+          `end_line ${spec.end_line} is before start_line ${spec.start_line} in ${request.display}.`,
+          {
+            hint: 'Give end_line ≥ start_line, or omit end_line to read to the end of the file.',
+          },
+        );
         fail(error, { ...where, code: error.code, message: error.message });
         continue;
       }
@@ -173,8 +203,18 @@ export async function extractSections(requests: ResolvedRequest[], options: Extr
         const limit: ExtractLimitName = overLines ? 'max_total_lines' : 'max_total_bytes';
         if (!options.allowTruncate) {
           throw overLines
-            ? limitError('max_total_lines', totalLines + lines.length, limits.max_total_lines, 'lines to extract at least')
-            : limitError('max_total_bytes', totalBytes + bytes, limits.max_total_bytes, 'bytes to extract at least');
+            ? limitError(
+                'max_total_lines',
+                totalLines + lines.length,
+                limits.max_total_lines,
+                'lines to extract at least',
+              )
+            : limitError(
+                'max_total_bytes',
+                totalBytes + bytes,
+                limits.max_total_bytes,
+                'bytes to extract at least',
+              );
         }
         truncatedBy.add(limit);
         lines = fitLines(lines, limits.max_total_lines - totalLines, limits.max_total_bytes - totalBytes);
@@ -197,7 +237,14 @@ export async function extractSections(requests: ResolvedRequest[], options: Extr
       if (full) break;
     }
   }
-  return { files, errors, truncated: truncatedBy.size > 0, truncatedBy: [...truncatedBy], totalBytes, totalLines };
+  return {
+    files,
+    errors,
+    truncated: truncatedBy.size > 0,
+    truncatedBy: [...truncatedBy],
+    totalBytes,
+    totalLines,
+  };
 }
 
 function fitLines(lines: string[], maxLines: number, maxBytes: number): string[] {

@@ -17,7 +17,11 @@ export interface SectionPart {
  * Flattens the extraction into parts of at most `maxTokens` tokens each (cut at line boundaries, a
  * single longer line stays whole), so any part fits a page.
  */
-export function toParts(result: ExtractResult, maxTokens: number, tokens: (text: string) => number): SectionPart[] {
+export function toParts(
+  result: ExtractResult,
+  maxTokens: number,
+  tokens: (text: string) => number,
+): SectionPart[] {
   const parts: SectionPart[] = [];
   for (const file of result.files) {
     for (const section of file.sections) {
@@ -27,7 +31,12 @@ export function toParts(result: ExtractResult, maxTokens: number, tokens: (text:
         ...(section.truncated ? { truncated: true } : {}),
       };
       if (section.content.length <= maxTokens || tokens(section.content) <= maxTokens) {
-        parts.push({ ...base, start_line: section.start_line, end_line: section.end_line, content: section.content });
+        parts.push({
+          ...base,
+          start_line: section.start_line,
+          end_line: section.end_line,
+          content: section.content,
+        });
         continue;
       }
       const chunks: { start: number; lines: string[] }[] = [];

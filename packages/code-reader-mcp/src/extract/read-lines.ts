@@ -8,7 +8,11 @@ export interface LoadedFile {
   bytes: number;
 }
 
-export async function loadFile(realPath: string, shownPath: string, maxFileSize: number = EXTRACT_LIMITS.max_file_size): Promise<LoadedFile> {
+export async function loadFile(
+  realPath: string,
+  shownPath: string,
+  maxFileSize: number = EXTRACT_LIMITS.max_file_size,
+): Promise<LoadedFile> {
   const info = await stat(realPath);
   if (info.size > maxFileSize) {
     throw new ToolError(

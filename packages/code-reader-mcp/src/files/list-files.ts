@@ -80,9 +80,13 @@ function compilePattern(pattern: string | undefined): RegExp | undefined {
   try {
     return new RegExp(pattern);
   } catch (error) {
-    throw new ToolError('INVALID_ARGUMENT', `pattern is not a valid regular expression: ${(error as Error).message}`, {
-      hint: 'pattern is a JavaScript regular expression tested against the file name, e.g. "^test_.*\\\\.py$". Use glob for globs.',
-    });
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `pattern is not a valid regular expression: ${(error as Error).message}`,
+      {
+        hint: 'pattern is a JavaScript regular expression tested against the file name, e.g. "^test_.*\\\\.py$". Use glob for globs.',
+      },
+    );
   }
 }
 
@@ -91,11 +95,18 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
   const nameRegex = compilePattern(query.pattern);
   const sizes: SizeFilter[] = (query.size ?? []).map(parseSize);
   const now = Date.now();
-  const after = query.changedWithin === undefined ? undefined : parseTimePoint(query.changedWithin, 'changed_within', now);
-  const before = query.changedBefore === undefined ? undefined : parseTimePoint(query.changedBefore, 'changed_before', now);
+  const after =
+    query.changedWithin === undefined
+      ? undefined
+      : parseTimePoint(query.changedWithin, 'changed_within', now);
+  const before =
+    query.changedBefore === undefined
+      ? undefined
+      : parseTimePoint(query.changedBefore, 'changed_before', now);
   const needsStat = sizes.length > 0 || after !== undefined || before !== undefined;
   // Without stat filters, stop ripgrep once one more than the limit is known (that proves truncation).
-  const stopAt = query.countOnly && !needsStat ? Infinity : needsStat ? MAX_FILTER_CANDIDATES : query.limit + 1;
+  const stopAt =
+    query.countOnly && !needsStat ? Infinity : needsStat ? MAX_FILTER_CANDIDATES : query.limit + 1;
 
   const candidates: Candidate[] = [];
   const args = ['--files', ...fileFilterArgs(query), '.'];
@@ -115,13 +126,18 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       },
     });
     if (result.exitCode === 2 && !result.stopped && candidates.length === 0 && result.stderr) {
-      throw new ToolError('INVALID_ARGUMENT', `ripgrep could not list files: ${result.stderr.split('\n')[0]}`, {
-        hint: 'Check the globs and file types (rg --type-list shows the known types).',
-      });
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `ripgrep could not list files: ${result.stderr.split('\n')[0]}`,
+        {
+          hint: 'Check the globs and file types (rg --type-list shows the known types).',
+        },
+      );
     }
   }
 
-  if (query.countOnly && !needsStat) return { files: [], realPaths: [], count: candidates.length, truncated: false };
+  if (query.countOnly && !needsStat)
+    return { files: [], realPaths: [], count: candidates.length, truncated: false };
 
   const rows: { row: FileRow; abs: string }[] = [];
   let matched = 0;
@@ -137,7 +153,8 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       if (after !== undefined && info.mtimeMs < after) return;
       if (before !== undefined && info.mtimeMs >= before) return;
       matched++;
-      if (rows.length < keepRows) rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
+      if (rows.length < keepRows)
+        rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
     });
   }
   rows.sort((a, b) => (a.row.path < b.row.path ? -1 : a.row.path > b.row.path ? 1 : 0));

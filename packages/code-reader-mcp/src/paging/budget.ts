@@ -23,7 +23,13 @@ export const cursorSchema = z
   .describe('next_cursor from the previous answer, to get the next page of the same request.');
 
 export function answerBudget(value: number | undefined): number {
-  return clampInteger('max_answer_tokens', value, DEFAULT_ANSWER_TOKENS, MIN_ANSWER_TOKENS, MAX_ANSWER_TOKENS);
+  return clampInteger(
+    'max_answer_tokens',
+    value,
+    DEFAULT_ANSWER_TOKENS,
+    MIN_ANSWER_TOKENS,
+    MAX_ANSWER_TOKENS,
+  );
 }
 
 export interface Page<T> {
@@ -56,9 +62,13 @@ export async function fitPage<T>(
     const used = tokens(text);
     if (used <= budget) return done(page, offset, count, hasMore);
     if (count <= 1) {
-      throw new ToolError('LIMIT_EXCEEDED', `A single result needs ${used} tokens, more than the answer budget of ${budget}.`, {
-        hint: 'Raise max_answer_tokens (up to 20000) or narrow the request (fewer context lines, a smaller range).',
-      });
+      throw new ToolError(
+        'LIMIT_EXCEEDED',
+        `A single result needs ${used} tokens, more than the answer budget of ${budget}.`,
+        {
+          hint: 'Raise max_answer_tokens (up to 20000) or narrow the request (fewer context lines, a smaller range).',
+        },
+      );
     }
     count = Math.max(1, Math.min(count - 1, Math.floor((count * budget * 0.92) / used)));
   }
@@ -87,9 +97,13 @@ export function readCursor(cursor: string, key: string): PageCursor {
 }
 
 export function staleCursor(): ToolError {
-  return new ToolError('CONFLICT', 'The files changed since the cursor was issued; the pages no longer line up.', {
-    hint: 'Call again without cursor to start over on the current files.',
-  });
+  return new ToolError(
+    'CONFLICT',
+    'The files changed since the cursor was issued; the pages no longer line up.',
+    {
+      hint: 'Call again without cursor to start over on the current files.',
+    },
+  );
 }
 
 /** A short, stable fingerprint of a list of results, used to detect a cursor over changed data. */

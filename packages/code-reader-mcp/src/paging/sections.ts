@@ -15,7 +15,8 @@ export async function pageSections<T>(options: {
   render: (value: T) => string;
 }): Promise<T> {
   const rows: { section: string; item: unknown }[] = [];
-  for (const [section, items] of Object.entries(options.sections)) for (const item of items) rows.push({ section, item });
+  for (const [section, items] of Object.entries(options.sections))
+    for (const item of items) rows.push({ section, item });
   const fp = fingerprint(rows);
   let offset = 0;
   if (options.cursor !== undefined) {
@@ -29,9 +30,12 @@ export async function pageSections<T>(options: {
     for (const row of page) grouped[row.section]?.push(row.item);
     return grouped;
   };
-  const cursorAt = (next: number | undefined) => (next === undefined ? undefined : makeCursor(options.key, next, fp));
+  const cursorAt = (next: number | undefined) =>
+    next === undefined ? undefined : makeCursor(options.key, next, fp);
   const page = await fitPage(rows, offset, options.budget, (candidate, hasMore) =>
-    options.render(options.build(regroup(candidate), cursorAt(hasMore ? offset + candidate.length : undefined))),
+    options.render(
+      options.build(regroup(candidate), cursorAt(hasMore ? offset + candidate.length : undefined)),
+    ),
   );
   return options.build(regroup(page.rows), cursorAt(page.nextOffset));
 }

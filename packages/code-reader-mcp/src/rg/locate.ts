@@ -42,15 +42,21 @@ export async function locateRipgrep(
   const override = env.CODE_READER_RG_PATH;
   if (override) {
     if (existsSync(override)) return override;
-    throw new ToolError('BACKEND_UNAVAILABLE', `CODE_READER_RG_PATH points to ${override}, which does not exist.`, {
-      hint: INSTALL_HINT,
-    });
+    throw new ToolError(
+      'BACKEND_UNAVAILABLE',
+      `CODE_READER_RG_PATH points to ${override}, which does not exist.`,
+      {
+        hint: INSTALL_HINT,
+      },
+    );
   }
   const usual = env === process.env && bundled === bundledRgPath;
   if (usual && cached) return cached;
   const found = (await bundled()) ?? onPath(env);
   if (!found) {
-    throw new ToolError('BACKEND_UNAVAILABLE', 'The ripgrep (rg) binary was not found.', { hint: INSTALL_HINT });
+    throw new ToolError('BACKEND_UNAVAILABLE', 'The ripgrep (rg) binary was not found.', {
+      hint: INSTALL_HINT,
+    });
   }
   if (usual) cached = found;
   return found;

@@ -45,7 +45,13 @@ export class StampedCache<V> {
    * listing); `startedAt` is when the search began: a file modified since then may have been read
    * half-way, so such a result is not kept.
    */
-  set(key: string, value: V, files: Promise<string[] | undefined>, startedAt: number, roots: string[] = []): void {
+  set(
+    key: string,
+    value: V,
+    files: Promise<string[] | undefined>,
+    startedAt: number,
+    roots: string[] = [],
+  ): void {
     const stamps = files
       .then((list) => (list ? stampAll(list, roots, startedAt) : undefined))
       .catch(() => undefined);

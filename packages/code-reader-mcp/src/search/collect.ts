@@ -38,7 +38,8 @@ function clip(text: string, column: number): string {
   if (text.length <= MAX_LINE_CHARS) return text;
   const start = Math.max(0, Math.min(column - 1 - 80, text.length - MAX_LINE_CHARS));
   const head = start > 0 ? '…' : '';
-  const tail = start + MAX_LINE_CHARS < text.length ? `…[+${text.length - start - MAX_LINE_CHARS} chars]` : '';
+  const tail =
+    start + MAX_LINE_CHARS < text.length ? `…[+${text.length - start - MAX_LINE_CHARS} chars]` : '';
   return head + text.slice(start, start + MAX_LINE_CHARS) + tail;
 }
 
@@ -114,7 +115,10 @@ export class JsonMatchCollector {
         return;
       }
     }
-    if (this.pendingBefore.length === 0 || this.pendingBeforeStart + this.pendingBefore.length !== lineNumber) {
+    if (
+      this.pendingBefore.length === 0 ||
+      this.pendingBeforeStart + this.pendingBefore.length !== lineNumber
+    ) {
       this.pendingBefore = [];
       this.pendingBeforeStart = lineNumber;
     }

@@ -19,7 +19,10 @@ export const MAX_MAX_COUNT = 10_000;
  * Picks the output mode from the flags; more than one is an INVALID_ARGUMENT that names the
  * conflicting flags and shows a correct call.
  */
-export function outputModeOf(flags: Partial<Record<OutputModeFlag, boolean | undefined>>, query: string): OutputMode {
+export function outputModeOf(
+  flags: Partial<Record<OutputModeFlag, boolean | undefined>>,
+  query: string,
+): OutputMode {
   const set = OUTPUT_MODE_FLAGS.filter((flag) => flags[flag] === true);
   if (set.length > 1) {
     const example = JSON.stringify({ query, [set[0] as string]: true });

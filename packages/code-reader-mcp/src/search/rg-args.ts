@@ -1,6 +1,10 @@
 import type { SearchQuery } from './types.js';
 
-const CASE_FLAG = { smart: '--smart-case', sensitive: '--case-sensitive', insensitive: '--ignore-case' } as const;
+const CASE_FLAG = {
+  smart: '--smart-case',
+  sensitive: '--case-sensitive',
+  insensitive: '--ignore-case',
+} as const;
 
 /** Filters that decide which files are searched (shared by the search and by the cache's file stamp). */
 export function searchFileFilterArgs(query: SearchQuery): string[] {

@@ -37,7 +37,9 @@ export class SearchEngine {
 
   async search(query: SearchQuery, options: SearchEngineOptions): Promise<SearchRun> {
     if (query.query === '') {
-      throw new ToolError('INVALID_ARGUMENT', 'query is empty.', { hint: 'Give the text or regular expression to search for.' });
+      throw new ToolError('INVALID_ARGUMENT', 'query is empty.', {
+        hint: 'Give the text or regular expression to search for.',
+      });
     }
     const key = this.keyOf(query);
     if (!options.bypassCache) {
@@ -78,7 +80,9 @@ export class SearchEngine {
       .sort((a, b) => compareText(a.file, b.file));
     const matches = counting
       ? []
-      : collector.matches.filter((m) => !denied?.(m.file)).sort((a, b) => compareText(a.file, b.file) || a.line - b.line);
+      : collector.matches
+          .filter((m) => !denied?.(m.file))
+          .sort((a, b) => compareText(a.file, b.file) || a.line - b.line);
     const limitHit = !counting && result.stopped;
     const warnings = result.exitCode === 2 && result.stderr ? result.stderr.split('\n').slice(0, 5) : [];
     return {
@@ -95,7 +99,10 @@ export class SearchEngine {
    * The files a search looked at, for the cache stamp: the named files, or `rg --files` with the same
    * filters. Runs after the answer is sent; a listing that is too large leaves the result uncached.
    */
-  private async searchedFiles(query: SearchQuery, options: SearchEngineOptions): Promise<string[] | undefined> {
+  private async searchedFiles(
+    query: SearchQuery,
+    options: SearchEngineOptions,
+  ): Promise<string[] | undefined> {
     if (query.targetKind === 'files') return query.targets;
     const files: string[] = [];
     const result = await runRipgrep(['--files', ...searchFileFilterArgs(query), '--', ...query.targets], {

@@ -29,7 +29,12 @@ export function pagedRowsOf(mode: OutputMode, outcome: SearchOutcome): readonly 
 }
 
 export function toMatchRow(match: SearchMatch, display: (abs: string) => string): MatchRow {
-  const row: MatchRow = { file: display(match.file), line: match.line, column: match.column, text: match.text };
+  const row: MatchRow = {
+    file: display(match.file),
+    line: match.line,
+    column: match.column,
+    text: match.text,
+  };
   if (match.before) row.before = match.before;
   if (match.after) row.after = match.after;
   return row;

@@ -18,10 +18,22 @@ function csvCell(value: string | number): string {
 /** One CSV row per class, function, field and import, for spreadsheets and quick diffing. */
 export function structureCsv(structure: CodeStructure): string {
   const rows = [CSV_HEADER];
-  for (const c of structure.classes) rows.push(['class', c.name, '', c.start_line, c.end_line, c.end_line - c.start_line + 1, '', ''].map(csvCell).join(','));
-  for (const f of structure.functions) rows.push([f.kind, f.name, f.class, f.start_line, f.end_line, f.lines, f.params, f.complexity].map(csvCell).join(','));
-  for (const f of structure.fields) rows.push(['field', f.name, f.class, f.line, f.line, 1, '', ''].map(csvCell).join(','));
-  for (const i of structure.imports) rows.push(['import', i.text, '', i.line, i.line, 1, '', ''].map(csvCell).join(','));
+  for (const c of structure.classes)
+    rows.push(
+      ['class', c.name, '', c.start_line, c.end_line, c.end_line - c.start_line + 1, '', '']
+        .map(csvCell)
+        .join(','),
+    );
+  for (const f of structure.functions)
+    rows.push(
+      [f.kind, f.name, f.class, f.start_line, f.end_line, f.lines, f.params, f.complexity]
+        .map(csvCell)
+        .join(','),
+    );
+  for (const f of structure.fields)
+    rows.push(['field', f.name, f.class, f.line, f.line, 1, '', ''].map(csvCell).join(','));
+  for (const i of structure.imports)
+    rows.push(['import', i.text, '', i.line, i.line, 1, '', ''].map(csvCell).join(','));
   return rows.join('\n');
 }
 
@@ -57,11 +69,15 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
       const paths = pathsOf(ctx, deps);
       const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
       const shown = paths.display(real);
-      const { structure, language, totalLines } = await withParsedFile(real, shown, ({ tree, languageId }) => ({
-        structure: analyzeStructure(tree, languageId),
-        language: languageId,
-        totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
-      }));
+      const { structure, language, totalLines } = await withParsedFile(
+        real,
+        shown,
+        ({ tree, languageId }) => ({
+          structure: analyzeStructure(tree, languageId),
+          language: languageId,
+          totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
+        }),
+      );
       const head = { file_path: shown, language, total_lines: totalLines };
       const format = formatOf(args);
       const style = args.format ?? 'full';
@@ -69,17 +85,37 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
       const sections: Record<string, readonly unknown[]> =
         style === 'compact'
           ? {
-              classes: structure.classes.map(({ name, kind, start_line, end_line }) => ({ name, kind, start_line, end_line })),
-              functions: structure.functions.map(({ name, class: owner, start_line, end_line }) => ({ name, class: owner, start_line, end_line })),
+              classes: structure.classes.map(({ name, kind, start_line, end_line }) => ({
+                name,
+                kind,
+                start_line,
+                end_line,
+              })),
+              functions: structure.functions.map(({ name, class: owner, start_line, end_line }) => ({
+                name,
+                class: owner,
+                start_line,
+                end_line,
+              })),
             }
-          : { classes: structure.classes, functions: structure.functions, fields: structure.fields, imports: structure.imports };
+          : {
+              classes: structure.classes,
+              functions: structure.functions,
+              fields: structure.fields,
+              imports: structure.imports,
+            };
       return pageSections({
         sections,
         key: hashKey(['analyze_code_structure', shown, style]),
         cursor: args.cursor,
         budget: answerBudget(args.max_answer_tokens),
         build: (page, nextCursor) =>
-          compact({ ...head, ...page, truncated: nextCursor === undefined ? undefined : true, next_cursor: nextCursor }),
+          compact({
+            ...head,
+            ...page,
+            truncated: nextCursor === undefined ? undefined : true,
+            next_cursor: nextCursor,
+          }),
         render: (value) => render(value, format),
       });
     },

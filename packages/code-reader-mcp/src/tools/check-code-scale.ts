@@ -1,7 +1,15 @@
 import { ToolError, defineTool, toToolError } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { analyzeFile, guidance, hotspots } from '../code/analyze.js';
-import { answerBudget, fitPage, fingerprint, hashKey, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import {
+  answerBudget,
+  fitPage,
+  fingerprint,
+  hashKey,
+  makeCursor,
+  readCursor,
+  staleCursor,
+} from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import {
   classSchema,
@@ -55,9 +63,19 @@ export function checkCodeScaleTool(deps: ToolDeps) {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput.optional(),
-      file_paths: z.array(z.string()).min(1).optional().describe(`Batch: up to ${MAX_METRICS_FILES} files, metrics only.`),
-      metrics_only: z.boolean().optional().describe('Skip structure analysis (always the case with file_paths).'),
-      include_details: z.boolean().optional().describe('List classes, functions, fields and imports (default false).'),
+      file_paths: z
+        .array(z.string())
+        .min(1)
+        .optional()
+        .describe(`Batch: up to ${MAX_METRICS_FILES} files, metrics only.`),
+      metrics_only: z
+        .boolean()
+        .optional()
+        .describe('Skip structure analysis (always the case with file_paths).'),
+      include_details: z
+        .boolean()
+        .optional()
+        .describe('List classes, functions, fields and imports (default false).'),
       include_guidance: z.boolean().optional().describe('Add reading advice (default true).'),
       output_format: outputFormatSchema,
       ...pagingInput,
@@ -75,7 +93,9 @@ export function checkCodeScaleTool(deps: ToolDeps) {
       guidance: z.array(z.string()).optional(),
       count_files: z.number().optional(),
       files: z.array(batchRowSchema).optional(),
-      totals: z.object({ total_lines: z.number(), code_lines: z.number(), bytes: z.number(), tokens: z.number() }).optional(),
+      totals: z
+        .object({ total_lines: z.number(), code_lines: z.number(), bytes: z.number(), tokens: z.number() })
+        .optional(),
       errors: z.array(z.object({ file_path: z.string(), code: z.string(), message: z.string() })).optional(),
       warnings: z.array(z.string()).optional(),
       truncated: z.boolean().optional(),
@@ -90,28 +110,43 @@ export function checkCodeScaleTool(deps: ToolDeps) {
         });
       }
       if (args.file_paths !== undefined && args.metrics_only === false) {
-        throw new ToolError('INVALID_ARGUMENT', 'file_paths gives metrics only; metrics_only cannot be false with it.', {
-          hint: 'Drop metrics_only, or analyse files one at a time with file_path for their structure.',
-        });
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          'file_paths gives metrics only; metrics_only cannot be false with it.',
+          {
+            hint: 'Drop metrics_only, or analyse files one at a time with file_path for their structure.',
+          },
+        );
       }
       const paths = pathsOf(ctx, deps);
       const budget = answerBudget(args.max_answer_tokens);
       const format = formatOf(args);
-      const key = hashKey(['check_code_scale', { ...args, cursor: undefined, max_answer_tokens: undefined, output_format: undefined }]);
+      const key = hashKey([
+        'check_code_scale',
+        { ...args, cursor: undefined, max_answer_tokens: undefined, output_format: undefined },
+      ]);
 
       if (args.file_paths) {
         if (args.file_paths.length > MAX_METRICS_FILES) {
-          throw new ToolError('LIMIT_EXCEEDED', `file_paths has ${args.file_paths.length} files; the limit is ${MAX_METRICS_FILES}.`, {
-            hint: `Split the list into batches of at most ${MAX_METRICS_FILES}.`,
-            details: { limit: 'max_files', value: args.file_paths.length, max: MAX_METRICS_FILES },
-          });
+          throw new ToolError(
+            'LIMIT_EXCEEDED',
+            `file_paths has ${args.file_paths.length} files; the limit is ${MAX_METRICS_FILES}.`,
+            {
+              hint: `Split the list into batches of at most ${MAX_METRICS_FILES}.`,
+              details: { limit: 'max_files', value: args.file_paths.length, max: MAX_METRICS_FILES },
+            },
+          );
         }
         const outcomes = await mapConcurrent(args.file_paths, METRICS_CONCURRENCY, async (input) => {
           try {
             const real = await paths.resolve(input, { mustExist: true, kind: 'file' });
             const shown = paths.display(real);
             const analysis = await analyzeFile(real, shown, false);
-            const row: BatchRow = { file_path: shown, language: analysis.language ?? '', ...analysis.metrics };
+            const row: BatchRow = {
+              file_path: shown,
+              language: analysis.language ?? '',
+              ...analysis.metrics,
+            };
             return { row, warnings: analysis.warnings };
           } catch (error) {
             const failure = toToolError(error);
@@ -134,7 +169,11 @@ export function checkCodeScaleTool(deps: ToolDeps) {
           if (cursor.h !== fp) throw staleCursor();
           offset = cursor.o;
         }
-        const limits = { max_files: MAX_METRICS_FILES, concurrency: METRICS_CONCURRENCY, max_answer_tokens: budget };
+        const limits = {
+          max_files: MAX_METRICS_FILES,
+          concurrency: METRICS_CONCURRENCY,
+          max_answer_tokens: budget,
+        };
         const shape = (page: readonly BatchRow[], next: number | undefined) =>
           compact({
             count_files: rows.length,
@@ -153,9 +192,13 @@ export function checkCodeScaleTool(deps: ToolDeps) {
       }
 
       if (args.file_path === undefined) {
-        throw new ToolError('INVALID_ARGUMENT', 'Give file_path (one file) or file_paths (a metrics-only batch).', {
-          hint: 'Example: {"file_path": "src/app.ts"} or {"file_paths": ["a.py", "b.py"], "metrics_only": true}.',
-        });
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          'Give file_path (one file) or file_paths (a metrics-only batch).',
+          {
+            hint: 'Example: {"file_path": "src/app.ts"} or {"file_paths": ["a.py", "b.py"], "metrics_only": true}.',
+          },
+        );
       }
       const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
       const shown = paths.display(real);
@@ -169,11 +212,17 @@ export function checkCodeScaleTool(deps: ToolDeps) {
         fields: structure.fields.length,
         imports: structure.imports.length,
         max_complexity: complexities.length > 0 ? Math.max(...complexities) : 0,
-        avg_complexity: complexities.length > 0 ? round(complexities.reduce((a, b) => a + b, 0) / complexities.length) : 0,
+        avg_complexity:
+          complexities.length > 0 ? round(complexities.reduce((a, b) => a + b, 0) / complexities.length) : 0,
       };
       const details: Record<string, readonly unknown[]> =
         args.include_details && structure
-          ? { classes: structure.classes, functions: structure.functions, fields: structure.fields, imports: structure.imports }
+          ? {
+              classes: structure.classes,
+              functions: structure.functions,
+              fields: structure.fields,
+              imports: structure.imports,
+            }
           : {};
       const base = {
         file_path: shown,

@@ -33,10 +33,16 @@ export const metricsSchema = z.object({
   tokens: z.number().describe('o200k_base tokens (GPT-4o family tokenizer).'),
 });
 
-export const filePathInput = z.string().describe('Source file (relative to the project directory, or absolute inside a root).');
+export const filePathInput = z
+  .string()
+  .describe('Source file (relative to the project directory, or absolute inside a root).');
 
 /** Runs `work` over items with at most `limit` in flight, keeping the input order in the results. */
-export async function mapConcurrent<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -4,7 +4,15 @@ import { z } from 'zod';
 import { extractSections, type ResolvedRequest, type SectionSpec } from '../extract/extract.js';
 import { EXTRACT_LIMITS } from '../extract/limits.js';
 import { toParts, type SectionPart } from '../extract/pages.js';
-import { answerBudget, fingerprint, fitPage, hashKey, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import {
+  answerBudget,
+  fingerprint,
+  fitPage,
+  hashKey,
+  makeCursor,
+  readCursor,
+  staleCursor,
+} from '../paging/budget.js';
 import { loadTokenizer } from '../tokens/count.js';
 import { splitLinesKeepEnds } from '../extract/read-lines.js';
 import { pathsOf, type ToolDeps } from './deps.js';
@@ -92,8 +100,14 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       end_column: line.optional().describe('Single mode: last character on end_line (1-based, inclusive).'),
       requests: z.array(requestSchema).min(1).optional().describe('Batch mode: files and their sections.'),
       format: z.enum(['text', 'json', 'raw']).optional().describe('How sections are shown (default text).'),
-      allow_truncate: z.boolean().optional().describe('Over a limit: return what fits, marked truncated, instead of failing.'),
-      fail_fast: z.boolean().optional().describe('Stop at the first failing file or section (default: continue, collect errors).'),
+      allow_truncate: z
+        .boolean()
+        .optional()
+        .describe('Over a limit: return what fits, marked truncated, instead of failing.'),
+      fail_fast: z
+        .boolean()
+        .optional()
+        .describe('Stop at the first failing file or section (default: continue, collect errors).'),
       output_format: outputFormatSchema,
       ...pagingInput,
     },
@@ -109,21 +123,32 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       results: z.array(z.object({ file_path: z.string(), sections: z.array(sectionOut) })).optional(),
       next_cursor: z.string().optional(),
       limits: limitsSchema,
-      format: z.literal('toon').optional().describe('Present when the answer is TOON: toon_content holds it.'),
+      format: z
+        .literal('toon')
+        .optional()
+        .describe('Present when the answer is TOON: toon_content holds it.'),
       toon_content: z.string().optional(),
     },
     textFormat: formatOf,
     async run(args, ctx) {
       const single = SINGLE_FIELDS.filter((field) => args[field] !== undefined);
       if (args.requests && single.length > 0) {
-        throw new ToolError('INVALID_ARGUMENT', `requests cannot be combined with ${single.join(', ')}: single and batch mode are mutually exclusive.`, {
-          hint: 'Either {"file_path": "src/a.py", "start_line": 10, "end_line": 40} or {"requests": [{"file_path": "src/a.py", "sections": [{"start_line": 10, "end_line": 40}]}]}.',
-        });
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          `requests cannot be combined with ${single.join(', ')}: single and batch mode are mutually exclusive.`,
+          {
+            hint: 'Either {"file_path": "src/a.py", "start_line": 10, "end_line": 40} or {"requests": [{"file_path": "src/a.py", "sections": [{"start_line": 10, "end_line": 40}]}]}.',
+          },
+        );
       }
       if (!args.requests && (args.file_path === undefined || args.start_line === undefined)) {
-        throw new ToolError('INVALID_ARGUMENT', 'Give file_path and start_line (single mode) or requests (batch mode).', {
-          hint: 'Example: {"file_path": "src/a.py", "start_line": 10, "end_line": 40}.',
-        });
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          'Give file_path and start_line (single mode) or requests (batch mode).',
+          {
+            hint: 'Example: {"file_path": "src/a.py", "start_line": 10, "end_line": 40}.',
+          },
+        );
       }
       const mode: 'single' | 'batch' = args.requests ? 'batch' : 'single';
       const paths = pathsOf(ctx, deps);
@@ -146,7 +171,11 @@ export function extractCodeSectionTool(deps: ToolDeps) {
           const realPath = await paths.resolve(request.file_path, { mustExist: true, kind: 'file' });
           resolved.push({ display: paths.display(realPath), realPath, sections: request.sections });
         } catch (error) {
-          resolved.push({ display: request.file_path, error: toToolError(error), sections: request.sections });
+          resolved.push({
+            display: request.file_path,
+            error: toToolError(error),
+            sections: request.sections,
+          });
         }
       }
       const result = await extractSections(resolved, {

@@ -9,10 +9,9 @@ import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } fr
 import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
 export function findAndGrepTool(deps: ToolDeps) {
-  const modeFlags = Object.fromEntries(OUTPUT_MODE_FLAGS.map((flag) => [flag, z.boolean().optional()])) as Record<
-    (typeof OUTPUT_MODE_FLAGS)[number],
-    z.ZodOptional<z.ZodBoolean>
-  >;
+  const modeFlags = Object.fromEntries(
+    OUTPUT_MODE_FLAGS.map((flag) => [flag, z.boolean().optional()]),
+  ) as Record<(typeof OUTPUT_MODE_FLAGS)[number], z.ZodOptional<z.ZodBoolean>>;
   return defineTool({
     name: 'find_and_grep',
     title: 'Find files, then search them',
@@ -24,7 +23,10 @@ export function findAndGrepTool(deps: ToolDeps) {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       ...fileFilterInput,
-      file_limit: z.number().optional().describe(`Most files to search (default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}).`),
+      file_limit: z
+        .number()
+        .optional()
+        .describe(`Most files to search (default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}).`),
       ...searchOptionsInput,
       ...modeFlags,
       output_format: outputFormatSchema,
@@ -41,7 +43,10 @@ export function findAndGrepTool(deps: ToolDeps) {
       const limit = clampInteger('file_limit', args.file_limit, DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
       // Validate the search options before walking the tree, so a bad call fails fast.
       searchQueryOf(args, [], 'files', paths);
-      const listing = await listFiles({ ...(await fileQueryOf(args, paths, limit, false)), signal: ctx.signal });
+      const listing = await listFiles({
+        ...(await fileQueryOf(args, paths, limit, false)),
+        signal: ctx.signal,
+      });
       const built = searchQueryOf(args, listing.realPaths, 'files', paths);
       const head = { files_found: listing.files.length, files_truncated: listing.truncated };
       if (listing.realPaths.length === 0) {
@@ -59,7 +64,12 @@ export function findAndGrepTool(deps: ToolDeps) {
         ctx,
         paths,
         built,
-        { timeoutMs: args.timeout_ms, cursor: args.cursor, budget: answerBudget(args.max_answer_tokens), format: formatOf(args) },
+        {
+          timeoutMs: args.timeout_ms,
+          cursor: args.cursor,
+          budget: answerBudget(args.max_answer_tokens),
+          format: formatOf(args),
+        },
         head,
       );
       const limits: Record<string, number> = { ...answer.limits, file_limit: limit };

@@ -16,7 +16,12 @@ interface OutlineItem {
   members?: { kind: string; name: string; start_line: number; end_line: number }[];
 }
 
-const memberSchema = z.object({ kind: z.string(), name: z.string(), start_line: z.number(), end_line: z.number() });
+const memberSchema = z.object({
+  kind: z.string(),
+  name: z.string(),
+  start_line: z.number(),
+  end_line: z.number(),
+});
 
 /** Top-level classes (with their methods and fields) and functions, in file order. */
 export function outlineOf(structure: CodeStructure): OutlineItem[] {
@@ -38,12 +43,19 @@ export function outlineOf(structure: CodeStructure): OutlineItem[] {
         .filter((f) => c.start_line <= f.line && f.line <= c.end_line)
         .map((f) => ({ kind: 'field', name: f.name, start_line: f.line, end_line: f.line })),
     ].sort((a, b) => a.start_line - b.start_line);
-    items.push({ kind: c.kind, name: c.name, start_line: c.start_line, end_line: c.end_line, ...(members.length > 0 ? { members } : {}) });
+    items.push({
+      kind: c.kind,
+      name: c.name,
+      start_line: c.start_line,
+      end_line: c.end_line,
+      ...(members.length > 0 ? { members } : {}),
+    });
   }
   const functions = structure.functions.filter((f) => f.kind === 'function' && !inClass(f.start_line));
   for (const f of functions) {
     const nested = functions.some((o) => o !== f && o.start_line <= f.start_line && f.end_line <= o.end_line);
-    if (!nested) items.push({ kind: 'function', name: f.name, start_line: f.start_line, end_line: f.end_line });
+    if (!nested)
+      items.push({ kind: 'function', name: f.name, start_line: f.start_line, end_line: f.end_line });
   }
   return items.sort((a, b) => a.start_line - b.start_line);
 }
@@ -79,11 +91,15 @@ export function getCodeOutlineTool(deps: ToolDeps) {
       const paths = pathsOf(ctx, deps);
       const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
       const shown = paths.display(real);
-      const { structure, language, totalLines } = await withParsedFile(real, shown, ({ tree, languageId }) => ({
-        structure: analyzeStructure(tree, languageId),
-        language: languageId,
-        totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
-      }));
+      const { structure, language, totalLines } = await withParsedFile(
+        real,
+        shown,
+        ({ tree, languageId }) => ({
+          structure: analyzeStructure(tree, languageId),
+          language: languageId,
+          totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
+        }),
+      );
       const format = formatOf(args);
       return pageSections({
         sections: { outline: outlineOf(structure) },

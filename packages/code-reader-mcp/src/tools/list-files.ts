@@ -1,26 +1,70 @@
 import { clampInteger, defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listFiles, type FileRow, type ListFilesQuery } from '../files/list-files.js';
-import { answerBudget, fingerprint, fitPage, hashKey, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  listFiles,
+  type FileRow,
+  type ListFilesQuery,
+} from '../files/list-files.js';
+import {
+  answerBudget,
+  fingerprint,
+  fitPage,
+  hashKey,
+  makeCursor,
+  readCursor,
+  staleCursor,
+} from '../paging/budget.js';
 import { pathsOf, type ToolDeps } from './deps.js';
-import { compact, formatOf, limitsSchema, listOf, outputFormatSchema, pagingInput, render, stringList } from './shared.js';
+import {
+  compact,
+  formatOf,
+  limitsSchema,
+  listOf,
+  outputFormatSchema,
+  pagingInput,
+  render,
+  stringList,
+} from './shared.js';
 import type { ProjectPaths } from '../project/state.js';
 
 export const fileFilterInput = {
   roots: z
     .array(z.string())
     .optional()
-    .describe('Directories to list (default: the project directory, i.e. the first root or set_project_path).'),
-  pattern: z.string().optional().describe('Regular expression tested against the file name, e.g. "^test_.*\\\\.py$".'),
-  glob: stringList.describe('Include glob(s) relative to each root, e.g. "src/**/*.ts" (ripgrep glob syntax).'),
+    .describe(
+      'Directories to list (default: the project directory, i.e. the first root or set_project_path).',
+    ),
+  pattern: z
+    .string()
+    .optional()
+    .describe('Regular expression tested against the file name, e.g. "^test_.*\\\\.py$".'),
+  glob: stringList.describe(
+    'Include glob(s) relative to each root, e.g. "src/**/*.ts" (ripgrep glob syntax).',
+  ),
   types: stringList.describe('ripgrep file types, e.g. "ts", "py", "rust" (rg --type-list).'),
   extensions: stringList.describe('Extensions without the dot, e.g. ["ts", "tsx"].'),
   exclude: stringList.describe('Exclude glob(s), e.g. "**/__tests__/**".'),
-  depth: z.number().int().min(0).max(1000).optional().describe('Maximum depth; 1 = files directly in the root.'),
+  depth: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe('Maximum depth; 1 = files directly in the root.'),
   hidden: z.boolean().optional().describe('Include hidden files and directories (default false).'),
-  no_ignore: z.boolean().optional().describe('Ignore .gitignore/.ignore rules (default false: they are honoured).'),
-  size: stringList.describe('Size filter(s), all must hold: "+10k" (≥10 kB), "-1mi" (≤1 MiB); units b, k, m, g, ki, mi, gi.'),
-  changed_within: z.string().optional().describe('Modified within a duration ("30min", "2h", "3d", "1w") or since a date ("2024-05-01").'),
+  no_ignore: z
+    .boolean()
+    .optional()
+    .describe('Ignore .gitignore/.ignore rules (default false: they are honoured).'),
+  size: stringList.describe(
+    'Size filter(s), all must hold: "+10k" (≥10 kB), "-1mi" (≤1 MiB); units b, k, m, g, ki, mi, gi.',
+  ),
+  changed_within: z
+    .string()
+    .optional()
+    .describe('Modified within a duration ("30min", "2h", "3d", "1w") or since a date ("2024-05-01").'),
   changed_before: z.string().optional().describe('Modified before a duration ago or a date.'),
 };
 
@@ -73,7 +117,12 @@ export async function fileQueryOf(
   });
 }
 
-const fileRowSchema = z.object({ path: z.string(), size_bytes: z.number(), mtime: z.string(), ext: z.string() });
+const fileRowSchema = z.object({
+  path: z.string(),
+  size_bytes: z.number(),
+  mtime: z.string(),
+  ext: z.string(),
+});
 
 export function listFilesTool(deps: ToolDeps) {
   return defineTool({
@@ -87,15 +136,22 @@ export function listFilesTool(deps: ToolDeps) {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       ...fileFilterInput,
-      limit: z.number().optional().describe(`Most files to return (default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}).`),
+      limit: z
+        .number()
+        .optional()
+        .describe(`Most files to return (default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}).`),
       count_only: z.boolean().optional().describe('Return only the number of matching files.'),
       output_format: outputFormatSchema,
       ...pagingInput,
     },
     output: {
-      count: z.number().describe('Files that matched (all of them for count_only; else the rows kept, ≤ limit).'),
+      count: z
+        .number()
+        .describe('Files that matched (all of them for count_only; else the rows kept, ≤ limit).'),
       files: z.array(fileRowSchema).optional(),
-      truncated: z.boolean().describe('More files matched than limit, or the rows continue on the next page.'),
+      truncated: z
+        .boolean()
+        .describe('More files matched than limit, or the rows continue on the next page.'),
       next_cursor: z.string().optional(),
       limits: limitsSchema,
     },

@@ -55,7 +55,9 @@ export function queryCodeTool(deps: ToolDeps) {
       const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
       const shown = paths.display(real);
       const { hits, language } = await withParsedFile(real, shown, ({ tree, language, languageId }) => ({
-        hits: args.query_key ? runQueryKey(tree, languageId, args.query_key) : runQueryString(tree, language, args.query_string as string),
+        hits: args.query_key
+          ? runQueryKey(tree, languageId, args.query_key)
+          : runQueryString(tree, language, args.query_string as string),
         language: languageId,
       }));
       const results = applyFilter(hits, args.filter);

@@ -2,7 +2,13 @@ import { ToolError, clampInteger, defineTool, type ToolContext } from '@mcp-work
 import { z } from 'zod';
 import { answerBudget, fingerprint, fitPage, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
 import type { ProjectPaths } from '../project/state.js';
-import { DEFAULT_MAX_COUNT, MAX_MAX_COUNT, OUTPUT_MODE_FLAGS, effectiveMaxCount, outputModeOf } from '../search/options.js';
+import {
+  DEFAULT_MAX_COUNT,
+  MAX_MAX_COUNT,
+  OUTPUT_MODE_FLAGS,
+  effectiveMaxCount,
+  outputModeOf,
+} from '../search/options.js';
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type SearchRun } from '../search/search-content.js';
 import {
   SUMMARY_SAMPLES,
@@ -15,7 +21,16 @@ import {
 } from '../search/shape.js';
 import type { FileCount, SearchMatch, SearchQuery } from '../search/types.js';
 import { pathsOf, type ToolDeps } from './deps.js';
-import { compact, formatOf, limitsSchema, listOf, outputFormatSchema, pagingInput, render, stringList } from './shared.js';
+import {
+  compact,
+  formatOf,
+  limitsSchema,
+  listOf,
+  outputFormatSchema,
+  pagingInput,
+  render,
+  stringList,
+} from './shared.js';
 
 const MAX_CONTEXT = 50;
 
@@ -30,11 +45,16 @@ const matchRowSchema = z.object({
 const fileCountSchema = z.object({ file: z.string(), count: z.number() });
 
 export const searchOptionsInput = {
-  query: z.string().min(1).describe('Regular expression (Rust regex syntax) or, with fixed_strings, literal text.'),
+  query: z
+    .string()
+    .min(1)
+    .describe('Regular expression (Rust regex syntax) or, with fixed_strings, literal text.'),
   case: z
     .enum(['smart', 'sensitive', 'insensitive'])
     .optional()
-    .describe('smart (default: case-insensitive unless the query has an upper-case letter), sensitive, insensitive.'),
+    .describe(
+      'smart (default: case-insensitive unless the query has an upper-case letter), sensitive, insensitive.',
+    ),
   fixed_strings: z.boolean().optional().describe('Treat query as literal text, not a regex.'),
   word: z.boolean().optional().describe('Match whole words only.'),
   multiline: z.boolean().optional().describe('Let matches span lines (\\n in the query).'),
@@ -52,7 +72,12 @@ export const searchOptionsInput = {
       `Most matching lines (ripgrep -m N, also a cap on the whole answer): integer 1-${MAX_MAX_COUNT}, ` +
         `default ${DEFAULT_MAX_COUNT}; larger values are clamped to ${MAX_MAX_COUNT}.`,
     ),
-  timeout_ms: z.number().optional().describe(`Stop ripgrep after this long (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}); partial results say timed_out.`),
+  timeout_ms: z
+    .number()
+    .optional()
+    .describe(
+      `Stop ripgrep after this long (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}); partial results say timed_out.`,
+    ),
 };
 
 export type SearchOptionArgs = {
@@ -83,7 +108,13 @@ export const searchOutputShape = {
   matches: z.array(matchRowSchema).optional(),
   base_dir: z.string().optional().describe('optimize_paths: the directory every match file is relative to.'),
   files: z
-    .array(z.object({ file: z.string(), count: z.number(), matches: z.array(matchRowSchema.omit({ file: true })) }))
+    .array(
+      z.object({
+        file: z.string(),
+        count: z.number(),
+        matches: z.array(matchRowSchema.omit({ file: true })),
+      }),
+    )
     .optional(),
   file_counts: z.array(fileCountSchema).optional(),
   top_files: z.array(fileCountSchema).optional(),
@@ -133,7 +164,9 @@ export function searchQueryOf(
     mode,
     denyGlobs: [...paths.denyGlobs],
   };
-  const warnings = maxCount.clamped ? [`max_count ${String(args.max_count)} was clamped to ${MAX_MAX_COUNT}.`] : [];
+  const warnings = maxCount.clamped
+    ? [`max_count ${String(args.max_count)} was clamped to ${MAX_MAX_COUNT}.`]
+    : [];
   return { query, warnings };
 }
 
@@ -146,7 +179,12 @@ export async function searchAnswer(
   ctx: ToolContext,
   paths: ProjectPaths,
   built: { query: SearchQuery; warnings: string[] },
-  options: { timeoutMs?: number | undefined; cursor?: string | undefined; budget: number; format: 'toon' | 'json' },
+  options: {
+    timeoutMs?: number | undefined;
+    cursor?: string | undefined;
+    budget: number;
+    format: 'toon' | 'json';
+  },
   extra: Record<string, unknown> = {},
 ) {
   const { query } = built;
@@ -170,7 +208,10 @@ export async function searchAnswer(
   const warnings = [...built.warnings, ...outcome.warnings];
   const limits = { max_count: query.maxCount, max_answer_tokens: options.budget, timeout_ms: timeoutMs };
 
-  const shape = (page: readonly (SearchMatch | FileCount)[], nextOffset: number | undefined): SearchAnswer => {
+  const shape = (
+    page: readonly (SearchMatch | FileCount)[],
+    nextOffset: number | undefined,
+  ): SearchAnswer => {
     const body: SearchAnswer = {
       ...extra,
       total_matches: outcome.totalMatches,
@@ -232,9 +273,15 @@ const modeFlagsInput = Object.fromEntries(
 
 modeFlagsInput.total_only = z.boolean().optional().describe('Only the total number of matches.');
 modeFlagsInput.count_only_matches = z.boolean().optional().describe('Match counts per file.');
-modeFlagsInput.summary_only = z.boolean().optional().describe('Top files by matches plus a few sample lines.');
+modeFlagsInput.summary_only = z
+  .boolean()
+  .optional()
+  .describe('Top files by matches plus a few sample lines.');
 modeFlagsInput.group_by_file = z.boolean().optional().describe('Matches grouped under their file.');
-modeFlagsInput.optimize_paths = z.boolean().optional().describe('Matches with paths relative to their common directory (base_dir).');
+modeFlagsInput.optimize_paths = z
+  .boolean()
+  .optional()
+  .describe('Matches with paths relative to their common directory (base_dir).');
 
 export function searchContentTool(deps: ToolDeps) {
   return defineTool({
@@ -249,7 +296,10 @@ export function searchContentTool(deps: ToolDeps) {
       'Repeated identical searches come from a cache (cache_hit) until a searched file changes.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      roots: z.array(z.string()).optional().describe('Directories to search (default: the project directory). Not with files.'),
+      roots: z
+        .array(z.string())
+        .optional()
+        .describe('Directories to search (default: the project directory). Not with files.'),
       files: z.array(z.string()).optional().describe('Search exactly these files. Not with roots.'),
       ...searchOptionsInput,
       ...modeFlagsInput,
@@ -269,12 +319,16 @@ export function searchContentTool(deps: ToolDeps) {
       const kind = args.files ? 'files' : 'roots';
       if (args.files) {
         if (args.files.length === 0) {
-          throw new ToolError('INVALID_ARGUMENT', 'files is empty.', { hint: 'List at least one file, or pass roots.' });
+          throw new ToolError('INVALID_ARGUMENT', 'files is empty.', {
+            hint: 'List at least one file, or pass roots.',
+          });
         }
-        for (const file of args.files) targets.push(await paths.resolve(file, { mustExist: true, kind: 'file' }));
+        for (const file of args.files)
+          targets.push(await paths.resolve(file, { mustExist: true, kind: 'file' }));
       } else {
         const inputs = args.roots && args.roots.length > 0 ? args.roots : [await paths.baseDir()];
-        for (const root of inputs) targets.push(await paths.resolve(root, { mustExist: true, kind: 'directory' }));
+        for (const root of inputs)
+          targets.push(await paths.resolve(root, { mustExist: true, kind: 'directory' }));
       }
       const built = searchQueryOf(args, targets, kind, paths);
       return searchAnswer(deps, ctx, paths, built, {

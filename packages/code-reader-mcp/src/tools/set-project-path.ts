@@ -13,7 +13,9 @@ export function setProjectPathTool(deps: ToolDeps) {
       'allowed roots (the --root flags or the client roots); it never widens access.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      project_path: z.string().describe('Directory inside an allowed root (absolute, or relative to the current project).'),
+      project_path: z
+        .string()
+        .describe('Directory inside an allowed root (absolute, or relative to the current project).'),
       output_format: outputFormatSchema,
     },
     output: {
