@@ -273,3 +273,34 @@ describe('worksheets as other programs write them', () => {
     ).toBe('x');
   });
 });
+
+describe('tables', () => {
+  it('refuses to change a table header (its text is also the column name in the table part) but edits the body', async () => {
+    const ExcelJS = (await import('exceljs')).default;
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('T');
+    sheet.addTable({
+      name: 'Sales',
+      ref: 'B2',
+      headerRow: true,
+      columns: [{ name: 'Month' }, { name: 'Amount' }],
+      rows: [
+        ['Jan', 1],
+        ['Feb', 2],
+      ],
+    });
+    const file = path.join(ws.dir, 'table.xlsx');
+    await wb.xlsx.writeFile(file);
+    const header = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [{ op: 'set_value', sheet: 'T', cell: 'C2', value: 'Total' }],
+    });
+    expect(header.structured.error?.message).toMatch(/header cell of the table "Sales"/);
+    const body = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [{ op: 'set_value', sheet: 'T', cell: 'C3', value: 10 }],
+    });
+    expect(body.structured.error).toBeNull();
+    expect((await readWorkbook(body.structured.out_path)).getWorksheet('T')!.getCell('C3').value).toBe(10);
+  });
+});

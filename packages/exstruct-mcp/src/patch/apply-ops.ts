@@ -383,6 +383,13 @@ function guardWritable(sheet: SheetEdit, row: number, col: number): void {
       address,
     );
   }
+  const header = sheet.tableHeaders.find((t) => rangeContains(t.range, row, col));
+  if (header) {
+    throw new PatchOpError(
+      `${address} is a header cell of the table "${header.name}"; its text is also the table's column name, which this tool does not rename. Rename the column in Excel, or write below the header.`,
+      address,
+    );
+  }
   const array = sheet.arrayAt(row, col);
   if (array) {
     throw new PatchOpError(

@@ -46,6 +46,8 @@ export class SheetEdit {
   readonly loadedRows = new Set<number>();
   readonly masters = new Map<string, SharedMaster>();
   readonly arrays: CellRange[] = [];
+  /** Header rows of tables on this sheet (their text is also stored in the table part). */
+  readonly tableHeaders: { name: string; range: CellRange }[] = [];
   /** Shared formula groups whose master was overwritten: their other cells get explicit formulas. */
   readonly brokenShared = new Map<string, SharedMaster>();
   private colsCache: ColSpan[] | undefined;

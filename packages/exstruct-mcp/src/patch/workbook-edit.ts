@@ -1,7 +1,9 @@
 import { parseRange, tryParseA1, type CellRange } from '../ooxml/cell-ref.js';
 import { parseRow } from './cells.js';
 import type { PatchOp } from './op-schemas.js';
-import type { SheetEntry, WorkbookPackage } from './package.js';
+import path from 'node:path';
+import { parseRelationships, relsPartOf, type SheetEntry, type WorkbookPackage } from './package.js';
+import { parseAttrs } from './xml.js';
 import { loadSharedStrings } from './shared-strings.js';
 import { SheetEdit, loadSheet } from './sheet-edit.js';
 import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
@@ -228,6 +230,8 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
       }
     }
   }
+  for (const ref of refs)
+    if (ref.edit && ref.entry && targets.has(ref.name)) await loadTableHeaders(pkg, ref.entry.part, ref.edit);
   const edit = new WorkbookEdit(pkg, refs, stylesXml);
   edit.definedNames = new Set(
     [...pkg.workbookXml.matchAll(/<(?:\w+:)?definedName\b[^>]*\bname="([^"]+)"/g)].map((m) =>
@@ -235,4 +239,30 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     ),
   );
   return edit;
+}
+
+/** Header rows of the sheet's tables: Excel keeps their text in the table part too. */
+async function loadTableHeaders(pkg: WorkbookPackage, part: string, sheet: SheetEdit): Promise<void> {
+  const relsPart = relsPartOf(part);
+  if (!pkg.has(relsPart)) return;
+  const rels = parseRelationships(await pkg.archive.readText(relsPart), path.posix.dirname(part));
+  for (const rel of rels) {
+    if (!rel.type.endsWith('/table') || !rel.part || !pkg.has(rel.part)) continue;
+    const xml = await pkg.archive.readText(rel.part);
+    const root = /<(?:\w+:)?table\b[^>]*>/.exec(xml)?.[0];
+    if (!root) continue;
+    const attrs = parseAttrs(root);
+    const headerRows = Number(attrs.get('headerRowCount') ?? 1);
+    const ref = attrs.get('ref');
+    if (!ref || headerRows < 1) continue;
+    try {
+      const range = parseRange(ref);
+      sheet.tableHeaders.push({
+        name: attrs.get('displayName') ?? attrs.get('name') ?? 'table',
+        range: { start: range.start, end: { row: range.start.row + headerRows - 1, col: range.end.col } },
+      });
+    } catch {
+      /* an unreadable ref: nothing to guard */
+    }
+  }
 }
