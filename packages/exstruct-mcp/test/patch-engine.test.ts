@@ -304,3 +304,22 @@ describe('tables', () => {
     expect((await readWorkbook(body.structured.out_path)).getWorksheet('T')!.getCell('C3').value).toBe(10);
   });
 });
+
+describe('new cells', () => {
+  it('take the format their column showed while empty', async () => {
+    const ExcelJS = (await import('exceljs')).default;
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('S');
+    sheet.getColumn('B').font = { bold: true };
+    sheet.getCell('A1').value = 1;
+    const file = path.join(ws.dir, 'colstyle.xlsx');
+    await wb.xlsx.writeFile(file);
+    const res = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [{ op: 'set_value', sheet: 'S', cell: 'B5', value: 'x' }],
+    });
+    expect((await readWorkbook(res.structured.out_path)).getWorksheet('S')!.getCell('B5').font?.bold).toBe(
+      true,
+    );
+  });
+});

@@ -434,3 +434,37 @@ describe('workbook.xml after edits', () => {
     );
   });
 });
+
+describe('exstruct_patch: malformed ops get an answer that says how to fix them', () => {
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+
+  it('names a missing or unknown op and the valid ones', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const missing = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ sheet: 'Sheet1', cell: 'A1' }],
+    });
+    expect(missing.error?.message).toMatch(/ops\[0\].*each op must be an object with "op"/);
+    const unknown = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_colour', sheet: 'Sheet1' }],
+    });
+    expect(unknown.error?.message).toMatch(/ops\[0\]\.op "set_colour" is not a known op/);
+    expect(unknown.error?.hint).toContain('set_font_color');
+  });
+
+  it('dry_run with on_conflict=skip simulates the patch anyway and says so', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    await ws.fixture('basic__sample.xlsx', 'basic__sample_patched.xlsx');
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'C4', value: 1 }],
+      on_conflict: 'skip',
+      dry_run: true,
+    });
+    expect(res.structured.patch_diff).toHaveLength(1);
+    expect(res.structured.warnings.join(' ')).toMatch(/Dry run: on_conflict=skip is ignored/);
+  });
+});

@@ -122,7 +122,10 @@ export class SheetEdit {
     state.raw = undefined;
     let cell = state.cells.get(col);
     if (!cell) {
+      // A new cell takes the format it showed while empty (row or column format), as in Excel.
+      const inherited = this.effectiveStyle(row, col);
       cell = emptyCell(col, row);
+      if (inherited) cell.attrs.set('s', String(inherited));
       state.cells.set(col, cell);
     }
     this.touch(row, col);

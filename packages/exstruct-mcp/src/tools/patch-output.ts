@@ -60,7 +60,19 @@ export const patchOutputShape = {
 };
 
 export const opsInput = z
-  .array(z.union([z.looseObject({ op: z.enum(OP_NAMES) }), z.string()]))
+  .array(
+    z.union(
+      [
+        z.looseObject({ op: z.string().describe(`One of: ${OP_NAMES.join(', ')}.`) }),
+        z.string().describe('A JSON string holding one op object (for clients that cannot send objects).'),
+      ],
+      {
+        error:
+          'each op must be an object with "op", e.g. {"op":"set_value","sheet":"Sheet1","cell":"A1","value":1}, ' +
+          'or a JSON string holding one; exstruct_list_ops lists the ops',
+      },
+    ),
+  )
   .describe(
     'Ops applied in order, all or nothing. Each is an object {"op": …, "sheet": …, …} ' +
       '(a JSON string holding such an object is accepted too). Ops and fields: ' +
