@@ -701,5 +701,3 @@ function show(value: PatchValue | Scalar | null): string {
   if (typeof value === 'object') return JSON.stringify(value.value);
   return JSON.stringify(value);
 }
-
-export { rangeContains };

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core';
+import { parseRange, tryParseA1 } from '../ooxml/cell-ref.js';
 import type { OnConflict } from '../output/on-conflict.js';
 import { withAtomicFile } from './atomic-file.js';
 import { applyOps } from './apply-ops.js';
@@ -120,7 +121,6 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
       try {
         outcome = await writeAtomically(
           request,
-          conflict.skip,
           (p) => (outPath = p),
           outPath,
           (sink) => writePackage(pkg, edit, sink, options),
@@ -155,7 +155,6 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
 
 async function writeAtomically(
   request: PatchRequest,
-  _skipped: boolean,
   setPath: (p: string) => void,
   initial: string,
   write: (sink: PackageSink) => Promise<WriteOutcome>,
@@ -210,30 +209,21 @@ function opCell(op: PatchOp): string | null {
 }
 
 function findOrigin(ops: PatchOp[], sheet: string, cell: string): { index: number; op: PatchOp } | undefined {
+  const at = tryParseA1(cell);
+  if (!at) return undefined;
   for (let i = ops.length - 1; i >= 0; i--) {
     const op = ops[i]!;
-    if (op.sheet.toLowerCase() !== sheet.toLowerCase()) continue;
     const where = opCell(op);
-    if (!where) continue;
-    const [a, b = a] = where.split(':');
-    const inRange = (ref: string) => {
-      const m = /^([A-Z]+)(\d+)$/.exec(ref);
-      return m
-        ? { col: m[1]!.length * 100 + m[1]!.charCodeAt(m[1]!.length - 1), colText: m[1]!, row: Number(m[2]) }
-        : undefined;
-    };
-    const s = inRange(a!);
-    const e = inRange(b!);
-    const c = inRange(cell);
-    if (!s || !e || !c) continue;
-    const colKey = (t: string) => t.padStart(3, '@');
+    if (op.sheet.toLowerCase() !== sheet.toLowerCase() || !where) continue;
+    const range = parseRange(where);
     if (
-      c.row >= Math.min(s.row, e.row) &&
-      c.row <= Math.max(s.row, e.row) &&
-      colKey(c.colText) >= colKey(s.colText) &&
-      colKey(c.colText) <= colKey(e.colText)
-    )
+      at.row >= range.start.row &&
+      at.row <= range.end.row &&
+      at.col >= range.start.col &&
+      at.col <= range.end.col
+    ) {
       return { index: i, op };
+    }
   }
   return undefined;
 }

@@ -24,8 +24,6 @@ export interface SheetListItem {
 
 export interface WorkbookXmlChanges {
   sheets: SheetListItem[];
-  /** Original indexes of deleted sheets. */
-  deletedIndexes: number[];
   renames: { from: string; to: string }[];
   deletions: string[];
   fullCalcOnLoad: boolean;

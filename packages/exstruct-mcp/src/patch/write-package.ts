@@ -160,7 +160,6 @@ export async function writePackage(
         pkg.workbookXml,
         {
           sheets: list,
-          deletedIndexes: [],
           renames: edit.renames,
           deletions: edit.deletions,
           fullCalcOnLoad: edit.contentChanged,
