@@ -12,7 +12,7 @@ let server: Connected;
 interface FileRow {
   path: string;
   size_bytes: number;
-  mtime: string;
+  mtime: number;
   ext: string;
 }
 
@@ -44,7 +44,7 @@ describe('list_files', () => {
     expect(answer.count).toBe(files.length);
     expect(answer.truncated).toBe(false);
     const notes = files.find((f) => f.path === 'notes.txt');
-    expect(notes).toEqual({ path: 'notes.txt', size_bytes: 70, mtime: '2020-01-02T03:04:05Z', ext: 'txt' });
+    expect(notes).toEqual({ path: 'notes.txt', size_bytes: 70, mtime: Date.UTC(2020, 0, 2, 3, 4, 5) / 1000, ext: 'txt' });
     expect(files.find((f) => f.path === 'src/py/tool')?.ext).toBe('');
     expect(files.some((f) => f.path === 'ignored.log' || f.path.startsWith('.hidden'))).toBe(false);
   });

@@ -41,8 +41,8 @@ export interface ListFilesQuery {
 export interface FileRow {
   path: string;
   size_bytes: number;
-  /** Modification time, ISO 8601 UTC to the second. */
-  mtime: string;
+  /** Modification time in Unix seconds (a plain number costs a third of the tokens of an ISO date). */
+  mtime: number;
   /** Extension without the dot ('' when none). */
   ext: string;
 }
@@ -172,7 +172,7 @@ function toRow(display: string, size: number, mtimeMs: number): FileRow {
   return {
     path: display,
     size_bytes: size,
-    mtime: new Date(Math.floor(mtimeMs / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+    mtime: Math.floor(mtimeMs / 1000),
     ext: ext.length > 1 ? ext.slice(1) : '',
   };
 }

@@ -118,10 +118,10 @@ export async function fileQueryOf(
 }
 
 const fileRowSchema = z.object({
-  path: z.string(),
+  path: z.string().describe('Relative to the project directory (or to its root).'),
   size_bytes: z.number(),
-  mtime: z.string(),
-  ext: z.string(),
+  mtime: z.number().describe('Last modification, Unix time in seconds.'),
+  ext: z.string().describe('Extension without the dot ("" when none).'),
 });
 
 export function listFilesTool(deps: ToolDeps) {
