@@ -27,5 +27,5 @@ export { createLogger, silentLogger, LOG_LEVELS } from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { clampInteger, decodeCursor, encodeCursor, utf8ByteLength } from './limits.js';
 export type { PageInfo } from './limits.js';
-export { writeFileAtomic } from './fs/atomic-write.js';
+export { withAtomicFile, writeFileAtomic } from './fs/atomic-write.js';
 export type { AtomicWriteOptions } from './fs/atomic-write.js';

@@ -9,6 +9,7 @@ import {
   decodeCursor,
   encodeCursor,
   utf8ByteLength,
+  withAtomicFile,
   writeFileAtomic,
 } from '../src/index.js';
 
@@ -68,6 +69,25 @@ describe('writeFileAtomic', () => {
     await expect(writeFileAtomic(target, 'new')).rejects.toThrow();
     expect(await readFile(path.join(target, 'inner.txt'), 'utf8')).toBe('keep me');
     expect(await readdir(dir)).toEqual(['occupied']);
+  });
+
+  it('never replaces an existing file with noClobber, and streams through a file handle', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'atomic-'));
+    const target = path.join(dir, 'report.xlsx');
+    await withAtomicFile(
+      target,
+      async (file) => {
+        await file.write('part 1, ');
+        await file.write('part 2');
+      },
+      { noClobber: true },
+    );
+    expect(await readFile(target, 'utf8')).toBe('part 1, part 2');
+    await expect(writeFileAtomic(target, 'other', { noClobber: true })).rejects.toMatchObject({
+      code: 'EEXIST',
+    });
+    expect(await readFile(target, 'utf8')).toBe('part 1, part 2');
+    expect(await readdir(dir)).toEqual(['report.xlsx']);
   });
 
   it('fails without creating parents when asked not to', async () => {

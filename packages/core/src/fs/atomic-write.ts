@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -7,16 +7,22 @@ export interface AtomicWriteOptions {
   createParents?: boolean;
   /** File mode for a new file (default 0o644, before umask). */
   mode?: number;
+  /**
+   * Never replace an existing target: the finished temp file is hard-linked into place, which fails
+   * with EEXIST if someone created the target meanwhile (for "rename"/"skip" conflict policies).
+   */
+  noClobber?: boolean;
 }
 
 /**
- * Writes a file so that readers only ever see the old or the new content: the data goes to a temp
- * file in the same directory (same filesystem), is flushed to disk, then renamed over the target.
- * On any failure the temp file is removed and the target is untouched.
+ * Streams a file into place so that readers only ever see the old or the new content: `write` fills a
+ * temp file in the target folder (same filesystem), which is flushed to disk, then renamed over the
+ * target (or linked, with `noClobber`). On any failure the temp file is removed and the target is
+ * untouched.
  */
-export async function writeFileAtomic(
+export async function withAtomicFile(
   target: string,
-  data: string | Uint8Array,
+  write: (file: FileHandle) => Promise<void>,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const dir = path.dirname(target);
@@ -28,14 +34,28 @@ export async function writeFileAtomic(
   try {
     const handle = await open(temp, 'wx', options.mode ?? 0o644);
     try {
-      await handle.writeFile(data);
+      await write(handle);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temp, target);
+    if (options.noClobber) {
+      await link(temp, target);
+      await rm(temp, { force: true });
+    } else {
+      await rename(temp, target);
+    }
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/** Writes a whole buffer or string atomically (see `withAtomicFile`). */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  await withAtomicFile(target, (file) => file.writeFile(data), options);
 }

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError, withAtomicFile } from '@mcp-workbench/core';
 import { parseRange, tryParseA1 } from '../ooxml/cell-ref.js';
 import type { OnConflict } from '../output/on-conflict.js';
-import { withAtomicFile } from './atomic-file.js';
 import { applyOps } from './apply-ops.js';
 import type { FormulaIssue } from './formula-check.js';
 import type { PatchOp } from './op-schemas.js';
