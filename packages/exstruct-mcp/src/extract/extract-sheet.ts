@@ -33,6 +33,8 @@ export interface ExtractedSheet {
   name: string;
   rows: RowStore | undefined;
   data: Omit<SheetData, 'rows'>;
+  /** True when worker threads parsed the sheet's rows. */
+  parallel: boolean;
 }
 
 /** Fill colour the original leaves out by default: plain white is the sheet's own background. */
@@ -49,7 +51,7 @@ export async function extractSheet(
   const data: Omit<SheetData, 'rows'> = {};
   if (!entry.part || !reader.zip.has(entry.part)) {
     options.warn(`Sheet "${entry.name}" has no worksheet part; it was left empty.`);
-    return { name: entry.name, rows: undefined, data };
+    return { name: entry.name, rows: undefined, data, parallel: false };
   }
   const [sharedStrings, styles] = await Promise.all([reader.sharedStrings(), reader.styles()]);
   const context = { sharedStrings, date1904: reader.workbook.date1904 };
@@ -109,7 +111,12 @@ export async function extractSheet(
   if (features.formulasMap && Object.keys(formulas).length > 0) data.formulas_map = formulas;
   if (features.colorsMap && Object.keys(colors).length > 0) data.colors_map = colors;
   if (features.mergedCells && merged.items.length > 0) data.merged_cells = merged;
-  return { name: entry.name, rows: rows.rowCount > 0 ? rows : undefined, data };
+  return {
+    name: entry.name,
+    rows: rows.rowCount > 0 ? rows : undefined,
+    data,
+    parallel: parallel !== undefined,
+  };
 }
 
 /** Sheets written with rows out of order (rare) are put back in row order. */

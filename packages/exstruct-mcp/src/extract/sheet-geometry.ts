@@ -29,11 +29,11 @@ export class SheetGeometry {
   private readonly rowPrefix: number[];
 
   constructor(info: WorksheetInfo) {
-    const baseChars = info.baseColWidth ?? 8;
-    const defaultChars =
-      info.defaultColWidth ??
-      Math.trunc(((baseChars * MAX_DIGIT_WIDTH_PX + 5) / MAX_DIGIT_WIDTH_PX) * 256) / 256;
-    this.defaultColPt = widthToPoints(defaultChars);
+    // Without defaultColWidth Excel draws baseColWidth digits plus 8 px of padding: 8 → 64 px = 48 pt.
+    this.defaultColPt =
+      info.defaultColWidth !== undefined
+        ? widthToPoints(info.defaultColWidth)
+        : ((info.baseColWidth ?? 8) * MAX_DIGIT_WIDTH_PX + 8) * 0.75;
     this.defaultRowPt = info.defaultRowHeight ?? 15;
     for (const col of info.columns) {
       const pt = col.hidden ? 0 : col.width === undefined ? this.defaultColPt : widthToPoints(col.width);

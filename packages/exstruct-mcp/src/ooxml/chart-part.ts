@@ -108,23 +108,19 @@ export async function readChartPart(zip: ZipArchive, part: string): Promise<Char
       chartType = `${first.name === 'bar3DChart' ? '3D' : ''}${horizontal ? 'Bar' : 'Column'}`;
     }
   }
+  // As the original: y is the value axis (the vertical one when a scatter chart has two), x the other.
   const axes = (plotArea?.children ?? []).filter((c) => /^(valAx|catAx|dateAx|serAx)$/.test(c.name));
-  let xAxisTitle: string | undefined;
-  let yAxisTitle: string | undefined;
+  const valueAxes = axes.filter((a) => a.name === 'valAx');
+  const yAxis =
+    valueAxes.length > 1 ? (valueAxes.find((a) => !isHorizontalAxis(a)) ?? valueAxes[0]) : valueAxes[0];
+  const xAxis = axes.find((a) => a !== yAxis && a.name !== 'serAx');
   let yAxisRange: number[] | undefined;
-  for (const axis of axes) {
-    const title = titleText(child(axis, 'title'));
-    if (isHorizontalAxis(axis)) xAxisTitle ??= title;
-    else {
-      yAxisTitle ??= title;
-      if (!yAxisRange && axis.name === 'valAx') {
-        const scaling = child(axis, 'scaling');
-        const min = child(scaling, 'min')?.attrs.val;
-        const max = child(scaling, 'max')?.attrs.val;
-        if (min !== undefined && max !== undefined) yAxisRange = [Number(min), Number(max)];
-      }
-    }
-  }
+  const scaling = child(yAxis, 'scaling');
+  const min = child(scaling, 'min')?.attrs.val;
+  const max = child(scaling, 'max')?.attrs.val;
+  if (min !== undefined && max !== undefined) yAxisRange = [Number(min), Number(max)];
+  const xAxisTitle = xAxis ? titleText(child(xAxis, 'title')) : undefined;
+  const yAxisTitle = yAxis ? titleText(child(yAxis, 'title')) : undefined;
   return {
     chartType,
     title: titleText(child(chart, 'title')),

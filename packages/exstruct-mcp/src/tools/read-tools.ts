@@ -1,7 +1,22 @@
 import type { AnyTool } from '@mcp-workbench/core';
 import type { ExstructToolDeps } from '../server.js';
+import { extractTool } from './extract.js';
+import { getRuntimeInfoTool } from './get-runtime-info.js';
+import { readCellsTool } from './read-cells.js';
+import { readFormulasTool } from './read-formulas.js';
+import { readJsonChunkTool } from './read-json-chunk.js';
+import { readRangeTool } from './read-range.js';
+import { validateInputTool } from './validate-input.js';
 
-/** Extraction and reading tools (issue 3). */
-export function readTools(_deps: ExstructToolDeps): AnyTool[] {
-  return [];
+/** Extraction and reading tools (issue 3), in the order of the recommended flow. */
+export function readTools(deps: ExstructToolDeps): AnyTool[] {
+  return [
+    validateInputTool,
+    extractTool(deps),
+    readJsonChunkTool,
+    readRangeTool,
+    readCellsTool,
+    readFormulasTool,
+    getRuntimeInfoTool(deps),
+  ];
 }

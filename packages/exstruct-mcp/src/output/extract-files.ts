@@ -1,0 +1,20 @@
+import path from 'node:path';
+import { ToolError, type OutputFormat } from '@mcp-workbench/core';
+
+/** `book.xlsx` → `book.json`; an out_name without extension gets the format's (as the original). */
+export function extractOutputName(input: string, format: OutputFormat, outName: string | undefined): string {
+  const suffix = `.${format}`;
+  if (!outName) return `${path.basename(input, path.extname(input))}${suffix}`;
+  if (outName.includes('/') || outName.includes('\\')) {
+    throw new ToolError('INVALID_ARGUMENT', `out_name "${outName}" must be a file name, not a path.`, {
+      hint: 'Put the folder in out_dir and only the file name in out_name.',
+    });
+  }
+  return path.extname(outName) ? outName : `${outName}${suffix}`;
+}
+
+/** A sheet name made safe as a file name (`a/b:c` → `a_b_c`), as the original's save_sheets does. */
+export function sheetFileStem(sheetName: string): string {
+  const safe = sheetName.replace(/[\\/:*?"<>|]/g, '_');
+  return safe === '' ? 'sheet' : safe;
+}

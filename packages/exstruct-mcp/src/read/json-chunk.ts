@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { decodeCursor, encodeCursor, ToolError, utf8ByteLength } from '@mcp-workbench/core';
+import { columnIndex } from '../extract/extraction.js';
+import type { CellRow } from '../extract/model.js';
+import { selectSheet, type OutputFile, type SheetView } from './output-file.js';
+
+export interface ChunkFilter {
+  /** [start, end], 1-based inclusive. */
+  rows?: [number, number] | undefined;
+  /** [start, end], 1-based inclusive column numbers (A = 1); works for numeric and letter keys. */
+  cols?: [number, number] | undefined;
+}
+
+export interface ChunkRequest {
+  sheet?: string | undefined;
+  maxBytes: number;
+  filter?: ChunkFilter | undefined;
+  cursor?: string | undefined;
+}
+
+export interface ChunkResult {
+  /** JSON text: the whole output, or `{book_name, sheet_name, sheet: {rows, …}}` for one page. */
+  chunk: string;
+  next_cursor?: string;
+  warnings: string[];
+}
+
+const CursorSchema = z.object({
+  v: z.literal(1),
+  /** File fingerprint (path hash, size, mtime). */
+  f: z.string(),
+  s: z.string(),
+  q: z.string(),
+  /** Next row index within the filtered rows. */
+  i: z.number().int().min(0),
+});
+
+function firstIndexAtOrAfter(rows: CellRow[], r: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]!.r < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function restrictColumns(row: CellRow, first: number, last: number): CellRow | undefined {
+  const c: CellRow['c'] = {};
+  let links: CellRow['links'];
+  let any = false;
+  for (const [key, value] of Object.entries(row.c)) {
+    const col = columnIndex(key) + 1;
+    if (col < first || col > last) continue;
+    c[key] = value;
+    any = true;
+    const link = row.links?.[key];
+    if (link !== undefined) (links ??= {})[key] = link;
+  }
+  if (!any) return undefined;
+  return links ? { r: row.r, c, links } : { r: row.r, c };
+}
+
+function tooLarge(output: OutputFile, maxBytes: number): ToolError {
+  const names = [...output.sheets.keys()];
+  const example = JSON.stringify(names[0] ?? 'Sheet1');
+  return new ToolError(
+    'OUTPUT_TOO_LARGE',
+    `Output is too large (${output.bytes} bytes > max_bytes ${maxBytes}) to return whole. ` +
+      `Retry with sheet=${example} (sheets: ${names.map((n) => JSON.stringify(n)).join(', ')}), ` +
+      `or narrow it with filter={"rows":[1,200],"cols":[1,10]}, or raise max_bytes.`,
+    {
+      hint: 'Pass `sheet` to page through one sheet with next_cursor; add `filter` to read only some rows/columns.',
+      details: { bytes: output.bytes, max_bytes: maxBytes, sheet_names: names },
+    },
+  );
+}
+
+/**
+ * Reads an extraction output in pieces that fit `maxBytes`. Without sheet, filter and cursor the whole
+ * file comes back when it fits. Otherwise one sheet is paged: the first page carries the sheet's other
+ * fields (shapes, merged cells, …) and rows; later pages carry rows only. Each row is serialised once,
+ * so a page costs the rows it returns.
+ */
+export function readJsonChunk(output: OutputFile, request: ChunkRequest): ChunkResult {
+  const warnings: string[] = [];
+  let sheetName = request.sheet;
+  if (sheetName === undefined && request.filter === undefined && request.cursor === undefined) {
+    const whole = output.jsonText ?? JSON.stringify(wholeOutput(output));
+    if (utf8ByteLength(whole) <= request.maxBytes) return { chunk: whole, warnings };
+    if (output.sheets.size !== 1) throw tooLarge(output, request.maxBytes);
+    sheetName = [...output.sheets.keys()][0]!;
+    warnings.push(
+      `The output exceeds max_bytes; paging its only sheet "${sheetName}" (use next_cursor for more).`,
+    );
+  }
+
+  let cursor: z.infer<typeof CursorSchema> | undefined;
+  if (request.cursor !== undefined) {
+    cursor = decodeCursor(request.cursor, CursorSchema);
+    if (sheetName === undefined) sheetName = cursor.s;
+  }
+  const sheet = selectSheet(output, sheetName);
+  const filter = normaliseFilter(request.filter, warnings);
+  const filterKey = JSON.stringify(filter);
+  if (cursor) checkCursor(cursor, output, sheet, filterKey);
+
+  const rows = sheet.rows;
+  const from = filter.rows ? firstIndexAtOrAfter(rows, filter.rows[0]) : 0;
+  const to = filter.rows ? firstIndexAtOrAfter(rows, filter.rows[1] + 1) : rows.length;
+  const start = from + (cursor?.i ?? 0);
+  if (start > to) {
+    throw new ToolError('CURSOR_MISMATCH', 'The cursor points past the last row of this sheet/filter.', {
+      hint: 'Omit cursor to start from the first row again.',
+    });
+  }
+
+  // Only a call without cursor starts a sheet: later pages never repeat the sheet's other fields.
+  const firstPage = cursor === undefined;
+  const { rows: _rows, ...rest } = sheet.data;
+  const restJson = firstPage ? JSON.stringify(rest) : '{}';
+  const prefix = `{"book_name":${JSON.stringify(output.bookName ?? null)},"sheet_name":${JSON.stringify(sheet.name)},"sheet":{"rows":[`;
+  const suffix = `]${restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`}}}`;
+  let used = utf8ByteLength(prefix) + utf8ByteLength(suffix);
+  const pieces: string[] = [];
+  let index = start;
+  if (used > request.maxBytes && firstPage && restJson !== '{}') {
+    // The sheet's other fields alone exceed the budget: send them now, rows from the next page on.
+    warnings.push(
+      'Base payload exceeds max_bytes; this page holds the sheet fields without rows, rows follow via next_cursor.',
+    );
+    const chunk = `${prefix}${suffix}`;
+    const next = start < to ? makeCursor(output, sheet, filterKey, start - from) : undefined;
+    return next ? { chunk, next_cursor: next, warnings } : { chunk, warnings };
+  }
+  for (; index < to; index++) {
+    const row = filter.cols ? restrictColumns(rows[index]!, filter.cols[0], filter.cols[1]) : rows[index]!;
+    if (!row) continue;
+    const json = JSON.stringify(row);
+    const cost = utf8ByteLength(json) + (pieces.length > 0 ? 1 : 0);
+    if (used + cost > request.maxBytes) {
+      if (pieces.length === 0) {
+        warnings.push(
+          'max_bytes too small; returning a single row chunk. Raise max_bytes or narrow filter.cols.',
+        );
+        pieces.push(json);
+        index++;
+      }
+      break;
+    }
+    pieces.push(json);
+    used += cost;
+  }
+  const chunk = `${prefix}${pieces.join(',')}${suffix}`;
+  if (index < to) return { chunk, next_cursor: makeCursor(output, sheet, filterKey, index - from), warnings };
+  return { chunk, warnings };
+}
+
+function makeCursor(output: OutputFile, sheet: SheetView, filterKey: string, offset: number): string {
+  return encodeCursor({ v: 1, f: output.fingerprint, s: sheet.name, q: filterKey, i: offset });
+}
+
+function checkCursor(
+  cursor: z.infer<typeof CursorSchema>,
+  output: OutputFile,
+  sheet: SheetView,
+  filterKey: string,
+) {
+  const [pathHash] = cursor.f.split(':');
+  if (pathHash !== output.pathHash) {
+    throw new ToolError('CURSOR_MISMATCH', 'The cursor was issued for another output file.', {
+      hint: 'Use a cursor only with the out_path that returned it, or omit cursor to start over.',
+    });
+  }
+  if (cursor.f !== output.fingerprint) {
+    throw new ToolError('CURSOR_MISMATCH', 'The output file changed since the cursor was issued.', {
+      hint: 'Omit cursor to read the new file from its first row.',
+    });
+  }
+  if (cursor.s !== sheet.name || cursor.q !== filterKey) {
+    throw new ToolError(
+      'CURSOR_MISMATCH',
+      `The cursor was issued for sheet "${cursor.s}" with another filter.`,
+      {
+        hint: 'Repeat the same sheet and filter as the call that returned the cursor, or omit cursor.',
+      },
+    );
+  }
+}
+
+function normaliseFilter(filter: ChunkFilter | undefined, warnings: string[]): ChunkFilter {
+  const out: ChunkFilter = {};
+  if (filter?.rows) {
+    if (filter.rows[0] > filter.rows[1]) warnings.push('Row filter ignored because start > end.');
+    else out.rows = filter.rows;
+  }
+  if (filter?.cols) {
+    if (filter.cols[0] > filter.cols[1]) warnings.push('Column filter ignored because start > end.');
+    else out.cols = filter.cols;
+  }
+  return out;
+}
+
+function wholeOutput(output: OutputFile): unknown {
+  const sheets: Record<string, unknown> = {};
+  for (const [name, view] of output.sheets) sheets[name] = view.data;
+  return { book_name: output.bookName, sheets };
+}

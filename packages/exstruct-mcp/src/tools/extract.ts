@@ -1,0 +1,175 @@
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  defineTool,
+  formatOutput,
+  OUTPUT_FORMATS,
+  writeFileAtomic,
+  type OutputFormat,
+  type PathPolicy,
+} from '@mcp-workbench/core';
+import { extractWorkbook } from '../extract/extract-workbook.js';
+import type { SerializeOptions } from '../extract/extraction.js';
+import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
+import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
+import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
+import { resolveConflict } from '../patch/output-path.js';
+import { WorkbookReader } from '../ooxml/workbook-reader.js';
+import type { ExstructToolDeps } from '../server.js';
+
+const FORMATS = OUTPUT_FORMATS as readonly [OutputFormat, ...OutputFormat[]];
+
+/** Resolves a target through the path policy, applies the conflict policy and writes atomically. */
+async function writeOutput(
+  paths: PathPolicy,
+  target: string,
+  data: Buffer | string,
+  policy: OnConflict,
+  warnings: string[],
+): Promise<string> {
+  const resolved = await paths.resolve(target, { kind: 'file' });
+  const conflict = await resolveConflict(resolved, policy);
+  if (conflict.warning) warnings.push(conflict.warning);
+  if (!conflict.skip) await writeFileAtomic(conflict.path, data);
+  return conflict.path;
+}
+
+export function extractTool(deps: ExstructToolDeps) {
+  return defineTool({
+    name: 'exstruct_extract',
+    title: 'Extract a workbook to JSON/YAML/TOON',
+    description:
+      'Read an Excel workbook (.xlsx/.xlsm, no Excel needed) into structured data and write it to a file; ' +
+      'returns out_path plus the sheet names. Recommended flow: exstruct_validate_input → exstruct_extract ' +
+      '(mode "standard") → exstruct_read_json_chunk (or exstruct_read_range / read_cells) on out_path. ' +
+      `mode (one of light | standard | verbose): light = ${MODE_SUMMARY.light}; standard = ${MODE_SUMMARY.standard}; ` +
+      `verbose = ${MODE_SUMMARY.verbose}. Rows are {r: 1-based row, c: {column: value}}; columns are 0-based ` +
+      'numbers ("0" = A) unless options.alpha_col=true gives letters ("A") and merged_ranges ("A1:C3"), which ' +
+      'is easier to map to cell addresses before editing. Dates come as ISO 8601 text. The file goes next to ' +
+      'the workbook as {name}.{format} unless out_dir/out_name say otherwise; out_dir is created if missing. ' +
+      "on_conflict (overwrite | skip | rename) defaults to the server's --on-conflict.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {
+      xlsx_path: z.string().min(1).describe('The workbook to read (.xlsx or .xlsm).'),
+      mode: z.enum(EXTRACTION_MODES).default('standard').describe('light | standard (default) | verbose.'),
+      format: z.enum(FORMATS).default('json').describe('json (default) | yaml | toon.'),
+      out_dir: z
+        .string()
+        .optional()
+        .describe("Folder for the output (created if missing). Default: the workbook's folder."),
+      out_name: z
+        .string()
+        .optional()
+        .describe('Output file name; the format extension is added when missing.'),
+      on_conflict: z
+        .enum(ON_CONFLICT_POLICIES)
+        .optional()
+        .describe(
+          "If the output exists: overwrite | skip | rename (→ _1, _2, …). Default: the server's --on-conflict.",
+        ),
+      options: z
+        .object({
+          pretty: z.boolean().default(false).describe('Indented JSON (default compact, fewer tokens).'),
+          indent: z
+            .number()
+            .int()
+            .min(1)
+            .max(8)
+            .optional()
+            .describe('Indentation for pretty JSON/YAML/TOON (default 2).'),
+          alpha_col: z
+            .boolean()
+            .default(false)
+            .describe(
+              'Column letters ("A", "AA") as keys of c/links and merged_ranges instead of merged_cells.',
+            ),
+          sheets_dir: z.string().optional().describe('Also write one file per sheet into this folder.'),
+          print_areas_dir: z
+            .string()
+            .optional()
+            .describe('Also write one file per print area into this folder.'),
+        })
+        .strict()
+        .default({ pretty: false, alpha_col: false }),
+    },
+    output: {
+      out_path: z.string().describe('Absolute path of the written (or, with skip, existing) output.'),
+      workbook_meta: z.object({ sheet_names: z.array(z.string()), sheet_count: z.number().int() }),
+      warnings: z.array(z.string()),
+      sheet_paths: z.array(z.string()).optional().describe('Files written to sheets_dir.'),
+      print_area_paths: z.array(z.string()).optional().describe('Files written to print_areas_dir.'),
+    },
+    async run(args, { paths, progress }) {
+      const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
+      const policy = args.on_conflict ?? deps.onConflict;
+      const dir = args.out_dir
+        ? await paths.resolve(args.out_dir, { kind: 'directory' })
+        : path.dirname(input);
+      const target = await paths.resolve(
+        path.join(dir, extractOutputName(input, args.format, args.out_name)),
+        {
+          kind: 'file',
+        },
+      );
+      const conflict = await resolveConflict(target, policy);
+      if (conflict.skip) {
+        // Nothing is written, but the workbook is still checked and described.
+        const reader = await WorkbookReader.open(input);
+        const sheetNames = reader.sheetNames;
+        reader.close();
+        return {
+          out_path: conflict.path,
+          workbook_meta: { sheet_names: sheetNames, sheet_count: sheetNames.length },
+          warnings: conflict.warning ? [conflict.warning] : [],
+        };
+      }
+
+      const extraction = await extractWorkbook(input, { mode: args.mode, alphaCol: args.options.alpha_col });
+      await progress(1, 2, 'extracted');
+      const serialize: SerializeOptions = { pretty: args.options.pretty };
+      if (args.options.indent !== undefined) serialize.indent = args.options.indent;
+      const warnings = [...extraction.warnings];
+      if (conflict.warning) warnings.push(conflict.warning);
+      await writeFileAtomic(conflict.path, extraction.serializeToBuffer(args.format, serialize));
+      const outPath = conflict.path;
+
+      const result: {
+        out_path: string;
+        workbook_meta: { sheet_names: string[]; sheet_count: number };
+        warnings: string[];
+        sheet_paths?: string[];
+        print_area_paths?: string[];
+      } = {
+        out_path: outPath,
+        workbook_meta: { sheet_names: extraction.sheetNames, sheet_count: extraction.sheetNames.length },
+        warnings,
+      };
+      if (args.options.sheets_dir) {
+        const sheetsDir = await paths.resolve(args.options.sheets_dir, { kind: 'directory' });
+        result.sheet_paths = [];
+        for (const payload of extraction.sheetPayloads()) {
+          const file = path.join(sheetsDir, `${sheetFileStem(payload.sheet_name)}.${args.format}`);
+          const text = formatOutput(payload, args.format, serialize);
+          result.sheet_paths.push(await writeOutput(paths, file, text, policy, warnings));
+        }
+      }
+      if (args.options.print_areas_dir) {
+        const areasDir = await paths.resolve(args.options.print_areas_dir, { kind: 'directory' });
+        result.print_area_paths = [];
+        const areas = extraction.printAreaPayloads();
+        if (areas.length === 0)
+          warnings.push('The workbook defines no print areas; print_areas_dir stays empty.');
+        for (const { sheet, index, payload } of areas) {
+          const { r1, r2, c1, c2 } = payload.area;
+          const name = `${sheetFileStem(sheet)}_area${index}_r${r1}-${r2}_c${c1}-${c2}.${args.format}`;
+          const text = formatOutput(payload, args.format, serialize);
+          result.print_area_paths.push(
+            await writeOutput(paths, path.join(areasDir, name), text, policy, warnings),
+          );
+        }
+      }
+      await progress(2, 2, 'written');
+      return result;
+    },
+  });
+}

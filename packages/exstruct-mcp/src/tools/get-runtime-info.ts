@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { defineTool, OUTPUT_FORMATS } from '@mcp-workbench/core';
+import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
+import { SUPPORTED_EXTENSIONS } from '../ooxml/open-package.js';
+import { DEFAULT_ZIP_LIMITS } from '../ooxml/zip-archive.js';
+import type { ExstructToolDeps } from '../server.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+
+export function getRuntimeInfoTool(deps: ExstructToolDeps) {
+  return defineTool({
+    name: 'exstruct_get_runtime_info',
+    title: 'Server runtime information',
+    description:
+      'Describe this server: version, the allowed root folders (every path must be inside one), the default ' +
+      'on_conflict policy, readable workbook formats, extraction modes and output formats. Call it first when ' +
+      'unsure where files may be read or written.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {},
+    output: {
+      name: z.string(),
+      version: z.string(),
+      node_version: z.string(),
+      platform: z.string(),
+      roots: z.array(z.string()),
+      default_on_conflict: z.string(),
+      supported_formats: z.array(z.string()),
+      output_formats: z.array(z.string()),
+      modes: z.array(z.object({ mode: z.string(), contents: z.string() })),
+      limits: z.object({
+        max_part_bytes: z.number(),
+        max_total_bytes: z.number(),
+        max_compression_ratio: z.number(),
+      }),
+    },
+    async run(_args, { paths }) {
+      return {
+        name: PACKAGE_NAME,
+        version: PACKAGE_VERSION,
+        node_version: process.version,
+        platform: process.platform,
+        roots: paths.roots,
+        default_on_conflict: deps.onConflict,
+        supported_formats: [...SUPPORTED_EXTENSIONS],
+        output_formats: [...OUTPUT_FORMATS],
+        modes: EXTRACTION_MODES.map((mode) => ({ mode, contents: MODE_SUMMARY[mode] })),
+        limits: {
+          max_part_bytes: DEFAULT_ZIP_LIMITS.maxEntryBytes,
+          max_total_bytes: DEFAULT_ZIP_LIMITS.maxTotalBytes,
+          max_compression_ratio: DEFAULT_ZIP_LIMITS.maxRatio,
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { defineTool } from '@mcp-workbench/core';
+import { readFormulas } from '../read/direct-reads.js';
+import { loadOutputFile, selectSheet } from '../read/output-file.js';
+import { CellValueSchema, outPathInput, sheetInput } from './read-schemas.js';
+
+export const readFormulasTool = defineTool({
+  name: 'exstruct_read_formulas',
+  title: 'Read formulas',
+  description:
+    'List the formulas of a sheet (or of an A1 range) from an exstruct_extract output made with mode ' +
+    '"verbose" (only verbose outputs carry formulas_map; otherwise the answer is empty with a warning telling ' +
+    "you to re-extract). include_values adds each formula cell's cached value as Excel last computed it.",
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: {
+    out_path: outPathInput,
+    sheet: sheetInput,
+    range: z.string().min(1).optional().describe('Only formulas inside this A1 range, e.g. "J2:J201".'),
+    include_values: z.boolean().default(false).describe('Add the cached value of each formula cell.'),
+  },
+  output: {
+    book_name: z.string().optional(),
+    sheet_name: z.string(),
+    range: z.string().optional(),
+    formulas: z.array(z.object({ cell: z.string(), formula: z.string(), value: CellValueSchema.optional() })),
+    warnings: z.array(z.string()),
+  },
+  async run(args, { paths }) {
+    const output = await loadOutputFile(
+      await paths.resolve(args.out_path, { mustExist: true, kind: 'file' }),
+    );
+    const sheet = selectSheet(output, args.sheet);
+    const result = readFormulas(sheet, args.range, { includeValues: args.include_values });
+    return { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result };
+  },
+});

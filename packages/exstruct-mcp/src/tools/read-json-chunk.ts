@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { defineTool, reply } from '@mcp-workbench/core';
+import { readJsonChunk } from '../read/json-chunk.js';
+import { loadOutputFile } from '../read/output-file.js';
+import { outPathInput, sheetInput } from './read-schemas.js';
+
+const range = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
+
+export const readJsonChunkTool = defineTool({
+  name: 'exstruct_read_json_chunk',
+  title: 'Read an extraction output in chunks',
+  description:
+    'Read the output of exstruct_extract piece by piece so it fits your context. Without sheet/filter/cursor ' +
+    'the whole output comes back if it fits max_bytes; otherwise pass `sheet` (required when there are several) ' +
+    'and page with `next_cursor` until it is absent. The first page of a sheet carries its other fields ' +
+    '(shapes, charts, merged cells, …) and rows; later pages carry rows only. filter.rows and filter.cols are ' +
+    '[start, end], 1-based and inclusive (cols: A = 1, works for numeric and letter keys). max_bytes (default ' +
+    '50000) bounds the chunk; start at 50000, raise it (e.g. 120000) if pages come back with very few rows, ' +
+    'lower it if your context is small. Pass next_cursor back unchanged together with the same sheet and filter. ' +
+    'For specific cells prefer exstruct_read_range / exstruct_read_cells.',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: {
+    out_path: outPathInput,
+    sheet: sheetInput,
+    max_bytes: z
+      .number()
+      .int()
+      .min(200)
+      .max(10_000_000)
+      .default(50_000)
+      .describe('Most UTF-8 bytes of the returned chunk (default 50000).'),
+    filter: z
+      .object({
+        rows: range.optional().describe('[first, last] row numbers, 1-based inclusive, e.g. [1, 200].'),
+        cols: range
+          .optional()
+          .describe('[first, last] column numbers, 1-based inclusive (A = 1), e.g. [1, 10].'),
+      })
+      .strict()
+      .optional(),
+    cursor: z
+      .string()
+      .optional()
+      .describe('next_cursor from the previous call (same out_path, sheet and filter).'),
+  },
+  output: {
+    chunk: z
+      .string()
+      .describe('JSON text of this chunk: the whole output, or {book_name, sheet_name, sheet}.'),
+    next_cursor: z.string().optional().describe('Present while more rows follow; pass it back as cursor.'),
+    warnings: z.array(z.string()),
+  },
+  async run(args, { paths }) {
+    const file = await paths.resolve(args.out_path, { mustExist: true, kind: 'file' });
+    const output = await loadOutputFile(file);
+    const result = readJsonChunk(output, {
+      sheet: args.sheet,
+      maxBytes: args.max_bytes,
+      filter: args.filter,
+      cursor: args.cursor,
+    });
+    // The text block embeds the chunk as JSON (not as an escaped string), with the paging fields first.
+    const head = JSON.stringify({ next_cursor: result.next_cursor ?? null, warnings: result.warnings });
+    return reply(result, `${head.slice(0, -1)},"chunk":${result.chunk}}`);
+  },
+});

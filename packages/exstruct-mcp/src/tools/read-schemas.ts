@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** A cell value in an extraction output: text (dates as ISO 8601), number or boolean; null when empty. */
+export const CellValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const outPathInput = z
+  .string()
+  .min(1)
+  .describe('The out_path returned by exstruct_extract (a .json, .yaml or .toon output file).');
+
+export const sheetInput = z
+  .string()
+  .optional()
+  .describe(
+    'Sheet name (exactly as in workbook_meta.sheet_names). Required when the output has several sheets.',
+  );
+
+export const CellItemSchema = z.object({
+  cell: z.string().describe('A1 address.'),
+  value: CellValueSchema,
+  formula: z.string().optional().describe('The formula ("=SUM(A1:A3)"), when the output has formulas_map.'),
+});

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineTool } from '@mcp-workbench/core';
+import { validateInput } from '../extract/validate-input.js';
+
+export const validateInputTool = defineTool({
+  name: 'exstruct_validate_input',
+  title: 'Check a workbook before extracting',
+  description:
+    'Check that a workbook can be extracted, without extracting it: the format (.xlsx/.xlsm; legacy .xls, ' +
+    '.xlsb and .csv are refused with the fix), password protection, a damaged or truncated zip, zip bombs, ' +
+    'and every sheet part. Returns is_readable, the sheet names, warnings and errors (each with a code and ' +
+    'what to do). Step 1 of the recommended flow: exstruct_validate_input → exstruct_extract (mode ' +
+    '"standard") → exstruct_read_json_chunk.',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: {
+    xlsx_path: z.string().min(1).describe('The workbook to check.'),
+  },
+  output: {
+    is_readable: z.boolean(),
+    format: z.string().optional().describe('xlsx, xlsm, … when readable.'),
+    sheet_names: z.array(z.string()).optional(),
+    warnings: z.array(z.string()),
+    errors: z.array(z.object({ code: z.string(), message: z.string(), hint: z.string().optional() })),
+  },
+  async run(args, { paths }) {
+    const file = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
+    return validateInput(file);
+  },
+});

@@ -1,0 +1,62 @@
+// Big sheets are parsed by worker threads on batches of rows. The built engine (dist, where the worker
+// script exists) must give exactly what the one-pass parser gives.
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FIXTURES, tempDir, type TempDir } from './extract-helpers.js';
+
+interface Engine {
+  extractWorkbook(
+    file: string,
+    options: { mode?: string; parallel?: false | { minBytes?: number; threads?: number } },
+  ): Promise<{ serialize(format: 'json'): string; sheets: Array<{ name: string; parallel: boolean }> }>;
+}
+
+let tmp: TempDir;
+let file: string;
+beforeAll(async () => {
+  tmp = await tempDir('exstruct-parallel-');
+  file = path.join(tmp.dir, 'medium.xlsx');
+  const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: true });
+  const sheet = writer.addWorksheet('Data');
+  sheet.columns = [
+    { key: 'id' },
+    { key: 'name' },
+    { key: 'when', style: { numFmt: 'yyyy-mm-dd' } },
+    { key: 'x' },
+  ];
+  sheet.mergeCells('F2:G3');
+  for (let i = 1; i <= 6000; i++) {
+    sheet
+      .addRow({
+        id: i,
+        name: i % 7 === 0 ? `näme ${i} ✓` : `n${i % 13}`,
+        when: new Date(Date.UTC(2024, 0, 1 + (i % 300))),
+        x: i / 8,
+      })
+      .commit();
+  }
+  await writer.commit();
+});
+afterAll(() => tmp.remove());
+
+it('gives the same output with worker threads as with one pass', async () => {
+  const engine = (await import(
+    path.join(FIXTURES, '..', '..', 'dist', 'extract', 'extract-workbook.js')
+  )) as Engine;
+  const oneByOne = await engine.extractWorkbook(file, { parallel: false });
+  // A tiny threshold forces the parallel path and many small batches.
+  const parallel = await engine.extractWorkbook(file, { parallel: { minBytes: 1, threads: 2 } });
+  expect(parallel.sheets.map((s) => [s.name, s.parallel])).toEqual([['Data', true]]);
+  expect(oneByOne.sheets[0]!.parallel).toBe(false);
+  const expected = oneByOne.serialize('json');
+  expect(parallel.serialize('json')).toBe(expected);
+  const data = JSON.parse(expected);
+  expect(data.sheets.Data.rows).toHaveLength(6000);
+  // exceljs writes the merge's rows 2–3 first, so the data rows start at row 4.
+  expect(data.sheets.Data.rows[6]).toEqual({
+    r: 10,
+    c: { '0': 7, '1': 'näme 7 ✓', '2': '2024-01-08', '3': 0.875 },
+  });
+  expect(data.sheets.Data.merged_cells.items).toEqual([[2, 5, 3, 6, ' ']]);
+});
