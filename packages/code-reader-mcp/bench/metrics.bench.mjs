@@ -25,13 +25,23 @@ const cold = [];
 const warm = [];
 for (let i = 0; i < 3; i++) {
   const server = await connectServer(corpus);
-  const first = await time(() => server.call('check_code_scale', { file_paths: pick, metrics_only: true, output_format: 'json' }));
+  const first = await time(() =>
+    server.call('check_code_scale', { file_paths: pick, metrics_only: true, output_format: 'json' }),
+  );
   cold.push(first.ms);
   if (first.value.structured.count_files !== 200) throw new Error('not all files measured');
   warm.push((await time(() => server.call('check_code_scale', { file_paths: pick, metrics_only: true }))).ms);
   await server.close();
 }
-const wc = median(await Promise.all([0, 1, 2].map(async () => (await time(() => run('wc', ['-l', ...pick], { cwd: corpus }))).ms)));
-report('check_code_scale 200 files, first call (cold)', `${fmt(median(cold))} (target ≤ 1000 ms; wc -l on the same files: ${fmt(wc)})`, median(cold) <= 1000);
+const wc = median(
+  await Promise.all(
+    [0, 1, 2].map(async () => (await time(() => run('wc', ['-l', ...pick], { cwd: corpus }))).ms),
+  ),
+);
+report(
+  'check_code_scale 200 files, first call (cold)',
+  `${fmt(median(cold))} (target ≤ 1000 ms; wc -l on the same files: ${fmt(wc)})`,
+  median(cold) <= 1000,
+);
 report('check_code_scale 200 files, warm', `${fmt(median(warm))}`, median(warm) <= 1000);
 finish();

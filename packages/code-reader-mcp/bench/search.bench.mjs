@@ -31,8 +31,15 @@ report(
 // With context lines and a common word (capped at max_count).
 const context = await sideBySide(
   rounds,
-  (round) => server.call('search_content', { query: `section ${round * 10}:`, context_after: 2, max_count: 500, output_format: 'json' }),
-  (round) => runRg(['--json', '--smart-case', '-m', '500', '-A', '2', '-e', `section ${round * 10}:`, '.'], corpus),
+  (round) =>
+    server.call('search_content', {
+      query: `section ${round * 10}:`,
+      context_after: 2,
+      max_count: 500,
+      output_format: 'json',
+    }),
+  (round) =>
+    runRg(['--json', '--smart-case', '-m', '500', '-A', '2', '-e', `section ${round * 10}:`, '.'], corpus),
 );
 report(
   'search_content context_after=2, max_count=500 vs rg --json -A 2 -m 500 (whole tree, no early stop for rg)',
@@ -42,7 +49,9 @@ report(
 
 // A repeated query comes from the cache only when the tree is small enough to stamp; here it is not.
 const again = await server.call('search_content', { query: query(0), output_format: 'json' });
-console.log(`repeat of the same query on ${'>'}20,000 files: cache_hit=${again.structured.cache_hit} (large trees are not cached)`);
+console.log(
+  `repeat of the same query on ${'>'}20,000 files: cache_hit=${again.structured.cache_hit} (large trees are not cached)`,
+);
 
 await server.close();
 finish();

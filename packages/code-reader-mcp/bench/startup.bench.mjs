@@ -1,4 +1,5 @@
 // Server start → first tools/list answer over stdio (target: ≤ 500 ms), next to a bare Node start.
+import { performance } from 'node:perf_hooks';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

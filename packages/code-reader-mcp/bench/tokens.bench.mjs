@@ -37,21 +37,48 @@ await compare('search_content group_by_file (several matches per file)', 'search
 });
 
 // The same value both ways (no paging difference): a 200-row list_files page encoded twice.
-const page = await server.call('list_files', { glob: 'pkg2/**', limit: 200, output_format: 'json', ...budget });
+const page = await server.call('list_files', {
+  glob: 'pkg2/**',
+  limit: 200,
+  output_format: 'json',
+  ...budget,
+});
 const { formatOutput } = await import('@mcp-workbench/core');
 const same = countTokens(formatOutput(page.structured, 'toon'));
 const sameJson = countTokens(JSON.stringify(page.structured));
-report('list_files, identical value', `TOON ${same} vs JSON ${sameJson} tokens → ${((1 - same / sameJson) * 100).toFixed(0)} % fewer`, same <= sameJson * 0.7);
-const grouped = await server.call('search_content', { query: 'value1[0-9] =', group_by_file: true, max_count: 150, output_format: 'json', ...budget });
+report(
+  'list_files, identical value',
+  `TOON ${same} vs JSON ${sameJson} tokens → ${((1 - same / sameJson) * 100).toFixed(0)} % fewer`,
+  same <= sameJson * 0.7,
+);
+const grouped = await server.call('search_content', {
+  query: 'value1[0-9] =',
+  group_by_file: true,
+  max_count: 150,
+  output_format: 'json',
+  ...budget,
+});
 const gToon = countTokens(formatOutput(grouped.structured, 'toon'));
 const gJson = countTokens(JSON.stringify(grouped.structured));
-report('search group_by_file, identical value', `TOON ${gToon} vs JSON ${gJson} tokens → ${((1 - gToon / gJson) * 100).toFixed(0)} % fewer`, gToon <= gJson * 0.7);
+report(
+  'search group_by_file, identical value',
+  `TOON ${gToon} vs JSON ${gJson} tokens → ${((1 - gToon / gJson) * 100).toFixed(0)} % fewer`,
+  gToon <= gJson * 0.7,
+);
 
 // For the record: with one match per file, grouping gains little in either format.
-const single = await server.call('search_content', { query: 'section 20:', group_by_file: true, max_count: 150, output_format: 'json', ...budget });
+const single = await server.call('search_content', {
+  query: 'section 20:',
+  group_by_file: true,
+  max_count: 150,
+  output_format: 'json',
+  ...budget,
+});
 const sToon = countTokens(formatOutput(single.structured, 'toon'));
 const sJson = countTokens(JSON.stringify(single.structured));
-console.log(`info  search group_by_file with one match per file: TOON ${sToon} vs JSON ${sJson} tokens (${((1 - sToon / sJson) * 100).toFixed(0)} % fewer)`);
+console.log(
+  `info  search group_by_file with one match per file: TOON ${sToon} vs JSON ${sJson} tokens (${((1 - sToon / sJson) * 100).toFixed(0)} % fewer)`,
+);
 
 await server.close();
 finish();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { utimes, writeFile } from 'node:fs/promises';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSize, parseTimePoint } from '../src/files/filters.js';
@@ -44,7 +44,12 @@ describe('list_files', () => {
     expect(answer.count).toBe(files.length);
     expect(answer.truncated).toBe(false);
     const notes = files.find((f) => f.path === 'notes.txt');
-    expect(notes).toEqual({ path: 'notes.txt', size_bytes: 70, mtime: Date.UTC(2020, 0, 2, 3, 4, 5) / 1000, ext: 'txt' });
+    expect(notes).toEqual({
+      path: 'notes.txt',
+      size_bytes: 70,
+      mtime: Date.UTC(2020, 0, 2, 3, 4, 5) / 1000,
+      ext: 'txt',
+    });
     expect(files.find((f) => f.path === 'src/py/tool')?.ext).toBe('');
     expect(files.some((f) => f.path === 'ignored.log' || f.path.startsWith('.hidden'))).toBe(false);
   });
@@ -100,13 +105,22 @@ describe('list_files', () => {
   });
 
   it('pages within the token budget and continues with next_cursor', async () => {
-    const all = ((await server.json('list_files')).files as FileRow[]).map((f) => f.path);
+    await mkdir(path.join(dir, 'many'));
+    for (let i = 0; i < 60; i++) await writeFile(path.join(dir, 'many', `generated-file-${i}.txt`), 'x');
+    const all = ((await server.json('list_files', { roots: ['many'] })).files as FileRow[]).map(
+      (f) => f.path,
+    );
+    expect(all).toHaveLength(60);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
       // (TOON and JSON pages hold different numbers of rows, so follow one format.)
-      const page = await server.json('list_files', { max_answer_tokens: 500, ...(cursor ? { cursor } : {}) });
+      const page = await server.json('list_files', {
+        roots: ['many'],
+        max_answer_tokens: 500,
+        ...(cursor ? { cursor } : {}),
+      });
       seen.push(...(page.files as FileRow[]).map((f) => f.path));
       cursor = page.next_cursor as string | undefined;
       pages++;

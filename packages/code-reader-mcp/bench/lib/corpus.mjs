@@ -1,4 +1,5 @@
 // Generates (once) a synthetic source tree of ≥ 50,000 files under .bench-data/corpus.
+import { performance } from 'node:perf_hooks';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,12 @@ export function ensureCorpus() {
   const started = performance.now();
   for (let i = 0; i < FILE_COUNT; i++) {
     const ext = EXTENSIONS[i % EXTENSIONS.length];
-    const dir = path.join(CORPUS, `pkg${i % 40}`, `mod${Math.floor(i / 40) % 25}`, `part${Math.floor(i / 1000)}`);
+    const dir = path.join(
+      CORPUS,
+      `pkg${i % 40}`,
+      `mod${Math.floor(i / 40) % 25}`,
+      `part${Math.floor(i / 1000)}`,
+    );
     if (i < 1000 || i % 40 === i % 40) mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `file_${i}.${ext}`), body(i, ext));
   }

@@ -1,4 +1,5 @@
 // Shared helpers for the benchmarks: an in-process MCP client, rg, timing and reporting.
+import { performance } from 'node:perf_hooks';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
