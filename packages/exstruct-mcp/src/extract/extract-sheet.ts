@@ -17,7 +17,7 @@ import type { ModeFeatures } from './modes.js';
 import { printAreasOf } from './print-areas.js';
 import { buildShapesAndCharts } from './shapes.js';
 import { SheetGeometry } from './sheet-geometry.js';
-import { detectTableCandidates, pairsToRows } from './table-candidates.js';
+import { detectTableCandidates, pairsStream } from './table-candidates.js';
 
 export interface SheetOptions {
   features: ModeFeatures;
@@ -92,7 +92,7 @@ export async function extractSheet(
   const merged = mergedCells(info.merges, rows);
   // Tables are detected on every value, merged ones included, before merged values may leave rows.
   const excelTables = await readExcelTables(reader, info, rels);
-  const tableCandidates = detectTableCandidates(rows, pairsToRows(scan.borders), excelTables);
+  const tableCandidates = detectTableCandidates(rows, pairsStream(scan.borders), excelTables);
   if (!options.mergedValuesInRows) dropMergedValues(info.merges, rows);
   if (features.hyperlinks) attachHyperlinks(info, rels, rows);
 

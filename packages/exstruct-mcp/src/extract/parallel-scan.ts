@@ -9,12 +9,12 @@ import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../oo
 import { createPushParser } from '../ooxml/xml.js';
 import type { SinkConfig } from './cell-sink.js';
 import type { RowSegment } from './row-store.js';
-import type { BatchResult } from './sheet-worker.js';
+import { parseRowBatch, type BatchResult } from './row-batch.js';
 
 export interface ParallelOptions {
   /** Sheets whose XML is at least this large (uncompressed bytes) are parsed by worker threads. */
   minBytes?: number;
-  /** Worker threads (default: the cores available, at most 4). */
+  /** Threads parsing rows, this one included (default: the cores available, at most 4). */
   threads?: number;
 }
 
@@ -48,8 +48,9 @@ export async function scanInParallel(
   // Running from TypeScript sources (tests) there is no compiled worker: parse in one pass instead.
   if (!existsSync(fileURLToPath(WORKER_URL))) return undefined;
 
+  // This thread parses every n-th batch itself; threads - 1 workers parse the others.
   const pool = Array.from(
-    { length: threads },
+    { length: threads - 1 },
     () => new Worker(WORKER_URL, { workerData: { config, part } }),
   );
   const pending = new Map<number, { resolve: (r: BatchResult) => void; reject: (e: Error) => void }>();
@@ -67,12 +68,17 @@ export async function scanInParallel(
   }
   let seq = 0;
   const dispatch = (bytes: Buffer) => {
-    const copy = new Uint8Array(bytes); // own buffer, transferable
     const id = seq++;
+    const slot = id % threads;
+    if (slot === threads - 1) {
+      results.push(Promise.resolve(parseRowBatch(id, bytes, config, part)));
+      return;
+    }
+    const copy = new Uint8Array(bytes); // its own memory, so it can be transferred
     const result = new Promise<BatchResult>((resolve, reject) => pending.set(id, { resolve, reject }));
     result.catch(() => undefined); // awaited below; this only marks an early failure as handled
     results.push(result);
-    pool[id % threads]!.postMessage({ seq: id, bytes: copy }, [copy.buffer]);
+    pool[slot]!.postMessage({ seq: id, bytes: copy }, [copy.buffer]);
   };
 
   try {
@@ -87,45 +93,90 @@ export async function scanInParallel(
     let mode: 'before' | 'rows' | 'after' = 'before';
     let rowClose = Buffer.from('</row>');
     let dataClose = Buffer.from('</sheetData');
-    let buffer: Buffer = Buffer.alloc(0);
-    for await (const chunk of await reader.zip.openStream(part)) {
-      buffer = buffer.length > 0 ? Buffer.concat([buffer, chunk as Buffer]) : (chunk as Buffer);
+    // Inflated bytes not yet handed on, kept as a list so each byte is copied once per batch.
+    let parts: Buffer[] = [];
+    let length = 0;
+    // The last few bytes seen, so a marker split across two chunks is still found.
+    let tail: Buffer = Buffer.alloc(0);
+    const take = () => {
+      const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length);
+      parts = [];
+      length = 0;
+      return all;
+    };
+    for await (const raw of await reader.zip.openStream(part)) {
+      const chunk = raw as Buffer;
       if (mode === 'before') {
-        const match = /<([A-Za-z0-9_]+:)?sheetData(\s[^>]*)?(\/?)>/.exec(buffer.toString('latin1'));
-        if (!match) continue;
+        parts.push(chunk);
+        length += chunk.length;
+        const head = take();
+        const match = /<([A-Za-z0-9_]+:)?sheetData(\s[^>]*)?(\/?)>/.exec(head.toString('latin1'));
+        if (!match) {
+          parts = [head];
+          length = head.length;
+          continue;
+        }
         const tagEnd = match.index + match[0].length;
         if (match[3] === '/') {
           mode = 'after';
-        } else {
-          feedMain(buffer.subarray(0, tagEnd));
-          buffer = buffer.subarray(tagEnd);
-          const prefix = match[1] ?? '';
-          rowClose = Buffer.from(`</${prefix}row>`);
-          dataClose = Buffer.from(`</${prefix}sheetData`);
-          mode = 'rows';
-        }
-      }
-      if (mode === 'rows') {
-        const end = buffer.indexOf(dataClose);
-        if (end >= 0) {
-          if (end > 0) dispatch(buffer.subarray(0, end));
-          buffer = buffer.subarray(end);
-          mode = 'after';
-        } else if (buffer.length >= BATCH_BYTES) {
-          const cut = buffer.lastIndexOf(rowClose);
-          if (cut >= 0) {
-            const at = cut + rowClose.length;
-            dispatch(buffer.subarray(0, at));
-            buffer = Buffer.from(buffer.subarray(at));
-          }
-          // Back-pressure: do not inflate far ahead of the workers.
-          if (pending.size >= threads * 3) await Promise.race([...pending.keys()].map((k) => results[k]!));
+          feedMain(head);
           continue;
         }
+        feedMain(head.subarray(0, tagEnd));
+        const prefix = match[1] ?? '';
+        rowClose = Buffer.from(`</${prefix}row>`);
+        dataClose = Buffer.from(`</${prefix}sheetData`);
+        mode = 'rows';
+        const rest = head.subarray(tagEnd);
+        parts = rest.length > 0 ? [rest] : [];
+        length = rest.length;
+        tail = rest.subarray(Math.max(0, rest.length - dataClose.length));
+        const endHere = rest.indexOf(dataClose);
+        if (endHere < 0) continue;
+        // The whole sheetData fits in the first chunk.
+        parts = [];
+        length = 0;
+        if (endHere > 0) dispatch(rest.subarray(0, endHere));
+        mode = 'after';
+        feedMain(rest.subarray(endHere));
+        continue;
       }
       if (mode === 'after') {
-        feedMain(buffer);
-        buffer = Buffer.alloc(0);
+        feedMain(chunk);
+        continue;
+      }
+      // mode === 'rows'
+      const probe = Buffer.concat([tail, chunk]);
+      const end = probe.indexOf(dataClose);
+      const base = length - tail.length;
+      parts.push(chunk);
+      length += chunk.length;
+      tail = probe.subarray(Math.max(0, probe.length - dataClose.length));
+      if (end >= 0) {
+        const all = take();
+        const at = base + end;
+        if (at > 0) dispatch(all.subarray(0, at));
+        mode = 'after';
+        feedMain(all.subarray(at));
+        continue;
+      }
+      if (length >= BATCH_BYTES) {
+        const all = take();
+        const cut = all.lastIndexOf(rowClose);
+        if (cut < 0) {
+          parts = [all];
+          length = all.length;
+          continue;
+        }
+        const at = cut + rowClose.length;
+        const rest = Buffer.from(all.subarray(at));
+        dispatch(all.subarray(0, at));
+        if (rest.length > 0) {
+          parts = [rest];
+          length = rest.length;
+        }
+        // Back-pressure: do not inflate far ahead of the workers.
+        if (pending.size >= threads * 3) await Promise.race([...pending.keys()].map((k) => results[k]!));
       }
     }
     if (mode !== 'after')

@@ -1,4 +1,4 @@
-import { colIndexToAlpha } from '../ooxml/cell-ref.js';
+import { columnLetters } from '../ooxml/columns.js';
 import { serialToIso, type CellValue } from './cell-value.js';
 import type { CellRow } from './model.js';
 
@@ -282,7 +282,7 @@ export class RowStore {
 
   private columnKey(col: number, alpha: boolean): string {
     if (!alpha) return String(col);
-    return (this.letters[col] ??= colIndexToAlpha(col));
+    return (this.letters[col] ??= columnLetters(col));
   }
 
   /** The rows as plain objects (what the model and the YAML/TOON serialisers use). */

@@ -8,11 +8,8 @@ export interface Block {
   c2: number;
 }
 
-/** A sheet row as table detection sees it: its number and its occupied columns in ascending order. */
-export interface OccupiedRow {
-  r: number;
-  cols: number[];
-}
+/** Occupied cells in row-major order (row ascending, then column ascending), pushed to `visit`. */
+export type CellStream = (visit: (r: number, c: number) => void) => void;
 
 /** Same knobs as the original extractor's detector. */
 const SCORE_THRESHOLD = 0.35;
@@ -20,10 +17,11 @@ const MIN_NONEMPTY_CELLS = 3;
 const MIN_BORDER_CLUSTER = 4;
 
 /**
- * Connected components (4-neighbour) of occupied cells, computed on runs of consecutive columns per
- * row with union-find: O(cells) time and O(runs) memory, so a 200,000-row block costs no grid.
+ * Connected components (4-neighbour) of occupied cells, streamed row by row: runs of consecutive
+ * columns are matched against the previous row's runs with union-find. Only the previous row's runs and
+ * one node per component start are kept, so a 200,000-row block costs a handful of numbers, not a grid.
  */
-export function connectedBlocks(rows: Iterable<OccupiedRow>): Array<Block & { size: number }> {
+export function connectedBlocks(cells: CellStream): Array<Block & { size: number }> {
   const parent: number[] = [];
   const boxes: Array<Block & { size: number }> = [];
   const find = (i: number): number => {
@@ -33,10 +31,10 @@ export function connectedBlocks(rows: Iterable<OccupiedRow>): Array<Block & { si
     }
     return i;
   };
-  const union = (a: number, b: number) => {
+  const union = (a: number, b: number): number => {
     const ra = find(a);
     const rb = find(b);
-    if (ra === rb) return;
+    if (ra === rb) return ra;
     parent[rb] = ra;
     const A = boxes[ra]!;
     const B = boxes[rb]!;
@@ -45,33 +43,62 @@ export function connectedBlocks(rows: Iterable<OccupiedRow>): Array<Block & { si
     A.r2 = Math.max(A.r2, B.r2);
     A.c2 = Math.max(A.c2, B.c2);
     A.size += B.size;
+    return ra;
   };
   let previous: Array<{ start: number; end: number; node: number }> = [];
+  let current: Array<{ start: number; end: number; node: number }> = [];
   let previousRow = -2;
-  for (const row of rows) {
-    const runs: Array<{ start: number; end: number; node: number }> = [];
-    const cols = row.cols;
-    for (let i = 0; i < cols.length;) {
-      let j = i;
-      while (j + 1 < cols.length && cols[j + 1] === cols[j]! + 1) j++;
-      const node = boxes.length;
-      parent.push(node);
-      boxes.push({ r1: row.r, c1: cols[i]!, r2: row.r, c2: cols[j]!, size: j - i + 1 });
-      runs.push({ start: cols[i]!, end: cols[j]!, node });
-      i = j + 1;
-    }
-    if (row.r === previousRow + 1) {
-      // Two-pointer sweep: runs that share a column in adjacent rows touch.
-      let p = 0;
-      for (const run of runs) {
-        while (p < previous.length && previous[p]!.end < run.start) p++;
-        for (let q = p; q < previous.length && previous[q]!.start <= run.end; q++)
-          union(previous[q]!.node, run.node);
+  let row = -1;
+  let runStart = -1;
+  let runEnd = -2;
+  let sweep = 0;
+
+  const closeRun = () => {
+    if (runStart < 0) return;
+    let node = -1;
+    if (row === previousRow + 1) {
+      // Runs that share a column with a run of the row above touch it.
+      while (sweep < previous.length && previous[sweep]!.end < runStart) sweep++;
+      for (let q = sweep; q < previous.length && previous[q]!.start <= runEnd; q++) {
+        node = node < 0 ? find(previous[q]!.node) : union(node, previous[q]!.node);
       }
     }
-    previous = runs;
-    previousRow = row.r;
-  }
+    if (node < 0) {
+      node = boxes.length;
+      parent.push(node);
+      boxes.push({ r1: row, c1: runStart, r2: row, c2: runEnd, size: 0 });
+    }
+    const box = boxes[node]!;
+    box.r1 = Math.min(box.r1, row);
+    box.r2 = Math.max(box.r2, row);
+    box.c1 = Math.min(box.c1, runStart);
+    box.c2 = Math.max(box.c2, runEnd);
+    box.size += runEnd - runStart + 1;
+    current.push({ start: runStart, end: runEnd, node });
+    runStart = -1;
+  };
+  const closeRow = () => {
+    closeRun();
+    previous = current;
+    current = [];
+    previousRow = row;
+    sweep = 0;
+  };
+
+  cells((r, c) => {
+    if (r !== row) {
+      if (row >= 0) closeRow();
+      row = r;
+    }
+    if (runStart >= 0 && c === runEnd + 1) {
+      runEnd = c;
+      return;
+    }
+    closeRun();
+    runStart = c;
+    runEnd = c;
+  });
+  if (row >= 0) closeRow();
   const roots = new Set<number>();
   for (let i = 0; i < parent.length; i++) roots.add(find(i));
   return [...roots].map((i) => boxes[i]!);
@@ -174,33 +201,25 @@ function looksLikeTable(block: Block, source: CellSource): boolean {
 
 const EVERYTHING: Block = { r1: 1, c1: 0, r2: MAX_ROW, c2: MAX_COLUMN_INDEX };
 
-function occupiedWithin(source: CellSource, block: Block): OccupiedRow[] {
-  const out: OccupiedRow[] = [];
-  let current: OccupiedRow | undefined;
-  source.forEachIn(block.r1, block.c1, block.r2, block.c2, (r, c) => {
-    if (current === undefined || current.r !== r) {
-      current = { r, cols: [] };
-      out.push(current);
-    }
-    current.cols.push(c);
-  });
-  return out;
+function cellsWithin(source: CellSource, block: Block): CellStream {
+  return (visit) => source.forEachIn(block.r1, block.c1, block.r2, block.c2, (r, c) => visit(r, c));
 }
 
-/** Groups (row, col) pairs — in sheet order — into rows of columns. */
-export function pairsToRows(pairs: Int32Array): OccupiedRow[] {
-  const out: OccupiedRow[] = [];
-  let current: OccupiedRow | undefined;
-  for (let i = 0; i < pairs.length; i += 2) {
-    const r = pairs[i]!;
-    if (current === undefined || current.r !== r) {
-      current = { r, cols: [] };
-      out.push(current);
+/** (row, col) pairs in sheet order as a cell stream (sorted first if the sheet stored rows out of order). */
+export function pairsStream(pairs: Int32Array): CellStream {
+  let ordered = pairs;
+  for (let i = 2; i < pairs.length; i += 2) {
+    if (pairs[i]! < pairs[i - 2]! || (pairs[i] === pairs[i - 2] && pairs[i + 1]! < pairs[i - 1]!)) {
+      const list: Array<[number, number]> = [];
+      for (let j = 0; j < pairs.length; j += 2) list.push([pairs[j]!, pairs[j + 1]!]);
+      list.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      ordered = Int32Array.from(list.flat());
+      break;
     }
-    current.cols.push(pairs[i + 1]!);
   }
-  for (const row of out) row.cols.sort((a, b) => a - b);
-  return out.sort((a, b) => a.r - b.r);
+  return (visit) => {
+    for (let i = 0; i < ordered.length; i += 2) visit(ordered[i]!, ordered[i + 1]!);
+  };
 }
 
 export function blockToA1(block: Block): string {
@@ -213,7 +232,7 @@ export function blockToA1(block: Block): string {
  */
 export function detectTableCandidates(
   source: CellSource,
-  borderRows: OccupiedRow[],
+  bordered: CellStream,
   excelTables: string[],
 ): string[] {
   const found = new Set(excelTables);
@@ -225,14 +244,14 @@ export function detectTableCandidates(
       ordered.push(a1);
     }
   };
-  const bordered = mergeOverlapping(connectedBlocks(borderRows).filter((b) => b.size >= MIN_BORDER_CLUSTER));
-  for (const region of bordered) {
-    for (const block of connectedBlocks(occupiedWithin(source, region))) {
+  const regions = mergeOverlapping(connectedBlocks(bordered).filter((b) => b.size >= MIN_BORDER_CLUSTER));
+  for (const region of regions) {
+    for (const block of connectedBlocks(cellsWithin(source, region))) {
       if (looksLikeTable(block, source)) add(block);
     }
   }
-  if (bordered.length === 0 && excelTables.length === 0) {
-    const blocks = connectedBlocks(occupiedWithin(source, EVERYTHING)).sort(
+  if (regions.length === 0 && excelTables.length === 0) {
+    const blocks = connectedBlocks(cellsWithin(source, EVERYTHING)).sort(
       (a, b) => a.r1 - b.r1 || a.c1 - b.c1,
     );
     for (const block of blocks) if (looksLikeTable(block, source)) add(block);

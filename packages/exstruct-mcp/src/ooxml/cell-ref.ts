@@ -1,23 +1,14 @@
 import { ToolError } from '@mcp-workbench/core';
+import { columnLetters, MAX_COLUMN_INDEX, MAX_ROW } from './columns.js';
 
-/** Excel's last column, XFD, is index 16383 (0-based). */
-export const MAX_COLUMN_INDEX = 16383;
-/** Excel's last row is 1048576 (1-based). */
-export const MAX_ROW = 1048576;
+export { MAX_COLUMN_INDEX, MAX_ROW };
 
 /** 0-based column index → Excel column letters: 0 → A, 25 → Z, 26 → AA, 701 → ZZ, 702 → AAA. */
 export function colIndexToAlpha(index: number): string {
   if (!Number.isInteger(index) || index < 0) {
     throw new ToolError('INVALID_ARGUMENT', `Column index must be a non-negative integer; got ${index}.`);
   }
-  let n = index + 1;
-  let letters = '';
-  while (n > 0) {
-    const rem = (n - 1) % 26;
-    letters = String.fromCharCode(65 + rem) + letters;
-    n = Math.floor((n - 1) / 26);
-  }
-  return letters;
+  return columnLetters(index);
 }
 
 /** Excel column letters (any case) → 0-based index: A → 0, Z → 25, AA → 26, XFD → 16383. */

@@ -1,4 +1,4 @@
-import { alphaToColIndex, colIndexToAlpha, MAX_COLUMN_INDEX, MAX_ROW } from './cell-ref.js';
+import { columnIndexOf, columnLetters, MAX_COLUMN_INDEX, MAX_ROW } from './columns.js';
 
 /**
  * Moves the relative references of a formula by (dRow, dCol), as Excel does when it fills a shared
@@ -98,14 +98,11 @@ function shiftReference(match: RegExpExecArray, dRow: number, dCol: number): str
 
 function shiftCol(dollar: string, letters: string, dCol: number): string | undefined {
   if (dollar) return `$${letters}`;
-  let index: number;
-  try {
-    index = alphaToColIndex(letters) + dCol;
-  } catch {
-    return letters;
-  }
+  const column = columnIndexOf(letters);
+  if (column < 0) return letters;
+  const index = column + dCol;
   if (index < 0 || index > MAX_COLUMN_INDEX) return undefined;
-  return colIndexToAlpha(index);
+  return columnLetters(index);
 }
 
 function shiftRow(dollar: string, digits: string, dRow: number): string | undefined {

@@ -1,3 +1,4 @@
+import { unescapeOoxmlText } from './ooxml-text.js';
 import { parseXmlStream } from './xml.js';
 import type { ZipArchive } from './zip-archive.js';
 
@@ -38,10 +39,4 @@ export async function readSharedStrings(zip: ZipArchive, part: string | undefine
   return strings;
 }
 
-/** OOXML escapes characters XML cannot carry as `_xHHHH_` (e.g. `_x000D_` for a carriage return). */
-export function unescapeOoxmlText(text: string): string {
-  if (!text.includes('_x')) return text;
-  return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_match, hex: string) =>
-    String.fromCharCode(parseInt(hex, 16)),
-  );
-}
+export { unescapeOoxmlText } from './ooxml-text.js';

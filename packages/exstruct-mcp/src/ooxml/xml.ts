@@ -1,37 +1,14 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { SaxesParser } from 'saxes';
+import type { SaxesParser } from 'saxes';
+import { attr, createSaxParser, XmlSyntaxError, type SaxHandlers } from './sax.js';
 import { ToolError } from '@mcp-workbench/core';
 
-/**
- * SAX handlers. Element names arrive without their namespace prefix (`x:c` → `c`): OOXML producers
- * pick prefixes freely, the local names are what the schema fixes. Attribute names keep their prefix
- * (use `attr()` to look one up by local name).
- */
-export interface SaxHandlers {
-  open?: (name: string, attrs: Record<string, string>) => void;
-  close?: (name: string) => void;
-  text?: (text: string) => void;
-}
-
-/** `a:t` → `t`. */
-export function localName(qualified: string): string {
-  const colon = qualified.indexOf(':');
-  return colon < 0 ? qualified : qualified.slice(colon + 1);
-}
-
-/** An attribute by local name, whatever its prefix (`r:id`, `ns1:id`, `id`). */
-export function attr(attrs: Record<string, string>, local: string): string | undefined {
-  const direct = attrs[local];
-  if (direct !== undefined) return direct;
-  for (const key in attrs) {
-    if (key.endsWith(`:${local}`) && !key.startsWith('xmlns')) return attrs[key];
-  }
-  return undefined;
-}
+export { attr, localName, type SaxHandlers } from './sax.js';
 
 function corrupt(part: string, error: unknown): ToolError {
   const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof XmlSyntaxError) part = error.part;
   return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" is not well-formed XML: ${reason}`, {
     hint: 'Open and re-save the file in Excel, or check that the download was complete.',
     details: { part },
@@ -39,19 +16,7 @@ function corrupt(part: string, error: unknown): ToolError {
 }
 
 function createParser(part: string, handlers: SaxHandlers, fragment = false): SaxesParser {
-  // Namespace processing off and no position tracking: both cost time on million-cell sheets.
-  const parser = new SaxesParser({ xmlns: false, position: false, fragment });
-  const { open, close, text } = handlers;
-  if (open) parser.on('opentag', (tag) => open(localName(tag.name), tag.attributes));
-  if (close) parser.on('closetag', (tag) => close(localName(tag.name)));
-  if (text) {
-    parser.on('text', text);
-    parser.on('cdata', text);
-  }
-  parser.on('error', (error) => {
-    throw corrupt(part, error);
-  });
-  return parser;
+  return createSaxParser(part, handlers, fragment);
 }
 
 /** Streams one XML part through SAX handlers; the part is never held in memory as a whole. */

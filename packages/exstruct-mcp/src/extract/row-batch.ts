@@ -1,0 +1,54 @@
+// Parsing one batch of `<row>` elements into a columnar segment — the work a worker thread does, also
+// done on the main thread for its share of the batches. Free of the MCP SDK so workers start quickly.
+import { createSaxParser } from '../ooxml/sax.js';
+import { emptyWorksheetInfo, worksheetHandlers } from '../ooxml/worksheet-handlers.js';
+import { createCellSink, type SinkConfig } from './cell-sink.js';
+import type { RowSegment } from './row-store.js';
+
+export interface BatchResult {
+  seq: number;
+  segment?: RowSegment;
+  borders?: Int32Array;
+  /** (row, height) pairs of rows with an explicit height. */
+  rowHeights?: Float64Array;
+  rowsWithoutRef?: number;
+  error?: { code: string; message: string };
+}
+
+const decoder = new TextDecoder('utf-8');
+
+export function parseRowBatch(seq: number, bytes: Uint8Array, config: SinkConfig, part: string): BatchResult {
+  try {
+    const sink = createCellSink(config);
+    const info = emptyWorksheetInfo();
+    const parser = createSaxParser(part, worksheetHandlers(sink.onCell, info), true);
+    parser.write(decoder.decode(bytes));
+    parser.close();
+    const { segment, borders } = sink.finish();
+    const rowHeights = new Float64Array(info.rowHeights.size * 2);
+    let i = 0;
+    for (const [row, height] of info.rowHeights) {
+      rowHeights[i++] = row;
+      rowHeights[i++] = height;
+    }
+    return { seq, segment, borders, rowHeights, rowsWithoutRef: info.rowsWithoutRef };
+  } catch (error) {
+    const message = `The workbook part "${part}" is not well-formed XML: ${(error as Error).message}`;
+    return { seq, error: { code: 'CORRUPT_WORKBOOK', message } };
+  }
+}
+
+/** The typed arrays of a result, to transfer instead of copy. */
+export function transferList(result: BatchResult): ArrayBuffer[] {
+  const { segment, borders, rowHeights } = result;
+  if (!segment || !borders || !rowHeights) return [];
+  return [
+    segment.rowNumbers,
+    segment.rowStart,
+    segment.cols,
+    segment.kinds,
+    segment.nums,
+    borders,
+    rowHeights,
+  ].map((array) => array.buffer as ArrayBuffer);
+}

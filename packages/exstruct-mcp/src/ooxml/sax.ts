@@ -1,0 +1,60 @@
+// The SAX layer without dependencies beyond saxes, so worker threads load it quickly.
+import { SaxesParser } from 'saxes';
+
+/**
+ * SAX handlers. Element names arrive without their namespace prefix (`x:c` → `c`): OOXML producers
+ * pick prefixes freely, the local names are what the schema fixes. Attribute names keep their prefix
+ * (use `attr()` to look one up by local name).
+ */
+export interface SaxHandlers {
+  open?: (name: string, attrs: Record<string, string>) => void;
+  close?: (name: string) => void;
+  text?: (text: string) => void;
+}
+
+/** A well-formedness error of one part (turned into CORRUPT_WORKBOOK by the callers). */
+export class XmlSyntaxError extends Error {
+  constructor(
+    readonly part: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'XmlSyntaxError';
+  }
+}
+
+/** `a:t` → `t`. */
+export function localName(qualified: string): string {
+  const colon = qualified.indexOf(':');
+  return colon < 0 ? qualified : qualified.slice(colon + 1);
+}
+
+/** An attribute by local name, whatever its prefix (`r:id`, `ns1:id`, `id`). */
+export function attr(attrs: Record<string, string>, local: string): string | undefined {
+  const direct = attrs[local];
+  if (direct !== undefined) return direct;
+  for (const key in attrs) {
+    if (key.endsWith(`:${local}`) && !key.startsWith('xmlns')) return attrs[key];
+  }
+  return undefined;
+}
+
+/**
+ * A saxes parser over the handlers. Namespace processing and position tracking are off: both cost time on
+ * million-cell sheets. With `fragment` it accepts a sequence of elements without one root (a batch of
+ * `<row>` elements cut from sheetData).
+ */
+export function createSaxParser(part: string, handlers: SaxHandlers, fragment = false): SaxesParser {
+  const parser = new SaxesParser({ xmlns: false, position: false, fragment });
+  const { open, close, text } = handlers;
+  if (open) parser.on('opentag', (tag) => open(localName(tag.name), tag.attributes));
+  if (close) parser.on('closetag', (tag) => close(localName(tag.name)));
+  if (text) {
+    parser.on('text', text);
+    parser.on('cdata', text);
+  }
+  parser.on('error', (error) => {
+    throw new XmlSyntaxError(part, error.message);
+  });
+  return parser;
+}
