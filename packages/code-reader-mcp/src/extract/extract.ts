@@ -139,7 +139,7 @@ export async function extractSections(
   const limits = options.limits ?? EXTRACT_LIMITS;
   const truncatedBy = new Set<ExtractLimitName>();
   const kept = trimRequests(requests, options, limits, truncatedBy);
-  const files: FileExtraction[] = [];
+  const results: FileExtraction[] = [];
   const errors: ExtractError[] = [];
   let totalBytes = 0;
   let totalLines = 0;
@@ -150,19 +150,27 @@ export async function extractSections(
     errors.push(entry);
   };
 
+  // Each file is read once, even when several requests name it.
+  const files = new Map<string, Promise<LoadedFile>>();
   for (const request of kept) {
     if (full) break;
     let loaded: LoadedFile | undefined;
     try {
       if (request.error) throw request.error;
-      loaded = await loadFile(request.realPath as string, request.display, limits.max_file_size);
+      const realPath = request.realPath as string;
+      let pending = files.get(realPath);
+      if (!pending) {
+        pending = loadFile(realPath, request.display, limits.max_file_size);
+        files.set(realPath, pending);
+      }
+      loaded = await pending;
     } catch (error) {
       const toolError = toToolError(error);
       fail(toolError, { file_path: request.display, code: toolError.code, message: toolError.message });
       continue;
     }
     const extraction: FileExtraction = { file_path: request.display, sections: [] };
-    files.push(extraction);
+    results.push(extraction);
     for (const [index, spec] of request.sections.entries()) {
       const where = {
         file_path: request.display,
@@ -238,7 +246,7 @@ export async function extractSections(
     }
   }
   return {
-    files,
+    files: results,
     errors,
     truncated: truncatedBy.size > 0,
     truncatedBy: [...truncatedBy],

@@ -4,8 +4,8 @@ import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listFiles } from '../files/list-fil
 import { answerBudget } from '../paging/budget.js';
 import { OUTPUT_MODE_FLAGS } from '../search/options.js';
 import { pathsOf, type ToolDeps } from './deps.js';
-import { fileFilterInput, fileQueryOf } from './list-files.js';
-import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-content.js';
+import { fileFilterInput, fileQueryOf } from './file-filters.js';
+import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-shared.js';
 import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
 export function findAndGrepTool(deps: ToolDeps) {

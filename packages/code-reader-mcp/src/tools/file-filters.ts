@@ -1,0 +1,93 @@
+// The list_files filters, shared by list_files and find_and_grep.
+import { z } from 'zod';
+import type { ListFilesQuery } from '../files/list-files.js';
+import type { ProjectPaths } from '../project/state.js';
+import { compact, listOf, stringList } from './shared.js';
+
+export const fileFilterInput = {
+  roots: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Directories to list (default: the project directory, i.e. the first root or set_project_path).',
+    ),
+  pattern: z
+    .string()
+    .optional()
+    .describe('Regular expression tested against the file name, e.g. "^test_.*\\\\.py$".'),
+  glob: stringList.describe(
+    'Include glob(s) relative to each root, e.g. "src/**/*.ts" (ripgrep glob syntax).',
+  ),
+  types: stringList.describe('ripgrep file types, e.g. "ts", "py", "rust" (rg --type-list).'),
+  extensions: stringList.describe('Extensions without the dot, e.g. ["ts", "tsx"].'),
+  exclude: stringList.describe('Exclude glob(s), e.g. "**/__tests__/**".'),
+  depth: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe('Maximum depth; 1 = files directly in the root.'),
+  hidden: z.boolean().optional().describe('Include hidden files and directories (default false).'),
+  no_ignore: z
+    .boolean()
+    .optional()
+    .describe('Ignore .gitignore/.ignore rules (default false: they are honoured).'),
+  size: stringList.describe(
+    'Size filter(s), all must hold: "+10k" (≥10 kB), "-1mi" (≤1 MiB); units b, k, m, g, ki, mi, gi.',
+  ),
+  changed_within: z
+    .string()
+    .optional()
+    .describe('Modified within a duration ("30min", "2h", "3d", "1w") or since a date ("2024-05-01").'),
+  changed_before: z.string().optional().describe('Modified before a duration ago or a date.'),
+};
+
+export type FileFilterArgs = {
+  roots?: string[] | undefined;
+  pattern?: string | undefined;
+  glob?: string | string[] | undefined;
+  types?: string | string[] | undefined;
+  extensions?: string | string[] | undefined;
+  exclude?: string | string[] | undefined;
+  depth?: number | undefined;
+  hidden?: boolean | undefined;
+  no_ignore?: boolean | undefined;
+  size?: string | string[] | undefined;
+  changed_within?: string | undefined;
+  changed_before?: string | undefined;
+};
+
+/** Turns the shared filter arguments into an engine query (resolving every root through the policy). */
+export async function fileQueryOf(
+  args: FileFilterArgs,
+  paths: ProjectPaths,
+  limit: number,
+  countOnly: boolean,
+): Promise<ListFilesQuery> {
+  const inputs = args.roots && args.roots.length > 0 ? args.roots : [await paths.baseDir()];
+  const roots = [];
+  for (const input of inputs) {
+    const dir = await paths.resolve(input, { mustExist: true, kind: 'directory' });
+    roots.push({ dir, display: paths.display(dir) });
+  }
+  const isDenied = paths.deniedPredicate();
+  return compact({
+    roots,
+    pattern: args.pattern,
+    globs: listOf(args.glob),
+    types: listOf(args.types),
+    extensions: listOf(args.extensions),
+    exclude: listOf(args.exclude),
+    depth: args.depth,
+    hidden: args.hidden,
+    noIgnore: args.no_ignore,
+    size: listOf(args.size),
+    changedWithin: args.changed_within,
+    changedBefore: args.changed_before,
+    limit,
+    countOnly,
+    denyGlobs: paths.denyGlobs,
+    isDenied,
+  });
+}

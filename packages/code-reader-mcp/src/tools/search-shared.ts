@@ -1,0 +1,254 @@
+// The search options, output shape and answer paging shared by search_content and find_and_grep.
+import { ToolError, clampInteger, type ToolContext } from '@mcp-workbench/core';
+import { z } from 'zod';
+import { fingerprint, fitPage, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import type { ProjectPaths } from '../project/state.js';
+import { DEFAULT_MAX_COUNT, MAX_MAX_COUNT, effectiveMaxCount, outputModeOf } from '../search/options.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type SearchRun } from '../search/search-content.js';
+import {
+  SUMMARY_SAMPLES,
+  SUMMARY_TOP_FILES,
+  commonDirectory,
+  groupByFile,
+  pagedRowsOf,
+  toMatchRow,
+  topFiles,
+} from '../search/shape.js';
+import type { FileCount, SearchMatch, SearchQuery } from '../search/types.js';
+import type { ToolDeps } from './deps.js';
+import { compact, limitsSchema, listOf, render, stringList } from './shared.js';
+
+const MAX_CONTEXT = 50;
+
+const matchRowSchema = z.object({
+  file: z.string(),
+  line: z.number(),
+  column: z.number(),
+  text: z.string(),
+  before: z.array(z.string()).optional(),
+  after: z.array(z.string()).optional(),
+});
+const fileCountSchema = z.object({ file: z.string(), count: z.number() });
+
+export const searchOptionsInput = {
+  query: z
+    .string()
+    .min(1)
+    .describe('Regular expression (Rust regex syntax) or, with fixed_strings, literal text.'),
+  case: z
+    .enum(['smart', 'sensitive', 'insensitive'])
+    .optional()
+    .describe(
+      'smart (default: case-insensitive unless the query has an upper-case letter), sensitive, insensitive.',
+    ),
+  fixed_strings: z.boolean().optional().describe('Treat query as literal text, not a regex.'),
+  word: z.boolean().optional().describe('Match whole words only.'),
+  multiline: z.boolean().optional().describe('Let matches span lines (\\n in the query).'),
+  include_globs: stringList.describe('Only search files matching these globs, e.g. "*.ts" or "src/**".'),
+  exclude_globs: stringList.describe('Skip files matching these globs.'),
+  hidden: z.boolean().optional().describe('Also search hidden files.'),
+  no_ignore: z.boolean().optional().describe('Also search files that .gitignore excludes.'),
+  max_filesize: z.string().optional().describe('Skip files larger than this, e.g. "1M", "500K".'),
+  context_before: z.number().optional().describe(`Lines of context before each match (0-${MAX_CONTEXT}).`),
+  context_after: z.number().optional().describe(`Lines of context after each match (0-${MAX_CONTEXT}).`),
+  max_count: z
+    .union([z.number(), z.string()])
+    .optional()
+    .describe(
+      `Most matching lines (ripgrep -m N, also a cap on the whole answer): integer 1-${MAX_MAX_COUNT}, ` +
+        `default ${DEFAULT_MAX_COUNT}; larger values are clamped to ${MAX_MAX_COUNT}.`,
+    ),
+  timeout_ms: z
+    .number()
+    .optional()
+    .describe(
+      `Stop ripgrep after this long (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}); partial results say timed_out.`,
+    ),
+};
+
+export type SearchOptionArgs = {
+  query: string;
+  case?: 'smart' | 'sensitive' | 'insensitive' | undefined;
+  fixed_strings?: boolean | undefined;
+  word?: boolean | undefined;
+  multiline?: boolean | undefined;
+  include_globs?: string | string[] | undefined;
+  exclude_globs?: string | string[] | undefined;
+  hidden?: boolean | undefined;
+  no_ignore?: boolean | undefined;
+  max_filesize?: string | undefined;
+  context_before?: number | undefined;
+  context_after?: number | undefined;
+  max_count?: number | string | undefined;
+  timeout_ms?: number | undefined;
+  total_only?: boolean | undefined;
+  count_only_matches?: boolean | undefined;
+  summary_only?: boolean | undefined;
+  group_by_file?: boolean | undefined;
+  optimize_paths?: boolean | undefined;
+};
+
+export const searchOutputShape = {
+  total_matches: z.number().describe('Occurrences found (as rg --count-matches counts them).'),
+  files_with_matches: z.number(),
+  matches: z.array(matchRowSchema).optional(),
+  base_dir: z.string().optional().describe('optimize_paths: the directory every match file is relative to.'),
+  files: z
+    .array(
+      z.object({
+        file: z.string(),
+        count: z.number(),
+        matches: z.array(matchRowSchema.omit({ file: true })),
+      }),
+    )
+    .optional(),
+  file_counts: z.array(fileCountSchema).optional(),
+  top_files: z.array(fileCountSchema).optional(),
+  sample: z.array(z.object({ file: z.string(), line: z.number(), text: z.string() })).optional(),
+  truncated: z.boolean().describe('Results stopped at max_count or timeout, or continue on the next page.'),
+  timed_out: z.boolean().optional(),
+  cache_hit: z.boolean(),
+  next_cursor: z.string().optional(),
+  warnings: z.array(z.string()).optional(),
+  limits: limitsSchema,
+};
+
+export type SearchAnswer = z.infer<z.ZodObject<typeof searchOutputShape>>;
+
+const MAX_FILESIZE = /^\d+[KMG]?$/i;
+
+/** Validates the search options and builds the engine query for the given targets. */
+export function searchQueryOf(
+  args: SearchOptionArgs,
+  targets: string[],
+  targetKind: 'roots' | 'files',
+  paths: ProjectPaths,
+): { query: SearchQuery; warnings: string[] } {
+  const mode = outputModeOf(args, args.query);
+  const maxCount = effectiveMaxCount(args.max_count);
+  if (args.max_filesize !== undefined && !MAX_FILESIZE.test(args.max_filesize)) {
+    throw new ToolError('INVALID_ARGUMENT', `max_filesize "${args.max_filesize}" is not a size.`, {
+      hint: 'Use a number with an optional K, M or G suffix, e.g. "500K" or "2M".',
+    });
+  }
+  const query: SearchQuery = {
+    targets,
+    targetKind,
+    query: args.query,
+    caseMode: args.case ?? 'smart',
+    fixedStrings: args.fixed_strings === true,
+    word: args.word === true,
+    multiline: args.multiline === true,
+    includeGlobs: listOf(args.include_globs),
+    excludeGlobs: listOf(args.exclude_globs),
+    hidden: args.hidden === true,
+    noIgnore: args.no_ignore === true,
+    ...(args.max_filesize ? { maxFilesize: args.max_filesize } : {}),
+    contextBefore: clampInteger('context_before', args.context_before, 0, 0, MAX_CONTEXT),
+    contextAfter: clampInteger('context_after', args.context_after, 0, 0, MAX_CONTEXT),
+    maxCount: maxCount.value,
+    mode,
+    denyGlobs: [...paths.denyGlobs],
+  };
+  const warnings = maxCount.clamped
+    ? [`max_count ${String(args.max_count)} was clamped to ${MAX_MAX_COUNT}.`]
+    : [];
+  return { query, warnings };
+}
+
+/**
+ * Runs a search and shapes one page of the answer for its output mode, within the token budget.
+ * Shared by search_content and find_and_grep.
+ */
+export async function searchAnswer(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  paths: ProjectPaths,
+  built: { query: SearchQuery; warnings: string[] },
+  options: {
+    timeoutMs?: number | undefined;
+    cursor?: string | undefined;
+    budget: number;
+    format: 'toon' | 'json';
+  },
+  extra: Record<string, unknown> = {},
+) {
+  const { query } = built;
+  const timeoutMs = clampInteger('timeout_ms', options.timeoutMs, DEFAULT_TIMEOUT_MS, 100, MAX_TIMEOUT_MS);
+  const isDenied = paths.deniedPredicate();
+  const run: SearchRun = await deps.search.search(query, {
+    timeoutMs,
+    signal: ctx.signal,
+    ...(isDenied ? { isDenied } : {}),
+  });
+  const { outcome } = run;
+  const rows = pagedRowsOf(query.mode, outcome);
+  const fp = fingerprint(rows.map((r) => ('line' in r ? [r.file, r.line] : [r.file, r.count])));
+  let offset = 0;
+  if (options.cursor !== undefined) {
+    const cursor = readCursor(options.cursor, run.key);
+    if (cursor.h !== fp) throw staleCursor();
+    offset = cursor.o;
+  }
+  const display = memoDisplay(paths);
+  const warnings = [...built.warnings, ...outcome.warnings];
+  const limits = { max_count: query.maxCount, max_answer_tokens: options.budget, timeout_ms: timeoutMs };
+
+  const shape = (
+    page: readonly (SearchMatch | FileCount)[],
+    nextOffset: number | undefined,
+  ): SearchAnswer => {
+    const body: SearchAnswer = {
+      ...extra,
+      total_matches: outcome.totalMatches,
+      files_with_matches: outcome.fileCounts.length,
+      truncated: false,
+      cache_hit: run.cacheHit,
+      limits,
+    };
+    if (query.mode === 'matches') {
+      body.matches = (page as SearchMatch[]).map((m) => toMatchRow(m, display));
+    } else if (query.mode === 'optimize_paths') {
+      const matchRows = (page as SearchMatch[]).map((m) => toMatchRow(m, display));
+      const base = commonDirectory(matchRows.map((m) => m.file));
+      body.base_dir = base;
+      body.matches = matchRows.map((m) => ({ ...m, file: base ? m.file.slice(base.length + 1) : m.file }));
+    } else if (query.mode === 'group_by_file') {
+      const matchRows = (page as SearchMatch[]).map((m) => toMatchRow(m, display));
+      const countByDisplay = new Map(outcome.fileCounts.map((c) => [display(c.file), c.count]));
+      body.files = groupByFile(matchRows, (file) => countByDisplay.get(file) ?? 0);
+    } else if (query.mode === 'count_only_matches') {
+      body.file_counts = (page as FileCount[]).map((c) => ({ file: display(c.file), count: c.count }));
+    } else if (query.mode === 'summary_only') {
+      body.top_files = topFiles(outcome.fileCounts, display, SUMMARY_TOP_FILES);
+      body.sample = outcome.matches
+        .slice(0, SUMMARY_SAMPLES)
+        .map((m) => ({ file: display(m.file), line: m.line, text: m.text }));
+    }
+    return compact({
+      ...body,
+      truncated: outcome.limitHit || outcome.timedOut || nextOffset !== undefined,
+      timed_out: outcome.timedOut ? true : undefined,
+      cache_hit: run.cacheHit,
+      next_cursor: nextOffset === undefined ? undefined : makeCursor(run.key, nextOffset, fp),
+      warnings: warnings.length > 0 ? warnings : undefined,
+      limits,
+    });
+  };
+  const page = await fitPage(rows, offset, options.budget, (candidate, hasMore) =>
+    render(shape(candidate, hasMore ? offset + candidate.length : undefined), options.format),
+  );
+  return shape(page.rows, page.nextOffset);
+}
+
+function memoDisplay(paths: ProjectPaths): (abs: string) => string {
+  const memo = new Map<string, string>();
+  return (abs) => {
+    let shown = memo.get(abs);
+    if (shown === undefined) {
+      shown = paths.display(abs);
+      memo.set(abs, shown);
+    }
+    return shown;
+  };
+}

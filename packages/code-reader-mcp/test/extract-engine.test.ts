@@ -1,0 +1,46 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { emptyDir, removeDir } from './helpers.js';
+
+// Count the reads the engine makes.
+const reads = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...original,
+    readFile: (...args: Parameters<typeof original.readFile>) => {
+      reads.count++;
+      return original.readFile(...args);
+    },
+  };
+});
+
+const { extractSections } = await import('../src/extract/extract.js');
+
+let dir: string;
+beforeAll(async () => {
+  dir = await emptyDir();
+  await writeFile(path.join(dir, 'a.txt'), 'one\ntwo\nthree\n');
+});
+afterAll(async () => removeDir(dir));
+
+describe('extractSections', () => {
+  it('reads each file once, however many sections and requests name it', async () => {
+    const real = path.join(dir, 'a.txt');
+    reads.count = 0;
+    const result = await extractSections(
+      [
+        { display: 'a.txt', realPath: real, sections: [{ start_line: 1, end_line: 1 }, { start_line: 3 }] },
+        { display: 'a.txt', realPath: real, sections: [{ start_line: 2, end_line: 2 }] },
+      ],
+      { allowTruncate: false, failFast: false },
+    );
+    expect(reads.count).toBe(1);
+    expect(result.files.flatMap((f) => f.sections.map((s) => s.content))).toEqual([
+      'one\n',
+      'three\n',
+      'two\n',
+    ]);
+  });
+});
