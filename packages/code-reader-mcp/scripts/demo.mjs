@@ -18,9 +18,18 @@ try {
   const { tools } = await client.client.listTools();
   console.log(`code-reader-mcp on ${sample}: ${tools.length} tools (${tools.map((t) => t.name).join(', ')})`);
   await show('Which files are there?', 'list_files', { extensions: ['ts', 'tsx', 'py'] });
-  await show('Where is "amount" used, per file?', 'search_content', { query: 'amount', count_only_matches: true });
-  await show('The same, with one line of context', 'search_content', { query: 'amount', files: ['src/ts/service.ts'], context_after: 1 });
-  await show('How big is a file, and where is it complex?', 'check_code_scale', { file_path: 'src/ts/service.ts' });
+  await show('Where is "amount" used, per file?', 'search_content', {
+    query: 'amount',
+    count_only_matches: true,
+  });
+  await show('The same, with one line of context', 'search_content', {
+    query: 'amount',
+    files: ['src/ts/service.ts'],
+    context_after: 1,
+  });
+  await show('How big is a file, and where is it complex?', 'check_code_scale', {
+    file_path: 'src/ts/service.ts',
+  });
   await show('Its outline', 'get_code_outline', { file_path: 'src/ts/service.ts' });
   await show('Just the lines needed, from two files at once', 'extract_code_section', {
     requests: [
