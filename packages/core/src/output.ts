@@ -9,6 +9,8 @@ export interface FormatOptions {
   pretty?: boolean;
   /** Indentation for pretty JSON, YAML and TOON (default 2). */
   indent?: number;
+  /** TOON delimiter for tabular rows and inline arrays (default ','; a tab often saves tokens). */
+  delimiter?: ',' | '\t' | '|';
 }
 
 /** Renders a JSON-compatible value. TOON is the official encoder; YAML is the `yaml` package. */
@@ -18,7 +20,10 @@ export function formatOutput(value: unknown, format: OutputFormat, options: Form
     case 'json':
       return options.pretty ? JSON.stringify(value, null, indent) : JSON.stringify(value);
     case 'toon':
-      return encodeToon(value, { indentSize: indent });
+      return encodeToon(value, {
+        indentSize: indent,
+        ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+      });
     case 'yaml':
       return stringifyYaml(value, { indent, lineWidth: 0 });
     default:

@@ -83,6 +83,17 @@ describe('TOON output', () => {
   });
 });
 
+describe('TOON delimiters', () => {
+  it('round-trips with a tab or pipe delimiter', () => {
+    fc.assert(
+      fc.property(jsonValue, fc.constantFrom('\t' as const, '|' as const), (value, delimiter) => {
+        expect(decode(formatOutput(value, 'toon', { delimiter }))).toEqual(asJson(value));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('JSON and YAML output', () => {
   const value = { name: '名前', list: [1, 'two', { three: true }], empty: '' };
 

@@ -198,6 +198,24 @@ const cases: Case[] = [
     kind: 'directory',
     expect: fails('INVALID_ARGUMENT'),
   },
+  {
+    name: 'deny glob with a slash matches from the root',
+    input: () => 'sub/file.txt',
+    deny: ['sub/**'],
+    expect: fails('PATH_DENIED'),
+  },
+  {
+    name: 'deny glob with a leading slash is anchored at the root',
+    input: () => 'secrets/key.pem',
+    deny: ['/secrets/*.pem'],
+    expect: fails('PATH_DENIED'),
+  },
+  {
+    name: 'anchored deny glob does not match deeper',
+    input: () => 'sub/file.txt',
+    deny: ['/file.txt', 'other/**'],
+    expect: ok('sub/file.txt'),
+  },
   { name: 'symlink loop', input: () => 'loop1', expect: fails('INVALID_ARGUMENT') },
   {
     name: 'very long path',

@@ -123,9 +123,14 @@ export class PathPolicy {
     return next;
   }
 
+  /** Resolves once any pending roots update (e.g. from the MCP client) has been applied or failed. */
+  async ready(): Promise<void> {
+    await this.pending.catch(() => undefined);
+  }
+
   /** Resolves a client-given path to an allowed real path, or throws a ToolError saying why not. */
   async resolve(input: string, options: ResolveOptions = {}): Promise<string> {
-    await this.pending.catch(() => undefined);
+    await this.ready();
     const { mustExist = false, kind = 'any' } = options;
     const base = this.rootList[0];
     if (!base) throw new ToolError('INVALID_ARGUMENT', 'No root directory is configured.');
