@@ -141,8 +141,11 @@ describe('list_files', () => {
   it('lists several roots with root-relative paths and hides denied files', async () => {
     const denied = await connect([dir], { denyGlobs: ['*.md', 'src/c/**'] });
     try {
-      const answer = await denied.json('list_files', { roots: ['src/c', 'src/go', '.'], depth: 1 });
+      const answer = await denied.json('list_files', { roots: ['src/go', '.'], depth: 1 });
       expect((answer.files as FileRow[]).map((f) => f.path)).toEqual(['notes.txt', 'src/go/server.go']);
+      // A folder whose whole content is denied is refused outright rather than listed empty.
+      const refused = await denied.call('list_files', { roots: ['src/c'] });
+      expect(refused.error?.code).toBe('PATH_DENIED');
     } finally {
       await denied.close();
     }

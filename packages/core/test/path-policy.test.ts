@@ -296,6 +296,14 @@ describe('PathPolicy roots', () => {
     expect(policy.rootOf(path.join(outside, 'secret.txt'))).toBe(outside);
   });
 
+  it('tells whether a path found by a directory walk may be shown', async () => {
+    const policy = await PathPolicy.create({ roots: [root], denyGlobs: ['.env', 'secrets/**'] });
+    expect(policy.allows(path.join(root, 'sub', 'file.txt'))).toBe(true);
+    expect(policy.allows(path.join(root, 'sub', '.env'))).toBe(false);
+    expect(policy.allows(path.join(root, 'secrets', 'key.pem'))).toBe(false);
+    expect(policy.allows(path.join(outside, 'secret.txt'))).toBe(false);
+  });
+
   it('rejects missing roots, file roots and an empty root list', async () => {
     await expect(PathPolicy.create({ roots: [path.join(base, 'nope')] })).rejects.toMatchObject({
       code: 'NOT_FOUND',

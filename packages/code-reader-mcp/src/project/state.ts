@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { PathPolicy, ResolveOptions } from '@mcp-workbench/core';
-import picomatch from 'picomatch';
 
 /**
  * Per-server state: the project directory chosen with `set_project_path`. Relative paths resolve
@@ -32,7 +31,8 @@ export class ProjectPaths {
    * the roots may be changing (client roots arrive after the handshake); resolving waits for that.
    */
   async baseDir(): Promise<string> {
-    const firstRoot = await this.policy.resolve('.', { mustExist: true, kind: 'directory' });
+    await this.policy.ready();
+    const firstRoot = this.policy.roots[0]!;
     const dir = this.state.projectDir;
     return dir && this.policy.rootOf(dir) ? dir : firstRoot;
   }
@@ -44,18 +44,12 @@ export class ProjectPaths {
   }
 
   /**
-   * The server's deny globs as a predicate over real paths found by walking a root (ripgrep output),
-   * or undefined when there are none. Paths a client names go through `resolve` instead.
+   * The server's deny globs and roots as a predicate over real paths found by walking a root (ripgrep
+   * output), or undefined when there are no deny globs. Paths a client names go through `resolve`.
    */
   deniedPredicate(): ((realPath: string) => boolean) | undefined {
-    const patterns = this.policy.denyGlobs;
-    if (patterns.length === 0) return undefined;
-    const deny = denyMatcher(patterns);
-    return (realPath) => {
-      const root = this.policy.rootOf(realPath);
-      if (!root) return true;
-      return deny(toSlash(path.relative(root, realPath)));
-    };
+    if (this.policy.denyGlobs.length === 0) return undefined;
+    return (realPath) => !this.policy.allows(realPath);
   }
 
   get denyGlobs(): readonly string[] {
@@ -76,25 +70,4 @@ export class ProjectPaths {
 
 export function toSlash(p: string): string {
   return path.sep === '\\' ? p.replaceAll('\\', '/') : p;
-}
-
-/**
- * Deny globs with .gitignore semantics: a glob without "/" matches a name at any depth, one with "/"
- * matches the root-relative path, and a denied directory denies everything below it. (Core's DenyGlobs
- * compiles every pattern in basename mode, which makes globs with a "/" never match; see the report.)
- */
-export function denyMatcher(patterns: readonly string[]): (relativePath: string) => boolean {
-  const nocase = process.platform === 'win32';
-  const byName = patterns.filter((p) => !p.includes('/'));
-  const byPath = patterns.filter((p) => p.includes('/')).map((p) => p.replace(/^\//, ''));
-  const name = byName.length > 0 ? picomatch(byName, { dot: true, nocase }) : undefined;
-  const full = byPath.length > 0 ? picomatch(byPath, { dot: true, nocase }) : undefined;
-  return (relativePath) => {
-    const parts = relativePath.split('/').filter((part) => part !== '');
-    for (let i = 1; i <= parts.length; i++) {
-      if (name?.(parts[i - 1] as string)) return true;
-      if (full?.(parts.slice(0, i).join('/'))) return true;
-    }
-    return false;
-  };
 }

@@ -174,6 +174,16 @@ export class PathPolicy {
     return real;
   }
 
+  /**
+   * For paths the server found itself (a directory walk, ripgrep output) rather than ones a client
+   * named: true when the real path lies in a root and matches no deny glob. Client paths go through
+   * `resolve`.
+   */
+  allows(realPath: string): boolean {
+    const root = this.rootList.find((r) => this.within(r.real, realPath));
+    return root !== undefined && this.deny.match(relativeTo(root.real, realPath, this.flavor)) === undefined;
+  }
+
   /** A resolved path shown relative to the root that holds it (for compact, portable answers). */
   displayPath(realPath: string): string {
     const root = this.rootList.find((r) => this.within(r.real, realPath));
