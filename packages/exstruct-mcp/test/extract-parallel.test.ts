@@ -8,8 +8,11 @@ import { FIXTURES, tempDir, type TempDir } from './extract-helpers.js';
 interface Engine {
   extractWorkbook(
     file: string,
-    options: { mode?: string; parallel?: false | { minBytes?: number; threads?: number } },
-  ): Promise<{ serialize(format: 'json'): string; sheets: Array<{ name: string; parallel: boolean }> }>;
+    options: { batches?: false | { minBytes?: number; workerMinBytes?: number; threads?: number } },
+  ): Promise<{
+    serialize(format: 'json'): string;
+    sheets: Array<{ name: string; parsedWith: { batches: boolean; workers: number } }>;
+  }>;
 }
 
 let tmp: TempDir;
@@ -40,17 +43,22 @@ beforeAll(async () => {
 });
 afterAll(() => tmp.remove());
 
-it('gives the same output with worker threads as with one pass', async () => {
+it('gives the same output in row batches, on this thread or with workers, as in one pass', async () => {
   const engine = (await import(
     path.join(FIXTURES, '..', '..', 'dist', 'extract', 'extract-workbook.js')
   )) as Engine;
-  const oneByOne = await engine.extractWorkbook(file, { parallel: false });
-  // A tiny threshold forces the parallel path and many small batches.
-  const parallel = await engine.extractWorkbook(file, { parallel: { minBytes: 1, threads: 2 } });
-  expect(parallel.sheets.map((s) => [s.name, s.parallel])).toEqual([['Data', true]]);
-  expect(oneByOne.sheets[0]!.parallel).toBe(false);
-  const expected = oneByOne.serialize('json');
-  expect(parallel.serialize('json')).toBe(expected);
+  const onePass = await engine.extractWorkbook(file, { batches: false });
+  // Tiny thresholds force batches (and many of them) on a medium sheet.
+  const batched = await engine.extractWorkbook(file, { batches: { minBytes: 1, workerMinBytes: Infinity } });
+  const workers = await engine.extractWorkbook(file, {
+    batches: { minBytes: 1, workerMinBytes: 1, threads: 3 },
+  });
+  expect(onePass.sheets[0]!.parsedWith).toEqual({ batches: false, workers: 0 });
+  expect(batched.sheets[0]!.parsedWith).toEqual({ batches: true, workers: 0 });
+  expect(workers.sheets[0]!.parsedWith).toEqual({ batches: true, workers: 2 });
+  const expected = onePass.serialize('json');
+  expect(batched.serialize('json')).toBe(expected);
+  expect(workers.serialize('json')).toBe(expected);
   const data = JSON.parse(expected);
   expect(data.sheets.Data.rows).toHaveLength(6000);
   // exceljs writes the merge's rows 2–3 first, so the data rows start at row 4.

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractWorkbook } from '../src/extract/extract-workbook.js';
 import type { SheetData } from '../src/extract/model.js';
-import { row, tempDir, type PackageSpec, type TempDir } from './extract-helpers.js';
+import { packageParts, row, tempDir, zipBytes, type PackageSpec, type TempDir } from './extract-helpers.js';
 
 let tmp: TempDir;
 beforeAll(async () => {
@@ -144,6 +144,70 @@ describe('cell values', () => {
       { r: 1, c: { '1': 1, '2': 2 } },
       { r: 3, c: { '0': 3, '1': 4 } },
     ]);
+  });
+});
+
+describe('row batches (the fast path for big sheets)', () => {
+  const tricky: PackageSpec = {
+    sharedStrings: ['<b>&', ' '], // written escaped (&lt;b&gt;&amp;) by the helper
+    sheets: [
+      {
+        name: 'Batch',
+        body:
+          '<sheetData>' +
+          row(
+            1,
+            '<c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="inlineStr"><is><r><t>a &amp; </t></r><r><t>b</t></r><rPh><t>x</t></rPh></is></c>',
+          ) +
+          row(
+            2,
+            '<c r="A2" t="b"><v>1</v></c><c r="B2" t="e"><v>#N/A</v></c><c r="C2" t="str"><f>X</f><v><![CDATA[c<d]]></v></c>',
+          ) +
+          '<row r="3" ht="30" customHeight="1"/>' +
+          row(4, '<c r="A4"><v>1.5</v></c>') +
+          '</sheetData><mergeCells count="1"><mergeCell ref="A4:B4"/></mergeCells>',
+      },
+    ],
+  };
+
+  it('reads every value form exactly as the one-pass parser does', async () => {
+    const onePass = await sheetOf(tricky, { batches: false });
+    const batched = await sheetOf(tricky, { batches: { minBytes: 1 } });
+    expect(batched).toEqual(onePass);
+    expect(batched.rows).toEqual([
+      { r: 1, c: { '0': '<b>&', '2': 'a & b' } },
+      { r: 2, c: { '0': true, '1': '#N/A', '2': 'c<d' } },
+      { r: 4, c: { '0': 1.5 } },
+    ]);
+    expect(batched.merged_cells?.items).toEqual([[4, 0, 4, 1, '1.5']]);
+  });
+
+  it('handles sheets whose elements carry a namespace prefix', async () => {
+    const file = await tmp.file(
+      'prefixed.xlsx',
+      zipBytes({
+        ...packageParts({ sheets: [{ name: 'P', body: '' }] }),
+        'xl/worksheets/sheet1.xml':
+          '<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>' +
+          '<x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>hi</x:t></x:is></x:c><x:c r="B1"><x:v>2</x:v></x:c></x:row>' +
+          '</x:sheetData><x:mergeCells><x:mergeCell ref="C1:D1"/></x:mergeCells></x:worksheet>',
+      }),
+    );
+    for (const batches of [false, { minBytes: 1 }] as const) {
+      const sheet = (await extractWorkbook(file, { batches })).workbook.sheets.P!;
+      expect(sheet.rows).toEqual([{ r: 1, c: { '0': 'hi', '1': 2 } }]);
+      expect(sheet.merged_cells?.items).toEqual([[1, 2, 1, 3, ' ']]);
+    }
+  });
+
+  it('reports a malformed batch as CORRUPT_WORKBOOK', async () => {
+    const broken: PackageSpec = {
+      sheets: [{ name: 'B', body: '<sheetData><row r="1"><c r="A1"><v>1</v></row></sheetData>' }],
+    };
+    const file = await tmp.package('broken-batch.xlsx', broken);
+    await expect(extractWorkbook(file, { batches: { minBytes: 1 } })).rejects.toMatchObject({
+      code: 'CORRUPT_WORKBOOK',
+    });
   });
 });
 

@@ -11,7 +11,7 @@ import { scanWorksheet, type WorksheetInfo } from '../ooxml/worksheet-reader.js'
 import { createCellSink, workbookSinkConfig } from './cell-sink.js';
 import type { CellValue } from './cell-value.js';
 import { MERGED_SCHEMA, type MergedCells, type SheetData } from './model.js';
-import { scanInParallel, type ParallelOptions } from './parallel-scan.js';
+import { scanInBatches, type BatchOptions } from './batch-scan.js';
 import { Kind, RowStore, SegmentBuilder, type RowSegment } from './row-store.js';
 import type { ModeFeatures } from './modes.js';
 import { printAreasOf } from './print-areas.js';
@@ -23,8 +23,8 @@ export interface SheetOptions {
   features: ModeFeatures;
   /** Keep the value of a merged range in `rows` (default true, as the original's default). */
   mergedValuesInRows: boolean;
-  /** Worker-thread parsing of big sheets (light/standard modes); false to always parse in one pass. */
-  parallel?: ParallelOptions | false;
+  /** Row-batch parsing of big sheets (light/standard modes); false to always parse in one pass. */
+  batches?: BatchOptions | false;
   warn: (message: string) => void;
 }
 
@@ -33,8 +33,8 @@ export interface ExtractedSheet {
   name: string;
   rows: RowStore | undefined;
   data: Omit<SheetData, 'rows'>;
-  /** True when worker threads parsed the sheet's rows. */
-  parallel: boolean;
+  /** How the rows were parsed: in one pass, or in row batches by this thread and `workers` more. */
+  parsedWith: { batches: boolean; workers: number };
 }
 
 /** Fill colour the original leaves out by default: plain white is the sheet's own background. */
@@ -51,7 +51,7 @@ export async function extractSheet(
   const data: Omit<SheetData, 'rows'> = {};
   if (!entry.part || !reader.zip.has(entry.part)) {
     options.warn(`Sheet "${entry.name}" has no worksheet part; it was left empty.`);
-    return { name: entry.name, rows: undefined, data, parallel: false };
+    return { name: entry.name, rows: undefined, data, parsedWith: { batches: false, workers: 0 } };
   }
   const [sharedStrings, styles] = await Promise.all([reader.sharedStrings(), reader.styles()]);
   const context = { sharedStrings, date1904: reader.workbook.date1904 };
@@ -61,12 +61,12 @@ export async function extractSheet(
   const colors: Record<string, Array<[number, number]>> = {};
   let scan: { segments: RowSegment[]; borders: Int32Array; info: WorksheetInfo };
   // Verbose mode resolves shared formulas and fills in sheet order, so it keeps the one-pass parser.
-  const parallel =
+  const batched =
     features.formulasMap || features.colorsMap
       ? undefined
-      : await scanInParallel(reader, entry.part, config, options.parallel ?? {});
-  if (parallel) {
-    scan = parallel;
+      : await scanInBatches(reader, entry.part, config, options.batches ?? {});
+  if (batched) {
+    scan = batched;
   } else {
     const sink = createCellSink(config);
     const cellStyles = styles.cellStyles;
@@ -115,7 +115,7 @@ export async function extractSheet(
     name: entry.name,
     rows: rows.rowCount > 0 ? rows : undefined,
     data,
-    parallel: parallel !== undefined,
+    parsedWith: { batches: batched !== undefined, workers: batched?.workers ?? 0 },
   };
 }
 

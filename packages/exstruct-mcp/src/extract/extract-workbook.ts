@@ -5,7 +5,7 @@ import { convertSheetKeysToAlpha } from './alpha-col.js';
 import { extractSheet, type ExtractedSheet } from './extract-sheet.js';
 import { Extraction } from './extraction.js';
 import { modeFeatures, type ExtractionMode } from './modes.js';
-import type { ParallelOptions } from './parallel-scan.js';
+import type { BatchOptions } from './batch-scan.js';
 
 export interface ExtractOptions {
   mode?: ExtractionMode;
@@ -16,8 +16,8 @@ export interface ExtractOptions {
   /** Only these sheets (default: all). Unknown names fail with SHEET_NOT_FOUND. */
   sheets?: string[];
   zipLimits?: Partial<ZipLimits>;
-  /** Worker-thread parsing of big sheets; false to always parse in one pass. */
-  parallel?: ParallelOptions | false;
+  /** Row-batch parsing (and worker threads) for big sheets; false to always parse in one pass. */
+  batches?: BatchOptions | false;
 }
 
 /**
@@ -41,7 +41,7 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
       const sheet = await extractSheet(reader, entry, index, {
         features,
         mergedValuesInRows: options.mergedValuesInRows ?? true,
-        parallel: options.parallel ?? {},
+        batches: options.batches ?? {},
         warn: (message) => warnings.push(message),
       });
       // Spec 13.5: letter keys are applied after extraction, right before serialisation.

@@ -1,5 +1,5 @@
 // Worker thread: parses batches of `<row>` elements cut from a worksheet's sheetData and returns them as
-// columnar row segments (typed arrays are transferred, not copied). See parallel-scan.ts.
+// columnar row segments (typed arrays are transferred, not copied). See batch-scan.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SinkConfig } from './cell-sink.js';
 import { parseRowBatch, transferList } from './row-batch.js';
@@ -7,11 +7,12 @@ import { parseRowBatch, transferList } from './row-batch.js';
 export interface BatchRequest {
   seq: number;
   bytes: Uint8Array;
+  prefix: string;
 }
 
 const { config, part } = workerData as { config: SinkConfig; part: string };
 
-parentPort!.on('message', ({ seq, bytes }: BatchRequest) => {
-  const result = parseRowBatch(seq, bytes, config, part);
+parentPort!.on('message', ({ seq, bytes, prefix }: BatchRequest) => {
+  const result = parseRowBatch(seq, bytes, config, part, prefix);
   parentPort!.postMessage(result, transferList(result));
 });

@@ -25,6 +25,8 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
 
 /** Output chunk size of the inflater (see inflatingStream). */
 const INFLATE_CHUNK_BYTES = 256 * 1024;
+/** How far (in bytes) the inflater may run ahead of the part's reader. */
+const READ_AHEAD_BYTES = 1024 * 1024;
 
 export interface ZipEntryInfo {
   name: string;
@@ -123,6 +125,8 @@ export class ZipArchive {
     const { limits } = this;
     const compressed = Math.max(1, found.info.compressedSize);
     const counter = new Transform({
+      // Let inflating run ahead of the reader, so the two overlap.
+      highWaterMark: READ_AHEAD_BYTES,
       transform: (chunk: Buffer, _encoding, callback) => {
         entryBytes += chunk.length;
         this.inflatedTotal += chunk.length;
@@ -163,7 +167,11 @@ export class ZipArchive {
         error ? reject(error) : resolve(stream),
       );
     });
-    const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
+    // zlib streams pass highWaterMark on to their Transform (the typings leave it out).
+    const inflate = zlib.createInflateRaw({
+      chunkSize: INFLATE_CHUNK_BYTES,
+      highWaterMark: READ_AHEAD_BYTES,
+    } as zlib.ZlibOptions);
     compressed.on('error', (error) => inflate.destroy(error));
     return compressed.pipe(inflate);
   }
