@@ -58,9 +58,15 @@ class BatchPool {
     private readonly config: SinkConfig,
     private readonly part: string,
   ) {
+    // A small young generation: a worker only ever holds one 1 MB batch, and each isolate's heap counts
+    // towards the process's peak memory.
     this.workers = Array.from(
       { length: workerCount },
-      () => new Worker(WORKER_URL, { workerData: { config, part } }),
+      () =>
+        new Worker(WORKER_URL, {
+          workerData: { config, part },
+          resourceLimits: { maxYoungGenerationSizeMb: 4 },
+        }),
     );
     for (const worker of this.workers) {
       worker.on('message', (result: BatchResult) => {
