@@ -79,3 +79,30 @@ describe('toToolError', () => {
     }
   });
 });
+
+describe('the engine entry point', () => {
+  it('offers the MCP-free API and never imports the MCP SDK (engines and CLIs start fast)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    const path = await import('node:path');
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = async (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = await readFile(file, 'utf8');
+      for (const [, spec] of source.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
+        if (spec!.startsWith('.')) await visit(path.resolve(path.dirname(file), spec!));
+        else bare.add(spec!);
+      }
+    };
+    await visit(fileURLToPath(new URL('../dist/engine.js', import.meta.url)));
+    expect(seen.size).toBeGreaterThan(5);
+    expect([...bare].filter((spec) => spec.startsWith('@modelcontextprotocol/'))).toEqual([]);
+    const engine = await import('../src/engine.js');
+    expect(Object.keys(engine)).toEqual(
+      expect.arrayContaining(['ToolError', 'PathPolicy', 'formatOutput', 'withAtomicFile']),
+    );
+    expect(Object.keys(engine)).not.toContain('createToolServer');
+  });
+});

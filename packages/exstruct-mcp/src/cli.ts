@@ -10,7 +10,7 @@ import {
   toToolError,
   writeFileAtomic,
   type OutputFormat,
-} from '@mcp-workbench/core';
+} from '@mcp-workbench/core/engine';
 import { extractWorkbook } from './extract/extract-workbook.js';
 import { EXTRACTION_MODES, MODE_SUMMARY, type ExtractionMode } from './extract/modes.js';
 import { sheetFileStem } from './output/extract-files.js';

@@ -1,5 +1,5 @@
 import type { Language, Tree } from 'web-tree-sitter';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import type { LanguageId } from './languages.js';
 import { parseSource } from './parser.js';
 import { readSource } from './source.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import type { LanguageId } from './languages.js';
 
 const require = createRequire(import.meta.url);

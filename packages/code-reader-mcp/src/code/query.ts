@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { Query, type Node, type Tree, type Language } from 'web-tree-sitter';
 import type { LanguageId } from './languages.js';
 import { isCommentNode } from './metrics.js';

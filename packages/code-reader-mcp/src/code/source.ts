@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { detectLanguage, type LanguageId } from './languages.js';
 
 /** Files above this are not analysed (parse time and memory grow with size). */

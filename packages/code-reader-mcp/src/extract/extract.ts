@@ -1,4 +1,4 @@
-import { ToolError, toToolError, utf8ByteLength } from '@mcp-workbench/core';
+import { ToolError, toToolError, utf8ByteLength } from '@mcp-workbench/core/engine';
 import { EXTRACT_LIMITS, type ExtractLimitName } from './limits.js';
 import { loadFile, type LoadedFile } from './read-lines.js';
 

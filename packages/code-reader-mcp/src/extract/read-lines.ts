@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { EXTRACT_LIMITS } from './limits.js';
 
 /** A file read once, split into lines (line endings kept so content comes back byte-exact). */

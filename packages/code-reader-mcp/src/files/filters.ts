@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 export interface SizeFilter {
   /** '+' at least, '-' at most, '' exactly. */

@@ -1,4 +1,10 @@
-import { ToolError, clampInteger, decodeCursor, encodeCursor, utf8ByteLength } from '@mcp-workbench/core';
+import {
+  ToolError,
+  clampInteger,
+  decodeCursor,
+  encodeCursor,
+  utf8ByteLength,
+} from '@mcp-workbench/core/engine';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { loadTokenizer } from '../tokens/count.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { PathPolicy, ResolveOptions } from '@mcp-workbench/core';
+import type { PathPolicy, ResolveOptions } from '@mcp-workbench/core/engine';
 
 /**
  * Per-server state: the project directory chosen with `set_project_path`. Relative paths resolve

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 const binaryName = process.platform === 'win32' ? 'rg.exe' : 'rg';
 

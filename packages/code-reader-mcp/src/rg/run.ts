@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { locateRipgrep } from './locate.js';
 
 export interface RgRunOptions {

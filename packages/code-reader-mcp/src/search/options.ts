@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 /** The five output-format flags of search_content; at most one may be set. */
 export const OUTPUT_MODE_FLAGS = [

@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { runRipgrep, ripgrepFailure } from '../rg/run.js';
 import { hashKey } from '../paging/budget.js';
 import { StampedCache } from './cache.js';

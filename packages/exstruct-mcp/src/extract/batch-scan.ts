@@ -3,7 +3,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import type { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../ooxml/worksheet-reader.js';
 import { createPushParser } from '../ooxml/xml.js';
@@ -84,19 +84,19 @@ class BatchPool {
    * Hands a batch on. This thread, which also inflates, cuts batches and later writes the output, keeps
    * one batch in every 2 × workers + 1 (all of them when there are no workers).
    */
-  run(bytes: Buffer, prefix: string): void {
+  run(bytes: Buffer): void {
     const id = this.seq++;
     const cycle = 2 * this.workers.length + 1;
     const slot = id % cycle;
     if (slot === cycle - 1) {
-      this.results.push(Promise.resolve(parseRowBatch(id, bytes, this.config, this.part, prefix)));
+      this.results.push(Promise.resolve(parseRowBatch(id, bytes, this.config, this.part)));
       return;
     }
     const copy = new Uint8Array(bytes); // its own memory, so it can be transferred
     const result = new Promise<BatchResult>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     result.catch(() => undefined); // awaited later; this only marks an early failure as handled
     this.results.push(result);
-    this.workers[slot % this.workers.length]!.postMessage({ seq: id, bytes: copy, prefix }, [copy.buffer]);
+    this.workers[slot % this.workers.length]!.postMessage({ seq: id, bytes: copy }, [copy.buffer]);
   }
 
   /** Back-pressure: resolves once the workers are not far behind the inflating stream. */
@@ -141,7 +141,6 @@ export async function scanInBatches(
     const feedSurround = (bytes: Buffer) => surround.write(decoder.write(bytes));
 
     let mode: 'before' | 'rows' | 'after' = 'before';
-    let prefix = '';
     let rowClose = Buffer.from('</row>');
     let dataClose = Buffer.from('</sheetData');
     // Inflated bytes not yet handed on, kept as a list so each byte is copied once per batch.
@@ -178,7 +177,7 @@ export async function scanInBatches(
           continue;
         }
         feedSurround(head.subarray(0, tagEnd));
-        prefix = match[1] ?? '';
+        const prefix = match[1] ?? '';
         rowClose = Buffer.from(`</${prefix}row>`);
         dataClose = Buffer.from(`</${prefix}sheetData`);
         mode = 'rows';
@@ -186,7 +185,7 @@ export async function scanInBatches(
         const end = rest.indexOf(dataClose);
         if (end >= 0) {
           // The whole sheetData came in the first chunk.
-          if (end > 0) pool.run(rest.subarray(0, end), prefix);
+          if (end > 0) pool.run(rest.subarray(0, end));
           mode = 'after';
           feedSurround(rest.subarray(end));
           continue;
@@ -206,7 +205,7 @@ export async function scanInBatches(
       if (end >= 0) {
         const all = take();
         const at = base + end;
-        if (at > 0) pool.run(all.subarray(0, at), prefix);
+        if (at > 0) pool.run(all.subarray(0, at));
         mode = 'after';
         feedSurround(all.subarray(at));
         continue;
@@ -221,7 +220,7 @@ export async function scanInBatches(
         }
         const at = cut + rowClose.length;
         const rest = Buffer.from(all.subarray(at));
-        pool.run(all.subarray(0, at), prefix);
+        pool.run(all.subarray(0, at));
         if (rest.length > 0) {
           parts = [rest];
           length = rest.length;

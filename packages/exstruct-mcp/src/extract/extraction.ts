@@ -1,4 +1,4 @@
-import { formatOutput, type OutputFormat } from '@mcp-workbench/core';
+import { formatOutput, type OutputFormat } from '@mcp-workbench/core/engine';
 import type { ExtractedSheet } from './extract-sheet.js';
 import type { CellRow, PrintArea, SheetData, WorkbookData } from './model.js';
 

@@ -7,12 +7,11 @@ import { parseRowBatch, transferList } from './row-batch.js';
 export interface BatchRequest {
   seq: number;
   bytes: Uint8Array;
-  prefix: string;
 }
 
 const { config, part } = workerData as { config: SinkConfig; part: string };
 
-parentPort!.on('message', ({ seq, bytes, prefix }: BatchRequest) => {
-  const result = parseRowBatch(seq, bytes, config, part, prefix);
+parentPort!.on('message', ({ seq, bytes }: BatchRequest) => {
+  const result = parseRowBatch(seq, bytes, config, part);
   parentPort!.postMessage(result, transferList(result));
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { toToolError } from '@mcp-workbench/core';
+import { toToolError } from '@mcp-workbench/core/engine';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 
 export interface InputProblem {

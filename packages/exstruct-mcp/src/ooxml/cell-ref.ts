@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { columnLetters, MAX_COLUMN_INDEX, MAX_ROW } from './columns.js';
 
 export { MAX_COLUMN_INDEX, MAX_ROW };

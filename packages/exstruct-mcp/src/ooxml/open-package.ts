@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { ZipArchive, type ZipLimits } from './zip-archive.js';
 
 /** Extensions read as SpreadsheetML packages (workbooks, macro workbooks and their templates). */

@@ -10,6 +10,12 @@ export interface SaxHandlers {
   open?: (name: string, attrs: Record<string, string>) => void;
   close?: (name: string) => void;
   text?: (text: string) => void;
+  /**
+   * Optional shortcut for the commonest elements of big sheets, `<c …><v>value</v></c>` and
+   * `<c …><f>formula</f><v>value</v></c>`: equivalent to the open/text/close events of those elements.
+   * Parsers that do not know it emit the events instead.
+   */
+  valueCell?: (attrs: Record<string, string>, value: string, formula?: string) => void;
 }
 
 /** A well-formedness error of one part (turned into CORRUPT_WORKBOOK by the callers). */

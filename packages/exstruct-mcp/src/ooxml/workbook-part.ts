@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { findRel, isRelType, readRelationships, type Relationship } from './relationships.js';
 import { attr, parseXmlText } from './xml.js';
 import type { ZipArchive } from './zip-archive.js';

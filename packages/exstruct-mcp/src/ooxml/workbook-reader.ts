@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { readThemeColors } from './colors.js';
 import { openWorkbookPackage } from './open-package.js';
 import { findRel } from './relationships.js';

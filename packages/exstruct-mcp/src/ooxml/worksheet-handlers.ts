@@ -72,6 +72,8 @@ function rowOfRef(ref: string): number {
   return Number(ref.slice(i));
 }
 
+const NO_FORMULA_ATTRS: Record<string, string> = Object.freeze({});
+
 interface SharedFormula {
   text: string;
   row: number;
@@ -122,7 +124,7 @@ export function worksheetHandlers(
   let textTarget = 0;
   let phoneticDepth = 0;
 
-  return {
+  const handlers: SaxHandlers = {
     open(name, attrs) {
       switch (name) {
         case 'c': {
@@ -236,6 +238,17 @@ export function worksheetHandlers(
       }
     },
   };
+  // The shortcut runs the same open/close code, so a value cell means the same either way.
+  handlers.valueCell = (attrs, text, formulaText) => {
+    handlers.open!('c', attrs);
+    if (formulaText !== undefined) {
+      formula = formulaText;
+      formulaAttrs = NO_FORMULA_ATTRS;
+    }
+    value = text;
+    handlers.close!('c');
+  };
+  return handlers;
 }
 
 /** The formula text of a cell; shared-formula children get the master's text moved to their position. */

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { SaxesParser } from 'saxes';
 import { attr, createSaxParser, XmlSyntaxError, type SaxHandlers } from './sax.js';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 export { attr, localName, type SaxHandlers } from './sax.js';
 

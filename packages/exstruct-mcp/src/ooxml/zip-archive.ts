@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 /** Caps that stop a zip bomb: bytes are counted while inflating, never trusted from headers. */
 export interface ZipLimits {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError, type OutputFormat } from '@mcp-workbench/core';
+import { ToolError, type OutputFormat } from '@mcp-workbench/core/engine';
 
 /** `book.xlsx` → `book.json`; an out_name without extension gets the format's (as the original). */
 export function extractOutputName(input: string, format: OutputFormat, outName: string | undefined): string {

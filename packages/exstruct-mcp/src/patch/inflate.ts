@@ -1,6 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { DEFAULT_ZIP_LIMITS, type ZipArchive } from '../ooxml/zip-archive.js';
 
 const CHUNK = 256 * 1024;

@@ -1,5 +1,5 @@
 import path from 'node:path/posix';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { ZipArchive, type ZipEntryInfo } from '../ooxml/zip-archive.js';
 import { childElements, findElement, parseAttrs } from './xml.js';
 

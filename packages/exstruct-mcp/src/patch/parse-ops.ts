@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { OP_NAMES, OP_SCHEMAS, type OpName, type PatchOp } from './op-schemas.js';
 
 const OBJECT_EXAMPLE = '{"op":"set_value","sheet":"Sheet1","cell":"A1","value":"Hello"}';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import type { OnConflict } from '../output/on-conflict.js';
 import { createSeedWorkbook } from './new-workbook.js';
 import type { PatchOp } from './op-schemas.js';

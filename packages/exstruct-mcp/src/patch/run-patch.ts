@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError, withAtomicFile } from '@mcp-workbench/core';
+import { ToolError, withAtomicFile } from '@mcp-workbench/core/engine';
 import { parseRange, tryParseA1 } from '../ooxml/cell-ref.js';
 import type { OnConflict } from '../output/on-conflict.js';
 import { applyOps } from './apply-ops.js';

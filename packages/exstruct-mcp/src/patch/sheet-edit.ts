@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { colIndexToAlpha, parseRange, type CellRange } from '../ooxml/cell-ref.js';
 import { emptyCell, parseRow, serializeRow, type CellState, type RowState } from './cells.js';
 import { translateFormula } from './formula.js';

@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 /** What the scanner reports while it walks a worksheet part. */
 export interface SheetScanHandler {

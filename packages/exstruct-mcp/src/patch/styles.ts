@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { buildTag, childElements, findElement, parseAttrs, prefixOf, splice, type Located } from './xml.js';
 
 export const DEFAULT_STYLES_XML =

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 
 /** What the writer needs of an entry read with yauzl to copy it byte for byte. */
 export interface RawEntryInfo {

@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { formatA1, formatRange, parseA1, parseRange } from '../ooxml/cell-ref.js';
 import type { CellValue } from '../extract/cell-value.js';
 import type { SheetView } from './output-file.js';

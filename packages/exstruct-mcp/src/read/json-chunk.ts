@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursor, encodeCursor, ToolError, utf8ByteLength } from '@mcp-workbench/core';
+import { decodeCursor, encodeCursor, ToolError, utf8ByteLength } from '@mcp-workbench/core/engine';
 import { columnIndex } from '../extract/extraction.js';
 import type { CellRow } from '../extract/model.js';
 import { selectSheet, type OutputFile, type SheetView } from './output-file.js';

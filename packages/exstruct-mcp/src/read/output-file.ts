@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { parseToon, ToolError } from '@mcp-workbench/core';
+import { parseToon, ToolError } from '@mcp-workbench/core/engine';
 import type { CellValue } from '../extract/cell-value.js';
 import { columnIndex } from '../extract/extraction.js';
 import type { CellRow, SheetData } from '../extract/model.js';

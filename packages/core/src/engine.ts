@@ -1,0 +1,18 @@
+// `@mcp-workbench/core/engine`: everything of core that does not touch MCP — errors, output formats,
+// paths, atomic writes, limits, logging. Engines import from here, so a CLI, a worker thread or a
+// benchmark that uses an engine starts without loading the MCP SDK.
+export { ERROR_CODES, ToolError, isToolError, toToolError } from './errors.js';
+export type { CoreErrorCode, ErrorCode, ToolErrorBody, ToolErrorOptions } from './errors.js';
+export { PathPolicy } from './paths/path-policy.js';
+export type { PathPolicyOptions, ResolveOptions } from './paths/path-policy.js';
+export { isWithin, normalizeSeparators } from './paths/containment.js';
+export type { PathFlavor } from './paths/containment.js';
+export { DenyGlobs } from './paths/deny-globs.js';
+export { formatOutput, parseToon, OUTPUT_FORMATS } from './output.js';
+export type { FormatOptions, OutputFormat } from './output.js';
+export { createLogger, silentLogger, LOG_LEVELS } from './logger.js';
+export type { Logger, LoggerOptions, LogLevel } from './logger.js';
+export { clampInteger, decodeCursor, encodeCursor, utf8ByteLength } from './limits.js';
+export type { PageInfo } from './limits.js';
+export { withAtomicFile, writeFileAtomic } from './fs/atomic-write.js';
+export type { AtomicWriteOptions } from './fs/atomic-write.js';

@@ -1,0 +1,195 @@
+// A small, strict XML tokenizer for runs of `<row>` elements cut from sheetData — the hot loop of big
+// extractions. Sheet rows use a tiny part of XML (elements, attributes, text, entities, CDATA), so a
+// dedicated indexOf-driven scanner does in one pass what a general SAX parser does in several, and it
+// still rejects what is not well-formed (unclosed, mismatched or broken tags). Free of other
+// dependencies so worker threads load it quickly.
+import type { SaxHandlers } from './sax.js';
+
+const NO_ATTRS: Record<string, string> = Object.freeze({});
+const ENTITY = /&(?:#x([0-9A-Fa-f]+)|#([0-9]+)|(amp|lt|gt|quot|apos));/g;
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Resolves the five predefined entities and character references. */
+export function decodeXmlEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(
+    ENTITY,
+    (_match, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
+      name !== undefined
+        ? NAMED[name]!
+        : String.fromCodePoint(hex !== undefined ? parseInt(hex, 16) : Number(dec)),
+  );
+}
+
+export class RowFragmentError extends Error {
+  override name = 'RowFragmentError';
+}
+
+function localOf(qname: string): string {
+  const colon = qname.indexOf(':');
+  return colon < 0 ? qname : qname.slice(colon + 1);
+}
+
+// One-letter attribute names (`r`, `s`, `t` on every cell) as constant strings: V8 then reuses the cells'
+// hidden class instead of hashing a fresh key string per attribute — a third of the tokenizer's time.
+const ONE_LETTER_NAMES: string[] = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+
+function attributeName(xml: string, start: number, eq: number): string {
+  if (eq - start === 1) return ONE_LETTER_NAMES[xml.charCodeAt(start)] ?? xml[start]!;
+  return xml.slice(start, eq).trimEnd();
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 13 || code === 9;
+}
+
+/**
+ * The `<c>` shortcut: when the cell's start tag (ending just before `from`) is followed exactly by
+ * `<v>value</v></c>` or `<f>formula</f><v>value</v></c>` (with the cell's namespace prefix), reports it
+ * in one call and returns the index after `</c>`; otherwise returns 0 and the caller tokenizes it.
+ */
+function shortcutCell(
+  xml: string,
+  from: number,
+  qname: string,
+  attrs: Record<string, string>,
+  valueCell: NonNullable<SaxHandlers['valueCell']>,
+): number {
+  const prefix = qname.slice(0, qname.length - 1);
+  let at = from;
+  let formula: string | undefined;
+  const fOpen = prefix === '' ? '<f>' : `<${prefix}f>`;
+  if (xml.startsWith(fOpen, at)) {
+    const end = xml.indexOf('<', at + fOpen.length);
+    const fClose = prefix === '' ? '</f>' : `</${prefix}f>`;
+    if (end < 0 || !xml.startsWith(fClose, end)) return 0;
+    formula = decodeXmlEntities(xml.slice(at + fOpen.length, end));
+    at = end + fClose.length;
+  }
+  const vOpen = prefix === '' ? '<v>' : `<${prefix}v>`;
+  if (!xml.startsWith(vOpen, at)) return 0;
+  const end = xml.indexOf('<', at + vOpen.length);
+  const vClose = prefix === '' ? '</v></c>' : `</${prefix}v></${qname}>`;
+  if (end < 0 || !xml.startsWith(vClose, end)) return 0;
+  const value = xml.slice(at + vOpen.length, end);
+  valueCell(attrs, value.indexOf('&') < 0 ? value : decodeXmlEntities(value), formula);
+  return end + vClose.length;
+}
+
+/**
+ * Parses `xml` (a sequence of elements without a single root) and reports element names without their
+ * namespace prefix, as the saxes-based parsers do. Throws RowFragmentError when it is not well-formed.
+ */
+export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
+  const open = handlers.open ?? (() => undefined);
+  const close = handlers.close ?? (() => undefined);
+  const text = handlers.text ?? (() => undefined);
+  const valueCell = handlers.valueCell;
+  const stack: string[] = [];
+  const locals: string[] = [];
+  const n = xml.length;
+  let pos = 0;
+  while (pos < n) {
+    const lt = xml.indexOf('<', pos);
+    const textEnd = lt < 0 ? n : lt;
+    if (textEnd > pos) {
+      const raw = xml.slice(pos, textEnd);
+      if (stack.length > 0) text(decodeXmlEntities(raw));
+      else if (raw.trim() !== '') throw new RowFragmentError('Text outside of any element.');
+    }
+    if (lt < 0) break;
+    const next = xml.charCodeAt(lt + 1);
+
+    if (next === 47 /* / */) {
+      const gt = xml.indexOf('>', lt + 2);
+      if (gt < 0) throw new RowFragmentError('Unterminated closing tag.');
+      const qname = xml.slice(lt + 2, gt).trimEnd();
+      const expected = stack.pop();
+      if (expected !== qname) {
+        throw new RowFragmentError(`Closing tag </${qname}> does not match <${expected ?? '(none)'}>.`);
+      }
+      close(localOf(qname));
+      pos = gt + 1;
+      continue;
+    }
+    if (next === 33 /* ! */) {
+      if (xml.startsWith('<![CDATA[', lt)) {
+        const end = xml.indexOf(']]>', lt + 9);
+        if (end < 0) throw new RowFragmentError('Unterminated CDATA section.');
+        if (stack.length === 0) throw new RowFragmentError('CDATA outside of any element.');
+        text(xml.slice(lt + 9, end));
+        pos = end + 3;
+        continue;
+      }
+      if (xml.startsWith('<!--', lt)) {
+        const end = xml.indexOf('-->', lt + 4);
+        if (end < 0) throw new RowFragmentError('Unterminated comment.');
+        pos = end + 3;
+        continue;
+      }
+      throw new RowFragmentError('Unexpected markup declaration.');
+    }
+    if (next === 63 /* ? */) {
+      const end = xml.indexOf('?>', lt + 2);
+      if (end < 0) throw new RowFragmentError('Unterminated processing instruction.');
+      pos = end + 2;
+      continue;
+    }
+
+    // A start tag: the name, then attributes, then `>` or `/>`.
+    let i = lt + 1;
+    while (i < n) {
+      const code = xml.charCodeAt(i);
+      if (isSpace(code) || code === 62 || code === 47) break;
+      i++;
+    }
+    if (i === lt + 1) throw new RowFragmentError('A tag without a name.');
+    const qname = xml.slice(lt + 1, i);
+    let attrs = NO_ATTRS;
+    let selfClosing = false;
+    for (;;) {
+      while (i < n && isSpace(xml.charCodeAt(i))) i++;
+      if (i >= n) throw new RowFragmentError(`Unterminated tag <${qname}>.`);
+      const code = xml.charCodeAt(i);
+      if (code === 62 /* > */) {
+        i++;
+        break;
+      }
+      if (code === 47 /* / */) {
+        if (xml.charCodeAt(i + 1) !== 62) throw new RowFragmentError(`Broken tag <${qname}>.`);
+        selfClosing = true;
+        i += 2;
+        break;
+      }
+      const eq = xml.indexOf('=', i);
+      if (eq < 0) throw new RowFragmentError(`Attribute without a value in <${qname}>.`);
+      const name = attributeName(xml, i, eq);
+      let q = eq + 1;
+      while (q < n && isSpace(xml.charCodeAt(q))) q++;
+      const quote = xml[q];
+      if (quote !== '"' && quote !== "'") throw new RowFragmentError(`Unquoted attribute in <${qname}>.`);
+      const close = xml.indexOf(quote, q + 1);
+      if (close < 0) throw new RowFragmentError(`Unterminated attribute in <${qname}>.`);
+      if (attrs === NO_ATTRS) attrs = {};
+      const raw = xml.slice(q + 1, close);
+      attrs[name] = raw.indexOf('&') < 0 ? raw : decodeXmlEntities(raw);
+      i = close + 1;
+    }
+    const local = localOf(qname);
+    if (valueCell !== undefined && !selfClosing && local === 'c') {
+      const end = shortcutCell(xml, i, qname, attrs, valueCell);
+      if (end > 0) {
+        pos = end;
+        continue;
+      }
+    }
+    open(local, attrs);
+    if (selfClosing) close(local);
+    else {
+      stack.push(qname);
+      locals.push(local);
+    }
+    pos = i;
+  }
+  if (stack.length > 0) throw new RowFragmentError(`Unclosed element <${stack[stack.length - 1]}>.`);
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { createSaxParser, type SaxHandlers } from '../src/ooxml/sax.js';
+import { decodeXmlEntities, parseRowFragment } from '../src/ooxml/row-fragment-parser.js';
+import { emptyWorksheetInfo, worksheetHandlers } from '../src/ooxml/worksheet-handlers.js';
+
+type Event = [string, ...unknown[]];
+
+function recorder(events: Event[]): SaxHandlers {
+  return {
+    open: (name, attrs) => events.push(['open', name, { ...attrs }]),
+    close: (name) => events.push(['close', name]),
+    text: (text) => events.push(['text', text]),
+  };
+}
+
+/**
+ * Merges adjacent text events (parsers may split text differently) and drops whitespace-only text
+ * (saxes also reports the line breaks between rows, outside any element; nothing reads those).
+ */
+function normalise(events: Event[]): Event[] {
+  const out: Event[] = [];
+  for (const event of events) {
+    if (event[0] === 'text' && String(event[1]).trim() === '') continue;
+    const last = out[out.length - 1];
+    if (event[0] === 'text' && last?.[0] === 'text') last[1] = `${String(last[1])}${String(event[1])}`;
+    else out.push([...event]);
+  }
+  return out;
+}
+
+function viaSaxes(xml: string): Event[] {
+  const events: Event[] = [];
+  const parser = createSaxParser('sheet.xml', recorder(events), true);
+  parser.write(xml);
+  parser.close();
+  return normalise(events);
+}
+
+function viaFragmentParser(xml: string): Event[] {
+  const events: Event[] = [];
+  parseRowFragment(xml, recorder(events));
+  return normalise(events);
+}
+
+/** The cells the worksheet handlers report, with or without the `<c>` shortcut. */
+function cells(xml: string, shortcut: boolean, formulas = true) {
+  const out: unknown[][] = [];
+  const handlers = worksheetHandlers((...cell) => out.push(cell), emptyWorksheetInfo(), { formulas });
+  if (!shortcut) delete handlers.valueCell;
+  parseRowFragment(xml, handlers);
+  return out;
+}
+
+const ROWS = [
+  '<row r="1" spans="1:3"><c r="A1" t="s"><v>0</v></c><c r="B1" s="2"><v>45293</v></c><c r="C1"><f>A1*2</f><v>4</v></c></row>',
+  '<row r="2"><c r="A2" t="inlineStr"><is><t xml:space="preserve"> a &amp; b </t></is></c><c r="B2" t="str"><f>"x"&amp;"y"</f><v>xy</v></c></row>',
+  '<row r="3"><c r="A3" t="inlineStr"><is><r><t>rich</t></r><r><rPr><b/></rPr><t> text</t></r><rPh><t>ruby</t></rPh></is></c></row>',
+  '<row r="4"><c r="A4"><f t="shared" ref="A4:A6" si="0">B4+1</f><v>1</v></c><c r="B4" t="e"><v>#REF!</v></c></row>',
+  '<row r="5"><c r="A5"><f t="shared" si="0"/><v>2</v></c><c r="B5" t="b"><v>1</v></c><c r="C5"/></row>',
+  "<row r='6' ht='30' customHeight='1'><c r='A6' t='str'><v><![CDATA[<raw> & text]]></v></c><!-- note --><c r='B6'><v>&#x41;&#66;</v></c></row>",
+].join('\n');
+
+const PREFIXED = ROWS.replace(/<(\/?)(row|c|v|f|is|t|r|rPh|rPr|b)([\s>/])/g, '<$1x:$2$3');
+
+describe('row-fragment parser', () => {
+  it('reports the same events as saxes, for plain and prefixed element names', () => {
+    expect(viaFragmentParser(ROWS)).toEqual(viaSaxes(ROWS));
+    expect(viaFragmentParser(PREFIXED)).toEqual(viaSaxes(PREFIXED));
+    expect(viaFragmentParser(PREFIXED).filter((e) => e[0] === 'open')[0]).toEqual([
+      'open',
+      'row',
+      { r: '1', spans: '1:3' },
+    ]);
+  });
+
+  it('gives the same cells with the value-cell shortcut as without it', () => {
+    for (const xml of [ROWS, PREFIXED]) {
+      const fast = cells(xml, true);
+      expect(fast).toEqual(cells(xml, false));
+      expect(fast.length).toBeGreaterThanOrEqual(11);
+    }
+    expect(cells(ROWS, true)).toContainEqual([4, 0, undefined, 0, '1', 'B4+1']);
+    expect(cells(ROWS, true)).toContainEqual([5, 0, undefined, 0, '2', 'B5+1']);
+    expect(cells(ROWS, true)).toContainEqual([1, 2, undefined, 0, '4', 'A1*2']);
+  });
+
+  it.each([
+    ['an unclosed element', '<row r="1"><c r="A1"><v>1</v></c>'],
+    ['a mismatched closing tag', '<row r="1"><c r="A1"><v>1</c></v></row>'],
+    ['a closing tag without an opening one', '</row>'],
+    ['an unterminated tag', '<row r="1"><c r="A1"'],
+    ['an unquoted attribute', '<row r=1></row>'],
+    ['an attribute without a value', '<row hidden></row>'],
+    ['text outside any element', 'stray<row r="1"></row>'],
+    ['an unterminated CDATA section', '<row r="1"><c><v><![CDATA[x</v></c></row>'],
+    ['an unterminated comment', '<row r="1"><!-- x </row>'],
+  ])('rejects %s', (_label, xml) => {
+    expect(() => parseRowFragment(xml, {})).toThrow();
+  });
+
+  it('decodes the predefined entities and character references', () => {
+    expect(decodeXmlEntities('a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#x6771;&#20140;')).toBe(
+      'a <b> & "c" \'d\' 東京',
+    );
+    expect(decodeXmlEntities('no entities')).toBe('no entities');
+  });
+});
