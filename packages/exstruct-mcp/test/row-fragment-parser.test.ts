@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSaxParser, type SaxHandlers } from '../src/ooxml/sax.js';
-import { decodeXmlEntities, parseRowFragment } from '../src/ooxml/row-fragment-parser.js';
+import { decodeXmlEntities } from '../src/ooxml/ooxml-text.js';
+import { parseRowFragment } from '../src/ooxml/row-fragment-parser.js';
 import { emptyWorksheetInfo, worksheetHandlers } from '../src/ooxml/worksheet-handlers.js';
 
 type Event = [string, ...unknown[]];

@@ -3,24 +3,10 @@
 // dedicated indexOf-driven scanner does in one pass what a general SAX parser does in several, and it
 // still rejects what is not well-formed (unclosed, mismatched or broken tags). Free of other
 // dependencies so worker threads load it quickly.
+import { decodeXmlEntities } from './ooxml-text.js';
 import type { SaxHandlers } from './sax.js';
 
 const NO_ATTRS: Record<string, string> = Object.freeze({});
-const ENTITY = /&(?:#x([0-9A-Fa-f]+)|#([0-9]+)|(amp|lt|gt|quot|apos));/g;
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-/** Resolves the five predefined entities and character references. */
-export function decodeXmlEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(
-    ENTITY,
-    (_match, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
-      name !== undefined
-        ? NAMED[name]!
-        : String.fromCodePoint(hex !== undefined ? parseInt(hex, 16) : Number(dec)),
-  );
-}
-
 export class RowFragmentError extends Error {
   override name = 'RowFragmentError';
 }

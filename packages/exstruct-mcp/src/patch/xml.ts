@@ -1,3 +1,5 @@
+import { decodeXmlEntities, unescapeOoxmlText } from '../ooxml/ooxml-text.js';
+
 /**
  * Small, byte-faithful XML helpers for OOXML surgery: parts are edited in place (a tag inserted,
  * an attribute changed) so everything we do not touch stays exactly as it was.
@@ -25,26 +27,10 @@ export function escapeXmlAttr(text: string): string {
   return text.replace(INVALID_XML_CHARS, '').replace(/[&<>"]/g, (ch) => XML_ESCAPES[ch]!);
 }
 
-const ENTITY = /&(?:#x([0-9A-Fa-f]+)|#([0-9]+)|(amp|lt|gt|quot|apos));/g;
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
 /** Decodes entities and the OOXML `_xHHHH_` escapes of a text node or attribute value. */
 export function decodeXmlText(text: string, ooxmlEscapes = true): string {
-  let out = text.includes('&')
-    ? text.replace(
-        ENTITY,
-        (_m, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
-          hex
-            ? String.fromCodePoint(parseInt(hex, 16))
-            : dec
-              ? String.fromCodePoint(Number(dec))
-              : NAMED[name!]!,
-      )
-    : text;
-  if (ooxmlEscapes && out.includes('_x')) {
-    out = out.replace(/_x([0-9A-Fa-f]{4})_/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  }
-  return out;
+  const decoded = decodeXmlEntities(text);
+  return ooxmlEscapes ? unescapeOoxmlText(decoded) : decoded;
 }
 
 export interface Tag {
