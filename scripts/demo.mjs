@@ -31,7 +31,7 @@ const scenarios = [
       },
       {
         tool: 'exstruct_read_json_chunk',
-        args: (seen) => ({ out_path: seen.exstruct_extract.out_path, sheet: 'Sheet1', max_bytes: 1500 }),
+        args: (seen) => ({ out_path: seen.exstruct_extract.out_path, sheet: 'Sheet1', max_bytes: 4000 }),
       },
       {
         tool: 'exstruct_read_range',

@@ -47,7 +47,9 @@ beforeAll(async () => {
     .filter((f) => f.endsWith('.tgz'))
     .map((f) => path.join(tarballs, f));
   // All tarballs at once, so the servers' dependency on @mcp-workbench/core is met by the packed core.
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...files], { cwd: project });
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], {
+    cwd: project,
+  });
 });
 
 describe('published packages install from their tarballs and run', () => {
