@@ -120,6 +120,8 @@ export class RowStore {
   private readonly dateCache = new Map<number, string>();
   private letters: string[] = [];
   private sharedJson: Array<string | undefined> = [];
+  /** `"3":` / `"D":` per column and key style, so a million cells do not re-stringify their keys. */
+  private readonly keyJson: [Array<string | undefined>, Array<string | undefined>] = [[], []];
   private readonly dateJson = new Map<number, string>();
 
   constructor(
@@ -358,12 +360,13 @@ export class RowStore {
         for (let i = rowStart[row]!; i < rowStart[row + 1]!; i++) {
           const key = base + i;
           if (this.removed.size > 0 && this.removed.has(key)) continue;
-          const name = alpha ? this.columnKey(cols[i]!, true) : cols[i]!;
-          cells +=
-            cells === '' ? `"${name}":${this.jsonOf(segment, i)}` : `,"${name}":${this.jsonOf(segment, i)}`;
+          const col = cols[i]!;
+          const keys = this.keyJson[alpha ? 1 : 0];
+          const keyText = (keys[col] ??= `${JSON.stringify(this.columnKey(col, alpha))}:`);
+          cells += cells === '' ? keyText + this.jsonOf(segment, i) : `,${keyText}${this.jsonOf(segment, i)}`;
           if (this.links.size > 0) {
             const link = this.links.get(key);
-            if (link !== undefined) links += `${links === '' ? '' : ','}"${name}":${JSON.stringify(link)}`;
+            if (link !== undefined) links += `${links === '' ? '' : ','}${keyText}${JSON.stringify(link)}`;
           }
         }
         if (cells === '') continue;
