@@ -5,7 +5,7 @@ import type { OnConflict } from '../output/on-conflict.js';
 import { applyOps } from './apply-ops.js';
 import type { FormulaIssue } from './formula-check.js';
 import type { PatchOp } from './op-schemas.js';
-import { resolveConflict } from './output-path.js';
+import { resolveConflict } from '../output/output-path.js';
 import { WorkbookPackage } from './package.js';
 import { PatchOpError, type PatchDiffItem, type PatchErrorDetail } from './types.js';
 import { openWorkbookEdit } from './workbook-edit.js';

@@ -13,7 +13,7 @@ import type { SerializeOptions } from '../extract/extraction.js';
 import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
 import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
-import { resolveConflict } from '../patch/output-path.js';
+import { resolveConflict } from '../output/output-path.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import type { ExstructToolDeps } from '../server.js';
 

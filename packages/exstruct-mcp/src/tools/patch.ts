@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import { defaultOutputName } from '../patch/output-path.js';
+import { defaultOutputName } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
 import type { ExstructToolDeps } from '../server.js';

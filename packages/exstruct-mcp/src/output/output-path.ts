@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { OnConflict } from '../output/on-conflict.js';
+import type { OnConflict } from './on-conflict.js';
 
 /** `{stem}_patched{suffix}` next to the input, or `out_name` in `out_dir` (spec 8, 11.2). */
 export function defaultOutputName(input: string, outName: string | undefined): string {
