@@ -3,6 +3,7 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import type { LanguageId } from './languages.js';
 import { parseSource } from './parser.js';
 import { readSource } from './source.js';
+import { analyzeStructure, type CodeStructure } from './structure.js';
 
 /** Reads and parses a file that must be in a supported language, runs `use`, then frees the tree. */
 export async function withParsedFile<T>(
@@ -26,4 +27,16 @@ export async function withParsedFile<T>(
   } finally {
     tree.delete();
   }
+}
+
+/** A file's structure, its language and its line count, in one parse. */
+export async function readStructure(
+  realPath: string,
+  shownPath: string,
+): Promise<{ structure: CodeStructure; language: LanguageId; totalLines: number }> {
+  return withParsedFile(realPath, shownPath, ({ tree, languageId }) => ({
+    structure: analyzeStructure(tree, languageId),
+    language: languageId,
+    totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
+  }));
 }

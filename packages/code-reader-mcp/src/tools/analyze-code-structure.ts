@@ -1,7 +1,7 @@
 import { defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
-import { withParsedFile } from '../code/parsed-file.js';
-import { analyzeStructure, type CodeStructure } from '../code/structure.js';
+import { readStructure } from '../code/parsed-file.js';
+import type { CodeStructure } from '../code/structure.js';
 import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { classSchema, fieldSchema, filePathInput, functionSchema, importSchema } from './code-shared.js';
@@ -69,15 +69,7 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
       const paths = pathsOf(ctx, deps);
       const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
       const shown = paths.display(real);
-      const { structure, language, totalLines } = await withParsedFile(
-        real,
-        shown,
-        ({ tree, languageId }) => ({
-          structure: analyzeStructure(tree, languageId),
-          language: languageId,
-          totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
-        }),
-      );
+      const { structure, language, totalLines } = await readStructure(real, shown);
       const head = { file_path: shown, language, total_lines: totalLines };
       const format = formatOf(args);
       const style = args.format ?? 'full';

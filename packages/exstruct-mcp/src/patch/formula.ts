@@ -143,6 +143,26 @@ export function sheetPrefix(name: string): string {
     : `'${name.replace(/'/g, "''")}'!`;
 }
 
+/** Sheets renamed and deleted by a patch, as the reference rewriting needs them. */
+export interface SheetChanges {
+  renames: ReadonlyArray<{ from: string; to: string }>;
+  deletions: readonly string[];
+}
+
+/** Applies every rename, then every deletion, to a formula; undefined when none of them touched it. */
+export function applySheetChanges(formula: string, changes: SheetChanges): string | undefined {
+  let out = formula;
+  let changed = false;
+  const apply = (next: string | undefined) => {
+    if (next === undefined) return;
+    out = next;
+    changed = true;
+  };
+  for (const r of changes.renames) apply(rewriteSheetReferences(out, r.from, r.to));
+  for (const d of changes.deletions) apply(rewriteSheetReferences(out, d, null));
+  return changed ? out : undefined;
+}
+
 /**
  * Rewrites references to sheet `from`: to `to` (rename), or to `#REF!` when `to` is null (the sheet
  * was deleted). Returns undefined when the formula does not mention the sheet.

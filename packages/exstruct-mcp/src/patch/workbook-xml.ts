@@ -1,4 +1,4 @@
-import { rewriteSheetReferences } from './formula.js';
+import { applySheetChanges } from './formula.js';
 import {
   buildTag,
   childElements,
@@ -69,19 +69,10 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
         }
         let body = el.empty ? '' : decodeXmlText(out.slice(el.openEnd, el.closeStart), false);
         let changed = local !== undefined && String(oldToNew.get(Number(local))) !== local;
-        for (const r of changes.renames) {
-          const next = rewriteSheetReferences(body, r.from, r.to);
-          if (next !== undefined) {
-            body = next;
-            changed = true;
-          }
-        }
-        for (const d of changes.deletions) {
-          const next = rewriteSheetReferences(body, d, null);
-          if (next !== undefined) {
-            body = next;
-            changed = true;
-          }
+        const rewritten = applySheetChanges(body, changes);
+        if (rewritten !== undefined) {
+          body = rewritten;
+          changed = true;
         }
         if (!changed) return text;
         return `${buildTag(el.qname, attrs, false)}${escapeXml(body)}</${el.qname}>`;
@@ -185,23 +176,8 @@ export function rewriteFormulaElements(
   return xml.replace(
     /<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g,
     (whole, tag: string, attrs: string | undefined, text: string) => {
-      let body = decodeXmlText(text, false);
-      let changed = false;
-      for (const r of changes.renames) {
-        const next = rewriteSheetReferences(body, r.from, r.to);
-        if (next !== undefined) {
-          body = next;
-          changed = true;
-        }
-      }
-      for (const d of changes.deletions) {
-        const next = rewriteSheetReferences(body, d, null);
-        if (next !== undefined) {
-          body = next;
-          changed = true;
-        }
-      }
-      return changed ? `<${tag}${attrs ?? ''}>${escapeXml(body)}</${tag}>` : whole;
+      const rewritten = applySheetChanges(decodeXmlText(text, false), changes);
+      return rewritten !== undefined ? `<${tag}${attrs ?? ''}>${escapeXml(rewritten)}</${tag}>` : whole;
     },
   );
 }

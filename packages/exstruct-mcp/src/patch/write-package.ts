@@ -19,7 +19,7 @@ import {
   rewriteWorkbookXml,
   type SheetListItem,
 } from './workbook-xml.js';
-import { rewriteSheetReferences } from './formula.js';
+import { applySheetChanges, rewriteSheetReferences } from './formula.js';
 import { escapeXml } from './xml.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import { openInflated } from './inflate.js';
@@ -279,10 +279,8 @@ function rewriteStreamedRow(
   if (sheet.rows.get(state.row) === state) return; // rows in memory were rewritten when the op ran
   for (const cell of state.cells.values()) {
     if (!cell.formula) continue;
-    let next = cell.formula;
-    for (const r of edit.renames) next = rewriteSheetReferences(next, r.from, r.to) ?? next;
-    for (const d of edit.deletions) next = rewriteSheetReferences(next, d, null) ?? next;
-    if (next === cell.formula) continue;
+    const next = applySheetChanges(cell.formula, edit);
+    if (next === undefined || next === cell.formula) continue;
     const deleted = edit.deletions.some((d) => rewriteSheetReferences(cell.formula!, d, null) !== undefined);
     if (deleted) {
       outcome.rewrittenInverse.push({
