@@ -142,37 +142,9 @@ export function findElement(
   from = 0,
   to = text.length,
 ): Located | undefined {
-  let depth = 0;
-  let found: { tag: Tag } | undefined;
-  for (const tag of scanTags(text, from, to)) {
-    if (!found) {
-      if (tag.name !== localName || tag.kind === 'close') continue;
-      if (tag.kind === 'empty') {
-        return {
-          qname: tag.qname,
-          start: tag.start,
-          openEnd: tag.end,
-          closeStart: tag.end,
-          end: tag.end,
-          empty: true,
-        };
-      }
-      found = { tag };
-      depth = 1;
-      continue;
-    }
-    if (tag.qname !== found.tag.qname) continue;
-    if (tag.kind === 'open') depth++;
-    else if (tag.kind === 'close' && --depth === 0) {
-      return {
-        qname: found.tag.qname,
-        start: found.tag.start,
-        openEnd: found.tag.end,
-        closeStart: tag.start,
-        end: tag.end,
-        empty: false,
-      };
-    }
+  const tags = scanTags(text, from, to);
+  for (const tag of tags) {
+    if (tag.name === localName && tag.kind !== 'close') return elementFrom(tag, tags);
   }
   return undefined;
 }
@@ -182,7 +154,10 @@ export function childElements(text: string, parent: Located): Located[] {
   const children: Located[] = [];
   let pos = parent.openEnd;
   while (pos < parent.closeStart) {
-    const child = nextSibling(text, pos, parent.closeStart);
+    const tags = scanTags(text, pos, parent.closeStart);
+    const first = tags.next();
+    if (first.done || first.value.kind === 'close') break;
+    const child = elementFrom(first.value, tags);
     if (!child) break;
     children.push(child);
     pos = child.end;
@@ -190,33 +165,28 @@ export function childElements(text: string, parent: Located): Located[] {
   return children;
 }
 
-function nextSibling(text: string, from: number, to: number): Located | undefined {
-  let depth = 0;
-  let open: Tag | undefined;
-  for (const tag of scanTags(text, from, to)) {
-    if (!open) {
-      if (tag.kind === 'close') return undefined;
-      if (tag.kind === 'empty') {
-        return {
-          qname: tag.qname,
-          start: tag.start,
-          openEnd: tag.end,
-          closeStart: tag.end,
-          end: tag.end,
-          empty: true,
-        };
-      }
-      open = tag;
-      depth = 1;
-      continue;
-    }
-    if (tag.qname !== open.qname) continue;
+/** The element that `start` (a start or empty tag) opens, reading the following tags up to its end tag. */
+function elementFrom(start: Tag, following: Iterator<Tag>): Located | undefined {
+  if (start.kind === 'empty') {
+    return {
+      qname: start.qname,
+      start: start.start,
+      openEnd: start.end,
+      closeStart: start.end,
+      end: start.end,
+      empty: true,
+    };
+  }
+  let depth = 1;
+  for (let next = following.next(); !next.done; next = following.next()) {
+    const tag = next.value;
+    if (tag.qname !== start.qname) continue;
     if (tag.kind === 'open') depth++;
     else if (tag.kind === 'close' && --depth === 0) {
       return {
-        qname: open.qname,
-        start: open.start,
-        openEnd: open.end,
+        qname: start.qname,
+        start: start.start,
+        openEnd: start.end,
         closeStart: tag.start,
         end: tag.end,
         empty: false,
