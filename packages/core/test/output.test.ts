@@ -58,8 +58,17 @@ const { value: jsonValue } = fc.letrec((tie) => ({
   }),
 }));
 
-/** What the value is as JSON (TOON, like JSON, has no -0, undefined or non-finite numbers). */
-const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+/**
+ * What the value is as JSON: TOON, like JSON, has no -0. (Not computed with JSON.parse(JSON.stringify(v)):
+ * Node 24.21's JSON.parse, once hot, sometimes returns a key "\n" as "\\" — a V8 bug this test found.)
+ */
+const asJson = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(asJson);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asJson(v)]));
+  }
+  return Object.is(value, -0) ? 0 : value;
+};
 
 describe('TOON output', () => {
   it('round-trips random JSON values through the official encoder and decoder', () => {
@@ -89,7 +98,7 @@ describe('TOON delimiters', () => {
       fc.property(jsonValue, fc.constantFrom('\t' as const, '|' as const), (value, delimiter) => {
         expect(decode(formatOutput(value, 'toon', { delimiter }))).toEqual(asJson(value));
       }),
-      { numRuns: 200 },
+      { numRuns: 400 },
     );
   });
 });
