@@ -47,7 +47,7 @@ function viaFragmentParser(xml: string): Event[] {
 function cells(xml: string, shortcut: boolean, formulas = true) {
   const out: unknown[][] = [];
   const handlers = worksheetHandlers((...cell) => out.push(cell), emptyWorksheetInfo(), { formulas });
-  if (!shortcut) delete handlers.valueCell;
+  if (!shortcut) delete handlers.cell;
   parseRowFragment(xml, handlers);
   return out;
 }
@@ -58,6 +58,7 @@ const ROWS = [
   '<row r="3"><c r="A3" t="inlineStr"><is><r><t>rich</t></r><r><rPr><b/></rPr><t> text</t></r><rPh><t>ruby</t></rPh></is></c></row>',
   '<row r="4"><c r="A4"><f t="shared" ref="A4:A6" si="0">B4+1</f><v>1</v></c><c r="B4" t="e"><v>#REF!</v></c></row>',
   '<row r="5"><c r="A5"><f t="shared" si="0"/><v>2</v></c><c r="B5" t="b"><v>1</v></c><c r="C5"/></row>',
+  '<row r="7"><c s="3" r="C7" t="n" cm="1"><v>7</v></c><c r=\'D7\' s=\'1\'><v>8</v></c><c r="E7" s="x"><v>9</v></c><c r = "F7"><v>10</v></c><c t="str"><f>"a"&amp;"b"</f><v>a&amp;b</v></c><c r="7" s="12"/><c r="AB7" t="e"><v>#N/A</v></c></row>',
   "<row r='6' ht='30' customHeight='1'><c r='A6' t='str'><v><![CDATA[<raw> & text]]></v></c><!-- note --><c r='B6'><v>&#x41;&#66;</v></c></row>",
 ].join('\n');
 
@@ -83,6 +84,11 @@ describe('row-fragment parser', () => {
     expect(cells(ROWS, true)).toContainEqual([4, 0, undefined, 0, '1', 'B4+1']);
     expect(cells(ROWS, true)).toContainEqual([5, 0, undefined, 0, '2', 'B5+1']);
     expect(cells(ROWS, true)).toContainEqual([1, 2, undefined, 0, '4', 'A1*2']);
+    // Attributes in any order, extra ones ignored, a cell without r takes the next column.
+    expect(cells(ROWS, true)).toContainEqual([7, 2, 'n', 3, '7', undefined]);
+    expect(cells(ROWS, true)).toContainEqual([7, 6, 'str', 0, 'a&b', '"a"&"b"']);
+    expect(cells(ROWS, true)).toContainEqual([7, 7, undefined, 12, undefined, undefined]);
+    expect(cells(ROWS, true)).toContainEqual([7, 27, 'e', 0, '#N/A', undefined]);
   });
 
   it.each([

@@ -29,36 +29,133 @@ function isSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 13 || code === 9;
 }
 
+/** An attribute name with nothing odd in it (spaces, `<`, `>`, `/`): anything else takes the slow path. */
+function isPlainName(xml: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const code = xml.charCodeAt(i);
+    if (code <= 32 || code === 60 || code === 62 || code === 47) return false;
+  }
+  return true;
+}
+
+/** A cell's `t` as a constant string for the short common types (no slice per cell). */
+function cellType(xml: string, start: number, end: number): string {
+  if (end - start === 1) {
+    switch (xml.charCodeAt(start)) {
+      case 115:
+        return 's';
+      case 110:
+        return 'n';
+      case 98:
+        return 'b';
+      case 101:
+        return 'e';
+      case 100:
+        return 'd';
+    }
+  } else if (end - start === 3 && xml.startsWith('str', start)) {
+    return 'str';
+  }
+  return xml.slice(start, end);
+}
+
+/** The 0-based column of a cell reference's letters (`AB12` → 27), -1 when it starts with none. */
+function columnOf(xml: string, start: number, end: number): number {
+  let col = 0;
+  let i = start;
+  for (; i < end; i++) {
+    const code = xml.charCodeAt(i);
+    if (code >= 65 && code <= 90) col = col * 26 + (code - 64);
+    else if (code >= 97 && code <= 122) col = col * 26 + (code - 96);
+    else break;
+  }
+  return i === start ? -1 : col - 1;
+}
+
+/** A run of decimal digits as a number; -1 when the run is empty or holds anything else. */
+function digitsOf(xml: string, start: number, end: number): number {
+  if (end === start) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = xml.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 /**
- * The `<c>` shortcut: when the cell's start tag (ending just before `from`) is followed exactly by
- * `<v>value</v></c>` or `<f>formula</f><v>value</v></c>` (with the cell's namespace prefix), reports it
- * in one call and returns the index after `</c>`; otherwise returns 0 and the caller tokenizes it.
+ * The `<c>` shortcut: reads the attributes of the cell start tag beginning at `from` (just after the
+ * tag name) as scalars, then expects the element to be empty or to hold exactly `<v>value</v>` or
+ * `<f>formula</f><v>value</v>` (with the cell's namespace prefix). Reports it in one call and returns
+ * the index after the element; returns 0 for anything else, and the caller tokenizes it in full.
  */
 function shortcutCell(
   xml: string,
   from: number,
   qname: string,
-  attrs: Record<string, string>,
-  valueCell: NonNullable<SaxHandlers['valueCell']>,
+  cell: NonNullable<SaxHandlers['cell']>,
 ): number {
+  const n = xml.length;
+  let i = from;
+  let col = -1;
+  let style = 0;
+  let type: string | undefined;
+  let selfClosing = false;
+  for (;;) {
+    while (i < n && isSpace(xml.charCodeAt(i))) i++;
+    if (i >= n) return 0;
+    const code = xml.charCodeAt(i);
+    if (code === 62 /* > */) {
+      i++;
+      break;
+    }
+    if (code === 47 /* / */) {
+      if (xml.charCodeAt(i + 1) !== 62) return 0;
+      selfClosing = true;
+      i += 2;
+      break;
+    }
+    const eq = xml.indexOf('=', i);
+    if (eq < 0 || xml.charCodeAt(eq + 1) !== 34 /* " */ || !isPlainName(xml, i, eq)) return 0;
+    const valueStart = eq + 2;
+    const valueEnd = xml.indexOf('"', valueStart);
+    if (valueEnd < 0) return 0;
+    if (eq - i === 1) {
+      const name = xml.charCodeAt(i);
+      if (name === 114 /* r */) {
+        col = columnOf(xml, valueStart, valueEnd);
+      } else if (name === 115 /* s */) {
+        style = digitsOf(xml, valueStart, valueEnd);
+        if (style < 0) return 0;
+      } else if (name === 116 /* t */) {
+        type = cellType(xml, valueStart, valueEnd);
+        if (type === 'inlineStr' || type.indexOf('&') >= 0) return 0;
+      }
+    }
+    i = valueEnd + 1;
+  }
+  if (selfClosing) {
+    cell(col, type, style, undefined, undefined);
+    return i;
+  }
   const prefix = qname.slice(0, qname.length - 1);
-  let at = from;
   let formula: string | undefined;
   const fOpen = prefix === '' ? '<f>' : `<${prefix}f>`;
-  if (xml.startsWith(fOpen, at)) {
-    const end = xml.indexOf('<', at + fOpen.length);
+  if (xml.startsWith(fOpen, i)) {
+    const end = xml.indexOf('<', i + fOpen.length);
     const fClose = prefix === '' ? '</f>' : `</${prefix}f>`;
     if (end < 0 || !xml.startsWith(fClose, end)) return 0;
-    formula = decodeXmlEntities(xml.slice(at + fOpen.length, end));
-    at = end + fClose.length;
+    formula = decodeXmlEntities(xml.slice(i + fOpen.length, end));
+    i = end + fClose.length;
   }
   const vOpen = prefix === '' ? '<v>' : `<${prefix}v>`;
-  if (!xml.startsWith(vOpen, at)) return 0;
-  const end = xml.indexOf('<', at + vOpen.length);
+  if (!xml.startsWith(vOpen, i)) return 0;
+  const end = xml.indexOf('<', i + vOpen.length);
   const vClose = prefix === '' ? '</v></c>' : `</${prefix}v></${qname}>`;
   if (end < 0 || !xml.startsWith(vClose, end)) return 0;
-  const value = xml.slice(at + vOpen.length, end);
-  valueCell(attrs, value.indexOf('&') < 0 ? value : decodeXmlEntities(value), formula);
+  const value = xml.slice(i + vOpen.length, end);
+  cell(col, type, style, value.indexOf('&') < 0 ? value : decodeXmlEntities(value), formula);
   return end + vClose.length;
 }
 
@@ -70,7 +167,7 @@ export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
   const open = handlers.open ?? (() => undefined);
   const close = handlers.close ?? (() => undefined);
   const text = handlers.text ?? (() => undefined);
-  const valueCell = handlers.valueCell;
+  const cell = handlers.cell;
   const stack: string[] = [];
   const locals: string[] = [];
   const n = xml.length;
@@ -131,6 +228,13 @@ export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
     }
     if (i === lt + 1) throw new RowFragmentError('A tag without a name.');
     const qname = xml.slice(lt + 1, i);
+    if (cell !== undefined && (qname === 'c' || qname.endsWith(':c'))) {
+      const end = shortcutCell(xml, i, qname, cell);
+      if (end > 0) {
+        pos = end;
+        continue;
+      }
+    }
     let attrs = NO_ATTRS;
     let selfClosing = false;
     for (;;) {
@@ -162,13 +266,6 @@ export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
       i = close + 1;
     }
     const local = localOf(qname);
-    if (valueCell !== undefined && !selfClosing && local === 'c') {
-      const end = shortcutCell(xml, i, qname, attrs, valueCell);
-      if (end > 0) {
-        pos = end;
-        continue;
-      }
-    }
     open(local, attrs);
     if (selfClosing) close(local);
     else {

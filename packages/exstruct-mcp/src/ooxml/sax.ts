@@ -11,11 +11,19 @@ export interface SaxHandlers {
   close?: (name: string) => void;
   text?: (text: string) => void;
   /**
-   * Optional shortcut for the commonest elements of big sheets, `<c …><v>value</v></c>` and
-   * `<c …><f>formula</f><v>value</v></c>`: equivalent to the open/text/close events of those elements.
-   * Parsers that do not know it emit the events instead.
+   * Optional shortcut for the commonest element of big sheets, a `<c>` whose start tag carries only
+   * plain `r`/`s`/`t` attributes (others are ignored) and which is empty or holds exactly `<v>value</v>`
+   * or `<f>formula</f><v>value</v>`: equivalent to the open/text/close events of that element, reported
+   * as scalars. `col` is the 0-based column of `r` (-1 when `r` is absent or has no column letters),
+   * `style` the `s` index (0 when absent). Parsers that do not know it emit the events instead.
    */
-  valueCell?: (attrs: Record<string, string>, value: string, formula?: string) => void;
+  cell?: (
+    col: number,
+    type: string | undefined,
+    style: number,
+    value: string | undefined,
+    formula: string | undefined,
+  ) => void;
 }
 
 /** A well-formedness error of one part (turned into CORRUPT_WORKBOOK by the callers). */

@@ -72,8 +72,6 @@ function rowOfRef(ref: string): number {
   return Number(ref.slice(i));
 }
 
-const NO_FORMULA_ATTRS: Record<string, string> = Object.freeze({});
-
 interface SharedFormula {
   text: string;
   row: number;
@@ -238,15 +236,12 @@ export function worksheetHandlers(
       }
     },
   };
-  // The shortcut runs the same open/close code, so a value cell means the same either way.
-  handlers.valueCell = (attrs, text, formulaText) => {
-    handlers.open!('c', attrs);
-    if (formulaText !== undefined) {
-      formula = formulaText;
-      formulaAttrs = NO_FORMULA_ATTRS;
-    }
-    value = text;
-    handlers.close!('c');
+  // The shortcut means the same as the open/close events of a `<c>` holding at most <f> and <v>.
+  handlers.cell = (col, type, style, text, formulaText) => {
+    cellCol = col < 0 ? nextCol : col;
+    nextCol = cellCol + 1;
+    const f = wantFormulas && formulaText !== '' ? formulaText : undefined;
+    onCell(rowNumber, cellCol, type, style, text, f);
   };
   return handlers;
 }

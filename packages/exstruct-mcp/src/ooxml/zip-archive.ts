@@ -1,5 +1,5 @@
-import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { ToolError } from '@mcp-workbench/core/engine';
@@ -27,6 +27,50 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
 const INFLATE_CHUNK_BYTES = 256 * 1024;
 /** How far (in bytes) the inflater may run ahead of the part's reader. */
 const READ_AHEAD_BYTES = 1024 * 1024;
+/** Size of each read from the file (yauzl's own file reader reads 16 KB at a time). */
+const FILE_READ_BYTES = 1024 * 1024;
+
+/**
+ * yauzl's reader over a file handle of ours, reading in large pieces: a 7 MB compressed sheet is then a
+ * handful of reads instead of hundreds of trips to the thread pool. yauzl calls close() once the zip is
+ * closed and its last stream has ended.
+ */
+class FileHandleReader extends yauzl.RandomAccessReader {
+  constructor(private readonly handle: FileHandle) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    const { handle } = this;
+    let position = start;
+    // Positional reads on the handle: fs read streams close their descriptor when yauzl destroys them.
+    return new Readable({
+      highWaterMark: FILE_READ_BYTES,
+      read() {
+        const length = Math.min(FILE_READ_BYTES, end - position);
+        if (length <= 0) {
+          this.push(null);
+          return;
+        }
+        handle.read(Buffer.allocUnsafe(length), 0, length, position).then(
+          ({ bytesRead, buffer }) => {
+            if (bytesRead === 0) {
+              this.destroy(new Error('The file ends before the zip entry does.'));
+              return;
+            }
+            position += bytesRead;
+            this.push(buffer.subarray(0, bytesRead));
+          },
+          (error: Error) => this.destroy(error),
+        );
+      },
+    });
+  }
+
+  override close(callback: (error: Error | null) => void): void {
+    this.handle.close().then(() => callback(null), callback);
+  }
+}
 
 export interface ZipEntryInfo {
   name: string;
@@ -57,10 +101,22 @@ export class ZipArchive {
 
   static async open(file: string, limits: Partial<ZipLimits> = {}): Promise<ZipArchive> {
     const resolved = { ...DEFAULT_ZIP_LIMITS, ...limits };
+    const handle = await openFile(file, 'r');
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-      yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, opened) =>
-        error ? reject(error) : resolve(opened),
-      );
+      handle
+        .stat()
+        .then(({ size }) =>
+          yauzl.fromRandomAccessReader(
+            new FileHandleReader(handle),
+            size,
+            { lazyEntries: true, autoClose: false, validateEntrySizes: true },
+            (error, opened) => (error ? reject(error) : resolve(opened)),
+          ),
+        )
+        .catch(reject);
+    }).catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
     });
     const byName = new Map<string, { info: ZipEntryInfo; entry: yauzl.Entry }>();
     await new Promise<void>((resolve, reject) => {
@@ -155,6 +211,9 @@ export class ZipArchive {
   /**
    * The part's bytes, inflated here with large output chunks: yauzl's own inflater hands out 16 KB
    * chunks, and on a 50 MB sheet the per-chunk stream overhead costs more than the inflating itself.
+   * The compressed bytes arrive in large pieces (FileHandleReader): fed in small ones, each piece is a
+   * trip to the thread pool that waits for the main thread, so inflating stalls while the reader parses;
+   * with large ones it runs ahead on the pool (bounded by READ_AHEAD_BYTES) and overlaps the parsing.
    */
   private async inflatingStream(entry: yauzl.Entry): Promise<Readable> {
     if (entry.compressionMethod !== 8) {
