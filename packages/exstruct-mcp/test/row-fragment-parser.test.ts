@@ -43,14 +43,20 @@ function viaFragmentParser(xml: string): Event[] {
   return normalise(events);
 }
 
-/** The cells the worksheet handlers report, with or without the `<c>` shortcut. */
-function cells(xml: string, shortcut: boolean, formulas = true) {
-  const out: unknown[][] = [];
-  const handlers = worksheetHandlers((...cell) => out.push(cell), emptyWorksheetInfo(), { formulas });
-  if (!shortcut) delete handlers.cell;
+/** What the worksheet handlers report, with or without the `<row>` and `<c>` shortcuts. */
+function scan(xml: string, shortcut: boolean, formulas = true) {
+  const cells: unknown[][] = [];
+  const info = emptyWorksheetInfo();
+  const handlers = worksheetHandlers((...cell) => cells.push(cell), info, { formulas });
+  if (!shortcut) {
+    delete handlers.cell;
+    delete handlers.rowStart;
+  }
   parseRowFragment(xml, handlers);
-  return out;
+  return { cells, heights: [...info.rowHeights], rowsWithoutRef: info.rowsWithoutRef };
 }
+
+const cells = (xml: string, shortcut: boolean, formulas = true) => scan(xml, shortcut, formulas).cells;
 
 const ROWS = [
   '<row r="1" spans="1:3"><c r="A1" t="s"><v>0</v></c><c r="B1" s="2"><v>45293</v></c><c r="C1"><f>A1*2</f><v>4</v></c></row>',
@@ -58,7 +64,8 @@ const ROWS = [
   '<row r="3"><c r="A3" t="inlineStr"><is><r><t>rich</t></r><r><rPr><b/></rPr><t> text</t></r><rPh><t>ruby</t></rPh></is></c></row>',
   '<row r="4"><c r="A4"><f t="shared" ref="A4:A6" si="0">B4+1</f><v>1</v></c><c r="B4" t="e"><v>#REF!</v></c></row>',
   '<row r="5"><c r="A5"><f t="shared" si="0"/><v>2</v></c><c r="B5" t="b"><v>1</v></c><c r="C5"/></row>',
-  '<row r="7"><c s="3" r="C7" t="n" cm="1"><v>7</v></c><c r=\'D7\' s=\'1\'><v>8</v></c><c r="E7" s="x"><v>9</v></c><c r = "F7"><v>10</v></c><c t="str"><f>"a"&amp;"b"</f><v>a&amp;b</v></c><c r="7" s="12"/><c r="AB7" t="e"><v>#N/A</v></c></row>',
+  '<row r="7" spans="1:28" ht="24.5" customHeight="1" x14ac:dyDescent="0.25"><c s="3" r="C7" t="n" cm="1"><v>7</v></c><c r=\'D7\' s=\'1\'><v>8</v></c><c r="E7" s="x"><v>9</v></c><c r = "F7"><v>10</v></c><c t="str"><f>"a"&amp;"b"</f><v>a&amp;b</v></c><c r="7" s="12"/><c r="AB7" t="e"><v>#N/A</v></c></row>',
+  '<row r="8" hidden="1" ht="20"><c r="A8"><v>1</v></c></row><row><c><v>2</v></c></row>',
   "<row r='6' ht='30' customHeight='1'><c r='A6' t='str'><v><![CDATA[<raw> & text]]></v></c><!-- note --><c r='B6'><v>&#x41;&#66;</v></c></row>",
 ].join('\n');
 
@@ -85,6 +92,14 @@ describe('row-fragment parser', () => {
     expect(cells(ROWS, true)).toContainEqual([5, 0, undefined, 0, '2', 'B5+1']);
     expect(cells(ROWS, true)).toContainEqual([1, 2, undefined, 0, '4', 'A1*2']);
     // Attributes in any order, extra ones ignored, a cell without r takes the next column.
+    expect(scan(ROWS, true)).toEqual({ ...scan(ROWS, false), cells: expect.anything() });
+    expect(scan(ROWS, true).heights).toEqual([
+      [7, 24.5],
+      [8, 0],
+      [6, 30],
+    ]);
+    expect(scan(ROWS, true).rowsWithoutRef).toBe(1);
+    expect(cells(ROWS, true)).toContainEqual([9, 0, undefined, 0, '2', undefined]);
     expect(cells(ROWS, true)).toContainEqual([7, 2, 'n', 3, '7', undefined]);
     expect(cells(ROWS, true)).toContainEqual([7, 6, 'str', 0, 'a&b', '"a"&"b"']);
     expect(cells(ROWS, true)).toContainEqual([7, 7, undefined, 12, undefined, undefined]);

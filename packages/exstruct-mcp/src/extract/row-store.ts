@@ -112,6 +112,11 @@ interface CellRef {
 const INT_RE = /^[+-]?\d+$/;
 const FLOAT_RE = /^[+-]?\d*\.\d+$/;
 
+/** Text that reads as a number (`12`, `-3.5`, `.5`), as the original's table heuristic counts it. */
+function looksNumeric(text: string): boolean {
+  return INT_RE.test(text) || FLOAT_RE.test(text);
+}
+
 /** All rows of one sheet, as segments in sheet order, with their deletions and hyperlinks. */
 export class RowStore {
   private readonly removed = new Set<number>();
@@ -123,6 +128,7 @@ export class RowStore {
   /** `"3":` / `"D":` per column and key style, so a million cells do not re-stringify their keys. */
   private readonly keyJson: [Array<string | undefined>, Array<string | undefined>] = [[], []];
   private readonly dateJson = new Map<number, string>();
+  private readonly sharedNumberLike: Array<1 | 2 | undefined> = [];
 
   constructor(
     readonly segments: RowSegment[],
@@ -217,7 +223,8 @@ export class RowStore {
 
   /**
    * Visits the cells inside a block (rows 1-based, columns 0-based, inclusive) that are still present;
-   * the cost is the cells in the block's rows, never the block's area.
+   * the cost is the cells in the block's rows, never the block's area. `numberLike` is only worked out
+   * when `withNumberLike` is set (it is false otherwise).
    */
   forEachIn(
     r1: number,
@@ -225,7 +232,9 @@ export class RowStore {
     r2: number,
     c2: number,
     visit: (r: number, c: number, key: number, numberLike: boolean) => void,
+    withNumberLike = false,
   ): void {
+    const anyRemoved = this.removed.size > 0;
     for (let s = 0; s < this.segments.length; s++) {
       const segment = this.segments[s]!;
       const rows = segment.rowNumbers;
@@ -242,8 +251,8 @@ export class RowStore {
           const c = segment.cols[i]!;
           if (c < c1 || c > c2) continue;
           const key = this.segmentBase[s]! + i;
-          if (this.removed.has(key)) continue;
-          visit(rows[row]!, c, key, this.isNumberLike(segment, i));
+          if (anyRemoved && this.removed.has(key)) continue;
+          visit(rows[row]!, c, key, withNumberLike && this.isNumberLike(segment, i));
         }
       }
     }
@@ -252,26 +261,17 @@ export class RowStore {
   private isNumberLike(segment: RowSegment, i: number): boolean {
     const kind = segment.kinds[i] as Kind;
     if (kind === Kind.Number) return true;
-    if (kind !== Kind.Shared && kind !== Kind.Text) return false;
-    const text = this.value(segment, i) as string;
-    return INT_RE.test(text) || FLOAT_RE.test(text);
-  }
-
-  /** Visits every row: its number and its present columns in ascending order. */
-  forEachRow(visit: (r: number, cols: number[], numberLike: boolean[]) => void): void {
-    for (let s = 0; s < this.segments.length; s++) {
-      const segment = this.segments[s]!;
-      for (let row = 0; row < segment.rowNumbers.length; row++) {
-        const cols: number[] = [];
-        const numberLike: boolean[] = [];
-        for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
-          if (this.removed.size > 0 && this.removed.has(this.segmentBase[s]! + i)) continue;
-          cols.push(segment.cols[i]!);
-          numberLike.push(this.isNumberLike(segment, i));
-        }
-        if (cols.length > 0) visit(segment.rowNumbers[row]!, cols, numberLike);
+    if (kind === Kind.Shared) {
+      // Worked out once per shared string: 1 number-like, 2 not.
+      const index = segment.nums[i]!;
+      let known = this.sharedNumberLike[index];
+      if (known === undefined) {
+        known = looksNumeric(this.context.sharedStrings[index] ?? '') ? 1 : 2;
+        this.sharedNumberLike[index] = known;
       }
+      return known === 1;
     }
+    return kind === Kind.Text && looksNumeric(segment.texts[segment.nums[i]!]!);
   }
 
   remove(key: number): void {

@@ -133,13 +133,17 @@ function mergeOverlapping(blocks: Block[]): Block[] {
 
 /** The sheet's values as table detection reads them (implemented by the row store). */
 export interface CellSource {
-  /** Visits present cells inside the block in row-major order, saying whether each looks like a number. */
+  /**
+   * Visits present cells inside the block in row-major order; with `withNumberLike`, says whether each
+   * looks like a number.
+   */
   forEachIn(
     r1: number,
     c1: number,
     r2: number,
     c2: number,
     visit: (r: number, c: number, key: number, numberLike: boolean) => void,
+    withNumberLike?: boolean,
   ): void;
 }
 
@@ -169,24 +173,31 @@ function looksLikeTable(block: Block, source: CellSource): boolean {
     if (count >= 2) rowsWithTwo++;
     if (currentRow < block.r1 + 2 && count >= 2 && textLike >= numberLike && textLike >= 1) header = true;
   };
-  source.forEachIn(block.r1, block.c1, block.r2, block.c2, (r, c, _key, isNumber) => {
-    if (r !== currentRow) {
-      endRow();
-      currentRow = r;
-      count = 0;
-      textLike = 0;
-      numberLike = 0;
-    }
-    count++;
-    nonEmpty++;
-    colCounts[c - block.c1]!++;
-    if (isNumber) numberLike++;
-    else textLike++;
-    top = Math.min(top, r);
-    bottom = Math.max(bottom, r);
-    left = Math.min(left, c);
-    right = Math.max(right, c);
-  });
+  source.forEachIn(
+    block.r1,
+    block.c1,
+    block.r2,
+    block.c2,
+    (r, c, _key, isNumber) => {
+      if (r !== currentRow) {
+        endRow();
+        currentRow = r;
+        count = 0;
+        textLike = 0;
+        numberLike = 0;
+      }
+      count++;
+      nonEmpty++;
+      colCounts[c - block.c1]!++;
+      if (isNumber) numberLike++;
+      else textLike++;
+      top = Math.min(top, r);
+      bottom = Math.max(bottom, r);
+      left = Math.min(left, c);
+      right = Math.max(right, c);
+    },
+    true,
+  );
   endRow();
   if (nonEmpty < MIN_NONEMPTY_CELLS) return false;
   let colsWithTwo = 0;

@@ -160,6 +160,45 @@ function shortcutCell(
 }
 
 /**
+ * The `<row>` shortcut: reads the attributes of a row start tag beginning at `from` as scalars and
+ * returns the index after its `>`; returns 0 (the caller then tokenizes it in full) for a self-closing
+ * row or anything unusual.
+ */
+function shortcutRowStart(xml: string, from: number, rowStart: NonNullable<SaxHandlers['rowStart']>): number {
+  const n = xml.length;
+  let i = from;
+  let row = -1;
+  let height: number | undefined;
+  let hidden = false;
+  for (;;) {
+    while (i < n && isSpace(xml.charCodeAt(i))) i++;
+    if (i >= n) return 0;
+    if (xml.charCodeAt(i) === 62 /* > */) {
+      rowStart(row, height, hidden);
+      return i + 1;
+    }
+    const eq = xml.indexOf('=', i);
+    if (eq < 0 || xml.charCodeAt(eq + 1) !== 34 /* " */ || !isPlainName(xml, i, eq)) return 0;
+    const valueStart = eq + 2;
+    const valueEnd = xml.indexOf('"', valueStart);
+    if (valueEnd < 0) return 0;
+    const nameLength = eq - i;
+    if (nameLength === 1 && xml.charCodeAt(i) === 114 /* r */) {
+      row = digitsOf(xml, valueStart, valueEnd);
+      if (row < 0) return 0;
+    } else if (nameLength === 2 && xml.startsWith('ht', i)) {
+      const text = xml.slice(valueStart, valueEnd);
+      if (text.indexOf('&') >= 0) return 0;
+      height = +text;
+    } else if (nameLength === 6 && xml.startsWith('hidden', i)) {
+      const text = xml.slice(valueStart, valueEnd);
+      hidden = text === '1' || text === 'true';
+    }
+    i = valueEnd + 1;
+  }
+}
+
+/**
  * Parses `xml` (a sequence of elements without a single root) and reports element names without their
  * namespace prefix, as the saxes-based parsers do. Throws RowFragmentError when it is not well-formed.
  */
@@ -168,8 +207,8 @@ export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
   const close = handlers.close ?? (() => undefined);
   const text = handlers.text ?? (() => undefined);
   const cell = handlers.cell;
+  const rowStart = handlers.rowStart;
   const stack: string[] = [];
-  const locals: string[] = [];
   const n = xml.length;
   let pos = 0;
   while (pos < n) {
@@ -235,6 +274,14 @@ export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
         continue;
       }
     }
+    if (rowStart !== undefined && (qname === 'row' || qname.endsWith(':row'))) {
+      const end = shortcutRowStart(xml, i, rowStart);
+      if (end > 0) {
+        stack.push(qname);
+        pos = end;
+        continue;
+      }
+    }
     let attrs = NO_ATTRS;
     let selfClosing = false;
     for (;;) {
@@ -270,7 +317,6 @@ export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
     if (selfClosing) close(local);
     else {
       stack.push(qname);
-      locals.push(local);
     }
     pos = i;
   }

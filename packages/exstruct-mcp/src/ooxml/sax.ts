@@ -17,6 +17,12 @@ export interface SaxHandlers {
    * as scalars. `col` is the 0-based column of `r` (-1 when `r` is absent or has no column letters),
    * `style` the `s` index (0 when absent). Parsers that do not know it emit the events instead.
    */
+  /**
+   * Optional shortcut for the start tag of a `<row>` that has content: equivalent to its open event,
+   * reported as scalars (`row` -1 when `r` is absent; `height` from `ht`; `hidden` from `hidden`; other
+   * attributes ignored). The element's content and end tag are reported as usual.
+   */
+  rowStart?: (row: number, height: number | undefined, hidden: boolean) => void;
   cell?: (
     col: number,
     type: string | undefined,

@@ -122,6 +122,14 @@ export function worksheetHandlers(
   let textTarget = 0;
   let phoneticDepth = 0;
 
+  const startRow = (r: number, height: number | undefined, hidden: boolean) => {
+    if (r < 0) info.rowsWithoutRef++;
+    rowNumber = r < 0 ? rowNumber + 1 : r;
+    nextCol = 0;
+    if (hidden) info.rowHeights.set(rowNumber, 0);
+    else if (height !== undefined) info.rowHeights.set(rowNumber, height);
+  };
+
   const handlers: SaxHandlers = {
     open(name, attrs) {
       switch (name) {
@@ -163,13 +171,12 @@ export function worksheetHandlers(
           phoneticDepth++;
           return;
         case 'row': {
-          const r = attrs.r;
-          if (r === undefined) info.rowsWithoutRef++;
-          rowNumber = r === undefined ? rowNumber + 1 : +r;
-          nextCol = 0;
           const hidden = attrs.hidden;
-          if (hidden === '1' || hidden === 'true') info.rowHeights.set(rowNumber, 0);
-          else if (attrs.ht !== undefined) info.rowHeights.set(rowNumber, +attrs.ht);
+          startRow(
+            attrs.r === undefined ? -1 : +attrs.r,
+            attrs.ht === undefined ? undefined : +attrs.ht,
+            hidden === '1' || hidden === 'true',
+          );
           return;
         }
         case 'mergeCell':
@@ -236,6 +243,7 @@ export function worksheetHandlers(
       }
     },
   };
+  handlers.rowStart = startRow;
   // The shortcut means the same as the open/close events of a `<c>` holding at most <f> and <v>.
   handlers.cell = (col, type, style, text, formulaText) => {
     cellCol = col < 0 ? nextCol : col;
