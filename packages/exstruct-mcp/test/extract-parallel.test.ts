@@ -3,7 +3,8 @@
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FIXTURES, tempDir, type TempDir } from './extract-helpers.js';
+import { writeFile } from 'node:fs/promises';
+import { FIXTURES, packageParts, tempDir, zipBytes, type TempDir } from './extract-helpers.js';
 
 interface Engine {
   extractWorkbook(
@@ -67,4 +68,34 @@ it('gives the same output in row batches, on this thread or with workers, as in 
     c: { '0': 7, '1': 'näme 7 ✓', '2': '2024-01-08', '3': 0.875 },
   });
   expect(data.sheets.Data.merged_cells.items).toEqual([[2, 5, 3, 6, ' ']]);
+});
+
+// The inflater hands out 256 KB chunks; the end of sheetData has to be found wherever it falls, also
+// when `</sheetData` is split between two chunks.
+it('finds the end of the rows when it straddles two inflated chunks', async () => {
+  const engine = (await import(
+    path.join(FIXTURES, '..', '..', 'dist', 'extract', 'extract-workbook.js')
+  )) as Engine;
+  const CHUNK = 256 * 1024;
+  const rows = Array.from(
+    { length: 3000 },
+    (_, i) => `<row r="${i + 1}"><c r="A${i + 1}"><v>${i}</v></c><c r="B${i + 1}"><v>${i / 4}</v></c></row>`,
+  ).join('');
+  const head = packageParts({ sheets: [{ name: 'S', body: '@' }] })['xl/worksheets/sheet1.xml']!.indexOf('@');
+  for (const before of [1, 4, 10, 11, 12]) {
+    // Whitespace after the last row puts `</sheetData` at CHUNK - before.
+    const padding = ' '.repeat(CHUNK - before - head - '<sheetData>'.length - rows.length);
+    const body = `<sheetData>${rows}${padding}</sheetData><mergeCells count="1"><mergeCell ref="D1:E2"/></mergeCells>`;
+    const workbook = path.join(tmp.dir, `seam-${before}.xlsx`);
+    await writeFile(workbook, zipBytes(packageParts({ sheets: [{ name: 'S', body }] })));
+    const onePass = await engine.extractWorkbook(workbook, { batches: false });
+    const batched = await engine.extractWorkbook(workbook, {
+      batches: { minBytes: 1, workerMinBytes: Infinity },
+    });
+    expect(batched.sheets[0]!.parsedWith.batches).toBe(true);
+    expect(batched.serialize('json')).toBe(onePass.serialize('json'));
+    const data = JSON.parse(batched.serialize('json'));
+    expect(data.sheets.S.rows).toHaveLength(3000);
+    expect(data.sheets.S.merged_cells.items).toEqual([[1, 3, 2, 4, ' ']]);
+  }
 });

@@ -195,16 +195,21 @@ export async function scanInBatches(
         tail = rest.subarray(Math.max(0, rest.length - dataClose.length));
         continue;
       }
-      // mode === 'rows'
-      const probe = Buffer.concat([tail, chunk]);
-      const end = probe.indexOf(dataClose);
-      const base = length - tail.length;
+      // mode === 'rows': look for the end of sheetData in the chunk, and across the chunk boundary in a
+      // small probe (the tail of what came before plus the chunk's first bytes), without copying chunks.
+      const seam = Buffer.concat([tail, chunk.subarray(0, dataClose.length - 1)]);
+      const seamEnd = seam.indexOf(dataClose);
+      const inChunk = seamEnd >= 0 ? -1 : chunk.indexOf(dataClose);
+      const end = seamEnd >= 0 ? length - tail.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
       parts.push(chunk);
       length += chunk.length;
-      tail = probe.subarray(Math.max(0, probe.length - dataClose.length));
+      tail =
+        chunk.length >= dataClose.length
+          ? chunk.subarray(chunk.length - dataClose.length)
+          : Buffer.concat([tail, chunk]).subarray(-dataClose.length);
       if (end >= 0) {
         const all = take();
-        const at = base + end;
+        const at = end;
         if (at > 0) pool.run(all.subarray(0, at));
         mode = 'after';
         feedSurround(all.subarray(at));
