@@ -44,6 +44,36 @@ export function workbookSinkConfig(reader: WorkbookReader): Promise<SinkConfig> 
   return config;
 }
 
+/**
+ * True when `text` is exactly what JSON.stringify writes for its number, judged from its shape alone:
+ * `-?(0|[1-9]\d*)(\.\d*[1-9])?`, at most 12 characters (so at most 11 digits, which a double keeps
+ * exactly, and short enough that the sliced string is a copy rather than a view of the whole batch), not
+ * `-0`, and not below 1e-6 (JavaScript writes those with an exponent).
+ */
+export function isJsonNumberText(text: string): boolean {
+  const n = text.length;
+  if (n === 0 || n > 12) return false;
+  let i = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  const intStart = i;
+  while (i < n && isDigit(text.charCodeAt(i))) i++;
+  const intDigits = i - intStart;
+  if (intDigits === 0 || (intDigits > 1 && text.charCodeAt(intStart) === 48)) return false;
+  const zeroInt = intDigits === 1 && text.charCodeAt(intStart) === 48;
+  if (i === n) return !(zeroInt && intStart === 1); // -0
+  if (text.charCodeAt(i) !== 46 /* . */ || i === n - 1) return false;
+  const fracStart = ++i;
+  while (i < n && isDigit(text.charCodeAt(i))) i++;
+  if (i !== n || text.charCodeAt(n - 1) === 48) return false;
+  if (!zeroInt) return true;
+  let zeros = 0;
+  while (text.charCodeAt(fracStart + zeros) === 48) zeros++;
+  return zeros <= 5;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
 /** Largest serial Excel shows as a date (9999-12-31). */
 const MAX_DATE_SERIAL = 2958465;
 
@@ -92,6 +122,8 @@ export function createCellSink(config: SinkConfig): CellSink {
         const date = dateKind[style] ?? 0;
         if (date !== 0 && number >= 0 && number <= MAX_DATE_SERIAL) {
           builder.add(row, col, date === 1 ? Kind.Date : Kind.Time, number);
+        } else if (number % 1 !== 0 && isJsonNumberText(raw)) {
+          builder.addText(row, col, raw, Kind.NumberText);
         } else {
           builder.add(row, col, Kind.Number, number);
         }

@@ -19,6 +19,12 @@ export const Kind = {
   Date: 5,
   /** `num` is an Excel serial time of day. */
   Time: 6,
+  /**
+   * A fractional number whose sheet text is already what JSON.stringify writes (`79.19`): `num` is an
+   * index into the segment's own strings. Formatting doubles is the costliest part of writing JSON, so
+   * the text is kept; whole numbers, which format cheaply, stay Number.
+   */
+  NumberText: 7,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
@@ -66,9 +72,9 @@ export class SegmentBuilder {
     this.cellCount++;
   }
 
-  addText(row: number, col: number, text: string): void {
+  addText(row: number, col: number, text: string, kind: Kind = Kind.Text): void {
     this.texts.push(text);
-    this.add(row, col, Kind.Text, this.texts.length - 1);
+    this.add(row, col, kind, this.texts.length - 1);
   }
 
   get size(): number {
@@ -168,6 +174,8 @@ export class RowStore {
         return this.context.sharedStrings[num] ?? '';
       case Kind.Text:
         return segment.texts[num]!;
+      case Kind.NumberText:
+        return +segment.texts[num]!;
       case Kind.True:
         return true;
       case Kind.False:
@@ -260,7 +268,7 @@ export class RowStore {
 
   private isNumberLike(segment: RowSegment, i: number): boolean {
     const kind = segment.kinds[i] as Kind;
-    if (kind === Kind.Number) return true;
+    if (kind === Kind.Number || kind === Kind.NumberText) return true;
     if (kind === Kind.Shared) {
       // Worked out once per shared string: 1 number-like, 2 not.
       const index = segment.nums[i]!;
@@ -318,6 +326,8 @@ export class RowStore {
     switch (segment.kinds[i] as Kind) {
       case Kind.Number:
         return Number.isFinite(num) ? String(num) : 'null';
+      case Kind.NumberText:
+        return segment.texts[num]!;
       case Kind.Shared:
         return (this.sharedJson[num] ??= JSON.stringify(this.context.sharedStrings[num] ?? ''));
       case Kind.True:
