@@ -1,7 +1,7 @@
 import type { CellStyle } from '../ooxml/styles.js';
 import type { WorkbookReader } from '../ooxml/workbook-reader.js';
 import type { CellHandler } from '../ooxml/worksheet-reader.js';
-import { Kind, SegmentBuilder, type RowSegment } from './row-store.js';
+import { DECIMALS, Kind, SegmentBuilder, type RowSegment } from './row-store.js';
 
 /**
  * What turning raw cells into stored values needs, as plain typed arrays so the same configuration can
@@ -45,29 +45,30 @@ export function workbookSinkConfig(reader: WorkbookReader): Promise<SinkConfig> 
 }
 
 /**
- * True when `text` is exactly what JSON.stringify writes for its number, judged from its shape alone:
- * `-?(0|[1-9]\d*)(\.\d*[1-9])?`, at most 12 characters (so at most 11 digits, which a double keeps
- * exactly, and short enough that the sliced string is a copy rather than a view of the whole batch), not
- * `-0`, and not below 1e-6 (JavaScript writes those with an exponent).
+ * The count of decimals of a fractional number's text when the text is exactly what JSON.stringify
+ * writes for its value, judged from its shape alone; 0 otherwise. The shape is
+ * `-?(0|[1-9]\d*)\.\d*[1-9]`, at most 12 characters (so at most 11 digits, which a double keeps
+ * exactly), not below 1e-6 (JavaScript writes those with an exponent). For such text, `toFixed(n)` of
+ * the value gives the text back.
  */
-export function isJsonNumberText(text: string): boolean {
+export function jsonFractionDigits(text: string): number {
   const n = text.length;
-  if (n === 0 || n > 12) return false;
+  if (n > 12) return 0;
   let i = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
   const intStart = i;
   while (i < n && isDigit(text.charCodeAt(i))) i++;
   const intDigits = i - intStart;
-  if (intDigits === 0 || (intDigits > 1 && text.charCodeAt(intStart) === 48)) return false;
-  const zeroInt = intDigits === 1 && text.charCodeAt(intStart) === 48;
-  if (i === n) return !(zeroInt && intStart === 1); // -0
-  if (text.charCodeAt(i) !== 46 /* . */ || i === n - 1) return false;
+  if (intDigits === 0 || (intDigits > 1 && text.charCodeAt(intStart) === 48)) return 0;
+  if (i >= n - 1 || text.charCodeAt(i) !== 46 /* . */) return 0;
   const fracStart = ++i;
   while (i < n && isDigit(text.charCodeAt(i))) i++;
-  if (i !== n || text.charCodeAt(n - 1) === 48) return false;
-  if (!zeroInt) return true;
-  let zeros = 0;
-  while (text.charCodeAt(fracStart + zeros) === 48) zeros++;
-  return zeros <= 5;
+  if (i !== n || text.charCodeAt(n - 1) === 48) return 0;
+  if (intDigits === 1 && text.charCodeAt(intStart) === 48) {
+    let zeros = 0;
+    while (text.charCodeAt(fracStart + zeros) === 48) zeros++;
+    if (zeros > 5) return 0;
+  }
+  return n - fracStart;
 }
 
 function isDigit(code: number): boolean {
@@ -122,10 +123,10 @@ export function createCellSink(config: SinkConfig): CellSink {
         const date = dateKind[style] ?? 0;
         if (date !== 0 && number >= 0 && number <= MAX_DATE_SERIAL) {
           builder.add(row, col, date === 1 ? Kind.Date : Kind.Time, number);
-        } else if (number % 1 !== 0 && isJsonNumberText(raw)) {
-          builder.addText(row, col, raw, Kind.NumberText);
         } else {
-          builder.add(row, col, Kind.Number, number);
+          // A fraction written the way JSON writes it keeps its count of decimals (see DECIMALS).
+          const decimals = number % 1 === 0 ? 0 : jsonFractionDigits(raw);
+          builder.add(row, col, decimals > 0 ? DECIMALS + decimals : Kind.Number, number);
         }
       }
     }

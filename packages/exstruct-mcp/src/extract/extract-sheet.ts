@@ -142,9 +142,7 @@ function sortSegments(segments: RowSegment[]): RowSegment {
           c: segment.cols[i]!,
           kind,
           num: segment.nums[i]!,
-          ...(kind === Kind.Text || kind === Kind.NumberText
-            ? { text: segment.texts[segment.nums[i]!]! }
-            : {}),
+          ...(kind === Kind.Text ? { text: segment.texts[segment.nums[i]!]! } : {}),
         });
       }
     }
@@ -152,7 +150,7 @@ function sortSegments(segments: RowSegment[]): RowSegment {
   cells.sort((a, b) => a.r - b.r || a.c - b.c);
   const builder = new SegmentBuilder();
   for (const cell of cells) {
-    if (cell.text !== undefined) builder.addText(cell.r, cell.c, cell.text, cell.kind);
+    if (cell.text !== undefined) builder.addText(cell.r, cell.c, cell.text);
     else builder.add(cell.r, cell.c, cell.kind, cell.num);
   }
   return builder.finish();

@@ -19,14 +19,15 @@ export const Kind = {
   Date: 5,
   /** `num` is an Excel serial time of day. */
   Time: 6,
-  /**
-   * A fractional number whose sheet text is already what JSON.stringify writes (`79.19`): `num` is an
-   * index into the segment's own strings. Formatting doubles is the costliest part of writing JSON, so
-   * the text is kept; whole numbers, which format cheaply, stay Number.
-   */
-  NumberText: 7,
 } as const;
-export type Kind = (typeof Kind)[keyof typeof Kind];
+/**
+ * A fractional number with its sheet text's count of decimals (1–11) folded into the kind:
+ * `DECIMALS + n`. Such text is exactly what JSON.stringify writes (see jsonFractionDigits), and
+ * `toFixed(n)` writes it back much faster than a shortest-round-trip formatting of the double —
+ * formatting doubles was the costliest part of writing the rows' JSON.
+ */
+export const DECIMALS = 16;
+export type Kind = (typeof Kind)[keyof typeof Kind] | number;
 
 /** A run of rows in columnar form: row `i` owns cells `rowStart[i]` … `rowStart[i + 1] - 1`. */
 export interface RowSegment {
@@ -72,9 +73,9 @@ export class SegmentBuilder {
     this.cellCount++;
   }
 
-  addText(row: number, col: number, text: string, kind: Kind = Kind.Text): void {
+  addText(row: number, col: number, text: string): void {
     this.texts.push(text);
-    this.add(row, col, kind, this.texts.length - 1);
+    this.add(row, col, Kind.Text, this.texts.length - 1);
   }
 
   get size(): number {
@@ -174,8 +175,6 @@ export class RowStore {
         return this.context.sharedStrings[num] ?? '';
       case Kind.Text:
         return segment.texts[num]!;
-      case Kind.NumberText:
-        return +segment.texts[num]!;
       case Kind.True:
         return true;
       case Kind.False:
@@ -183,6 +182,8 @@ export class RowStore {
       case Kind.Date:
       case Kind.Time:
         return this.dateText(num, segment.kinds[i] === Kind.Time);
+      default:
+        return num; // DECIMALS + n
     }
   }
 
@@ -268,7 +269,7 @@ export class RowStore {
 
   private isNumberLike(segment: RowSegment, i: number): boolean {
     const kind = segment.kinds[i] as Kind;
-    if (kind === Kind.Number || kind === Kind.NumberText) return true;
+    if (kind === Kind.Number || kind >= DECIMALS) return true;
     if (kind === Kind.Shared) {
       // Worked out once per shared string: 1 number-like, 2 not.
       const index = segment.nums[i]!;
@@ -326,8 +327,6 @@ export class RowStore {
     switch (segment.kinds[i] as Kind) {
       case Kind.Number:
         return Number.isFinite(num) ? String(num) : 'null';
-      case Kind.NumberText:
-        return segment.texts[num]!;
       case Kind.Shared:
         return (this.sharedJson[num] ??= JSON.stringify(this.context.sharedStrings[num] ?? ''));
       case Kind.True:
@@ -345,8 +344,10 @@ export class RowStore {
         }
         return json;
       }
-      default:
-        return JSON.stringify(this.value(segment, i));
+      default: {
+        const kind = segment.kinds[i]!;
+        return kind >= DECIMALS ? num.toFixed(kind - DECIMALS) : JSON.stringify(this.value(segment, i));
+      }
     }
   }
 
