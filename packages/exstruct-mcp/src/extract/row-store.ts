@@ -27,7 +27,8 @@ export const Kind = {
  * formatting doubles was the costliest part of writing the rows' JSON.
  */
 export const DECIMALS = 16;
-export type Kind = (typeof Kind)[keyof typeof Kind] | number;
+/** One of the values of `Kind`, or `DECIMALS + n`. */
+export type Kind = number;
 
 /** A run of rows in columnar form: row `i` owns cells `rowStart[i]` … `rowStart[i + 1] - 1`. */
 export interface RowSegment {
