@@ -11,18 +11,18 @@ export interface SaxHandlers {
   close?: (name: string) => void;
   text?: (text: string) => void;
   /**
-   * Optional shortcut for the commonest element of big sheets, a `<c>` whose start tag carries only
-   * plain `r`/`s`/`t` attributes (others are ignored) and which is empty or holds exactly `<v>value</v>`
-   * or `<f>formula</f><v>value</v>`: equivalent to the open/text/close events of that element, reported
-   * as scalars. `col` is the 0-based column of `r` (-1 when `r` is absent or has no column letters),
-   * `style` the `s` index (0 when absent). Parsers that do not know it emit the events instead.
-   */
-  /**
    * Optional shortcut for the start tag of a `<row>` that has content: equivalent to its open event,
    * reported as scalars (`row` -1 when `r` is absent; `height` from `ht`; `hidden` from `hidden`; other
    * attributes ignored). The element's content and end tag are reported as usual.
    */
   rowStart?: (row: number, height: number | undefined, hidden: boolean) => void;
+  /**
+   * Optional shortcut for the commonest element of big sheets, a `<c>` with double-quoted attributes
+   * (only `r`, `s` and `t` are read) that is empty or holds exactly `<v>value</v>` or
+   * `<f>formula</f><v>value</v>`: equivalent to the open/text/close events of that element, reported
+   * as scalars. `col` is the 0-based column of `r` (-1 when `r` is absent or has no column letters),
+   * `style` the `s` index (0 when absent). Parsers that do not know it emit the events instead.
+   */
   cell?: (
     col: number,
     type: string | undefined,
