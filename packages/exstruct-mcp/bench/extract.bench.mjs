@@ -3,7 +3,6 @@
 // in one run, each in its own process (so peak memory is each one's own). Targets (issue 3): ≥ 10×
 // faster and ≤ 50 % of openpyxl's peak memory. Then the o200k token counts of our TOON and JSON and of
 // the original ExStruct's golden JSON for every fixture.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,38 +39,7 @@ ms = (time.perf_counter() - started) * 1000
 print(json.dumps({"ms": ms, "cells": cells, "peakMb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 `;
 
-function findPython() {
-  for (const candidate of ['/usr/bin/python3', 'python3']) {
-    const probe = spawnSync(candidate, ['-c', 'import openpyxl; print(openpyxl.__version__)'], {
-      encoding: 'utf8',
-    });
-    if (probe.status === 0) return { command: candidate, version: probe.stdout.trim() };
-  }
-  return undefined;
-}
-
-/** openpyxl from Debian's python3-openpyxl, installed when missing and apt-get is usable. */
-function ensurePython() {
-  const found = findPython();
-  if (found || process.getuid?.() !== 0) return found;
-  console.log('openpyxl missing: apt-get install -y python3-openpyxl …');
-  spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
-  spawnSync('apt-get', ['install', '-y', '-qq', 'python3-openpyxl'], { stdio: 'ignore' });
-  return findPython();
-}
-
-/** Runs a child process; returns its last stdout line as JSON plus the wall time of the whole process. */
-function run(command, args) {
-  const started = performance.now();
-  const child = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const wallMs = performance.now() - started;
-  if (child.status !== 0) throw new Error(`${command} failed: ${child.stderr}`);
-  return { ...JSON.parse(child.stdout.trim().split('\n').pop()), wallMs };
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
-
+const { ensurePython, median, run, seconds } = await import('./lib/side-by-side.mjs');
 const { ensureBigWorkbook, BIG_ROWS, BIG_COLUMNS } = await import('./lib/big-workbook.mjs');
 const input = await ensureBigWorkbook();
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-extract-bench-'));

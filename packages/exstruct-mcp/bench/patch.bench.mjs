@@ -1,7 +1,6 @@
 // Benchmark: a one-cell patch of the 1,000,000-cell workbook, exstruct_patch's engine vs Python
 // openpyxl load_workbook + save, side by side in one run (each in its own process, so peak memory
 // is each one's own). Targets (issue 4): ≥ 10× faster, ≤ 50 % of openpyxl's peak memory.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -45,29 +44,12 @@ ms = (time.perf_counter() - started) * 1000
 print(json.dumps({"ms": ms, "peakMb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 `;
 
-function findPython() {
-  for (const candidate of ['/usr/bin/python3', 'python3']) {
-    const probe = spawnSync(candidate, ['-c', 'import openpyxl; print(openpyxl.__version__)'], {
-      encoding: 'utf8',
-    });
-    if (probe.status === 0) return { command: candidate, version: probe.stdout.trim() };
-  }
-  return undefined;
-}
-
-function run(command, args) {
-  const child = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (child.status !== 0) throw new Error(`${command} failed: ${child.stderr}`);
-  return JSON.parse(child.stdout.trim().split('\n').pop());
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
+const { ensurePython, median, run } = await import('./lib/side-by-side.mjs');
 const { ensureBigWorkbook } = await import('./lib/big-workbook.mjs');
 const input = await ensureBigWorkbook();
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-patch-bench-'));
 try {
-  const python = findPython();
+  const python = ensurePython();
   console.log(
     `workbook: ${path.basename(input)} (${(statSync(input).size / 1e6).toFixed(1)} MB, 1,000,000 cells); patch: Data!${CELL}`,
   );
