@@ -200,14 +200,25 @@ describe('row batches (the fast path for big sheets)', () => {
     }
   });
 
-  it('reports a malformed batch as CORRUPT_WORKBOOK', async () => {
+  it('reports malformed rows as CORRUPT_WORKBOOK, in batches or in one pass', async () => {
     const broken: PackageSpec = {
       sheets: [{ name: 'B', body: '<sheetData><row r="1"><c r="A1"><v>1</v></row></sheetData>' }],
     };
     const file = await tmp.package('broken-batch.xlsx', broken);
-    await expect(extractWorkbook(file, { batches: { minBytes: 1 } })).rejects.toMatchObject({
-      code: 'CORRUPT_WORKBOOK',
+    for (const batches of [false, { minBytes: 1 }] as const) {
+      await expect(extractWorkbook(file, { batches })).rejects.toMatchObject({
+        code: 'CORRUPT_WORKBOOK',
+        message: expect.stringContaining('xl/worksheets/sheet1.xml'),
+      });
+    }
+  });
+
+  it('reads a worksheet without sheetData as an empty sheet', async () => {
+    const sheet = await sheetOf({
+      sheets: [{ name: 'E', body: '<mergeCells count="1"><mergeCell ref="A1:B2"/></mergeCells>' }],
     });
+    expect(sheet.rows).toBeUndefined();
+    expect(sheet.merged_cells?.items).toEqual([[1, 0, 2, 1, ' ']]);
   });
 });
 

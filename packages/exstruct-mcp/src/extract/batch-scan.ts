@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../ooxml/worksheet-reader.js';
-import { createPushParser } from '../ooxml/xml.js';
+import { streamSheetRows } from '../ooxml/sheet-row-stream.js';
 import type { SinkConfig } from './cell-sink.js';
 import { parseRowBatch, type BatchResult } from './row-batch.js';
 import type { RowSegment } from './row-store.js';
@@ -22,7 +21,6 @@ export interface BatchOptions {
 
 const DEFAULT_MIN_BYTES = 1024 * 1024;
 const DEFAULT_WORKER_MIN_BYTES = 8 * 1024 * 1024;
-const BATCH_BYTES = 1024 * 1024;
 const WORKER_URL = new URL('./sheet-worker.js', import.meta.url);
 
 /**
@@ -111,10 +109,9 @@ class BatchPool {
 }
 
 /**
- * Parses a big worksheet in batches of whole `<row>` elements, cut from the inflating stream at `</row>`
- * boundaries. Batches go through the fast row parser (row-batch.ts), on this thread and — for very big
- * sheets on a machine with idle cores — on worker threads as well; what surrounds sheetData (columns,
- * merges, links, drawing references) goes through the strict saxes parser. Returns undefined for small
+ * Parses a big worksheet in batches of whole `<row>` elements cut from the inflating stream
+ * (sheet-row-stream.ts). Batches go through the fast row parser (row-batch.ts), on this thread and — for
+ * very big sheets on a machine with idle cores — on worker threads as well. Returns undefined for small
  * sheets and for sheets that cannot be cut safely; the caller then parses them in one pass.
  */
 export async function scanInBatches(
@@ -133,113 +130,15 @@ export async function scanInBatches(
   const pool = new BatchPool(workers, config, part);
   try {
     const info = emptyWorksheetInfo();
-    const surround = createPushParser(
+    await streamSheetRows(
+      reader.zip,
       part,
       worksheetHandlers(() => undefined, info),
+      {
+        rows: (bytes) => pool.run(bytes),
+        drain: () => pool.drain(),
+      },
     );
-    const decoder = new StringDecoder('utf8');
-    const feedSurround = (bytes: Buffer) => surround.write(decoder.write(bytes));
-
-    let mode: 'before' | 'rows' | 'after' = 'before';
-    let rowClose = Buffer.from('</row>');
-    let dataClose = Buffer.from('</sheetData');
-    // Inflated bytes not yet handed on, kept as a list so each byte is copied once per batch.
-    let parts: Buffer[] = [];
-    let length = 0;
-    // The last few bytes seen, so a marker split across two chunks is still found.
-    let tail: Buffer = Buffer.alloc(0);
-    const take = () => {
-      const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length);
-      parts = [];
-      length = 0;
-      return all;
-    };
-    for await (const raw of await reader.zip.openStream(part)) {
-      const chunk = raw as Buffer;
-      if (mode === 'after') {
-        feedSurround(chunk);
-        continue;
-      }
-      if (mode === 'before') {
-        parts.push(chunk);
-        length += chunk.length;
-        const head = take();
-        const match = /<([A-Za-z0-9_]+:)?sheetData(\s[^>]*)?(\/?)>/.exec(head.toString('latin1'));
-        if (!match) {
-          parts = [head];
-          length = head.length;
-          continue;
-        }
-        const tagEnd = match.index + match[0].length;
-        if (match[3] === '/') {
-          mode = 'after';
-          feedSurround(head);
-          continue;
-        }
-        feedSurround(head.subarray(0, tagEnd));
-        const prefix = match[1] ?? '';
-        rowClose = Buffer.from(`</${prefix}row>`);
-        dataClose = Buffer.from(`</${prefix}sheetData`);
-        mode = 'rows';
-        const rest = head.subarray(tagEnd);
-        const end = rest.indexOf(dataClose);
-        if (end >= 0) {
-          // The whole sheetData came in the first chunk.
-          if (end > 0) pool.run(rest.subarray(0, end));
-          mode = 'after';
-          feedSurround(rest.subarray(end));
-          continue;
-        }
-        parts = rest.length > 0 ? [rest] : [];
-        length = rest.length;
-        tail = rest.subarray(Math.max(0, rest.length - dataClose.length));
-        continue;
-      }
-      // mode === 'rows': look for the end of sheetData in the chunk, and across the chunk boundary in a
-      // small probe (the tail of what came before plus the chunk's first bytes), without copying chunks.
-      const seam = Buffer.concat([tail, chunk.subarray(0, dataClose.length - 1)]);
-      const seamEnd = seam.indexOf(dataClose);
-      const inChunk = seamEnd >= 0 ? -1 : chunk.indexOf(dataClose);
-      const end = seamEnd >= 0 ? length - tail.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
-      parts.push(chunk);
-      length += chunk.length;
-      tail =
-        chunk.length >= dataClose.length
-          ? chunk.subarray(chunk.length - dataClose.length)
-          : Buffer.concat([tail, chunk]).subarray(-dataClose.length);
-      if (end >= 0) {
-        const all = take();
-        const at = end;
-        if (at > 0) pool.run(all.subarray(0, at));
-        mode = 'after';
-        feedSurround(all.subarray(at));
-        continue;
-      }
-      if (length >= BATCH_BYTES) {
-        const all = take();
-        const cut = all.lastIndexOf(rowClose);
-        if (cut < 0) {
-          parts = [all];
-          length = all.length;
-          continue;
-        }
-        const at = cut + rowClose.length;
-        const rest = Buffer.from(all.subarray(at));
-        pool.run(all.subarray(0, at));
-        if (rest.length > 0) {
-          parts = [rest];
-          length = rest.length;
-        }
-        await pool.drain();
-      }
-    }
-    if (mode !== 'after') {
-      throw new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" ends inside its data.`, {
-        hint: 'Re-download or re-save the workbook; the file may be truncated.',
-      });
-    }
-    surround.write(decoder.end());
-    surround.close();
 
     const segments: RowSegment[] = [];
     const borders: Int32Array[] = [];

@@ -5,7 +5,9 @@ import {
   type ScanOptions,
   type WorksheetInfo,
 } from './worksheet-handlers.js';
-import { parseXmlStream } from './xml.js';
+import { ToolError } from '@mcp-workbench/core/engine';
+import { parseRowFragment, RowFragmentError, rowsText } from './row-fragment-parser.js';
+import { streamSheetRows } from './sheet-row-stream.js';
 import type { ZipArchive } from './zip-archive.js';
 
 export {
@@ -21,8 +23,10 @@ export {
 } from './worksheet-handlers.js';
 
 /**
- * Streams a worksheet part once with SAX (never a DOM of the sheet): every cell goes to `onCell` as it is
- * read, the rest (merges, hyperlinks, sizes, drawing and table references) is returned.
+ * Streams a worksheet part once (never a DOM of the sheet): every cell goes to `onCell` as it is read, in
+ * sheet order; the rest (merges, hyperlinks, sizes, drawing and table references) is returned. The rows
+ * go through the row tokenizer, one run after the other with the same handlers (so shared formulas and
+ * rows without `r` carry over between runs); what surrounds them goes through saxes.
  */
 export async function scanWorksheet(
   zip: ZipArchive,
@@ -31,6 +35,23 @@ export async function scanWorksheet(
   options: ScanOptions = {},
 ): Promise<WorksheetInfo> {
   const info = emptyWorksheetInfo();
-  await parseXmlStream(await zip.openStream(part), part, worksheetHandlers(onCell, info, options));
+  const handlers = worksheetHandlers(onCell, info, options);
+  await streamSheetRows(zip, part, handlers, {
+    rows(bytes) {
+      try {
+        parseRowFragment(rowsText(bytes), handlers);
+      } catch (error) {
+        if (!(error instanceof RowFragmentError)) throw error;
+        throw new ToolError(
+          'CORRUPT_WORKBOOK',
+          `The workbook part "${part}" is not well-formed XML: ${error.message}`,
+          {
+            hint: 'Open and re-save the file in Excel, or check that the download was complete.',
+            details: { part },
+          },
+        );
+      }
+    },
+  });
   return info;
 }
