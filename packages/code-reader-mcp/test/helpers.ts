@@ -6,6 +6,8 @@ import { PathPolicy } from '@mcp-workbench/core';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '@mcp-workbench/core/testing';
 import { expect } from 'vitest';
 import { createServer } from '../src/server.js';
+import { DEFAULT_MAX_COUNT } from '../src/search/options.js';
+import type { SearchQuery } from '../src/search/types.js';
 
 export const FIXTURE = fileURLToPath(new URL('./fixtures/sample-project', import.meta.url));
 
@@ -105,4 +107,27 @@ export async function connect(
 
 export async function mtimeOf(file: string): Promise<number> {
   return (await stat(file)).mtimeMs;
+}
+
+/** A search query with every option at its default (override what a test is about). */
+export function baseQuery(overrides: Partial<SearchQuery> = {}): SearchQuery {
+  return {
+    targets: ['/x'],
+    targetKind: 'roots',
+    query: 'TODO',
+    caseMode: 'smart',
+    fixedStrings: false,
+    word: false,
+    multiline: false,
+    includeGlobs: [],
+    excludeGlobs: [],
+    hidden: false,
+    noIgnore: false,
+    contextBefore: 0,
+    contextAfter: 0,
+    maxCount: DEFAULT_MAX_COUNT,
+    mode: 'matches',
+    denyGlobs: [],
+    ...overrides,
+  };
 }

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateRipgrep } from '../src/rg/locate.js';
 import { searchArgs } from '../src/search/rg-args.js';
 import { DEFAULT_MAX_COUNT, OUTPUT_MODE_FLAGS } from '../src/search/options.js';
-import type { SearchQuery } from '../src/search/types.js';
-import { ageTree, connect, copyFixture, removeDir, type Connected } from './helpers.js';
+import { ageTree, baseQuery, connect, copyFixture, removeDir, type Connected } from './helpers.js';
+import type { MatchRow } from '../src/search/shape.js';
 
 let dir: string;
 let server: Connected;
@@ -21,14 +21,8 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-interface Row {
-  file: string;
-  line: number;
-  column: number;
-  text: string;
-  before?: string[];
-  after?: string[];
-}
+/** A match row of the answers. */
+type Row = MatchRow;
 
 /** ripgrep run directly: the reference every answer is compared with. */
 async function rgJson(
@@ -59,28 +53,6 @@ async function rgJson(
       line: e.data.line_number ?? 0,
       text: (e.data.lines?.text ?? '').replace(/\r?\n$/, ''),
     }));
-}
-
-function baseQuery(overrides: Partial<SearchQuery> = {}): SearchQuery {
-  return {
-    targets: ['/x'],
-    targetKind: 'roots',
-    query: 'TODO',
-    caseMode: 'smart',
-    fixedStrings: false,
-    word: false,
-    multiline: false,
-    includeGlobs: [],
-    excludeGlobs: [],
-    hidden: false,
-    noIgnore: false,
-    contextBefore: 0,
-    contextAfter: 0,
-    maxCount: DEFAULT_MAX_COUNT,
-    mode: 'matches',
-    denyGlobs: [],
-    ...overrides,
-  };
 }
 
 describe('search_content: output-format parameters are mutually exclusive (spec 003)', () => {

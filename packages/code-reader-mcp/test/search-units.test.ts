@@ -8,6 +8,7 @@ import { JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/searc
 import { effectiveMaxCount, outputModeOf } from '../src/search/options.js';
 import { SearchEngine } from '../src/search/search-content.js';
 import type { SearchQuery } from '../src/search/types.js';
+import { baseQuery } from './helpers.js';
 import { commonDirectory, groupByFile, pagedRowsOf, topFiles } from '../src/search/shape.js';
 import { emptyDir, removeDir } from './helpers.js';
 
@@ -293,25 +294,8 @@ describe('ripgrep binary', () => {
 });
 
 describe('SearchEngine', () => {
-  const query = (overrides: Partial<SearchQuery>): SearchQuery => ({
-    targets: [process.cwd()],
-    targetKind: 'roots',
-    query: 'x',
-    caseMode: 'smart',
-    fixedStrings: false,
-    word: false,
-    multiline: false,
-    includeGlobs: [],
-    excludeGlobs: [],
-    hidden: false,
-    noIgnore: false,
-    contextBefore: 0,
-    contextAfter: 0,
-    maxCount: 10,
-    mode: 'matches',
-    denyGlobs: [],
-    ...overrides,
-  });
+  const query = (overrides: Partial<SearchQuery>): SearchQuery =>
+    baseQuery({ targets: [process.cwd()], query: 'x', maxCount: 10, ...overrides });
 
   it('refuses an empty query', async () => {
     await expect(new SearchEngine().search(query({ query: '' }), { timeoutMs: 1000 })).rejects.toMatchObject({

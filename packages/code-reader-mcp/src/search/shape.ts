@@ -1,14 +1,8 @@
 import type { OutputMode } from './options.js';
 import type { FileCount, SearchMatch, SearchOutcome } from './types.js';
 
-export interface MatchRow {
-  file: string;
-  line: number;
-  column: number;
-  text: string;
-  before?: string[];
-  after?: string[];
-}
+/** A match as answers show it: the same fields, with `file` root-relative. */
+export type MatchRow = SearchMatch;
 
 export interface FileGroup {
   file: string;

@@ -5,7 +5,7 @@ import type { CodeStructure } from '../code/structure.js';
 import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { classSchema, fieldSchema, filePathInput, functionSchema, importSchema } from './code-shared.js';
-import { pathsOf, type ToolDeps } from './deps.js';
+import { sourceFile, type ToolDeps } from './deps.js';
 import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
 
 const CSV_HEADER = 'type,name,class,start_line,end_line,lines,params,complexity';
@@ -66,9 +66,7 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
     },
     textFormat: formatOf,
     async run(args, ctx) {
-      const paths = pathsOf(ctx, deps);
-      const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
-      const shown = paths.display(real);
+      const { real, shown } = await sourceFile(ctx, deps, args.file_path);
       const { structure, language, totalLines } = await readStructure(real, shown);
       const head = { file_path: shown, language, total_lines: totalLines };
       const format = formatOf(args);

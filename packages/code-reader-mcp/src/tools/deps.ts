@@ -19,3 +19,14 @@ export function createToolDeps(): ToolDeps {
 export function pathsOf(ctx: ToolContext, deps: ToolDeps): ProjectPaths {
   return new ProjectPaths(ctx.paths, deps.project);
 }
+
+/** An existing file named by a tool argument: its real path (to read) and the path answers show. */
+export async function sourceFile(
+  ctx: ToolContext,
+  deps: ToolDeps,
+  filePath: string,
+): Promise<{ real: string; shown: string }> {
+  const paths = pathsOf(ctx, deps);
+  const real = await paths.resolve(filePath, { mustExist: true, kind: 'file' });
+  return { real, shown: paths.display(real) };
+}

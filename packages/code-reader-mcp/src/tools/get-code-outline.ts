@@ -5,7 +5,7 @@ import type { CodeStructure } from '../code/structure.js';
 import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
-import { pathsOf, type ToolDeps } from './deps.js';
+import { sourceFile, type ToolDeps } from './deps.js';
 import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
 
 interface OutlineItem {
@@ -88,9 +88,7 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     },
     textFormat: formatOf,
     async run(args, ctx) {
-      const paths = pathsOf(ctx, deps);
-      const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
-      const shown = paths.display(real);
+      const { real, shown } = await sourceFile(ctx, deps, args.file_path);
       const { structure, language, totalLines } = await readStructure(real, shown);
       const format = formatOf(args);
       return pageSections({

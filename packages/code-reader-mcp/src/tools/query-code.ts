@@ -5,7 +5,7 @@ import { QUERY_KEYS, applyFilter, runQueryKey, runQueryString } from '../code/qu
 import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
-import { pathsOf, type ToolDeps } from './deps.js';
+import { sourceFile, type ToolDeps } from './deps.js';
 import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
 
 const hitSchema = z.object({
@@ -51,9 +51,7 @@ export function queryCodeTool(deps: ToolDeps) {
           hint: `query_key: ${QUERY_KEYS.join(' | ')}; or query_string: a tree-sitter S-expression query.`,
         });
       }
-      const paths = pathsOf(ctx, deps);
-      const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
-      const shown = paths.display(real);
+      const { real, shown } = await sourceFile(ctx, deps, args.file_path);
       const { hits, language } = await withParsedFile(real, shown, ({ tree, language, languageId }) => ({
         hits: args.query_key
           ? runQueryKey(tree, languageId, args.query_key)
