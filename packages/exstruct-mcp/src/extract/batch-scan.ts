@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ToolError } from '@mcp-workbench/core/engine';
 import type { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../ooxml/worksheet-reader.js';
 import { streamSheetRows } from '../ooxml/sheet-row-stream.js';
+import { corrupt } from '../ooxml/xml.js';
 import type { SinkConfig } from './cell-sink.js';
 import { parseRowBatch, type BatchResult } from './row-batch.js';
 import type { RowSegment } from './row-store.js';
@@ -54,7 +54,6 @@ class BatchPool {
   constructor(
     workerCount: number,
     private readonly config: SinkConfig,
-    private readonly part: string,
   ) {
     // A small young generation: a worker only ever holds one 1 MB batch, and each isolate's heap counts
     // towards the process's peak memory.
@@ -62,7 +61,7 @@ class BatchPool {
       { length: workerCount },
       () =>
         new Worker(WORKER_URL, {
-          workerData: { config, part },
+          workerData: { config },
           resourceLimits: { maxYoungGenerationSizeMb: 4 },
         }),
     );
@@ -87,7 +86,7 @@ class BatchPool {
     const cycle = 2 * this.workers.length + 1;
     const slot = id % cycle;
     if (slot === cycle - 1) {
-      this.results.push(Promise.resolve(parseRowBatch(id, bytes, this.config, this.part)));
+      this.results.push(Promise.resolve(parseRowBatch(id, bytes, this.config)));
       return;
     }
     const copy = new Uint8Array(bytes); // its own memory, so it can be transferred
@@ -127,7 +126,7 @@ export async function scanInBatches(
   const canSpawn = existsSync(fileURLToPath(WORKER_URL));
   const threads = Math.min(options.threads ?? idleCores(), 8);
   const workers = canSpawn && size >= (options.workerMinBytes ?? DEFAULT_WORKER_MIN_BYTES) ? threads - 1 : 0;
-  const pool = new BatchPool(workers, config, part);
+  const pool = new BatchPool(workers, config);
   try {
     const info = emptyWorksheetInfo();
     await streamSheetRows(
@@ -143,11 +142,7 @@ export async function scanInBatches(
     const segments: RowSegment[] = [];
     const borders: Int32Array[] = [];
     for (const batch of await Promise.all(pool.results)) {
-      if (batch.error) {
-        throw new ToolError(batch.error.code, batch.error.message, {
-          hint: 'Open and re-save the file in Excel, or check that the download was complete.',
-        });
-      }
+      if (batch.error !== undefined) throw corrupt(part, batch.error);
       // Rows without `r` are numbered by position, which a batch cannot know: parse in one pass.
       if (batch.rowsWithoutRef) return undefined;
       segments.push(batch.segment!);

@@ -16,11 +16,12 @@ export interface BatchResult {
   /** (row, height) pairs of rows with an explicit height. */
   rowHeights?: Float64Array;
   rowsWithoutRef?: number;
-  error?: { code: string; message: string };
+  /** Why the batch is not well-formed XML. */
+  error?: string;
 }
 
 /** Parses a batch. Element names arrive without their namespace prefix (`x:c` → `c`). */
-export function parseRowBatch(seq: number, bytes: Uint8Array, config: SinkConfig, part: string): BatchResult {
+export function parseRowBatch(seq: number, bytes: Uint8Array, config: SinkConfig): BatchResult {
   try {
     const sink = createCellSink(config);
     const info = emptyWorksheetInfo();
@@ -34,8 +35,7 @@ export function parseRowBatch(seq: number, bytes: Uint8Array, config: SinkConfig
     }
     return { seq, segment, borders, rowHeights, rowsWithoutRef: info.rowsWithoutRef };
   } catch (error) {
-    const message = `The workbook part "${part}" is not well-formed XML: ${(error as Error).message}`;
-    return { seq, error: { code: 'CORRUPT_WORKBOOK', message } };
+    return { seq, error: (error as Error).message };
   }
 }
 

@@ -9,9 +9,9 @@ export interface BatchRequest {
   bytes: Uint8Array;
 }
 
-const { config, part } = workerData as { config: SinkConfig; part: string };
+const { config } = workerData as { config: SinkConfig };
 
 parentPort!.on('message', ({ seq, bytes }: BatchRequest) => {
-  const result = parseRowBatch(seq, bytes, config, part);
+  const result = parseRowBatch(seq, bytes, config);
   parentPort!.postMessage(result, transferList(result));
 });

@@ -70,8 +70,11 @@ function cellType(xml: string, start: number, end: number): string {
   return xml.slice(start, end);
 }
 
-/** The 0-based column of a cell reference's letters (`AB12` → 27), -1 when it starts with none. */
-function columnOf(xml: string, start: number, end: number): number {
+/**
+ * The 0-based column of the cell reference at `xml[start, end)` from its letters (`AB12` → 27), without
+ * a regex or a slice; -1 when it starts with none.
+ */
+export function columnOf(xml: string, start: number, end: number): number {
   let col = 0;
   let i = start;
   for (; i < end; i++) {

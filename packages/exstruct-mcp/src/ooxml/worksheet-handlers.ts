@@ -2,6 +2,7 @@
 import { unescapeOoxmlText } from './ooxml-text.js';
 import { translateFormula } from './formula-translate.js';
 import { attr, type SaxHandlers } from './sax.js';
+import { columnOf } from './row-fragment-parser.js';
 
 /**
  * One cell as the sheet XML stores it. `type` is the `t` attribute (`s` shared string, `str` formula
@@ -51,25 +52,6 @@ export interface WorksheetInfo {
 export interface ScanOptions {
   /** Report formulas to the handler (expanding shared formulas costs a little; off when not needed). */
   formulas?: boolean;
-}
-
-/** Fast `AB12` → column index 27 (0-based) without regex; -1 when it is not a reference. */
-function colOfRef(ref: string): number {
-  let col = 0;
-  let i = 0;
-  for (; i < ref.length; i++) {
-    const code = ref.charCodeAt(i);
-    if (code >= 65 && code <= 90) col = col * 26 + (code - 64);
-    else if (code >= 97 && code <= 122) col = col * 26 + (code - 96);
-    else break;
-  }
-  return i === 0 ? -1 : col - 1;
-}
-
-function rowOfRef(ref: string): number {
-  let i = 0;
-  while (i < ref.length && ref.charCodeAt(i) > 57) i++;
-  return Number(ref.slice(i));
 }
 
 interface SharedFormula {
@@ -135,7 +117,7 @@ export function worksheetHandlers(
       switch (name) {
         case 'c': {
           const ref = attrs.r;
-          cellCol = ref === undefined ? nextCol : colOfRef(ref);
+          cellCol = ref === undefined ? nextCol : columnOf(ref, 0, ref.length);
           if (cellCol < 0) cellCol = nextCol;
           cellRow = rowNumber;
           nextCol = cellCol + 1;
@@ -271,5 +253,3 @@ function resolveFormula(
   if (!master) return undefined;
   return translateFormula(master.text, row - master.row, col - master.col);
 }
-
-export { colOfRef, rowOfRef };

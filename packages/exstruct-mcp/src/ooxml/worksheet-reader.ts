@@ -5,15 +5,13 @@ import {
   type ScanOptions,
   type WorksheetInfo,
 } from './worksheet-handlers.js';
-import { ToolError } from '@mcp-workbench/core/engine';
 import { parseRowFragment, RowFragmentError, rowsText } from './row-fragment-parser.js';
 import { streamSheetRows } from './sheet-row-stream.js';
+import { corrupt } from './xml.js';
 import type { ZipArchive } from './zip-archive.js';
 
 export {
-  colOfRef,
   emptyWorksheetInfo,
-  rowOfRef,
   worksheetHandlers,
   type CellHandler,
   type ColumnDef,
@@ -42,14 +40,7 @@ export async function scanWorksheet(
         parseRowFragment(rowsText(bytes), handlers);
       } catch (error) {
         if (!(error instanceof RowFragmentError)) throw error;
-        throw new ToolError(
-          'CORRUPT_WORKBOOK',
-          `The workbook part "${part}" is not well-formed XML: ${error.message}`,
-          {
-            hint: 'Open and re-save the file in Excel, or check that the download was complete.',
-            details: { part },
-          },
-        );
+        throw corrupt(part, error);
       }
     },
   });

@@ -6,7 +6,8 @@ import { ToolError } from '@mcp-workbench/core/engine';
 
 export { attr, localName, type SaxHandlers } from './sax.js';
 
-function corrupt(part: string, error: unknown): ToolError {
+/** CORRUPT_WORKBOOK for a part that is not well-formed XML (`error`: the parser's error or its reason). */
+export function corrupt(part: string, error: unknown): ToolError {
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof XmlSyntaxError) part = error.part;
   return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" is not well-formed XML: ${reason}`, {
