@@ -126,15 +126,7 @@ export class ZipWriter {
       const head = Buffer.alloc(46);
       head.writeUInt32LE(0x02014b50, 0);
       head.writeUInt16LE(0x031e, 4); // made by: UNIX, spec 3.0
-      head.writeUInt16LE(20, 6);
-      head.writeUInt16LE(this.flags(r), 8);
-      head.writeUInt16LE(r.method, 10);
-      head.writeUInt16LE(r.time, 12);
-      head.writeUInt16LE(r.date, 14);
-      head.writeUInt32LE(r.crc >>> 0, 16);
-      head.writeUInt32LE(r.compressedSize, 20);
-      head.writeUInt32LE(r.size, 24);
-      head.writeUInt16LE(r.name.length, 28);
+      this.writeEntryFields(head, 6, r);
       head.writeUInt32LE(r.external >>> 0, 38);
       head.writeUInt32LE(r.offset, 42);
       await this.write(Buffer.concat([head, r.name]));
@@ -178,16 +170,24 @@ export class ZipWriter {
   private localHeader(r: CentralRecord): Buffer {
     const head = Buffer.alloc(30);
     head.writeUInt32LE(0x04034b50, 0);
-    head.writeUInt16LE(20, 4);
-    head.writeUInt16LE(this.flags(r), 6);
-    head.writeUInt16LE(r.method, 8);
-    head.writeUInt16LE(r.time, 10);
-    head.writeUInt16LE(r.date, 12);
-    head.writeUInt32LE(r.crc >>> 0, 14);
-    head.writeUInt32LE(r.compressedSize, 18);
-    head.writeUInt32LE(r.size, 22);
-    head.writeUInt16LE(r.name.length, 26);
+    this.writeEntryFields(head, 4, r);
     return Buffer.concat([head, r.name]);
+  }
+
+  /**
+   * The run of fields local and central headers share, in the same order (version needed, flags,
+   * method, time, date, CRC, sizes, name length), written from offset `at`.
+   */
+  private writeEntryFields(head: Buffer, at: number, r: CentralRecord): void {
+    head.writeUInt16LE(20, at);
+    head.writeUInt16LE(this.flags(r), at + 2);
+    head.writeUInt16LE(r.method, at + 4);
+    head.writeUInt16LE(r.time, at + 6);
+    head.writeUInt16LE(r.date, at + 8);
+    head.writeUInt32LE(r.crc >>> 0, at + 10);
+    head.writeUInt32LE(r.compressedSize, at + 14);
+    head.writeUInt32LE(r.size, at + 18);
+    head.writeUInt16LE(r.name.length, at + 22);
   }
 
   private async write(buffer: Buffer): Promise<void> {
