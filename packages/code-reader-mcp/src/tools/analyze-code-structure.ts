@@ -6,7 +6,15 @@ import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { classSchema, fieldSchema, filePathInput, functionSchema, importSchema } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
-import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
+import {
+  compact,
+  continuation,
+  continuationOutput,
+  formatOf,
+  outputFormatSchema,
+  pagingInput,
+  render,
+} from './shared.js';
 
 const CSV_HEADER = 'type,name,class,start_line,end_line,lines,params,complexity';
 
@@ -61,8 +69,7 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
       fields: z.array(fieldSchema).optional(),
       imports: z.array(importSchema).optional(),
       csv: z.string().optional(),
-      truncated: z.boolean().optional(),
-      next_cursor: z.string().optional(),
+      ...continuationOutput,
     },
     textFormat: formatOf,
     async run(args, ctx) {
@@ -103,8 +110,7 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
           compact({
             ...head,
             ...page,
-            truncated: nextCursor === undefined ? undefined : true,
-            next_cursor: nextCursor,
+            ...continuation(nextCursor),
           }),
         render: (value) => render(value, format),
       });

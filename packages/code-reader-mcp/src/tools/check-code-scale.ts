@@ -21,7 +21,16 @@ import {
   metricsSchema,
 } from './code-shared.js';
 import { pathsOf, type ToolDeps } from './deps.js';
-import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
+import {
+  compact,
+  continuation,
+  continuationOutput,
+  formatOf,
+  limitsSchema,
+  outputFormatSchema,
+  pagingInput,
+  render,
+} from './shared.js';
 
 export const MAX_METRICS_FILES = 200;
 export const METRICS_CONCURRENCY = 4;
@@ -98,8 +107,7 @@ export function checkCodeScaleTool(deps: ToolDeps) {
         .optional(),
       errors: z.array(z.object({ file_path: z.string(), code: z.string(), message: z.string() })).optional(),
       warnings: z.array(z.string()).optional(),
-      truncated: z.boolean().optional(),
-      next_cursor: z.string().optional(),
+      ...continuationOutput,
       limits: limitsSchema.optional(),
     },
     textFormat: formatOf,
@@ -245,8 +253,7 @@ export function checkCodeScaleTool(deps: ToolDeps) {
             ...base,
             ...(args.include_details && structure ? sections : {}),
             ...extra,
-            truncated: nextCursor === undefined ? undefined : true,
-            next_cursor: nextCursor,
+            ...continuation(nextCursor),
           }),
         render: (value) => render(value, format),
       });

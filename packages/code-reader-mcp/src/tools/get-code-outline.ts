@@ -6,7 +6,15 @@ import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
-import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
+import {
+  compact,
+  continuation,
+  continuationOutput,
+  formatOf,
+  outputFormatSchema,
+  pagingInput,
+  render,
+} from './shared.js';
 
 interface OutlineItem {
   kind: string;
@@ -83,8 +91,7 @@ export function getCodeOutlineTool(deps: ToolDeps) {
           members: z.array(memberSchema).optional(),
         }),
       ),
-      truncated: z.boolean().optional(),
-      next_cursor: z.string().optional(),
+      ...continuationOutput,
     },
     textFormat: formatOf,
     async run(args, ctx) {
@@ -103,8 +110,7 @@ export function getCodeOutlineTool(deps: ToolDeps) {
             total_lines: totalLines,
             imports: structure.imports.length,
             outline: (page.outline ?? []) as OutlineItem[],
-            truncated: nextCursor === undefined ? undefined : true,
-            next_cursor: nextCursor,
+            ...continuation(nextCursor),
           }),
         render: (value) => render(value, format),
       });

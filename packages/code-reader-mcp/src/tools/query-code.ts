@@ -6,7 +6,15 @@ import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
-import { compact, formatOf, outputFormatSchema, pagingInput, render } from './shared.js';
+import {
+  compact,
+  continuation,
+  continuationOutput,
+  formatOf,
+  outputFormatSchema,
+  pagingInput,
+  render,
+} from './shared.js';
 
 const hitSchema = z.object({
   capture: z.string(),
@@ -41,8 +49,7 @@ export function queryCodeTool(deps: ToolDeps) {
       query: z.string(),
       count: z.number(),
       results: z.array(hitSchema),
-      truncated: z.boolean().optional(),
-      next_cursor: z.string().optional(),
+      ...continuationOutput,
     },
     textFormat: formatOf,
     async run(args, ctx) {
@@ -73,8 +80,7 @@ export function queryCodeTool(deps: ToolDeps) {
             query,
             count: results.length,
             results: (page.results ?? []) as typeof results,
-            truncated: nextCursor === undefined ? undefined : true,
-            next_cursor: nextCursor,
+            ...continuation(nextCursor),
           }),
         render: (value) => render(value, format),
       });

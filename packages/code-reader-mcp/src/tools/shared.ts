@@ -35,3 +35,14 @@ export function compact<T extends Record<string, unknown>>(value: T): T {
   for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
   return value;
 }
+
+/** Output fields of a paged answer that continues: `truncated: true` and `next_cursor`. */
+export const continuationOutput = {
+  truncated: z.boolean().optional(),
+  next_cursor: z.string().optional(),
+};
+
+/** The continuation fields of a page: present only when there is a next page. */
+export function continuation(nextCursor: string | undefined): { truncated?: true; next_cursor?: string } {
+  return nextCursor === undefined ? {} : { truncated: true, next_cursor: nextCursor };
+}
