@@ -104,6 +104,22 @@ describe('list_files', () => {
     expect(clamped.limits).toMatchObject({ limit: 10_000 });
   });
 
+  it('separates TOON columns with tabs, so commas in paths need no quotes', async () => {
+    await mkdir(path.join(dir, 'odd'));
+    await writeFile(path.join(dir, 'odd', 'a,b.txt'), 'x');
+    await writeFile(path.join(dir, 'odd', 'tab\there.txt'), 'x');
+    const answer = await server.both('list_files', { roots: ['odd'] });
+    expect((answer.files as FileRow[]).map((f) => f.path).sort()).toEqual([
+      'odd/a,b.txt',
+      'odd/tab\there.txt',
+    ]);
+    const text = (await server.call('list_files', { roots: ['odd'] })).text;
+    expect(text).toContain('files[2\t]{path\tsize_bytes\tmtime\text}:');
+    expect(text).toMatch(/^ {2}odd\/a,b\.txt\t1\t/m);
+    // A tab inside a value is the one thing that must be quoted.
+    expect(text).toContain('"odd/tab\\there.txt"');
+  });
+
   it('pages within the token budget and continues with next_cursor', async () => {
     await mkdir(path.join(dir, 'many'));
     for (let i = 0; i < 60; i++) await writeFile(path.join(dir, 'many', `generated-file-${i}.txt`), 'x');

@@ -32,7 +32,7 @@ export async function invokeTool(
   };
   const result = await tool.run(parsed, context);
   if (result instanceof ToolReply) return (result as ToolReply<unknown>).text;
-  return formatOutput(z.object(tool.output).parse(result), format);
+  return formatOutput(z.object(tool.output).parse(result), format, tool.textOptions);
 }
 
 async function readRequests(options: CliOptions): Promise<unknown> {

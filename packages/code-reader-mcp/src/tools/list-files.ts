@@ -14,6 +14,12 @@ import { pathsOf, type ToolDeps } from './deps.js';
 import { fileFilterInput, fileQueryOf } from './file-filters.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
 
+/**
+ * File rows are short values in several columns; in o200k a tab between them costs fewer tokens than a comma
+ * (3 to 4 points of the saving over JSON, measured by bench/tokens.bench.mjs). The TOON header declares it.
+ */
+const LIST_TOON = { delimiter: '\t' } as const;
+
 const fileRowSchema = z.object({
   path: z.string().describe('Relative to the project directory (or to its root).'),
   size_bytes: z.number(),
@@ -53,6 +59,7 @@ export function listFilesTool(deps: ToolDeps) {
       limits: limitsSchema,
     },
     textFormat: formatOf,
+    textOptions: LIST_TOON,
     async run(args, ctx) {
       const format = formatOf(args);
       const limit = clampInteger('limit', args.limit, DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
@@ -96,7 +103,7 @@ export function listFilesTool(deps: ToolDeps) {
           limits,
         });
       const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
-        render(shape(candidate, hasMore ? offset + candidate.length : undefined), format),
+        render(shape(candidate, hasMore ? offset + candidate.length : undefined), format, LIST_TOON),
       );
       if (page.nextOffset !== undefined) deps.listings.set(key, { files: rows, limitHit });
       return shape(page.rows, page.nextOffset);

@@ -1,4 +1,4 @@
-import { formatOutput, type OutputFormat } from '@mcp-workbench/core';
+import { formatOutput, type FormatOptions, type OutputFormat } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { answerBudgetSchema, cursorSchema } from '../paging/budget.js';
 
@@ -19,8 +19,8 @@ export function formatOf(args: { output_format?: 'toon' | 'json' | undefined }):
   return args.output_format ?? 'toon';
 }
 
-export function render(value: unknown, format: OutputFormat): string {
-  return formatOutput(value, format);
+export function render(value: unknown, format: OutputFormat, options?: FormatOptions): string {
+  return formatOutput(value, format, options);
 }
 
 export const pagingInput = {
