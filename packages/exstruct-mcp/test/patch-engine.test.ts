@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { colIndexToAlpha } from '../src/ooxml/cell-ref.js';
 import { matches } from '../src/patch/apply-ops.js';
@@ -48,7 +49,33 @@ describe('sheet references (rename_sheet, delete_sheet)', () => {
   });
 
   it('turns references to a deleted sheet into #REF!', () => {
-    expect(rewriteSheetReferences('Data!B2*2', 'Data', null)).toBe('#REF!B2*2');
+    expect(rewriteSheetReferences('Data!B2*2', 'Data', { name: 'Data' })).toBe('#REF!B2*2');
+  });
+
+  it('renames either end of a 3-D reference, quoting the pair when one name needs it', () => {
+    expect(rewriteSheetReferences('SUM(Jan:Mar!B2)', 'Jan', 'January')).toBe('SUM(January:Mar!B2)');
+    expect(rewriteSheetReferences('SUM(Jan:Mar!B2)', 'mar', 'Mar 2024')).toBe("SUM('Jan:Mar 2024'!B2)");
+    expect(rewriteSheetReferences("SUM('Jan 24:Mar 24'!B2)", 'Jan 24', 'Q1')).toBe("SUM('Q1:Mar 24'!B2)");
+    expect(rewriteSheetReferences('SUM(Jan:Mar!B2)', 'Feb', 'February')).toBeUndefined();
+  });
+
+  it('narrows a 3-D reference whose end is deleted to the neighbour inside it, as Excel does', () => {
+    const jan = { name: 'Jan', next: 'Feb' };
+    const mar = { name: 'Mar', previous: 'Feb', next: 'Summary' };
+    expect(rewriteSheetReferences('SUM(Jan:Mar!B2)', 'Jan', jan)).toBe('SUM(Feb:Mar!B2)');
+    expect(rewriteSheetReferences('SUM(Jan:Mar!B2)', 'Mar', mar)).toBe('SUM(Jan:Feb!B2)');
+    expect(rewriteSheetReferences('SUM(Jan:Feb!B2)', 'Jan', jan)).toBe('SUM(Feb!B2)');
+    // A sheet inside the range is simply no longer summed: the formula's text does not change.
+    expect(rewriteSheetReferences('SUM(Jan:Mar!B2)', 'Feb', { name: 'Feb' })).toBeUndefined();
+  });
+});
+
+describe('3-D references (Jan:Mar!B2) elsewhere', () => {
+  it('are one sheet prefix for fill and for the formula check, not a column range', () => {
+    expect(translateFormula('SUM(Jan:Mar!B2)', 1, 1)).toBe('SUM(Jan:Mar!C3)');
+    expect(translateFormula('SUM(A:C)', 0, 1)).toBe('SUM(B:D)');
+    expect(codes('SUM(Jan:Mar!B2)')).toEqual([]);
+    expect(codes("SUM('Jan 24:Mar 24'!B2:B9)")).toEqual([]);
   });
 });
 
@@ -158,6 +185,48 @@ describe('rename_sheet and delete_sheet in a real workbook', () => {
       cell: 'A2',
       formula: '=SUM(Data!B2:B4)',
     });
+  });
+
+  it('keeps 3-D references working when their end sheets are deleted or renamed', async () => {
+    const monthly = path.join(ws.dir, 'monthly.xlsx');
+    const wb = new ExcelJS.Workbook();
+    for (const [i, month] of ['Jan', 'Feb', 'Mar'].entries())
+      wb.addWorksheet(month).getCell('B2').value = i + 1;
+    wb.addWorksheet('Summary').getCell('A1').value = { formula: 'SUM(Jan:Mar!B2)', result: 6 };
+    await wb.xlsx.writeFile(monthly);
+    const ops = [
+      { op: 'delete_sheet', sheet: 'Jan' },
+      { op: 'rename_sheet', sheet: 'Feb', new_name: 'February' },
+    ];
+    // Summary untouched (its rows stream through), then edited (its rows are loaded): the same answer.
+    for (const extra of [[], [{ op: 'set_value', sheet: 'Summary', cell: 'C1', value: 'checked' }]]) {
+      const res = await ws.call<Out>('exstruct_patch', {
+        xlsx_path: monthly,
+        out_name: `monthly-${extra.length}.xlsx`,
+        ops: [...ops, ...extra],
+        return_inverse_ops: true,
+      });
+      expect(res.structured.error).toBeNull();
+      const book = await readWorkbook(res.structured.out_path);
+      expect(book.worksheets.map((s) => s.name)).toEqual(['February', 'Mar', 'Summary']);
+      expect(book.getWorksheet('Summary')!.getCell('A1').formula).toBe('SUM(February:Mar!B2)');
+      expect(res.structured.inverse_ops).toContainEqual({
+        op: 'set_formula',
+        sheet: 'Summary',
+        cell: 'A1',
+        formula: '=SUM(Jan:Mar!B2)',
+      });
+      const undone = await ws.call<Out>('exstruct_patch', {
+        xlsx_path: res.structured.out_path,
+        out_name: `undone-${extra.length}.xlsx`,
+        ops: res.structured.inverse_ops,
+      });
+      expect(undone.structured.error).toBeNull();
+      const back = await readWorkbook(undone.structured.out_path);
+      expect(back.worksheets.map((s) => s.name)).toEqual(['Jan', 'Feb', 'Mar', 'Summary']);
+      expect(back.getWorksheet('Summary')!.getCell('A1').formula).toBe('SUM(Jan:Mar!B2)');
+      expect(back.getWorksheet('Jan')!.getCell('B2').value).toBe(1);
+    }
   });
 
   it('refuses to delete the last visible sheet and checks new names', async () => {

@@ -7,7 +7,7 @@ import {
   type CellRange,
 } from '../ooxml/cell-ref.js';
 import { replaceFormulaText, type CellState, type Scalar } from './cells.js';
-import { rewriteSheetReferences, translateFormula } from './formula.js';
+import { rewriteSheetReferences, translateFormula, type SheetDeletion } from './formula.js';
 import type { OpOf, PatchOp } from './op-schemas.js';
 import { addressOf, SheetEdit } from './sheet-edit.js';
 import { rangeContains, rangesOverlap, setColumnAttrs } from './sheet-parts.js';
@@ -153,6 +153,7 @@ function applyOne(
       ref.name = op.new_name;
       if (ref.edit) ref.edit.name = op.new_name;
       edit.renames.push({ from, to: op.new_name });
+      renameNeighbours(edit.deletions, from, op.new_name);
       for (const other of edit.sheets) rewriteLoaded(edit, other.edit, from, op.new_name);
       return {
         items: [
@@ -176,13 +177,18 @@ function applyOne(
         throw new PatchOpError(
           `"${ref.name}" is the last visible sheet; a workbook needs at least one. Add another sheet first.`,
         );
+      const deletion: SheetDeletion = {
+        name: ref.name,
+        previous: edit.sheets[position - 1]?.name,
+        next: edit.sheets[position + 1]?.name,
+      };
       edit.sheets.splice(position, 1);
       edit.removed.push(ref);
-      edit.deletions.push(ref.name);
+      edit.deletions.push(deletion);
       edit.formulasChanged = true;
       edit.contentChanged = true;
-      for (const other of edit.sheets) rewriteLoaded(edit, other.edit, ref.name, null);
-      const inverse = deletedSheetInverse(ref.name, position, ref.edit, warnings);
+      const restores = edit.sheets.flatMap((other) => rewriteLoaded(edit, other.edit, ref.name, deletion));
+      const inverse = [...deletedSheetInverse(ref.name, position, ref.edit, warnings), ...restores];
       return {
         items: [{ ...item(null, { kind: 'sheet', value: ref.name }, null), sheet: ref.name }],
         inverse,
@@ -586,21 +592,38 @@ function restoreCell(sheet: string, cell: string, before: PatchValue | null): Pa
   return { op: 'set_value', sheet, cell, value: before?.value ?? null };
 }
 
-/** Rewrites references to a renamed/deleted sheet in the rows already in memory. */
+/** Deleted sheets remember their neighbours by name; a later rename must follow. */
+function renameNeighbours(deletions: SheetDeletion[], from: string, to: string): void {
+  const renamed = (name: string | undefined) => (name?.toLowerCase() === from.toLowerCase() ? to : name);
+  for (const d of deletions) {
+    d.previous = renamed(d.previous);
+    d.next = renamed(d.next);
+  }
+}
+
+/**
+ * Rewrites references to a renamed/deleted sheet in the rows already in memory. Returns the ops that
+ * put back the formulas a deletion rewrote (renaming back restores them by itself).
+ */
 function rewriteLoaded(
   edit: WorkbookEdit,
   sheet: SheetEdit | undefined,
   from: string,
-  to: string | null,
-): void {
-  if (!sheet) return;
+  change: string | SheetDeletion,
+): PatchOp[] {
+  const restores: PatchOp[] = [];
+  if (!sheet) return restores;
   for (const state of sheet.rows.values()) {
     for (const cell of state.cells.values()) {
       if (!cell.formula) continue;
-      const next = rewriteSheetReferences(cell.formula, from, to);
+      const next = rewriteSheetReferences(cell.formula, from, change);
       if (next === undefined) continue;
+      if (typeof change !== 'string') {
+        const address = addressOf(state.row, cell.col);
+        restores.push({ op: 'set_formula', sheet: sheet.name, cell: address, formula: `=${cell.formula}` });
+      }
       const attrs = cell.formulaAttrs;
-      replaceFormulaText(cell, next, to === null);
+      replaceFormulaText(cell, next, typeof change !== 'string');
       if (attrs?.get('t') === 'shared' && attrs.has('ref')) {
         const master = sheet.masters.get(attrs.get('si')!);
         if (master) master.formula = next;
@@ -609,6 +632,7 @@ function rewriteLoaded(
       edit.formulasChanged = true;
     }
   }
+  return restores;
 }
 
 /** Ops that rebuild a deleted sheet's cells, formats, merges and sizes. */

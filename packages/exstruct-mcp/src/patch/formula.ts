@@ -5,7 +5,7 @@ export interface FormulaToken {
   type:
     | 'string'
     | 'error'
-    | 'sheet' // `Sheet1!` or `'My sheet'!` (the prefix, including the `!`)
+    | 'sheet' // `Sheet1!`, `'My sheet'!` or 3-D `Jan:Mar!` (the prefix, including the `!`)
     | 'cell' // `$A$1`
     | 'columns' // `A:C`, `$A:$A`
     | 'rows' // `1:3`
@@ -20,12 +20,19 @@ export interface FormulaToken {
   text: string;
 }
 
+/** A sheet name Excel writes without quotes before `!`. */
+const UNQUOTED_SHEET = String.raw`[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*`;
+
 const RULES: [FormulaToken['type'], RegExp][] = [
   ['space', /\s+/y],
   ['string', /"(?:[^"]|"")*"/y],
   [
     'sheet',
-    /(?:'(?:[^']|'')+'|\[[^\]]+\][^\s!'"(),;:=<>+*/^&-]*|[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*)!/y,
+    // Quoted, external ([1]Sheet), or unquoted — one name or a 3-D range of them (`Jan:Mar!`).
+    new RegExp(
+      String.raw`(?:'(?:[^']|'')+'|\[[^\]]+\][^\s!'"(),;:=<>+*/^&-]*|${UNQUOTED_SHEET}(?::${UNQUOTED_SHEET})?)!`,
+      'y',
+    ),
   ],
   [
     'error',
@@ -143,10 +150,38 @@ export function sheetPrefix(name: string): string {
     : `'${name.replace(/'/g, "''")}'!`;
 }
 
+/**
+ * The sheets a `sheet` token names: one, or the first and last of a 3-D reference (`Jan:Mar!`,
+ * `'Jan 24:Mar 24'!`). Sheet names cannot contain `:`, so a colon always separates the two ends.
+ */
+export function sheetsOfPrefix(prefix: string): string[] | undefined {
+  const name = sheetOfPrefix(prefix);
+  if (name === undefined) return undefined;
+  const colon = name.indexOf(':');
+  return colon === -1 ? [name] : [name.slice(0, colon), name.slice(colon + 1)];
+}
+
+/** Writes the prefix of one sheet or a 3-D range; `quoted` keeps the author's quotes. */
+function prefixOf(sheets: readonly string[], quoted: boolean): string {
+  const needsQuotes = quoted || sheets.some((name) => sheetPrefix(name).startsWith("'"));
+  if (!needsQuotes) return `${sheets.join(':')}!`;
+  return `'${sheets.map((name) => name.replace(/'/g, "''")).join(':')}'!`;
+}
+
+/**
+ * A sheet a patch deleted, with its neighbours in tab order at that moment: a 3-D reference whose
+ * end is deleted narrows to the neighbour inside it, as in Excel.
+ */
+export interface SheetDeletion {
+  name: string;
+  previous?: string | undefined;
+  next?: string | undefined;
+}
+
 /** Sheets renamed and deleted by a patch, as the reference rewriting needs them. */
 export interface SheetChanges {
   renames: ReadonlyArray<{ from: string; to: string }>;
-  deletions: readonly string[];
+  deletions: readonly SheetDeletion[];
 }
 
 /** Applies every rename, then every deletion, to a formula; undefined when none of them touched it. */
@@ -159,26 +194,38 @@ export function applySheetChanges(formula: string, changes: SheetChanges): strin
     changed = true;
   };
   for (const r of changes.renames) apply(rewriteSheetReferences(out, r.from, r.to));
-  for (const d of changes.deletions) apply(rewriteSheetReferences(out, d, null));
+  for (const d of changes.deletions) apply(rewriteSheetReferences(out, d.name, d));
   return changed ? out : undefined;
 }
 
 /**
- * Rewrites references to sheet `from`: to `to` (rename), or to `#REF!` when `to` is null (the sheet
- * was deleted). Returns undefined when the formula does not mention the sheet.
+ * Rewrites references to sheet `from`: to the new name `change` (rename), or, when `change` is a
+ * deletion, to `#REF!` — except the end of a 3-D reference, which moves to its inner neighbour.
+ * Returns undefined when the formula does not mention the sheet.
  */
-export function rewriteSheetReferences(formula: string, from: string, to: string | null): string | undefined {
+export function rewriteSheetReferences(
+  formula: string,
+  from: string,
+  change: string | SheetDeletion,
+): string | undefined {
   const tokens = tokenizeFormula(formula);
   let changed = false;
   const wanted = from.toLowerCase();
   const out = tokens.map((token) => {
     if (token.type !== 'sheet') return token.text;
-    const sheet = sheetOfPrefix(token.text);
-    if (sheet === undefined || sheet.toLowerCase() !== wanted) return token.text;
+    const sheets = sheetsOfPrefix(token.text);
+    const end = sheets?.findIndex((sheet) => sheet.toLowerCase() === wanted) ?? -1;
+    if (!sheets || end === -1) return token.text;
     changed = true;
-    if (to === null) return '#REF!';
+    if (typeof change === 'string') sheets[end] = change;
+    else {
+      const inner = sheets.length === 2 ? (end === 0 ? change.next : change.previous) : undefined;
+      if (inner === undefined) return '#REF!';
+      sheets[end] = inner;
+      if (sheets[0]!.toLowerCase() === sheets[1]!.toLowerCase()) sheets.pop();
+    }
     // Keep the author's quoting: 'Data'!A1 stays quoted, so renaming back gives the same text.
-    return token.text.startsWith("'") ? `'${to.replace(/'/g, "''")}'!` : sheetPrefix(to);
+    return prefixOf(sheets, token.text.startsWith("'"));
   });
   return changed ? out.join('') : undefined;
 }

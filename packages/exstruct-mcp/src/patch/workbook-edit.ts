@@ -1,5 +1,6 @@
 import { parseRange, tryParseA1, type CellRange } from '../ooxml/cell-ref.js';
 import { parseRow } from './cells.js';
+import type { SheetDeletion } from './formula.js';
 import type { PatchOp } from './op-schemas.js';
 import path from 'node:path';
 import { parseRelationships, relsPartOf, type SheetEntry, type WorkbookPackage } from './package.js';
@@ -29,7 +30,7 @@ export class WorkbookEdit {
   readonly sheets: SheetRef[];
   readonly removed: SheetRef[] = [];
   readonly renames: { from: string; to: string }[] = [];
-  readonly deletions: string[] = [];
+  readonly deletions: SheetDeletion[] = [];
   private stylesBook: StyleBook | undefined;
   stylesCreated = false;
   contentChanged = false;

@@ -1,4 +1,4 @@
-import { applySheetChanges } from './formula.js';
+import { applySheetChanges, type SheetChanges, type SheetDeletion } from './formula.js';
 import {
   buildTag,
   childElements,
@@ -25,7 +25,7 @@ export interface SheetListItem {
 export interface WorkbookXmlChanges {
   sheets: SheetListItem[];
   renames: { from: string; to: string }[];
-  deletions: string[];
+  deletions: SheetDeletion[];
   fullCalcOnLoad: boolean;
 }
 
@@ -169,10 +169,7 @@ export function rewriteRels(
 }
 
 /** Rewrites sheet references inside formula-bearing elements of an XML part (charts, CF, DV). */
-export function rewriteFormulaElements(
-  xml: string,
-  changes: { renames: { from: string; to: string }[]; deletions: string[] },
-): string {
+export function rewriteFormulaElements(xml: string, changes: SheetChanges): string {
   return xml.replace(
     /<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g,
     (whole, tag: string, attrs: string | undefined, text: string) => {

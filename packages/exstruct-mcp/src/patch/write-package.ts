@@ -191,11 +191,13 @@ export async function writePackage(
       );
     }
   };
-  const nameBytes = [...edit.renames.map((r) => r.from), ...edit.deletions].flatMap((n) => [
-    Buffer.from(escapeXml(n)),
-    Buffer.from(escapeXml(n).toLowerCase()),
-    Buffer.from(escapeXml(n).toUpperCase()),
-  ]);
+  const nameBytes = [...edit.renames.map((r) => r.from), ...edit.deletions.map((d) => d.name)].flatMap(
+    (n) => [
+      Buffer.from(escapeXml(n)),
+      Buffer.from(escapeXml(n).toLowerCase()),
+      Buffer.from(escapeXml(n).toUpperCase()),
+    ],
+  );
   for (const ref of edit.sheets) {
     if (!ref.edit) continue;
     const sheet = ref.edit;
@@ -281,7 +283,9 @@ function rewriteStreamedRow(
     if (!cell.formula) continue;
     const next = applySheetChanges(cell.formula, edit);
     if (next === undefined || next === cell.formula) continue;
-    const deleted = edit.deletions.some((d) => rewriteSheetReferences(cell.formula!, d, null) !== undefined);
+    const deleted = edit.deletions.some(
+      (d) => rewriteSheetReferences(cell.formula!, d.name, d) !== undefined,
+    );
     if (deleted) {
       outcome.rewrittenInverse.push({
         op: 'set_formula',
