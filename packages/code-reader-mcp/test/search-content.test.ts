@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateRipgrep } from '../src/rg/locate.js';
 import { searchArgs } from '../src/search/rg-args.js';
 import { DEFAULT_MAX_COUNT, OUTPUT_MODE_FLAGS } from '../src/search/options.js';
-import { ageTree, baseQuery, connect, copyFixture, removeDir, type Connected } from './helpers.js';
+import { ageTree, baseQuery, connect, copyFixture, emptyDir, removeDir, type Connected } from './helpers.js';
 import type { MatchRow } from '../src/search/shape.js';
 
 let dir: string;
@@ -232,6 +232,36 @@ describe('search_content: the cache dies when a searched file changes', () => {
     } finally {
       await s.close();
       await removeDir(local);
+    }
+  });
+});
+
+describe('search_content: the cache dies when an ignore file changes', () => {
+  it('sees an edited .ignore in the root and one above it', async () => {
+    const outer = await emptyDir();
+    const local = path.join(outer, 'project');
+    await mkdir(local);
+    await writeFile(path.join(local, 'a.txt'), 'TODO a\n');
+    await writeFile(path.join(local, 'b.txt'), 'TODO b\n');
+    await writeFile(path.join(local, 'c.txt'), 'TODO c\n');
+    await writeFile(path.join(local, '.ignore'), 'b.txt\n');
+    await writeFile(path.join(outer, '.ignore'), 'c.txt\n');
+    await ageTree(outer);
+    const s = await connect([local]);
+    const total = async () => s.json('search_content', { query: 'TODO', total_only: true });
+    try {
+      expect(await total()).toMatchObject({ total_matches: 1, cache_hit: false });
+      expect(await total()).toMatchObject({ total_matches: 1, cache_hit: true });
+      await writeFile(path.join(local, '.ignore'), '');
+      expect(await total()).toMatchObject({ total_matches: 2, cache_hit: false });
+      await ageTree(outer);
+      expect(await total()).toMatchObject({ total_matches: 2 });
+      expect(await total()).toMatchObject({ total_matches: 2, cache_hit: true });
+      await writeFile(path.join(outer, '.ignore'), '');
+      expect(await total()).toMatchObject({ total_matches: 3, cache_hit: false });
+    } finally {
+      await s.close();
+      await removeDir(outer);
     }
   });
 });

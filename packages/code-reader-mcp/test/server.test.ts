@@ -56,7 +56,8 @@ describe('set_project_path', () => {
   it('makes relative paths and answers relative to the project directory', async () => {
     const s = await connect([dir]);
     try {
-      const set = await s.json('set_project_path', { project_path: 'src/ts' });
+      // (both: the TOON answer decodes to the JSON one; setting the same absolute directory twice is a no-op.)
+      const set = await s.both('set_project_path', { project_path: path.join(dir, 'src/ts') });
       expect(set).toEqual({ project_path: path.join(dir, 'src/ts'), roots: [dir] });
       const files = await s.json('list_files');
       expect((files.files as { path: string }[]).map((f) => f.path)).toEqual([

@@ -25,8 +25,8 @@ export interface CacheOptions {
 
 /**
  * Results keyed by every parameter that changes them. An entry lives only while every file it searched
- * (and every directory holding one, so added or removed files count too) keeps its mtime and size;
- * the first lookup after a change drops it.
+ * (and every directory holding one, so added or removed files count too, and every ignore file that
+ * applies) keeps its mtime and size; the first lookup after a change drops it.
  */
 export class StampedCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
@@ -99,11 +99,45 @@ async function stampAll(files: string[], roots: string[], startedAt: number): Pr
       dir = parent;
     }
   }
-  const stamps = await statEach([...files, ...dirs]);
+  const ignores = roots.length > 0 ? await existingIgnoreFiles(dirs, roots) : [];
+  const stamps = await statEach([...files, ...dirs, ...ignores]);
   if (!stamps) return undefined;
   // Changed after the search began: ripgrep may have seen the old or a half-written content.
   if (stamps.some((s) => s.ctimeMs >= startedAt - CLOCK_SLACK_MS)) return undefined;
   return stamps;
+}
+
+/** The files whose rules ripgrep applies to a directory's walk (`.git/info/exclude` holds a repo's own). */
+const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore', path.join('.git', 'info', 'exclude')];
+
+/**
+ * The ignore files that exist in the stamped directories and above the roots (ripgrep reads the
+ * parents' too): editing one changes what a search sees without touching any searched file. A new
+ * ignore file in a stamped directory changes that directory's mtime, so only existing ones are kept.
+ */
+async function existingIgnoreFiles(dirs: Set<string>, roots: string[]): Promise<string[]> {
+  const where = new Set(dirs);
+  for (const root of roots) {
+    for (let dir = path.dirname(root); !where.has(dir); dir = path.dirname(dir)) {
+      where.add(dir);
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  const candidates = [...where].flatMap((dir) => IGNORE_FILES.map((name) => path.join(dir, name)));
+  const existing: string[] = [];
+  for (let start = 0; start < candidates.length; start += 256) {
+    const part = candidates.slice(start, start + 256);
+    const isFile = await Promise.all(
+      part.map((file) =>
+        stat(file).then(
+          (s) => s.isFile(),
+          () => false,
+        ),
+      ),
+    );
+    existing.push(...part.filter((_, i) => isFile[i]));
+  }
+  return existing;
 }
 
 async function statEach(paths: string[]): Promise<Stamp[] | undefined> {
