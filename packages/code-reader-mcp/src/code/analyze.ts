@@ -1,8 +1,9 @@
 import type { Tree } from 'web-tree-sitter';
 import type { LanguageId } from './languages.js';
-import { fileMetrics, unsupportedWarning, type FileMetrics } from './metrics.js';
+import { ContentCache } from './analysis-cache.js';
+import { contentHash, fileMetrics, unsupportedWarning, type FileMetrics } from './metrics.js';
 import { parseSource } from './parser.js';
-import { readSource } from './source.js';
+import { readSource, type SourceFile } from './source.js';
 import { analyzeStructure, type CodeStructure, type FunctionInfo } from './structure.js';
 
 export interface Analysis {
@@ -13,9 +14,12 @@ export interface Analysis {
   warnings: string[];
 }
 
+/** Analyses of files whose content has not changed since (shared by every server in the process). */
+export const analysisCache = new ContentCache<Analysis>();
+
 /**
  * Reads, parses and measures one file. `withStructure: false` skips the structure walk (metrics
- * still use the grammar's comment nodes).
+ * still use the grammar's comment nodes). A file read again with the same content comes from the cache.
  */
 export async function analyzeFile(
   realPath: string,
@@ -23,13 +27,29 @@ export async function analyzeFile(
   withStructure: boolean,
 ): Promise<Analysis> {
   const source = await readSource(realPath, shownPath);
+  const hash = contentHash(source.text);
+  // The shown path is part of the answer (warnings name it); a project change shows it differently.
+  const key = `${realPath}\0${shownPath}\0${withStructure}`;
+  const cached = analysisCache.get(key, hash);
+  if (cached) return { ...cached, warnings: [...cached.warnings] };
+  const analysis = await analyzeSource(source, shownPath, withStructure, hash);
+  analysisCache.set(key, hash, analysis);
+  return { ...analysis, warnings: [...analysis.warnings] };
+}
+
+async function analyzeSource(
+  source: SourceFile,
+  shownPath: string,
+  withStructure: boolean,
+  hash: string,
+): Promise<Analysis> {
   const warnings: string[] = [];
   const unsupported = unsupportedWarning(source.language, shownPath);
   if (unsupported) warnings.push(unsupported);
   let tree: Tree | undefined;
   try {
     if (source.language) tree = (await parseSource(source.language, source.text)).tree;
-    const metrics = await fileMetrics(source.text, source.bytes, tree);
+    const metrics = await fileMetrics(source.text, source.bytes, tree, hash);
     const structure =
       tree && withStructure && source.language ? analyzeStructure(tree, source.language) : undefined;
     if (tree?.rootNode.hasError)

@@ -92,12 +92,17 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }
 
-export async function fileMetrics(text: string, bytes: number, tree: Tree | undefined): Promise<FileMetrics> {
+export async function fileMetrics(
+  text: string,
+  bytes: number,
+  tree: Tree | undefined,
+  hash = contentHash(text),
+): Promise<FileMetrics> {
   const count = await loadTokenizer();
   return {
     ...lineMetrics(text, tree ? commentRanges(tree) : []),
     bytes,
-    content_hash: contentHash(text),
+    content_hash: hash,
     tokens: count(text),
   };
 }
