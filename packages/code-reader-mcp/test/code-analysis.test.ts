@@ -1,10 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { decodeToonText } from '@mcp-workbench/core/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectLanguage } from '../src/code/languages.js';
 import { lineMetrics } from '../src/code/metrics.js';
-import { connect, copyFixture, removeDir, type Connected } from './helpers.js';
+import { connect, copyFixture, emptyDir, removeDir, type Connected } from './helpers.js';
 
 let dir: string;
 let server: Connected;
@@ -347,5 +348,147 @@ describe('language detection and line metrics', () => {
       ]),
     ).toEqual({ total_lines: 5, code_lines: 2, comment_lines: 1, blank_lines: 2 });
     expect(lineMetrics('')).toEqual({ total_lines: 0, code_lines: 0, comment_lines: 0, blank_lines: 0 });
+  });
+});
+
+describe('big structures and batches stay within the answer budget', () => {
+  const FUNCTIONS = 3000;
+  let big: string;
+  let bigServer: Connected;
+
+  beforeAll(async () => {
+    big = await emptyDir();
+    const source = Array.from({ length: FUNCTIONS }, (_, i) => `def f${i}(a):\n    return a\n`).join('\n');
+    await writeFile(path.join(big, 'many.py'), source);
+    for (let i = 0; i < 200; i++) await writeFile(path.join(big, `note-${i}.txt`), `line ${i}\n`);
+    bigServer = await connect([big]);
+  });
+  afterAll(async () => {
+    await bigServer.close();
+    await removeDir(big);
+  });
+
+  /**
+   * Follows next_cursor in one format (TOON and JSON pages hold different numbers of rows), checking
+   * that every page is within `budget` o200k tokens and that its text decodes to the structured answer.
+   */
+  async function allPages(
+    tool: string,
+    args: Record<string, unknown>,
+    format: 'toon' | 'json',
+    budget = 8000,
+  ): Promise<{ pages: Record<string, unknown>[]; tokens: number[] }> {
+    const pages: Record<string, unknown>[] = [];
+    const tokens: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const result = await bigServer.call(tool, {
+        ...args,
+        output_format: format,
+        ...(cursor ? { cursor } : {}),
+      });
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      const answer = result.structured as Record<string, unknown>;
+      tokens.push(countTokens(result.text));
+      expect(tokens.at(-1)).toBeLessThanOrEqual(budget);
+      expect(format === 'json' ? JSON.parse(result.text) : decodeToonText(result.text)).toEqual(answer);
+      pages.push(answer);
+      cursor = answer.next_cursor as string | undefined;
+      if (cursor) expect(answer.truncated).toBe(true);
+    } while (cursor && pages.length < 100);
+    return { pages, tokens };
+  }
+
+  it.each(['toon', 'json'] as const)('pages a CSV of 3,000 functions (%s)', async (format) => {
+    const { pages, tokens } = await allPages(
+      'analyze_code_structure',
+      { file_path: 'many.py', format: 'csv' },
+      format,
+    );
+    expect(pages.length).toBeGreaterThan(2);
+    expect(Math.max(...tokens)).toBeGreaterThan(6000); // pages are full, not needlessly small
+    const rows: string[] = [];
+    for (const page of pages) {
+      const [header, ...body] = (page.csv as string).split('\n');
+      expect(header).toBe('type,name,class,start_line,end_line,lines,params,complexity');
+      expect(page).toMatchObject({
+        file_path: 'many.py',
+        language: 'python',
+        total_lines: FUNCTIONS * 3 - 1,
+      });
+      rows.push(...body);
+    }
+    expect(rows).toEqual(
+      Array.from({ length: FUNCTIONS }, (_, i) => `function,f${i},,${i * 3 + 1},${i * 3 + 2},2,1,1`),
+    );
+  });
+
+  it.each(['full', 'compact'])('pages the %s structure of 3,000 functions', async (style) => {
+    const { pages } = await allPages(
+      'analyze_code_structure',
+      { file_path: 'many.py', format: style },
+      'toon',
+    );
+    expect(pages.length).toBeGreaterThan(1);
+    const names = pages.flatMap((p) => (p.functions as Fn[]).map((f) => f.name));
+    expect(names).toEqual(Array.from({ length: FUNCTIONS }, (_, i) => `f${i}`));
+  });
+
+  it('refuses a CSV cursor after the file changed', async () => {
+    const file = path.join(big, 'changing.py');
+    const source = (name: string) =>
+      Array.from({ length: 1000 }, (_, i) => `def ${name}${i}(a):\n    return a\n`).join('\n');
+    await writeFile(file, source('g'));
+    const args = { file_path: 'changing.py', format: 'csv', max_answer_tokens: 1000 };
+    const first = await bigServer.json('analyze_code_structure', args);
+    expect(first.truncated).toBe(true);
+    const second = await bigServer.json('analyze_code_structure', { ...args, cursor: first.next_cursor });
+    expect((second.csv as string).split('\n')[1]).toMatch(/^function,g\d+,/);
+    await writeFile(file, source('h'));
+    const error = await bigServer.fail('analyze_code_structure', { ...args, cursor: first.next_cursor });
+    expect(error.code).toBe('CONFLICT');
+  });
+
+  const notes = Array.from({ length: 200 }, (_, i) => `note-${i}.txt`);
+
+  it('measures 200 files without a grammar in one answer, with one summary warning', async () => {
+    const answer = await bigServer.both('check_code_scale', { file_paths: notes, max_answer_tokens: 20_000 });
+    expect(answer.count_files).toBe(200);
+    expect(answer.truncated).toBe(false);
+    const rows = answer.files as { file_path: string; language: string; total_lines: number }[];
+    expect(rows.map((r) => r.file_path)).toEqual(notes);
+    expect(rows.every((r) => r.language === '' && r.total_lines === 1)).toBe(true);
+    expect(answer.warnings).toHaveLength(1);
+    expect((answer.warnings as string[])[0]).toMatch(
+      /^200 of 200 files have no grammar .*note-0\.txt, note-1\.txt, note-2\.txt/,
+    );
+  });
+
+  it.each(['toon', 'json'] as const)(
+    'pages a batch of 200 files within the default budget (%s)',
+    async (format) => {
+      const files = [...notes.slice(0, 150), 'many.py', ...notes.slice(150), 'missing.txt'];
+      const { pages } = await allPages('check_code_scale', { file_paths: files.slice(0, 200) }, format);
+      const rows = pages.flatMap((p) => (p.files as { file_path: string }[]).map((r) => r.file_path));
+      expect(rows).toEqual(files.slice(0, 200));
+      for (const page of pages) {
+        expect(page.count_files).toBe(200);
+        expect((page.warnings as string[])[0]).toMatch(/^199 of 200 files have no grammar/);
+      }
+    },
+  );
+
+  it('pages per-file errors with the rows', async () => {
+    const missing = Array.from({ length: 200 }, (_, i) => `missing/some/deeper/folder/file-${i}.txt`);
+    const { pages, tokens } = await allPages(
+      'check_code_scale',
+      { file_paths: missing, max_answer_tokens: 1000 },
+      'toon',
+      1000,
+    );
+    expect(pages.length).toBeGreaterThan(1);
+    expect(Math.max(...tokens)).toBeLessThanOrEqual(1000);
+    const errors = pages.flatMap((p) => (p.errors as { file_path: string }[]).map((e) => e.file_path));
+    expect(errors).toEqual(missing);
   });
 });

@@ -23,9 +23,12 @@ function csvCell(value: string | number): string {
   return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** One CSV row per class, function, field and import, for spreadsheets and quick diffing. */
-export function structureCsv(structure: CodeStructure): string {
-  const rows = [CSV_HEADER];
+/**
+ * One CSV row per class, function, field and import, for spreadsheets and quick diffing. Without the
+ * header: rows are paged like the other formats, and each page starts with CSV_HEADER.
+ */
+export function structureCsvRows(structure: CodeStructure): string[] {
+  const rows: string[] = [];
   for (const c of structure.classes)
     rows.push(
       ['class', c.name, '', c.start_line, c.end_line, c.end_line - c.start_line + 1, '', '']
@@ -42,7 +45,7 @@ export function structureCsv(structure: CodeStructure): string {
     rows.push(['field', f.name, f.class, f.line, f.line, 1, '', ''].map(csvCell).join(','));
   for (const i of structure.imports)
     rows.push(['import', i.text, '', i.line, i.line, 1, '', ''].map(csvCell).join(','));
-  return rows.join('\n');
+  return rows;
 }
 
 export function analyzeCodeStructureTool(deps: ToolDeps) {
@@ -52,7 +55,8 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
     description:
       'Classes, functions/methods (with lines, parameters, cyclomatic complexity), fields and imports of one source ' +
       'file, from its tree-sitter grammar. format: full (all columns, default), compact (names and lines only), csv ' +
-      '(one CSV text). Use the line numbers with extract_code_section.',
+      '(CSV text, the header line on every page). Long answers come in pages: pass next_cursor as cursor. Use ' +
+      'the line numbers with extract_code_section.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput,
@@ -76,9 +80,25 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
       const { structure, language, totalLines } = await readStructure(real, shown);
       const head = { file_path: shown, language, total_lines: totalLines };
-      const format = formatOf(args);
       const style = args.format ?? 'full';
-      if (style === 'csv') return { ...head, csv: structureCsv(structure) };
+      const paging = {
+        key: hashKey(['analyze_code_structure', shown, style]),
+        cursor: args.cursor,
+        budget: answerBudget(args.max_answer_tokens),
+        render: (value: object) => render(value, formatOf(args)),
+      };
+      if (style === 'csv') {
+        return pageSections({
+          ...paging,
+          sections: { csv: structureCsvRows(structure) },
+          build: (page, nextCursor) =>
+            compact({
+              ...head,
+              csv: [CSV_HEADER, ...(page.csv ?? [])].join('\n'),
+              ...continuation(nextCursor),
+            }),
+        });
+      }
       const sections: Record<string, readonly unknown[]> =
         style === 'compact'
           ? {
@@ -102,17 +122,14 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
               imports: structure.imports,
             };
       return pageSections({
+        ...paging,
         sections,
-        key: hashKey(['analyze_code_structure', shown, style]),
-        cursor: args.cursor,
-        budget: answerBudget(args.max_answer_tokens),
         build: (page, nextCursor) =>
           compact({
             ...head,
             ...page,
             ...continuation(nextCursor),
           }),
-        render: (value) => render(value, format),
       });
     },
   });

@@ -1,6 +1,8 @@
 import { ToolError, defineTool, toToolError } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { analyzeFile, guidance, hotspots } from '../code/analyze.js';
+import { LANGUAGES } from '../code/languages.js';
+import { unsupportedWarning } from '../code/metrics.js';
 import {
   answerBudget,
   fitPage,
@@ -48,6 +50,14 @@ const batchRowSchema = z.object({
 });
 
 type BatchRow = z.infer<typeof batchRowSchema>;
+type BatchError = { file_path: string; code: string; message: string };
+/** One file of a batch: its row and its own warnings (not the no-grammar one), or its error. */
+type Outcome =
+  | { row: BatchRow; warnings: string[]; error?: undefined }
+  | { row?: undefined; warnings?: undefined; error: BatchError };
+
+/** Files named in the one no-grammar warning of a batch (the rows' language "" marks them all). */
+const NAMED_FILES = 3;
 
 const summarySchema = z.object({
   classes: z.number(),
@@ -68,7 +78,8 @@ export function checkCodeScaleTool(deps: ToolDeps) {
       'tree-sitter grammar), bytes, content hash, o200k tokens, and unless metrics_only the structure (classes, ' +
       'functions/methods, fields, imports, cyclomatic complexity, hotspots); include_details lists them, ' +
       'include_guidance (default true) says how to read the file cheaply. Many files (file_paths, up to 200): ' +
-      'metrics only, one row per file. Unsupported languages get line metrics and a warning.',
+      'metrics only, one row per file, in pages (pass next_cursor as cursor). Unsupported languages get line ' +
+      'metrics and a warning (in a batch: language "" and one warning for all such files).',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput.optional(),
@@ -145,32 +156,21 @@ export function checkCodeScaleTool(deps: ToolDeps) {
             },
           );
         }
-        const outcomes = await mapConcurrent(args.file_paths, METRICS_CONCURRENCY, async (input) => {
-          try {
-            const real = await paths.resolve(input, { mustExist: true, kind: 'file' });
-            const shown = paths.display(real);
-            const analysis = await analyzeFile(real, shown, false);
-            const row: BatchRow = {
-              file_path: shown,
-              language: analysis.language ?? '',
-              ...analysis.metrics,
-            };
-            return { row, warnings: analysis.warnings };
-          } catch (error) {
-            const failure = toToolError(error);
-            return { error: { file_path: input, code: failure.code, message: failure.message } };
-          }
-        });
+        const outcomes = await mapConcurrent(args.file_paths, METRICS_CONCURRENCY, (input) =>
+          measure(paths, input),
+        );
         const rows = outcomes.flatMap((o) => (o.row ? [o.row] : []));
-        const errors = outcomes.flatMap((o) => (o.error ? [o.error] : []));
-        const warnings = outcomes.flatMap((o) => o.warnings ?? []);
         const totals = {
           total_lines: sum(rows, 'total_lines'),
           code_lines: sum(rows, 'code_lines'),
           bytes: sum(rows, 'bytes'),
           tokens: sum(rows, 'tokens'),
         };
-        const fp = fingerprint(rows.map((r) => [r.file_path, r.content_hash]));
+        const noGrammar = noGrammarWarning(rows);
+        // Pages run over the inputs in order: a page shows the rows, errors and warnings of its files.
+        const fp = fingerprint(
+          outcomes.map((o) => (o.row ? [o.row.file_path, o.row.content_hash] : o.error)),
+        );
         let offset = 0;
         if (args.cursor !== undefined) {
           const cursor = readCursor(args.cursor, key);
@@ -182,10 +182,12 @@ export function checkCodeScaleTool(deps: ToolDeps) {
           concurrency: METRICS_CONCURRENCY,
           max_answer_tokens: budget,
         };
-        const shape = (page: readonly BatchRow[], next: number | undefined) =>
-          compact({
+        const shape = (page: readonly Outcome[], next: number | undefined) => {
+          const errors = page.flatMap((o) => (o.error ? [o.error] : []));
+          const warnings = [...(noGrammar ? [noGrammar] : []), ...page.flatMap((o) => o.warnings ?? [])];
+          return compact({
             count_files: rows.length,
-            files: [...page],
+            files: page.flatMap((o) => (o.row ? [o.row] : [])),
             totals,
             errors: errors.length > 0 ? errors : undefined,
             warnings: warnings.length > 0 ? warnings : undefined,
@@ -193,7 +195,8 @@ export function checkCodeScaleTool(deps: ToolDeps) {
             next_cursor: next === undefined ? undefined : makeCursor(key, next, fp),
             limits,
           });
-        const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
+        };
+        const page = await fitPage(outcomes, offset, budget, (candidate, hasMore) =>
           render(shape(candidate, hasMore ? offset + candidate.length : undefined), format),
         );
         return shape(page.rows, page.nextOffset);
@@ -259,6 +262,33 @@ export function checkCodeScaleTool(deps: ToolDeps) {
       });
     },
   });
+}
+
+async function measure(paths: ReturnType<typeof pathsOf>, input: string): Promise<Outcome> {
+  try {
+    const real = await paths.resolve(input, { mustExist: true, kind: 'file' });
+    const shown = paths.display(real);
+    const analysis = await analyzeFile(real, shown, false);
+    // A batch says "no grammar" once for all files (noGrammarWarning), not ~55 tokens per file.
+    const own = unsupportedWarning(analysis.language, shown);
+    return {
+      row: { file_path: shown, language: analysis.language ?? '', ...analysis.metrics },
+      warnings: analysis.warnings.filter((w) => w !== own),
+    };
+  } catch (error) {
+    const failure = toToolError(error);
+    return { error: { file_path: input, code: failure.code, message: failure.message } };
+  }
+}
+
+function noGrammarWarning(rows: readonly BatchRow[]): string | undefined {
+  const files = rows.filter((r) => r.language === '').map((r) => r.file_path);
+  if (files.length === 0) return undefined;
+  const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : '';
+  return (
+    `${files.length} of ${rows.length} files have no grammar (language ""): line metrics only, comment lines ` +
+    `counted as code. ${files.slice(0, NAMED_FILES).join(', ')}${more}. Grammars: ${LANGUAGES.join(', ')}.`
+  );
 }
 
 function sum(rows: readonly BatchRow[], field: 'total_lines' | 'code_lines' | 'bytes' | 'tokens'): number {
