@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeToonText } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTokenizer } from '../src/tokens/count.js';
 import { connect, copyFixture, removeDir, type Connected } from './helpers.js';
 
 let dir: string;
@@ -18,7 +19,9 @@ interface Section {
 }
 interface FileResult {
   file_path: string;
+  resolved_path?: string;
   sections: Section[];
+  errors?: { section?: number; label?: string; code: string; message: string }[];
 }
 
 async function linesOf(file: string, start: number, end: number): Promise<string> {
@@ -27,6 +30,18 @@ async function linesOf(file: string, start: number, end: number): Promise<string
     .split(/(?<=\n)/)
     .slice(start - 1, end)
     .join('');
+}
+
+/** Every page of a JSON answer, following next_cursor. */
+async function allPages(args: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const pages: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await server.json('extract_code_section', { ...args, ...(cursor ? { cursor } : {}) });
+    pages.push(page);
+    cursor = page.next_cursor as string | undefined;
+  } while (cursor && pages.length < 50);
+  return pages;
 }
 
 beforeAll(async () => {
@@ -43,6 +58,8 @@ beforeAll(async () => {
     Array.from({ length: 300 }, () => 'x'.repeat(4000)).join('\n') + '\n',
   );
   await writeFile(path.join(dir, 'big', 'huge.txt'), 'y'.repeat(6 * 1_048_576));
+  // 6000 lines of 310 bytes (1.8 MiB): 1 MiB is reached at line 3382, before the 5000-line limit.
+  await writeFile(path.join(dir, 'big', 'rows.txt'), `${'r'.repeat(309)}\n`.repeat(6000));
   server = await connect([dir]);
 });
 afterAll(async () => {
@@ -81,6 +98,7 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
     ]);
     expect(results[1]).toEqual({
       file_path: 'src/py/inventory.py',
+      resolved_path: 'src/py/inventory.py',
       sections: [{ start_line: 1, end_line: 3, content: await linesOf('src/py/inventory.py', 1, 3) }],
     });
   });
@@ -158,6 +176,42 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
       expect(cut).toMatchObject({ truncated: true, truncated_by: ['max_total_bytes'] });
     });
 
+    it('allow_truncate keeps the first 50 sections of a file (max_sections_per_file)', async () => {
+      const sections = Array.from({ length: 51 }, (_, i) => ({ start_line: i + 1, end_line: i + 1 }));
+      const cut = await server.both('extract_code_section', {
+        requests: [{ file_path: 'big/long.txt', sections }],
+        allow_truncate: true,
+      });
+      expect(cut).toMatchObject({
+        success: true,
+        count_files: 1,
+        count_sections: 50,
+        truncated: true,
+        truncated_by: ['max_sections_per_file'],
+        error_count: 0,
+      });
+      const kept = (cut.results as FileResult[])[0]?.sections ?? [];
+      expect(kept.map((s) => s.start_line)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      expect(kept.every((s) => s.truncated === undefined)).toBe(true);
+    });
+
+    it('truncated_by names the limit that cut: 1 MiB is reached before 5000 lines', async () => {
+      const pages = await allPages({
+        requests: [{ file_path: 'big/rows.txt', sections: [{ start_line: 1, end_line: 6000 }] }],
+        allow_truncate: true,
+        max_answer_tokens: 20_000,
+      });
+      expect(pages[0]).toMatchObject({
+        truncated: true,
+        truncated_by: ['max_total_bytes'],
+        count_sections: 1,
+      });
+      const parts = pages.flatMap((p) => (p.results as FileResult[])[0]?.sections ?? []);
+      // The output stops where 1 MiB is full: 3382 lines of 310 bytes, far from 5000 lines.
+      expect(parts.at(-1)).toMatchObject({ end_line: 3382, truncated: true });
+      expect(parts.map((p) => p.content).join('').length).toBe(3382 * 310);
+    });
+
     it('max_file_size (5 MiB): the big file fails, the others continue', async () => {
       const answer = await server.json('extract_code_section', {
         requests: [
@@ -204,9 +258,65 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
       ['missing.txt', undefined, 'NOT_FOUND'],
       ['/etc/passwd', undefined, 'PATH_OUTSIDE_ROOT'],
     ]);
+    expect(answer.error_codes).toEqual({ INVALID_ARGUMENT: 2, NOT_FOUND: 1, PATH_OUTSIDE_ROOT: 1 });
+    expect(answer.errors_truncated).toBeUndefined();
+    // Each file's own errors sit in its results[] entry; a file that did not resolve has no resolved_path.
+    const results = answer.results as FileResult[];
+    expect(answer.count_files).toBe(results.length);
+    expect(results.map((r) => [r.file_path, r.resolved_path, r.sections.length, r.errors?.length])).toEqual([
+      ['notes.txt', 'notes.txt', 1, 2],
+      ['missing.txt', undefined, 0, 1],
+      ['/etc/passwd', undefined, 0, 1],
+      ['README.md', 'README.md', 1, undefined],
+    ]);
+    expect(results[0]?.errors?.map((e) => [e.section, e.code])).toEqual([
+      [1, 'INVALID_ARGUMENT'],
+      [3, 'INVALID_ARGUMENT'],
+    ]);
     const failFast = await server.fail('extract_code_section', { requests, fail_fast: true });
     expect(failFast.code).toBe('INVALID_ARGUMENT');
     expect(failFast.message).toContain('start_line 99');
+  });
+
+  it('AC4: 196 failing sections do not sink the 4 good ones; errors are paged, the summary stays small', async () => {
+    // 4 files × 50 sections (within every limit): line 1 exists, lines 100–148 are past the end.
+    const requests = Array.from({ length: 4 }, (_, i) => ({
+      file_path: `big/f${i}.txt`,
+      sections: [
+        { start_line: 1, end_line: 1 },
+        ...Array.from({ length: 49 }, (_, j) => ({ start_line: 100 + j })),
+      ],
+    }));
+    const first = await server.both('extract_code_section', { requests });
+    expect(first).toMatchObject({
+      success: true,
+      count_files: 4,
+      count_sections: 4,
+      error_count: 196,
+      error_codes: { INVALID_ARGUMENT: 196 },
+      errors_truncated: true,
+    });
+    expect(first.errors).toHaveLength(5);
+    // The TOON structured answer carries the same short summary.
+    const toon = (await server.call('extract_code_section', { requests })).structured as Record<
+      string,
+      unknown
+    >;
+    expect(toon).toMatchObject({ error_count: 196, errors_truncated: true });
+    expect(toon.errors).toEqual(first.errors);
+    // Following the cursor yields every section and every error once, each under its file.
+    const pages = await allPages({ requests, max_answer_tokens: 1500 });
+    expect(pages.length).toBeGreaterThan(2);
+    const tokens = await loadTokenizer();
+    for (const page of pages) expect(tokens(JSON.stringify(page))).toBeLessThanOrEqual(1500);
+    const seen = pages.flatMap((p) =>
+      (p.results as FileResult[]).flatMap((r) => [
+        ...r.sections.map((s) => `${r.file_path}:ok:${s.start_line}`),
+        ...(r.errors ?? []).map((e) => `${r.file_path}:error:${e.section}`),
+      ]),
+    );
+    expect(new Set(seen).size).toBe(200);
+    expect(seen.filter((k) => k.includes(':ok:'))).toEqual([0, 1, 2, 3].map((i) => `big/f${i}.txt:ok:1`));
   });
 
   it('AC5: the TOON answer is toon_content plus counts, limits and errors only', async () => {
@@ -220,6 +330,7 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
     expect(Object.keys(structured).sort()).toEqual([
       'count_files',
       'count_sections',
+      'error_codes',
       'error_count',
       'errors',
       'format',
@@ -234,6 +345,35 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
     expect(decodeToonText(toon.text)).toEqual(json);
     expect(json.results).toBeDefined();
     expect(json.toon_content).toBeUndefined();
+  });
+});
+
+describe('extract_code_section results[]: one entry per request', () => {
+  it('echoes file_path as requested and shows resolved_path root-relative (spec 001 FileResult)', async () => {
+    const answer = await server.both('extract_code_section', {
+      requests: [
+        { file_path: path.join(dir, 'notes.txt'), sections: [{ start_line: 1, end_line: 1 }] },
+        { file_path: './src/../notes.txt', sections: [{ start_line: 2 }] },
+        { file_path: 'gone.txt', sections: [{ start_line: 1 }] },
+      ],
+    });
+    expect((answer.results as FileResult[]).map((r) => [r.file_path, r.resolved_path])).toEqual([
+      [path.join(dir, 'notes.txt'), 'notes.txt'],
+      ['./src/../notes.txt', 'notes.txt'],
+      ['gone.txt', undefined],
+    ]);
+  });
+
+  it('20 requests for one file: the file is read once, count_files and results agree', async () => {
+    const requests = Array.from({ length: 20 }, (_, i) => ({
+      file_path: 'notes.txt',
+      sections: [{ start_line: 1 + (i % 2), end_line: 1 + (i % 2), label: `r${i}` }],
+    }));
+    const answer = await server.both('extract_code_section', { requests });
+    const results = answer.results as FileResult[];
+    expect(answer).toMatchObject({ count_files: 20, count_sections: 20, error_count: 0 });
+    expect(results).toHaveLength(20);
+    expect(results.map((r) => r.sections[0]?.label)).toEqual(requests.map((_, i) => `r${i}`));
   });
 });
 
@@ -288,13 +428,16 @@ describe('extract_code_section single mode', () => {
     expect((raw.results as FileResult[])[0]?.sections[0]).toEqual({ content: 'TODO: nothing here.\n' });
   });
 
-  it('fails with the reason when the only section fails', async () => {
-    expect((await server.fail('extract_code_section', { file_path: 'notes.txt', start_line: 9 })).code).toBe(
-      'INVALID_ARGUMENT',
-    );
-    expect((await server.fail('extract_code_section', { file_path: 'nope.txt', start_line: 1 })).code).toBe(
-      'NOT_FOUND',
-    );
+  it('fails with the reason when the only section fails, keeping its hint and details', async () => {
+    const pastEnd = await server.fail('extract_code_section', { file_path: 'notes.txt', start_line: 9 });
+    expect(pastEnd).toMatchObject({ code: 'INVALID_ARGUMENT', hint: 'Use a start_line from 1 to 2.' });
+    const missing = await server.fail('extract_code_section', { file_path: 'nope.txt', start_line: 1 });
+    expect(missing.code).toBe('NOT_FOUND');
+    expect(missing.hint).toMatch(/Check the name/);
+    const huge = await server.fail('extract_code_section', { file_path: 'big/huge.txt', start_line: 1 });
+    expect(huge.code).toBe('LIMIT_EXCEEDED');
+    expect(huge.details).toEqual({ limit: 'max_file_size', value: 6 * 1_048_576, max: 5 * 1_048_576 });
+    expect(huge.hint).toMatch(/search_content/);
     expect((await server.fail('extract_code_section', { file_path: 'notes.txt', start_line: 0 })).code).toBe(
       'INVALID_ARGUMENT',
     );

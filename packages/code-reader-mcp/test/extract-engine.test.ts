@@ -17,6 +17,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 const { extractSections } = await import('../src/extract/extract.js');
+const { EXTRACT_LIMITS } = await import('../src/extract/limits.js');
 
 let dir: string;
 beforeAll(async () => {
@@ -31,8 +32,8 @@ describe('extractSections', () => {
     reads.count = 0;
     const result = await extractSections(
       [
-        { display: 'a.txt', realPath: real, sections: [{ start_line: 1, end_line: 1 }, { start_line: 3 }] },
-        { display: 'a.txt', realPath: real, sections: [{ start_line: 2, end_line: 2 }] },
+        { file_path: 'a.txt', realPath: real, sections: [{ start_line: 1, end_line: 1 }, { start_line: 3 }] },
+        { file_path: 'a.txt', realPath: real, sections: [{ start_line: 2, end_line: 2 }] },
       ],
       { allowTruncate: false, failFast: false },
     );
@@ -42,5 +43,25 @@ describe('extractSections', () => {
       'three\n',
       'two\n',
     ]);
+  });
+
+  it('names the total limit(s) that actually cut a section', async () => {
+    const real = path.join(dir, 'a.txt');
+    const cut = async (maxLines: number, maxBytes: number) => {
+      const limits = { ...EXTRACT_LIMITS, max_total_lines: maxLines, max_total_bytes: maxBytes };
+      const result = await extractSections(
+        [{ file_path: 'a.txt', realPath: real, sections: [{ start_line: 1 }] }],
+        {
+          allowTruncate: true,
+          failFast: false,
+          limits,
+        },
+      );
+      return [result.truncatedBy, result.files[0]?.sections[0]?.content];
+    };
+    // "one\n" and "two\n" are 4 bytes each: both limits are full at the third line.
+    expect(await cut(2, 100)).toEqual([['max_total_lines'], 'one\ntwo\n']);
+    expect(await cut(10, 7)).toEqual([['max_total_bytes'], 'one\n']);
+    expect(await cut(2, 8)).toEqual([['max_total_lines', 'max_total_bytes'], 'one\ntwo\n']);
   });
 });

@@ -76,7 +76,7 @@ describe('set_project_path', () => {
         start_line: 1,
         end_line: 1,
       });
-      expect((notes.results as { file_path: string }[])[0]?.file_path).toBe('notes.txt');
+      expect((notes.results as { resolved_path: string }[])[0]?.resolved_path).toBe('notes.txt');
     } finally {
       await s.close();
     }

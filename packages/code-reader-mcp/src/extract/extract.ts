@@ -1,5 +1,5 @@
 import { ToolError, toToolError, utf8ByteLength } from '@mcp-workbench/core/engine';
-import { EXTRACT_LIMITS, type ExtractLimitName } from './limits.js';
+import { EXTRACT_LIMITS, type ExtractLimitName, type ExtractLimits } from './limits.js';
 import { loadFile, type LoadedFile } from './read-lines.js';
 
 export interface SectionSpec {
@@ -14,7 +14,10 @@ export interface SectionSpec {
 
 /** A requested file after path resolution: either a real path or the reason it cannot be read. */
 export interface ResolvedRequest {
-  display: string;
+  /** The path as requested. */
+  file_path: string;
+  /** The real path as answers show it (root/project-relative); absent when it did not resolve. */
+  resolved_path?: string;
   realPath?: string;
   error?: ToolError;
   sections: SectionSpec[];
@@ -29,34 +32,46 @@ export interface ExtractedSection {
   truncated?: boolean;
 }
 
-export interface FileExtraction {
-  file_path: string;
-  sections: ExtractedSection[];
-}
-
-export interface ExtractError {
-  file_path: string;
+/** A section (or the whole file) that could not be served; the original error keeps hint/details. */
+export interface SectionError {
   /** 1-based position of the section in the file's request (absent for whole-file failures). */
   section?: number;
   label?: string;
-  code: string;
-  message: string;
+  error: ToolError;
+}
+
+export interface ExtractError extends SectionError {
+  file_path: string;
+}
+
+/** One per served request, in request order (a file named twice is read once but answered twice). */
+export interface FileExtraction {
+  file_path: string;
+  resolved_path?: string;
+  sections: ExtractedSection[];
+  errors: SectionError[];
 }
 
 export interface ExtractOptions {
   allowTruncate: boolean;
   failFast: boolean;
-  limits?: typeof EXTRACT_LIMITS;
+  limits?: ExtractLimits;
 }
 
 export interface ExtractResult {
   files: FileExtraction[];
+  /** Every file's errors, in order. */
   errors: ExtractError[];
   truncated: boolean;
   /** Why the result was truncated (limit names), for the answer's notes. */
   truncatedBy: ExtractLimitName[];
   totalBytes: number;
   totalLines: number;
+}
+
+/** How messages name a requested file. */
+function shown(request: ResolvedRequest): string {
+  return request.resolved_path ?? request.file_path;
 }
 
 function limitError(limit: ExtractLimitName, value: number, max: number, what: string): ToolError {
@@ -70,7 +85,7 @@ function limitError(limit: ExtractLimitName, value: number, max: number, what: s
 function trimRequests(
   requests: ResolvedRequest[],
   options: ExtractOptions,
-  limits: typeof EXTRACT_LIMITS,
+  limits: ExtractLimits,
   truncatedBy: Set<ExtractLimitName>,
 ) {
   let kept = requests;
@@ -89,7 +104,7 @@ function trimRequests(
           'max_sections_per_file',
           sections.length,
           limits.max_sections_per_file,
-          `sections for ${request.display}`,
+          `sections for ${shown(request)}`,
         );
       }
       sections = sections.slice(0, limits.max_sections_per_file);
@@ -138,67 +153,68 @@ export async function extractSections(
 ): Promise<ExtractResult> {
   const limits = options.limits ?? EXTRACT_LIMITS;
   const truncatedBy = new Set<ExtractLimitName>();
-  const kept = trimRequests(requests, options, limits, truncatedBy);
+  // A request whose sections were all cut away (max_sections_total) is not served at all.
+  const kept = trimRequests(requests, options, limits, truncatedBy).filter((r) => r.sections.length > 0);
   const results: FileExtraction[] = [];
   const errors: ExtractError[] = [];
   let totalBytes = 0;
   let totalLines = 0;
   let full = false;
 
-  const fail = (error: ToolError, entry: ExtractError) => {
-    if (options.failFast) throw error;
-    errors.push(entry);
-  };
-
   // Each file is read once, even when several requests name it.
   const files = new Map<string, Promise<LoadedFile>>();
   for (const request of kept) {
     if (full) break;
-    let loaded: LoadedFile | undefined;
+    const extraction: FileExtraction = {
+      file_path: request.file_path,
+      ...(request.resolved_path === undefined ? {} : { resolved_path: request.resolved_path }),
+      sections: [],
+      errors: [],
+    };
+    results.push(extraction);
+    const fail = (error: ToolError, where: Omit<SectionError, 'error'> = {}) => {
+      if (options.failFast) throw error;
+      extraction.errors.push({ ...where, error });
+      errors.push({ file_path: request.file_path, ...where, error });
+    };
+    let loaded: LoadedFile;
     try {
       if (request.error) throw request.error;
       const realPath = request.realPath as string;
       let pending = files.get(realPath);
       if (!pending) {
-        pending = loadFile(realPath, request.display, limits.max_file_size);
+        pending = loadFile(realPath, shown(request), limits.max_file_size);
         files.set(realPath, pending);
       }
       loaded = await pending;
     } catch (error) {
-      const toolError = toToolError(error);
-      fail(toolError, { file_path: request.display, code: toolError.code, message: toolError.message });
+      fail(toToolError(error));
       continue;
     }
-    const extraction: FileExtraction = { file_path: request.display, sections: [] };
-    results.push(extraction);
     for (const [index, spec] of request.sections.entries()) {
-      const where = {
-        file_path: request.display,
-        section: index + 1,
-        ...(spec.label ? { label: spec.label } : {}),
-      };
+      const where = { section: index + 1, ...(spec.label ? { label: spec.label } : {}) };
       const lineCount = loaded.lines.length;
       const end = Math.min(spec.end_line ?? lineCount, lineCount);
       if (spec.start_line > lineCount) {
         const error = new ToolError(
           'INVALID_ARGUMENT',
-          `start_line ${spec.start_line} is past the end of ${request.display} (${lineCount} lines).`,
+          `start_line ${spec.start_line} is past the end of ${shown(request)} (${lineCount} lines).`,
           {
             hint: `Use a start_line from 1 to ${lineCount}.`,
           },
         );
-        fail(error, { ...where, code: error.code, message: error.message });
+        fail(error, where);
         continue;
       }
       if (spec.end_line !== undefined && spec.end_line < spec.start_line) {
         const error = new ToolError(
           'INVALID_ARGUMENT',
-          `end_line ${spec.end_line} is before start_line ${spec.start_line} in ${request.display}.`,
+          `end_line ${spec.end_line} is before start_line ${spec.start_line} in ${shown(request)}.`,
           {
             hint: 'Give end_line ≥ start_line, or omit end_line to read to the end of the file.',
           },
         );
-        fail(error, { ...where, code: error.code, message: error.message });
+        fail(error, where);
         continue;
       }
       let lines = applyColumns(loaded.lines.slice(spec.start_line - 1, end), spec);
@@ -208,7 +224,6 @@ export async function extractSections(
       const overLines = totalLines + lines.length > limits.max_total_lines;
       const overBytes = totalBytes + bytes > limits.max_total_bytes;
       if (overLines || overBytes) {
-        const limit: ExtractLimitName = overLines ? 'max_total_lines' : 'max_total_bytes';
         if (!options.allowTruncate) {
           throw overLines
             ? limitError(
@@ -224,8 +239,9 @@ export async function extractSections(
                 'bytes to extract at least',
               );
         }
-        truncatedBy.add(limit);
-        lines = fitLines(lines, limits.max_total_lines - totalLines, limits.max_total_bytes - totalBytes);
+        const fit = fitLines(lines, limits.max_total_lines - totalLines, limits.max_total_bytes - totalBytes);
+        for (const limit of fit.cutBy) truncatedBy.add(limit);
+        lines = fit.kept;
         content = lines.join('');
         bytes = utf8ByteLength(content);
         truncated = true;
@@ -246,7 +262,8 @@ export async function extractSections(
     }
   }
   return {
-    files: results,
+    // A request cut to nothing by the total limits has nothing to show.
+    files: results.filter((file) => file.sections.length > 0 || file.errors.length > 0),
     errors,
     truncated: truncatedBy.size > 0,
     truncatedBy: [...truncatedBy],
@@ -255,14 +272,25 @@ export async function extractSections(
   };
 }
 
-function fitLines(lines: string[], maxLines: number, maxBytes: number): string[] {
+/**
+ * The leading lines that fit the room left under both total limits, and the limit(s) that stopped
+ * them: the one that actually cut, which need not be the one the whole section exceeded.
+ */
+function fitLines(
+  lines: string[],
+  maxLines: number,
+  maxBytes: number,
+): { kept: string[]; cutBy: ExtractLimitName[] } {
   const kept: string[] = [];
   let bytes = 0;
   for (const line of lines) {
     const size = utf8ByteLength(line);
-    if (kept.length >= maxLines || bytes + size > maxBytes) break;
+    const cutBy: ExtractLimitName[] = [];
+    if (kept.length >= maxLines) cutBy.push('max_total_lines');
+    if (bytes + size > maxBytes) cutBy.push('max_total_bytes');
+    if (cutBy.length > 0) return { kept, cutBy };
     kept.push(line);
     bytes += size;
   }
-  return kept;
+  return { kept, cutBy: [] };
 }

@@ -9,3 +9,6 @@ export const EXTRACT_LIMITS = {
 } as const;
 
 export type ExtractLimitName = keyof typeof EXTRACT_LIMITS;
+
+/** Limit values (tests pass smaller ones). */
+export type ExtractLimits = Record<ExtractLimitName, number>;

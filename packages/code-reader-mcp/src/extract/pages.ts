@@ -1,9 +1,10 @@
-import type { ExtractResult } from './extract.js';
+import type { ExtractResult, SectionError } from './extract.js';
 import { splitLinesKeepEnds } from './read-lines.js';
 
 /** One piece of an answer: a section, or a slice of a section too big for one page. */
 export interface SectionPart {
-  file_path: string;
+  /** Index of the file (request) in the extraction's `files`. */
+  file: number;
   label?: string;
   start_line: number;
   end_line: number;
@@ -13,25 +14,38 @@ export interface SectionPart {
   part?: string;
 }
 
+/** A failed section (or file), paged like a section so many failures never overflow an answer. */
+export interface ErrorRow {
+  file: number;
+  failure: SectionError;
+}
+
+export type AnswerRow = SectionPart | ErrorRow;
+
+export function isErrorRow(row: AnswerRow): row is ErrorRow {
+  return 'failure' in row;
+}
+
 /**
- * Flattens the extraction into parts of at most `maxTokens` tokens each (cut at line boundaries, a
- * single longer line stays whole), so any part fits a page.
+ * Flattens the extraction into rows, per file its sections then its errors. Sections are cut into
+ * parts of at most `maxTokens` tokens each (at line boundaries, a single longer line stays whole), so
+ * any row fits a page.
  */
-export function toParts(
+export function toRows(
   result: ExtractResult,
   maxTokens: number,
   tokens: (text: string) => number,
-): SectionPart[] {
-  const parts: SectionPart[] = [];
-  for (const file of result.files) {
+): AnswerRow[] {
+  const rows: AnswerRow[] = [];
+  for (const [fileIndex, file] of result.files.entries()) {
     for (const section of file.sections) {
       const base = {
-        file_path: file.file_path,
+        file: fileIndex,
         ...(section.label ? { label: section.label } : {}),
         ...(section.truncated ? { truncated: true } : {}),
       };
       if (section.content.length <= maxTokens || tokens(section.content) <= maxTokens) {
-        parts.push({
+        rows.push({
           ...base,
           start_line: section.start_line,
           end_line: section.end_line,
@@ -58,7 +72,7 @@ export function toParts(
       }
       if (current.length > 0) chunks.push({ start, lines: current });
       chunks.forEach((chunk, index) => {
-        parts.push({
+        rows.push({
           ...base,
           start_line: chunk.start,
           end_line: chunk.start + chunk.lines.length - 1,
@@ -67,6 +81,7 @@ export function toParts(
         });
       });
     }
+    for (const failure of file.errors) rows.push({ file: fileIndex, failure });
   }
-  return parts;
+  return rows;
 }

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { extractSections, type ResolvedRequest, type SectionSpec } from '../extract/extract.js';
 import { EXTRACT_LIMITS } from '../extract/limits.js';
-import { toParts, type SectionPart } from '../extract/pages.js';
+import { toRows, isErrorRow, type AnswerRow } from '../extract/pages.js';
+import { errorSummary, groupRows, type SectionFormat } from '../extract/answer.js';
 import {
   answerBudget,
   fingerprint,
@@ -14,7 +15,6 @@ import {
   staleCursor,
 } from '../paging/budget.js';
 import { loadTokenizer } from '../tokens/count.js';
-import { splitLinesKeepEnds } from '../extract/read-lines.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
 
@@ -41,45 +41,23 @@ const sectionOut = z.object({
   part: z.string().optional(),
 });
 
-const errorOut = z.object({
-  file_path: z.string(),
+const fileErrorOut = z.object({
   section: z.number().optional(),
   label: z.string().optional(),
   code: z.string(),
   message: z.string(),
 });
 
+const errorOut = fileErrorOut.extend({ file_path: z.string() });
+
+const resultOut = z.object({
+  file_path: z.string().describe('As requested.'),
+  resolved_path: z.string().optional().describe('The file read, root/project-relative; absent when none.'),
+  sections: z.array(sectionOut),
+  errors: z.array(fileErrorOut).optional(),
+});
+
 const SINGLE_FIELDS = ['file_path', 'start_line', 'end_line', 'start_column', 'end_column'] as const;
-
-type SectionFormat = 'text' | 'json' | 'raw';
-
-/** The section as the chosen `format` shows it: text (content + lines), json (numbered lines), raw (content). */
-function showPart(part: SectionPart, format: SectionFormat) {
-  const head = part.label === undefined ? {} : { label: part.label };
-  if (format === 'raw') return { ...head, content: part.content };
-  const tail = compact({ truncated: part.truncated, part: part.part });
-  if (format === 'json') {
-    const lines = splitLinesKeepEnds(part.content).map((text, i) => ({
-      line: part.start_line + i,
-      text: text.replace(/\r?\n$/, ''),
-    }));
-    return { ...head, start_line: part.start_line, end_line: part.end_line, lines, ...tail };
-  }
-  return { ...head, start_line: part.start_line, end_line: part.end_line, content: part.content, ...tail };
-}
-
-function groupParts(parts: readonly SectionPart[], format: SectionFormat) {
-  const files = new Map<string, { file_path: string; sections: ReturnType<typeof showPart>[] }>();
-  for (const part of parts) {
-    let file = files.get(part.file_path);
-    if (!file) {
-      file = { file_path: part.file_path, sections: [] };
-      files.set(part.file_path, file);
-    }
-    file.sections.push(showPart(part, format));
-  }
-  return [...files.values()];
-}
 
 export function extractCodeSectionTool(deps: ToolDeps) {
   return defineTool({
@@ -89,8 +67,9 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       'Read only the lines you need. Single: file_path + start_line (+ end_line, start_column/end_column, 1-based, ' +
       'inclusive). Batch (one call for many ranges): requests [{file_path, sections: [{start_line, end_line, label}]}] — ' +
       'not together with file_path. Limits: 20 files, 50 sections per file, 200 sections, 5000 lines, 1 MiB in total, ' +
-      'files up to 5 MiB; going over fails unless allow_truncate:true. A bad section goes to errors[] while the rest ' +
-      'continue (fail_fast:true stops at the first). format: text (default), json (numbered lines), raw (content only).',
+      "files up to 5 MiB; going over fails unless allow_truncate:true. A bad section goes to its file's errors while " +
+      'the rest continue (fail_fast:true stops at the first); top-level errors lists the first few, error_codes counts ' +
+      'them. format: text (default), json (numbered lines), raw (content only).',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: z.string().optional().describe('Single mode: the file.'),
@@ -119,8 +98,13 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       truncated: z.boolean(),
       truncated_by: z.array(z.string()).optional(),
       error_count: z.number(),
-      errors: z.array(errorOut).optional(),
-      results: z.array(z.object({ file_path: z.string(), sections: z.array(sectionOut) })).optional(),
+      error_codes: z.record(z.string(), z.number()).optional().describe('Errors per code.'),
+      errors: z
+        .array(errorOut)
+        .optional()
+        .describe('The first errors; every error is in its results[] entry.'),
+      errors_truncated: z.boolean().optional().describe('errors lists only the first of error_count.'),
+      results: z.array(resultOut).optional(),
       next_cursor: z.string().optional(),
       limits: limitsSchema,
       format: z
@@ -169,10 +153,17 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       for (const request of wanted) {
         try {
           const realPath = await paths.resolve(request.file_path, { mustExist: true, kind: 'file' });
-          resolved.push({ display: paths.display(realPath), realPath, sections: request.sections });
+          // file_path echoes the request (so an agent can match its own input); resolved_path is the
+          // file read, root/project-relative like every path this server shows.
+          resolved.push({
+            file_path: request.file_path,
+            resolved_path: paths.display(realPath),
+            realPath,
+            sections: request.sections,
+          });
         } catch (error) {
           resolved.push({
-            display: request.file_path,
+            file_path: request.file_path,
             error: toToolError(error),
             sections: request.sections,
           });
@@ -182,19 +173,18 @@ export function extractCodeSectionTool(deps: ToolDeps) {
         allowTruncate: args.allow_truncate === true,
         failFast: args.fail_fast === true,
       });
-      if (mode === 'single' && result.errors[0] && result.files.every((f) => f.sections.length === 0)) {
-        const first = result.errors[0];
-        throw new ToolError(first.code, first.message);
-      }
+      const countSections = result.files.reduce((sum, f) => sum + f.sections.length, 0);
+      // Single mode has one section: its failure is the answer, with the original hint and details.
+      if (mode === 'single' && result.errors[0] && countSections === 0) throw result.errors[0].error;
 
       const budget = answerBudget(args.max_answer_tokens);
       const format = formatOf(args);
       const sectionFormat: SectionFormat = args.format ?? 'text';
-      const countSections = result.files.reduce((sum, f) => sum + f.sections.length, 0);
+      const errors = errorSummary(result.errors);
       const limits = { ...EXTRACT_LIMITS, max_answer_tokens: budget };
       // The budget is part of the key: it decides how sections are split into parts.
       const key = hashKey(['extract_code_section', { ...args, cursor: undefined, output_format: undefined }]);
-      const detailed = (parts: readonly SectionPart[], nextOffset: number | undefined, fp: string) =>
+      const detailed = (rows: readonly AnswerRow[], nextOffset: number | undefined, fp: string) =>
         compact({
           success: countSections > 0 || result.errors.length === 0,
           mode,
@@ -202,27 +192,32 @@ export function extractCodeSectionTool(deps: ToolDeps) {
           count_sections: countSections,
           truncated: result.truncated,
           truncated_by: result.truncatedBy.length > 0 ? result.truncatedBy : undefined,
-          error_count: result.errors.length,
-          errors: result.errors.length > 0 ? result.errors : undefined,
-          results: groupParts(parts, sectionFormat),
+          ...errors,
+          results: groupRows(rows, result.files, sectionFormat),
           next_cursor: nextOffset === undefined ? undefined : makeCursor(key, nextOffset, fp),
           limits,
         });
 
-      // Split sections into parts that fit a page with room for the envelope (counts, limits, cursor)
-      // and for the escaping of the content in JSON/TOON strings.
+      // Split sections into parts that fit a page with room for the envelope (counts, limits, error
+      // summary, cursor) and for the escaping of the content in JSON/TOON strings. Errors are rows too.
       const tokens = await loadTokenizer();
       const envelope = tokens(render(detailed([], undefined, 'x'.repeat(12)), format)) + 120;
       const partTokens = Math.max(50, Math.floor((budget - envelope) * 0.7));
-      const parts = toParts(result, partTokens, tokens);
-      const fp = fingerprint(parts.map((p) => [p.file_path, p.start_line, p.end_line, digest(p.content)]));
+      const rows = toRows(result, partTokens, tokens);
+      const fp = fingerprint(
+        rows.map((r) =>
+          isErrorRow(r)
+            ? [r.file, r.failure.section, r.failure.error.message]
+            : [r.file, r.start_line, r.end_line, digest(r.content)],
+        ),
+      );
       let offset = 0;
       if (args.cursor !== undefined) {
         const cursor = readCursor(args.cursor, key);
         if (cursor.h !== fp) throw staleCursor();
         offset = cursor.o;
       }
-      const page = await fitPage(parts, offset, budget, (candidate, hasMore) =>
+      const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
         render(detailed(candidate, hasMore ? offset + candidate.length : undefined, fp), format),
       );
       const answer = detailed(page.rows, page.nextOffset, fp);
@@ -239,8 +234,7 @@ export function extractCodeSectionTool(deps: ToolDeps) {
           count_sections: answer.count_sections,
           truncated: answer.truncated,
           truncated_by: answer.truncated_by,
-          error_count: answer.error_count,
-          errors: answer.errors,
+          ...errors,
           next_cursor: answer.next_cursor,
           limits,
           format: 'toon' as const,
