@@ -1,6 +1,7 @@
 import { utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentCache } from '../src/code/analysis-cache.js';
 import { analysisCache } from '../src/code/analyze.js';
 import { connect, emptyDir, removeDir, type Connected } from './helpers.js';
 
@@ -47,5 +48,18 @@ describe('check_code_scale reuses analyses of unchanged files (spec 001: metrics
     const hits = analysisCache.hits;
     expect(await server.json('check_code_scale', batch)).toEqual(first);
     expect(analysisCache.hits).toBe(hits + 2);
+  });
+});
+
+describe('ContentCache', () => {
+  it('misses on another hash, keeps the most recently used and evicts the oldest', () => {
+    const cache = new ContentCache<string>(2);
+    cache.set('a', 'h1', 'A');
+    cache.set('b', 'h1', 'B');
+    expect(cache.get('a', 'h2')).toBeUndefined();
+    expect(cache.get('a', 'h1')).toBe('A'); // a is now the most recent
+    cache.set('c', 'h1', 'C');
+    expect(cache.get('b', 'h1')).toBeUndefined();
+    expect([cache.get('a', 'h1'), cache.get('c', 'h1')]).toEqual(['A', 'C']);
   });
 });

@@ -1,3 +1,5 @@
+import { putRecent } from '../util/lru.js';
+
 /**
  * Analyses kept by file and content (spec 001: the file-metrics cache expires with the content hash).
  * Agents measure the same files again and again; a file whose content is unchanged is not parsed or
@@ -17,9 +19,7 @@ export class ContentCache<V> {
       return undefined;
     }
     this.hits++;
-    // Refresh recency (LRU).
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    putRecent(this.entries, key, entry, this.maxEntries);
     return entry.value;
   }
 
@@ -28,12 +28,6 @@ export class ContentCache<V> {
   }
 
   set(key: string, hash: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, { hash, value });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
+    putRecent(this.entries, key, { hash, value }, this.maxEntries);
   }
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { putRecent } from '../util/lru.js';
 
 /** A file or directory as it was when the result was computed. */
 interface Stamp {
@@ -55,13 +56,7 @@ export class StampedCache<V> {
     const stamps = files
       .then((list) => (list ? stampAll(list, roots, startedAt) : undefined))
       .catch(() => undefined);
-    this.entries.delete(key);
-    this.entries.set(key, { value, stamps });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
+    putRecent(this.entries, key, { value, stamps }, this.maxEntries);
   }
 
   /** The cached value if nothing it depends on changed; otherwise undefined (and the entry is gone). */
@@ -73,9 +68,7 @@ export class StampedCache<V> {
       if (this.entries.get(key) === entry) this.entries.delete(key);
       return undefined;
     }
-    // Refresh recency (LRU).
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    putRecent(this.entries, key, entry, this.maxEntries);
     return entry.value;
   }
 
