@@ -81,5 +81,8 @@ describe('shared formula translation', () => {
     expect(translateFormula('SUM(A:A)+SUM(1:1)', 1, 1)).toBe('SUM(B:B)+SUM(2:2)');
     expect(translateFormula('Table1[Amount]*A1', 1, 0)).toBe('Table1[Amount]*A2');
     expect(translateFormula('A1', -1, 0)).toBe('#REF!');
+    // A 3-D reference names sheets: `Jan:Mar` is not the column range JAN:MAR.
+    expect(translateFormula('SUM(Jan:Mar!B2)', 1, 1)).toBe('SUM(Jan:Mar!C3)');
+    expect(translateFormula('SUM(Sheet1:Sheet3!A1:A2)', 1, 0)).toBe('SUM(Sheet1:Sheet3!A2:A3)');
   });
 });

@@ -468,6 +468,36 @@ describe('direct reads', () => {
     expect(none.structured.warnings[0]).toContain('verbose');
   });
 
+  it('expands a shared formula with a 3-D reference per cell without shifting the sheet names', async () => {
+    const month = { body: `<sheetData>${row(2, '<c r="B2"><v>1</v></c>')}</sheetData>` };
+    const shared = (ref: string, first: boolean) =>
+      first
+        ? `<c r="${ref}"><f t="shared" ref="B2:C3" si="0">SUM(Jan:Mar!B2)</f><v>3</v></c>`
+        : `<c r="${ref}"><f t="shared" si="0"/><v>0</v></c>`;
+    await tmp.package('months.xlsx', {
+      sheets: [
+        { name: 'Jan', ...month },
+        { name: 'Feb', ...month },
+        { name: 'Mar', ...month },
+        {
+          name: 'Summary',
+          body: `<sheetData>${row(2, shared('B2', true) + shared('C2', false))}${row(3, shared('B3', false) + shared('C3', false))}</sheetData>`,
+        },
+      ],
+    });
+    const out = (await extract({ xlsx_path: 'months.xlsx', out_dir: 'direct', mode: 'verbose' })).out_path;
+    const read = await session.call<{ formulas: Array<{ cell: string; formula: string }> }>(
+      'exstruct_read_formulas',
+      { out_path: out, sheet: 'Summary' },
+    );
+    expect(read.structured.formulas.map((f) => `${f.cell} ${f.formula}`)).toEqual([
+      'B2 =SUM(Jan:Mar!B2)',
+      'C2 =SUM(Jan:Mar!C2)',
+      'B3 =SUM(Jan:Mar!B3)',
+      'C3 =SUM(Jan:Mar!C3)',
+    ]);
+  });
+
   it('reads TOON and per-sheet outputs too', async () => {
     const toon = (await extract({ xlsx_path: 'formula__formula.xlsx', out_dir: 'direct', format: 'toon' }))
       .out_path;

@@ -75,9 +75,10 @@ function isBoundary(formula: string, index: number): boolean {
   return !/[A-Za-z0-9_.$\\]/.test(formula[index]!);
 }
 
+/** True when the text goes on as a name, a function call, or a sheet prefix (`Jan:Mar!` is 3-D, not A:C). */
 function continuesName(formula: string, index: number): boolean {
   const next = formula[index];
-  return next !== undefined && /[A-Za-z0-9_.(\\]/.test(next);
+  return next !== undefined && /[A-Za-z0-9_.(\\!]/.test(next);
 }
 
 function shiftReference(match: RegExpExecArray, dRow: number, dCol: number): string {
