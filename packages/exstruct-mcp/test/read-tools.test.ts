@@ -202,6 +202,16 @@ describe('exstruct_extract', () => {
       expect(result.isError, JSON.stringify(args)).toBe(true);
       expect(result.error?.code, JSON.stringify(args)).toBe(code);
     }
+    // A bad output folder is refused before anything is written (no stray main output to clash with later).
+    for (const options of [{ sheets_dir: '../escape' }, { print_areas_dir: '/' }]) {
+      const refused = await session.call('exstruct_extract', {
+        xlsx_path: 'basic__sample.xlsx',
+        out_name: 'refused.json',
+        options,
+      });
+      expect(refused.error?.code).toBe('PATH_OUTSIDE_ROOT');
+      expect(await readdir(tmp.dir)).not.toContain('refused.json');
+    }
     await writeFile(path.join(tmp.dir, 'fake.xlsx'), 'not a workbook');
     const fake = await session.call('exstruct_extract', { xlsx_path: 'fake.xlsx' });
     expect(fake.error).toMatchObject({ code: 'NOT_A_ZIP', hint: expect.any(String) });

@@ -111,6 +111,13 @@ export function extractTool(deps: ExstructToolDeps) {
           kind: 'file',
         },
       );
+      // Every output folder is checked before anything is written, so a bad one leaves no stray output.
+      const sheetsDir = args.options.sheets_dir
+        ? await paths.resolve(args.options.sheets_dir, { kind: 'directory' })
+        : undefined;
+      const areasDir = args.options.print_areas_dir
+        ? await paths.resolve(args.options.print_areas_dir, { kind: 'directory' })
+        : undefined;
       const conflict = await resolveConflict(target, policy);
       if (conflict.skip) {
         // Nothing is written, but the workbook is still checked and described.
@@ -144,8 +151,7 @@ export function extractTool(deps: ExstructToolDeps) {
         workbook_meta: { sheet_names: extraction.sheetNames, sheet_count: extraction.sheetNames.length },
         warnings,
       };
-      if (args.options.sheets_dir) {
-        const sheetsDir = await paths.resolve(args.options.sheets_dir, { kind: 'directory' });
+      if (sheetsDir) {
         result.sheet_paths = [];
         for (const payload of extraction.sheetPayloads()) {
           const file = path.join(sheetsDir, `${sheetFileStem(payload.sheet_name)}.${args.format}`);
@@ -153,8 +159,7 @@ export function extractTool(deps: ExstructToolDeps) {
           result.sheet_paths.push(await writeOutput(paths, file, text, policy, warnings));
         }
       }
-      if (args.options.print_areas_dir) {
-        const areasDir = await paths.resolve(args.options.print_areas_dir, { kind: 'directory' });
+      if (areasDir) {
         result.print_area_paths = [];
         const areas = extraction.printAreaPayloads();
         if (areas.length === 0)
