@@ -131,6 +131,33 @@ describe('what an edit keeps', () => {
     expect(data.getColumn(1).width).toBe(14);
   });
 
+  it("follows a renamed pivot source sheet, and warns when a pivot's source sheet is deleted", async () => {
+    const plain = path.join(ws.dir, 'rich.xlsx');
+    await buildRichWorkbook(plain);
+    const input = path.join(ws.dir, 'rich.xlsm');
+    await addMacroAndPivot(plain, input);
+    const source = (parts: Map<string, Buffer>) =>
+      /<worksheetSource[^>]*>/.exec(parts.get('xl/pivotCache/pivotCacheDefinition1.xml')!.toString())![0];
+    const renamed = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'renamed.xlsm',
+      ops: [{ op: 'rename_sheet', sheet: 'Data', new_name: 'Sales & Co' }],
+    });
+    expect(renamed.structured.error).toBeNull();
+    expect(source(await readParts(renamed.structured.out_path))).toBe(
+      '<worksheetSource ref="A1:B4" sheet="Sales &amp; Co"/>',
+    );
+    const deleted = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'deleted.xlsm',
+      ops: [{ op: 'delete_sheet', sheet: 'Data' }],
+    });
+    expect(deleted.structured.error).toBeNull();
+    expect(deleted.structured.warnings).toContainEqual(
+      expect.stringContaining('pivot table reads from the deleted sheet "Data"'),
+    );
+  });
+
   it('keeps cached values of formula cells it does not edit, even in the rows it edits', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {

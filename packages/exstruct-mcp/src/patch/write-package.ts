@@ -20,6 +20,7 @@ import {
   type SheetListItem,
 } from './workbook-xml.js';
 import { applySheetChanges, rewriteSheetReferences } from './formula.js';
+import { rewritePivotSources } from './pivot-sources.js';
 import { escapeXml } from './xml.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import { openInflated } from './inflate.js';
@@ -236,15 +237,25 @@ export async function writePackage(
     }
   }
 
-  // Charts and other parts with formulas referring to renamed/deleted sheets.
+  // Charts and pivot caches with references to renamed/deleted sheets.
   if (referencesChange) {
     for (const entry of pkg.archive.list()) {
       const lower = entry.name.toLowerCase();
-      if (replaced.has(lower) || deleted.has(lower) || !/^.*\/charts\/chart\d*\.xml$/i.test(entry.name))
-        continue;
+      const chart = /\/charts\/chart\d*\.xml$/i.test(entry.name);
+      const pivot = /\/pivotCache\/pivotCacheDefinition\d*\.xml$/i.test(entry.name);
+      if (replaced.has(lower) || deleted.has(lower) || !(chart || pivot)) continue;
       if (!(await partMentions(pkg, entry.name, nameBytes))) continue;
       const text = await pkg.archive.readText(entry.name);
-      const next = rewriteFormulaElements(text, nameChanges);
+      let next = text;
+      if (chart) next = rewriteFormulaElements(text, nameChanges);
+      else {
+        const rewritten = rewritePivotSources(text, nameChanges);
+        next = rewritten.xml;
+        for (const sheet of rewritten.lostSources)
+          outcome.warnings.push(
+            `A pivot table reads from the deleted sheet "${sheet}"; refreshing it in Excel will fail until its source is changed.`,
+          );
+      }
       if (next !== text) replaced.set(lower, next);
     }
   }
