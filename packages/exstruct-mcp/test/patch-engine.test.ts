@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -243,6 +244,14 @@ describe('rename_sheet and delete_sheet in a real workbook', () => {
       });
       expect(bad.structured.error, name).not.toBeNull();
     }
+    // A control character would reach formulas and XML that cannot carry it: refused, nothing written.
+    const control = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: basic,
+      out_name: 'control.xlsx',
+      ops: [{ op: 'rename_sheet', sheet: 'Sheet1', new_name: 'Tab\u0001X' }],
+    });
+    expect(control.structured.error?.message).toMatch(/control character U\+0001/);
+    expect(existsSync(path.join(ws.dir, 'control.xlsx'))).toBe(false);
   });
 });
 

@@ -1,9 +1,19 @@
 // Every op kind, through a real MCP client: apply it with return_inverse_ops, apply the inverse ops
 // to the result, and compare what an independent reader (exceljs) sees with the original.
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OP_NAMES } from '../src/patch/op-schemas.js';
-import { buildRichWorkbook, snapshot, workspace, type Workspace } from './patch-helpers.js';
+import {
+  buildRichWorkbook,
+  readPart,
+  readWorkbook,
+  sheetExtras,
+  snapshot,
+  validationOf,
+  workspace,
+  type Workspace,
+} from './patch-helpers.js';
 
 interface PatchOut {
   out_path: string;
@@ -200,5 +210,198 @@ describe('inverse ops restore the workbook (spec 12.7)', () => {
     });
     expect(restored.structured.error).toBeNull();
     expect(await snapshot(restored.structured.out_path)).toEqual(original);
+  });
+});
+
+/** Applies ops with return_inverse_ops, then the inverse ops to the result; returns both outcomes. */
+async function undo(
+  input: string,
+  ops: Record<string, unknown>[],
+  name: string,
+): Promise<{ patched: PatchOut; undone: string }> {
+  const patched = await ws.call<PatchOut>('exstruct_patch', {
+    xlsx_path: input,
+    ops,
+    out_name: `${name}-patched.xlsx`,
+    return_inverse_ops: true,
+    on_conflict: 'overwrite',
+  });
+  expect(patched.structured.error).toBeNull();
+  const restored = await ws.call<PatchOut>('exstruct_patch', {
+    xlsx_path: patched.structured.out_path,
+    ops: patched.structured.inverse_ops,
+    out_name: `${name}-undone.xlsx`,
+    on_conflict: 'overwrite',
+  });
+  expect(restored.structured.error).toBeNull();
+  return { patched: patched.structured, undone: restored.structured.out_path };
+}
+
+/** The defined names of a workbook as "name localSheetId body". */
+async function definedNames(file: string): Promise<string[]> {
+  const xml = await readPart(file, 'xl/workbook.xml');
+  const entity: Record<string, string> = { apos: "'", quot: '"', amp: '&', lt: '<', gt: '>' };
+  return [...xml.matchAll(/<definedName\b([^>]*)>([^<]*)<\/definedName>/g)]
+    .map(([, attrs, body]) => {
+      const name = /\bname="([^"]*)"/.exec(attrs!)?.[1];
+      const local = /\blocalSheetId="(\d+)"/.exec(attrs!)?.[1] ?? '';
+      return `${name} ${local} ${body!.replace(/&(\w+);/g, (_m, e: string) => entity[e] ?? _m)}`;
+    })
+    .sort();
+}
+
+/** exceljs writes array formulas with a fourth argument its types leave out. */
+function fillArray(sheet: ExcelJS.Worksheet, range: string, formula: string, results: number[]): void {
+  (sheet.fillFormula as (...args: unknown[]) => void)(range, formula, results, 'array');
+}
+
+describe('undo of delete_sheet brings back what the deletion broke or took along', () => {
+  it('every cell of a shared formula group, whether its rows stream through or are loaded', async () => {
+    const input = path.join(ws.dir, 'shared.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const data = wb.addWorksheet('Data');
+    for (let r = 2; r <= 5; r++) data.getCell(`A${r}`).value = r;
+    wb.addWorksheet('Report').fillFormula('B2:B5', 'Data!A2*2', [4, 6, 8, 10]);
+    await wb.xlsx.writeFile(input);
+    expect(await readPart(input, 'xl/worksheets/sheet2.xml')).toContain('t="shared" ref="B2:B5"');
+    const original = await snapshot(input);
+    const extras: Record<string, Record<string, unknown>[]> = {
+      streamed: [],
+      loaded: [{ op: 'set_range_values', sheet: 'Report', range: 'C2:C5', values: [[1], [2], [3], [4]] }],
+      'master loaded': [{ op: 'set_value', sheet: 'Report', cell: 'C2', value: 1 }],
+      'dependent loaded': [{ op: 'set_value', sheet: 'Report', cell: 'C4', value: 1 }],
+      'streamed, sheet renamed': [{ op: 'rename_sheet', sheet: 'Report', new_name: 'Summary' }],
+    };
+    for (const [name, extra] of Object.entries(extras)) {
+      const { undone } = await undo(
+        input,
+        [...extra, { op: 'delete_sheet', sheet: 'Data' }],
+        `shared ${name}`,
+      );
+      const report = (await readWorkbook(undone)).getWorksheet('Report')!;
+      expect(
+        ['B2', 'B3', 'B4', 'B5'].map((a) => report.getCell(a).formula),
+        name,
+      ).toEqual(['Data!A2*2', 'Data!A3*2', 'Data!A4*2', 'Data!A5*2']);
+      expect(await snapshot(undone), name).toEqual(original);
+    }
+  });
+
+  it('defined names, print areas, hidden states, validations and conditional formats', async () => {
+    const input = path.join(ws.dir, 'names.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const data = wb.addWorksheet('Data');
+    ['a', 'b', 'c'].forEach((v, i) => (data.getCell(`A${i + 2}`).value = v));
+    data.getCell('B2').value = 5;
+    data.getCell('B3').value = 7;
+    data.pageSetup.printArea = 'A1:C3';
+    const report = wb.addWorksheet('Report');
+    report.getCell('A1').value = { formula: 'SUM(Amounts)', result: 12 };
+    sheetExtras(report).dataValidations.add!('C2:C4', {
+      type: 'list',
+      allowBlank: true,
+      formulae: ['Data!$A$2:$A$4'],
+    });
+    report.addConditionalFormatting({
+      ref: 'B2:B4',
+      rules: [
+        {
+          type: 'expression',
+          priority: 1,
+          formulae: ['B2>Data!$B$2'],
+          style: { fill: { type: 'pattern', pattern: 'solid', bgColor: { argb: 'FFFFC7CE' } } },
+        },
+      ],
+    });
+    const secret = wb.addWorksheet('Secret', { state: 'veryHidden' });
+    secret.getCell('A1').value = 'hidden';
+    wb.definedNames.add('Data!$B$2:$B$3', 'Amounts');
+    await wb.xlsx.writeFile(input);
+
+    const { patched, undone } = await undo(
+      input,
+      [
+        { op: 'delete_sheet', sheet: 'Data' },
+        { op: 'delete_sheet', sheet: 'Secret' },
+      ],
+      'names',
+    );
+    expect(patched.warnings.join('\n')).not.toMatch(/data validation|conditional formatting/);
+    expect(await definedNames(patched.out_path)).toEqual(['Amounts  #REF!$B$2:$B$3']);
+    expect(await definedNames(input)).toEqual([
+      'Amounts  Data!$B$2:$B$3',
+      "_xlnm.Print_Area 0 'Data'!$A1:$C3",
+    ]);
+    expect(await definedNames(undone)).toEqual(await definedNames(input));
+    const book = await readWorkbook(undone);
+    expect(book.worksheets.map((s) => [s.name, s.state])).toEqual([
+      ['Data', 'visible'],
+      ['Report', 'visible'],
+      ['Secret', 'veryHidden'],
+    ]);
+    expect(book.getWorksheet('Data')!.pageSetup.printArea).toBe('A1:C3');
+    const back = book.getWorksheet('Report')!;
+    expect(validationOf(back, 'C2:C4')).toMatchObject({ formulae: ['Data!$A$2:$A$4'] });
+    expect(sheetExtras(back).conditionalFormattings).toMatchObject([
+      { rules: [{ formulae: ['B2>Data!$B$2'] }] },
+    ]);
+    expect(await snapshot(undone)).toEqual(await snapshot(input));
+  });
+
+  it('array formulas, on the deleted sheet and on the sheets that referred to it', async () => {
+    const input = path.join(ws.dir, 'arrays.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const data = wb.addWorksheet('Data');
+    [1, 2, 3].forEach((v, i) => (data.getCell(`A${i + 1}`).value = v));
+    fillArray(data, 'B1:B3', 'A1:A3*2', [2, 4, 6]);
+    fillArray(wb.addWorksheet('Report'), 'C1:C3', 'Data!A1:A3*3', [3, 6, 9]);
+    await wb.xlsx.writeFile(input);
+
+    const { undone } = await undo(input, [{ op: 'delete_sheet', sheet: 'Data' }], 'arrays');
+    const book = await readWorkbook(undone);
+    expect(book.getWorksheet('Data')!.getCell('B1').value).toMatchObject({
+      formula: 'A1:A3*2',
+      shareType: 'array',
+      ref: 'B1:B3',
+    });
+    expect(book.getWorksheet('Data')!.getCell('B3').value).toBe(6);
+    expect(book.getWorksheet('Report')!.getCell('C1').value).toMatchObject({
+      formula: 'Data!A1:A3*3',
+      shareType: 'array',
+      ref: 'C1:C3',
+    });
+    expect(await snapshot(undone)).toEqual(await snapshot(input));
+  });
+});
+
+describe('undo of set_value restores the type of the cell', () => {
+  it('error values stay errors, text that looks like a formula or a date stays text; rich text is named', async () => {
+    const input = path.join(ws.dir, 'types.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('S');
+    sheet.getCell('A1').value = { error: '#N/A' };
+    sheet.getCell('A2').value = { richText: [{ font: { bold: true }, text: 'Bold' }, { text: ' tail' }] };
+    sheet.getCell('A3').value = '=not a formula';
+    sheet.getCell('A4').value = '2025-01-01';
+    sheet.getCell('A4').numFmt = 'yyyy-mm-dd';
+    await wb.xlsx.writeFile(input);
+    const cells = ['A1', 'A2', 'A3', 'A4'];
+    const variants = {
+      set_value: cells.map((cell) => ({ op: 'set_value', sheet: 'S', cell, value: 'x' })),
+      set_range_values: [
+        { op: 'set_range_values', sheet: 'S', range: 'A1:A4', values: [['x'], ['x'], ['x'], ['x']] },
+      ],
+    };
+    for (const [name, ops] of Object.entries(variants)) {
+      const { patched, undone } = await undo(input, ops, `types ${name}`);
+      expect(patched.warnings, name).toContainEqual(
+        expect.stringMatching(/text of S!A2 but not the formatting runs/),
+      );
+      const back = (await readWorkbook(undone)).getWorksheet('S')!;
+      expect(back.getCell('A1').value, name).toEqual({ error: '#N/A' });
+      expect(back.getCell('A2').text, name).toBe('Bold tail');
+      expect(back.getCell('A3').value, name).toBe('=not a formula');
+      expect(back.getCell('A4').value, name).toBe('2025-01-01');
+    }
   });
 });

@@ -48,3 +48,37 @@ function formatTime(ms: number): string {
 function pad(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?)?$/;
+const ISO_TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$/;
+
+/**
+ * ISO 8601 text as serialToIso writes it → Excel serial day (its inverse), or undefined when the text
+ * is not such a date, date-time or time of day. Lets an edit write back a date read by extraction.
+ */
+export function isoToSerial(text: string, date1904 = false): number | undefined {
+  const time = ISO_TIME.exec(text);
+  if (time) return dayFraction(time[1]!, time[2]!, time[3]!, time[4]);
+  const m = ISO_DATE.exec(text);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const fraction = m[4] === undefined ? 0 : dayFraction(m[4], m[5]!, m[6]!, m[7]);
+  if (fraction === undefined) return undefined;
+  if (!date1904 && year === 1900 && month === 2 && day === 29) return 60 + fraction;
+  const utc = Date.UTC(year, month - 1, day);
+  const back = new Date(utc);
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day)
+    return undefined;
+  let days = Math.round((utc - (date1904 ? EPOCH_1904 : EPOCH_1900)) / MS_PER_DAY);
+  // Before the phantom 1900-02-29 the 1900 system is one day ahead of the calendar.
+  if (!date1904 && days <= 60) days -= 1;
+  if (days < 0 || days > 2958465) return undefined;
+  return days + fraction;
+}
+
+function dayFraction(h: string, m: string, s: string, millis: string | undefined): number | undefined {
+  const [hours, minutes, seconds] = [Number(h), Number(m), Number(s)];
+  if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
+  const ms = ((hours * 60 + minutes) * 60 + seconds) * 1000 + (millis ? Number(millis.padEnd(3, '0')) : 0);
+  return ms / MS_PER_DAY;
+}

@@ -6,14 +6,28 @@ import {
   parseRange,
   type CellRange,
 } from '../ooxml/cell-ref.js';
-import { replaceFormulaText, type CellState, type Scalar } from './cells.js';
-import { rewriteSheetReferences, translateFormula, type SheetDeletion } from './formula.js';
+import { asCellDate, valueOf } from './cell-read.js';
+import type { CellState, Scalar } from './cells.js';
+import { prepareFormula, translateFormula, type SheetDeletion } from './formula.js';
+import {
+  arrayRefAt,
+  currentNames,
+  deletedSheetInverse,
+  listCells,
+  namesLostWith,
+  renameNeighbours,
+  restoreCell,
+  rewriteLoaded,
+  snapshotCells,
+} from './inverse-ops.js';
 import type { OpOf, PatchOp } from './op-schemas.js';
 import { addressOf, SheetEdit } from './sheet-edit.js';
 import { rangeContains, rangesOverlap, setColumnAttrs } from './sheet-parts.js';
 import type { StyleChange } from './styles.js';
 import { PatchOpError, type PatchDiffItem, type PatchValue } from './types.js';
+import { setName, undoState } from './undo-state.js';
 import { gridRange, type WorkbookEdit } from './workbook-edit.js';
+import { ruleFormulas, setRuleFormulas } from './workbook-xml.js';
 
 export interface ApplyOptions {
   autoFormula: boolean;
@@ -46,6 +60,11 @@ export function applyOps(edit: WorkbookEdit, ops: readonly PatchOp[], options: A
       throw error;
     }
   });
+  const rich = undoState(edit).richCells;
+  if (rich.length)
+    warnings.push(
+      `Inverse ops restore the text of ${listCells(rich)} but not the formatting runs inside (rich text: bold or coloured parts of the text).`,
+    );
   return { diff, inverse: inverseByOp.reverse().flat(), warnings };
 }
 
@@ -79,26 +98,32 @@ function applyOne(
       const at = parseA1(op.cell);
       const before = valueOf(sheet, at.row, at.col);
       if (op.op === 'set_value_if' || op.op === 'set_formula_if') {
-        if (!matches(before, op.expected ?? null)) {
+        if (!matches(before, asCellDate(edit, sheet, at.row, at.col, op.expected ?? null))) {
           warnings.push(
             `Skipped op[${index}] ${op.op} at ${name}!${op.cell}: the cell holds ${show(before)}, expected ${show(op.expected ?? null)}.`,
           );
           return { items: [{ ...item(op.cell, before, before, 'skipped'), sheet: name }], inverse: [] };
         }
       }
+      const array = op.op === 'set_formula' ? op.array_range : undefined;
+      // A new array formula covers other cells: undo puts the whole range back.
+      const inverse =
+        array && arrayRefAt(sheet, at.row, at.col) !== array
+          ? snapshotCells(edit, sheet, name, parseRange(array))
+          : [restoreCell(edit, sheet, name, at.row, at.col)];
       const after =
         op.op === 'set_value' || op.op === 'set_value_if'
-          ? writeValue(edit, sheet, at.row, at.col, op.value, options.autoFormula, op.op)
-          : writeFormula(edit, sheet, at.row, at.col, op.formula);
-      return {
-        items: [{ ...item(op.cell, before, after), sheet: name }],
-        inverse: [restoreCell(name, op.cell, before)],
-      };
+          ? writeValue(edit, sheet, at.row, at.col, op.value, options.autoFormula, op.op, valueType(op))
+          : writeFormula(edit, sheet, at.row, at.col, op.formula, array ? parseRange(array) : undefined);
+      return { items: [{ ...item(op.cell, before, after), sheet: name }], inverse };
     }
     case 'set_range_values': {
       const { edit: sheet, name } = sheetOf(edit, op.sheet);
       const range = parseRange(op.range);
-      const inverse = snapshotCells(sheet, name, range);
+      const inverse = snapshotCells(edit, sheet, name, range);
+      // Writing over a whole array formula replaces it (as in Excel); part of one is still refused.
+      for (const array of sheet.arrays.filter((a) => rangeInside(a, range)))
+        sheet.arrays.splice(sheet.arrays.indexOf(array), 1);
       op.values.forEach((rowValues, r) =>
         rowValues.forEach((value, c) =>
           writeValue(
@@ -119,7 +144,7 @@ function applyOne(
       const { edit: sheet, name } = sheetOf(edit, op.sheet);
       const range = parseRange(op.range);
       const base = parseA1(op.base_cell);
-      const inverse = snapshotCells(sheet, name, range);
+      const inverse = snapshotCells(edit, sheet, name, range);
       const body = op.formula.slice(1);
       for (let r = range.start.row; r <= range.end.row; r++) {
         for (let c = range.start.col; c <= range.end.col; c++) {
@@ -134,7 +159,7 @@ function applyOne(
     case 'add_sheet': {
       const name = op.sheet;
       checkSheetName(edit, name);
-      const ref = { name, entry: undefined, edit: new SheetEdit(name, true), state: 'visible' };
+      const ref = { name, entry: undefined, edit: new SheetEdit(name, true), state: op.state ?? 'visible' };
       const position = Math.min(op.position ?? edit.sheets.length, edit.sheets.length);
       edit.sheets.splice(position, 0, ref);
       return {
@@ -182,13 +207,22 @@ function applyOne(
         previous: edit.sheets[position - 1]?.name,
         next: edit.sheets[position + 1]?.name,
       };
+      const names = namesLostWith(edit, ref, deletion);
       edit.sheets.splice(position, 1);
       edit.removed.push(ref);
       edit.deletions.push(deletion);
       edit.formulasChanged = true;
       edit.contentChanged = true;
       const restores = edit.sheets.flatMap((other) => rewriteLoaded(edit, other.edit, ref.name, deletion));
-      const inverse = [...deletedSheetInverse(ref.name, position, ref.edit, warnings), ...restores];
+      const elsewhere: PatchOp[] = [...names]
+        .filter(([sheet]) => sheet !== ref)
+        .map(([sheet, list]) => ({
+          op: 'restore_design_snapshot',
+          sheet: sheet.name,
+          design_snapshot: { defined_names: list },
+        }));
+      const own = deletedSheetInverse(edit, ref, position, names.get(ref) ?? [], warnings);
+      const inverse = [...own, ...elsewhere, ...restores];
       return {
         items: [{ ...item(null, { kind: 'sheet', value: ref.name }, null), sheet: ref.name }],
         inverse,
@@ -269,7 +303,7 @@ function applyOne(
           const before = valueOf(sheet, r, c);
           if (before === null) continue;
           cleared.push(addressOf(r, c));
-          inverse.push(restoreCell(name, addressOf(r, c), before));
+          inverse.push(restoreCell(edit, sheet, name, r, c));
           clearContent(edit, sheet, r, c);
         }
       }
@@ -340,6 +374,41 @@ function applyOne(
         }));
         for (const { column, width } of snap.column_widths) setColumnWidth(sheet, columnIndex(column), width);
       }
+      if (snap.defined_names) {
+        const ref = edit.require(op.sheet);
+        const now = currentNames(edit);
+        inverseSnap.defined_names = snap.defined_names.map(({ name: key, scope }) => {
+          const had = now.find(
+            (n) =>
+              n.scope === (scope === 'sheet' ? ref : undefined) && n.name.toLowerCase() === key.toLowerCase(),
+          );
+          return { name: key, scope, value: had?.value ?? null, ...(had ? { hidden: had.hidden } : {}) };
+        });
+        for (const d of snap.defined_names) {
+          setName(edit, {
+            name: d.name,
+            scope: d.scope === 'sheet' ? ref : undefined,
+            value: d.value,
+            hidden: d.hidden,
+          });
+          if (d.value !== null) edit.definedNames.add(d.name.toUpperCase());
+        }
+        edit.contentChanged = true;
+      }
+      if (snap.rule_formulas) {
+        const edits = snap.rule_formulas;
+        const previous = sheet.tailRewrite;
+        const current = ruleFormulas(previous ? previous(sheet.tail) : sheet.tail);
+        const missing = edits.find((e) => e.index >= current.length);
+        if (missing)
+          throw new PatchOpError(
+            `"${name}" has ${current.length} formulas in conditional formats and data validations; there is no #${missing.index} (counted from 0).`,
+          );
+        inverseSnap.rule_formulas = edits.map(({ index }) => ({ index, formula: current[index]! }));
+        // Applied when the sheet's tail streams through the writer.
+        sheet.tailRewrite = (tail) => setRuleFormulas(previous ? previous(tail) : tail, edits);
+        edit.contentChanged = true;
+      }
       return {
         items: [{ ...item(null, null, { kind: 'style', value: 'design snapshot restored' }), sheet: name }],
         inverse: [{ op: 'restore_design_snapshot', sheet: name, design_snapshot: inverseSnap }],
@@ -362,20 +431,19 @@ function checkSheetName(edit: WorkbookEdit, name: string): void {
     throw new PatchOpError(`Sheet name "${name}" contains one of : \\ / ? * [ ] which Excel does not allow.`);
   if (name.startsWith("'") || name.endsWith("'"))
     throw new PatchOpError(`Sheet name "${name}" may not start or end with an apostrophe.`);
+  // The name is written into formulas and XML attributes, which cannot carry control characters.
+  // eslint-disable-next-line no-control-regex
+  const control = /[\u0000-\u001F\u007F\uFFFE\uFFFF]/.exec(name);
+  if (control)
+    throw new PatchOpError(
+      `Sheet name ${JSON.stringify(name)} contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}; Excel sheet names cannot hold one.`,
+    );
   if (name.toLowerCase() === 'history')
     throw new PatchOpError('"History" is reserved by Excel; choose another sheet name.');
   if (edit.find(name))
     throw new PatchOpError(
       `A sheet named "${edit.find(name)!.name}" already exists (names are case-insensitive). Choose another name.`,
     );
-}
-
-/** What a cell holds now, as a PatchValue (null when empty). */
-export function valueOf(sheet: SheetEdit, row: number, col: number): PatchValue | null {
-  const formula = sheet.formulaOf(row, col);
-  if (formula !== undefined) return { kind: 'formula', value: `=${formula}` };
-  const value = sheet.peek(row, col)?.value ?? null;
-  return value === null ? null : { kind: 'value', value };
 }
 
 function guardWritable(sheet: SheetEdit, row: number, col: number): void {
@@ -413,8 +481,9 @@ function writeValue(
   value: Scalar | null,
   autoFormula: boolean,
   opName: string,
+  type?: 'text' | 'error',
 ): PatchValue | null {
-  if (typeof value === 'string' && value.startsWith('=')) {
+  if (type === undefined && typeof value === 'string' && value.startsWith('=')) {
     if (!autoFormula) {
       throw new PatchOpError(
         `${opName} got "${value.slice(0, 40)}", which starts with "=". Use set_formula for formulas, or pass auto_formula=true to write such values as formulas.`,
@@ -435,9 +504,20 @@ function writeValue(
   sheet.detachShared(row, col);
   const cell = sheet.cell(row, col);
   resetContent(cell);
-  cell.value = value;
+  const stored = type ? value : asCellDate(edit, sheet, row, col, value);
+  cell.value = stored;
+  if (type === 'error') {
+    // An error value is a t="e" cell; its inner XML is written as is.
+    cell.attrs.set('t', 'e');
+    cell.rawInner = `<${sheet.prefix}v>${String(value)}</${sheet.prefix}v>`;
+    for (const key of ['cm', 'vm']) cell.attrs.delete(key);
+  }
   edit.contentChanged = true;
-  return value === null ? null : { kind: 'value', value };
+  return stored === null ? null : { kind: 'value', value: stored };
+}
+
+function valueType(op: OpOf<'set_value' | 'set_value_if'>): 'text' | 'error' | undefined {
+  return op.op === 'set_value' ? op.value_type : undefined;
 }
 
 function writeFormula(
@@ -446,15 +526,62 @@ function writeFormula(
   row: number,
   col: number,
   formula: string,
+  array?: CellRange,
 ): PatchValue {
-  guardWritable(sheet, row, col);
+  if (array) guardArray(sheet, row, col, array);
+  else guardWritable(sheet, row, col);
   sheet.detachShared(row, col);
   const cell = sheet.cell(row, col);
   resetContent(cell);
-  cell.formula = formula.slice(1);
+  cell.formula = prepareFormula(formula.slice(1));
+  if (array) {
+    // The other cells keep their values: the array's cached results until Excel recalculates.
+    cell.formulaAttrs = new Map([
+      ['t', 'array'],
+      ['ref', formatRange(array)],
+    ]);
+    if (!sheet.arrays.some((a) => formatRange(a) === formatRange(array))) sheet.arrays.push(array);
+  }
   edit.formulasChanged = true;
   edit.contentChanged = true;
   return { kind: 'formula', value: formula };
+}
+
+/** An array formula may replace one over the same range; it may not overlap anything else. */
+function guardArray(sheet: SheetEdit, row: number, col: number, range: CellRange): void {
+  const where = formatRange(range);
+  const address = addressOf(row, col);
+  const merged = sheet.merges.find((m) => rangesOverlap(m, range));
+  if (merged)
+    throw new PatchOpError(
+      `The array formula range ${where} overlaps the merged range ${formatRange(merged)}; Excel allows no array formulas in merged cells.`,
+      address,
+    );
+  const header = sheet.tableHeaders.find((t) => rangesOverlap(t.range, range));
+  if (header) throw new PatchOpError(`${where} overlaps the header of the table "${header.name}".`, address);
+  const other = sheet.arrays.find((a) => rangesOverlap(a, range) && formatRange(a) !== where);
+  if (other)
+    throw new PatchOpError(
+      `${where} overlaps the array formula ${formatRange(other)}, which can only change as a whole.`,
+      address,
+    );
+  for (let r = range.start.row; r <= range.end.row; r++) {
+    for (const c of sheet.rows.get(r)?.cells.keys() ?? []) {
+      if ((r === row && c === col) || c < range.start.col || c > range.end.col) continue;
+      if (sheet.formulaOf(r, c) !== undefined)
+        throw new PatchOpError(
+          `${addressOf(r, c)} holds a formula; the other cells of an array formula (${where}) must not. Clear it first.`,
+          addressOf(r, c),
+        );
+    }
+  }
+}
+
+function rangeInside(inner: CellRange, outer: CellRange): boolean {
+  return (
+    rangeContains(outer, inner.start.row, inner.start.col) &&
+    rangeContains(outer, inner.end.row, inner.end.col)
+  );
 }
 
 function clearContent(edit: WorkbookEdit, sheet: SheetEdit, row: number, col: number): void {
@@ -569,121 +696,6 @@ function setColumnWidth(sheet: SheetEdit, col: number, width: number | null): vo
   });
 }
 
-/** Inverse ops that put back every cell of a range as it is now (values and formulas). */
-function snapshotCells(sheet: SheetEdit, name: string, range: CellRange): PatchOp[] {
-  const values: (Scalar | null)[][] = [];
-  const formulas: PatchOp[] = [];
-  for (let r = range.start.row; r <= range.end.row; r++) {
-    const row: (Scalar | null)[] = [];
-    for (let c = range.start.col; c <= range.end.col; c++) {
-      const v = valueOf(sheet, r, c);
-      if (v?.kind === 'formula') {
-        row.push(null);
-        formulas.push({ op: 'set_formula', sheet: name, cell: addressOf(r, c), formula: String(v.value) });
-      } else row.push(v?.value ?? null);
-    }
-    values.push(row);
-  }
-  return [{ op: 'set_range_values', sheet: name, range: formatRange(range), values }, ...formulas];
-}
-
-function restoreCell(sheet: string, cell: string, before: PatchValue | null): PatchOp {
-  if (before?.kind === 'formula') return { op: 'set_formula', sheet, cell, formula: String(before.value) };
-  return { op: 'set_value', sheet, cell, value: before?.value ?? null };
-}
-
-/** Deleted sheets remember their neighbours by name; a later rename must follow. */
-function renameNeighbours(deletions: SheetDeletion[], from: string, to: string): void {
-  const renamed = (name: string | undefined) => (name?.toLowerCase() === from.toLowerCase() ? to : name);
-  for (const d of deletions) {
-    d.previous = renamed(d.previous);
-    d.next = renamed(d.next);
-  }
-}
-
-/**
- * Rewrites references to a renamed/deleted sheet in the rows already in memory. Returns the ops that
- * put back the formulas a deletion rewrote (renaming back restores them by itself).
- */
-function rewriteLoaded(
-  edit: WorkbookEdit,
-  sheet: SheetEdit | undefined,
-  from: string,
-  change: string | SheetDeletion,
-): PatchOp[] {
-  const restores: PatchOp[] = [];
-  if (!sheet) return restores;
-  for (const state of sheet.rows.values()) {
-    for (const cell of state.cells.values()) {
-      if (!cell.formula) continue;
-      const next = rewriteSheetReferences(cell.formula, from, change);
-      if (next === undefined) continue;
-      if (typeof change !== 'string') {
-        const address = addressOf(state.row, cell.col);
-        restores.push({ op: 'set_formula', sheet: sheet.name, cell: address, formula: `=${cell.formula}` });
-      }
-      const attrs = cell.formulaAttrs;
-      replaceFormulaText(cell, next, typeof change !== 'string');
-      if (attrs?.get('t') === 'shared' && attrs.has('ref')) {
-        const master = sheet.masters.get(attrs.get('si')!);
-        if (master) master.formula = next;
-      }
-      state.raw = undefined;
-      edit.formulasChanged = true;
-    }
-  }
-  return restores;
-}
-
-/** Ops that rebuild a deleted sheet's cells, formats, merges and sizes. */
-function deletedSheetInverse(
-  name: string,
-  position: number,
-  sheet: SheetEdit | undefined,
-  warnings: string[],
-): PatchOp[] {
-  const inverse: PatchOp[] = [{ op: 'add_sheet', sheet: name, position }];
-  if (!sheet || sheet.tooLargeToKeep) {
-    warnings.push(
-      `Sheet "${name}" is too large to be rebuilt by inverse ops; keep a copy of the original file to undo its deletion.`,
-    );
-    return inverse;
-  }
-  const styles: { cell: string; style_id: number }[] = [];
-  for (const state of [...sheet.rows.values()].sort((a, b) => a.row - b.row)) {
-    for (const cell of [...state.cells.values()].sort((a, b) => a.col - b.col)) {
-      const address = addressOf(state.row, cell.col);
-      const v = valueOf(sheet, state.row, cell.col);
-      if (v) inverse.push(restoreCell(name, address, v));
-      const s = Number(cell.attrs.get('s') ?? 0);
-      if (s) styles.push({ cell: address, style_id: s });
-    }
-  }
-  const heights = [...sheet.rows.values()]
-    .filter((r) => r.attrs.get('customHeight') === '1')
-    .map((r) => ({ row: r.row, height: Number(r.attrs.get('ht')) }));
-  const widths = sheet.cols
-    .filter((s) => s.attrs.get('customWidth') === '1')
-    .flatMap((s) =>
-      Array.from({ length: Math.min(s.max, 16384) - s.min + 1 }, (_, i) => ({
-        column: colIndexToAlpha(s.min - 1 + i),
-        width: Number(s.attrs.get('width')),
-      })),
-    );
-  const merges = sheet.merges.map(formatRange);
-  const snapshot: OpOf<'restore_design_snapshot'>['design_snapshot'] = {};
-  if (styles.length) snapshot.cell_styles = styles;
-  if (heights.length) snapshot.row_heights = heights;
-  if (widths.length && widths.length <= 1024) snapshot.column_widths = widths;
-  if (merges.length) snapshot.merged_ranges = { scope: 'A1:XFD1048576', ranges: merges };
-  if (Object.keys(snapshot).length)
-    inverse.push({ op: 'restore_design_snapshot', sheet: name, design_snapshot: snapshot });
-  warnings.push(
-    `Inverse ops rebuild the cells, formats, merges and sizes of "${name}", not its drawings, charts, comments or tables.`,
-  );
-  return inverse;
-}
-
 /** Compare-and-set equality after normalisation (spec 12.5). */
 export function matches(current: PatchValue | null, expected: Scalar | null): boolean {
   const want = normalize(expected);
@@ -716,7 +728,7 @@ function formulaKey(formula: string): string {
   return formula
     .trim()
     .replace(/^=/, '')
-    .replace(/("(?:[^"]|"")*")|\s+/g, (_m, str: string | undefined) => str ?? '')
+    .replace(/("(?:[^"]|"")*")|\s+|_xl(?:fn|ws|pm)\./gi, (_m, str: string | undefined) => str ?? '') // stored prefixes
     .toUpperCase();
 }
 

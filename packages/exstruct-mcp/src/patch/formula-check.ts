@@ -1,6 +1,6 @@
 import type { CellRange } from '../ooxml/cell-ref.js';
 import { EXCEL_FUNCTIONS } from './excel-functions.js';
-import { sheetOfPrefix, tokenizeFormula, type FormulaToken } from './formula.js';
+import { sheetOfPrefix, sheetsOfPrefix, tokenizeFormula, type FormulaToken } from './formula.js';
 
 export type FormulaIssueCode =
   | 'invalid_token'
@@ -24,6 +24,8 @@ export interface FormulaCheckContext {
   definedNames: ReadonlySet<string>;
   /** .xlsm: unknown functions may be VBA functions, so they only warn. */
   macroEnabled: boolean;
+  /** The workbook's sheets after the patch, to find references to missing ones (unchecked if absent). */
+  sheetNames?: readonly string[];
 }
 
 const ERROR_TOKENS: Record<string, [FormulaIssueCode, 'warning' | 'error']> = {
@@ -56,6 +58,7 @@ export function checkFormula(
   const tokens = tokenizeFormula(body);
   syntax(tokens, add);
   const seen = new Set<string>();
+  const existing = context.sheetNames && new Set(context.sheetNames.map((n) => n.toLowerCase()));
   let selfRef = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
@@ -65,11 +68,18 @@ export function checkFormula(
         seen.add(known[0]);
         add(known[1], known[0], `The formula contains ${token.text.toUpperCase()}.`);
       }
+    } else if (token.type === 'sheet' && existing) {
+      for (const name of sheetsOfPrefix(token.text) ?? []) {
+        if (existing.has(name.toLowerCase()) || seen.has(`sheet:${name.toLowerCase()}`)) continue;
+        seen.add(`sheet:${name.toLowerCase()}`);
+        add(
+          'error',
+          'ref_error',
+          `The formula refers to the sheet "${name}", which does not exist (Excel shows #REF!). Sheets: ${context.sheetNames!.map((n) => `"${n}"`).join(', ')}.`,
+        );
+      }
     } else if (token.type === 'function') {
-      const name = token.text
-        .toUpperCase()
-        .replace(/^_XL(?:FN|WS)\./, '')
-        .replace(/^_XLFN\./, '');
+      const name = token.text.toUpperCase().replace(/^(?:_XLFN\.|_XLWS\.)+/, '');
       if (
         name.startsWith('_XLUDF.') ||
         name.startsWith('_XLL.') ||
@@ -104,7 +114,6 @@ function syntax(
   add: (level: 'error', code: FormulaIssueCode, message: string) => void,
 ): void {
   let depth = 0;
-  let braces = 0;
   let previous: FormulaToken | undefined;
   for (const token of tokens) {
     if (token.type === 'space') continue;
@@ -120,14 +129,21 @@ function syntax(
       add(
         'error',
         'invalid_token',
-        'Use "," between function arguments; ";" is not valid in a stored formula.',
+        'Use "," between function arguments; ";" is not valid in a stored formula (except between the rows of an array constant {1,2;3,4}).',
+      );
+      return;
+    }
+    if (token.text === '{' || token.text === '}') {
+      // Whole array constants are one token: a brace left over is not a valid one.
+      add(
+        'error',
+        'invalid_token',
+        'An array constant {…} holds only numbers, text, TRUE/FALSE and error values, "," between columns and ";" between rows, and needs both braces.',
       );
       return;
     }
     if (token.text === '(') depth++;
     if (token.text === ')' && --depth < 0) break;
-    if (token.text === '{') braces++;
-    if (token.text === '}') braces--;
     if (
       token.type === 'operator' &&
       previous?.type === 'operator' &&
@@ -140,7 +156,6 @@ function syntax(
     previous = token;
   }
   if (depth !== 0) add('error', 'invalid_token', 'The parentheses of the formula are not balanced.');
-  if (braces !== 0) add('error', 'invalid_token', 'The braces of the formula are not balanced.');
   if (previous && previous.type === 'operator' && !['%', ')'].includes(previous.text)) {
     add('error', 'invalid_token', `The formula ends with the operator "${previous.text}".`);
   }

@@ -1,9 +1,12 @@
 import { colIndexToAlpha, MAX_COLUMN_INDEX, MAX_ROW } from '../ooxml/cell-ref.js';
+import { FUTURE_FUNCTION_PREFIX } from './excel-functions.js';
+import { PatchOpError } from './types.js';
 
 /** One lexical piece of an Excel formula; concatenating every `text` gives the formula back. */
 export interface FormulaToken {
   type:
     | 'string'
+    | 'array' // an array constant `{1,2;3,4}`: constants only, `;` between rows
     | 'error'
     | 'sheet' // `Sheet1!`, `'My sheet'!` or 3-D `Jan:Mar!` (the prefix, including the `!`)
     | 'cell' // `$A$1`
@@ -23,9 +26,14 @@ export interface FormulaToken {
 /** A sheet name Excel writes without quotes before `!`. */
 const UNQUOTED_SHEET = String.raw`[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*`;
 
+/** One item of an array constant: a number, text, TRUE/FALSE or an error value (no references). */
+const ARRAY_ITEM = String.raw`\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|"(?:[^"]|"")*"|TRUE|FALSE|#N\/A|#DIV\/0!|#VALUE!|#REF!|#NAME\?|#NUM!|#NULL!|#GETTING_DATA)\s*`;
+
 const RULES: [FormulaToken['type'], RegExp][] = [
   ['space', /\s+/y],
   ['string', /"(?:[^"]|"")*"/y],
+  // One token, so fill, sheet renames and the check never look inside (`;` there separates rows).
+  ['array', new RegExp(String.raw`\{${ARRAY_ITEM}(?:[,;]${ARRAY_ITEM})*\}`, 'iy')],
   [
     'sheet',
     // Quoted, external ([1]Sheet), or unquoted — one name or a 3-D range of them (`Jan:Mar!`).
@@ -133,11 +141,9 @@ export function translateFormula(formula: string, dRow: number, dCol: number): s
 /** The sheet name of a `sheet` token (`'It''s'!` → `It's`); undefined for external references. */
 export function sheetOfPrefix(prefix: string): string | undefined {
   const body = prefix.slice(0, -1);
-  if (body.startsWith('[')) return undefined;
-  if (body.startsWith("'")) {
-    const inner = body.slice(1, -1).replace(/''/g, "'");
-    return inner.startsWith('[') ? undefined : inner;
-  }
+  // Sheet names cannot hold `[`: one that does is another workbook's (`'C:\x\[Book.xlsx]S'!`).
+  if (body.includes('[')) return undefined;
+  if (body.startsWith("'")) return body.slice(1, -1).replace(/''/g, "'");
   return body;
 }
 
@@ -228,4 +234,62 @@ export function rewriteSheetReferences(
     return prefixOf(sheets, token.text.startsWith("'"));
   });
   return changed ? out.join('') : undefined;
+}
+
+/** Characters XML 1.0 cannot carry (a formula is not ST_Xstring: no `_xHHHH_` escape exists). */
+// eslint-disable-next-line no-control-regex
+const NOT_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+/**
+ * A formula (without `=`) as Excel stores it: functions newer than the original file format get
+ * their prefix (`XLOOKUP(` → `_xlfn.XLOOKUP(`), the names LET and LAMBDA bind get `_xlpm.`, as
+ * Excel itself writes them; otherwise Excel shows #NAME?. Prefixed input stays as it is. A
+ * character XML cannot hold is refused: written raw it makes the sheet unreadable.
+ */
+export function prepareFormula(formula: string): string {
+  const bad = NOT_IN_XML.exec(formula)?.[0];
+  if (bad !== undefined) {
+    const code = bad.charCodeAt(0);
+    const hex = code.toString(16).toUpperCase().padStart(4, '0');
+    throw new PatchOpError(
+      `The formula contains the control character U+${hex}, which Excel formulas cannot hold (the file would be unreadable). Build it with CHAR(${code}) instead, e.g. ="a"&CHAR(${code})&"b".`,
+    );
+  }
+  const tokens = tokenizeFormula(formula);
+  tokens.forEach((token, i) => {
+    if (token.type !== 'function') return;
+    const name = token.text.replace(/^(?:_xlfn\.|_xlws\.)+/i, '').toUpperCase();
+    const prefix = FUTURE_FUNCTION_PREFIX.get(name);
+    if (prefix) token.text = prefix + name;
+    if (name === 'LET' || name === 'LAMBDA') markParameters(tokens, i, name);
+  });
+  return tokens.map((t) => t.text).join('');
+}
+
+/** Prefixes the names a LET/LAMBDA call at `at` binds with `_xlpm.`, there and in its body. */
+function markParameters(tokens: FormulaToken[], at: number, fn: 'LET' | 'LAMBDA'): void {
+  // Split the call's arguments at its own commas.
+  const args: number[][] = [[]];
+  let depth = 0;
+  let end = at + 1;
+  for (; end < tokens.length; end++) {
+    const t = tokens[end]!;
+    if (t.text === '(') depth++;
+    else if (t.text === ')' && --depth === 0) break;
+    else if (depth === 1 && t.text === ',') args.push([]);
+    else if (depth >= 1 && t.type !== 'space') args.at(-1)!.push(end);
+  }
+  // LET(name1, value1, …, result) binds every other argument; LAMBDA(p1, …, body) all but the last.
+  const bound = args
+    .slice(0, -1)
+    .filter(
+      (arg, n) => arg.length === 1 && tokens[arg[0]!]!.type === 'name' && (fn === 'LAMBDA' || n % 2 === 0),
+    )
+    .map((arg) => tokens[arg[0]!]!.text.replace(/^_xlpm\./i, '').toUpperCase());
+  for (let i = at + 1; i < end; i++) {
+    const t = tokens[i]!;
+    if (t.type !== 'name' || tokens[i - 1]?.type === 'sheet') continue; // Sheet1!x is a name
+    const bare = t.text.replace(/^_xlpm\./i, '');
+    if (bound.includes(bare.toUpperCase())) t.text = `_xlpm.${bare}`;
+  }
 }

@@ -7,6 +7,8 @@ export const MAX_STYLE_CELLS = 10_000;
 export const MAX_WRITE_CELLS = 100_000;
 
 const A1 = /^\$?[A-Za-z]{1,3}\$?[1-9][0-9]*$/;
+/** A defined name (built-in ones such as `_xlnm.Print_Area` included). */
+const DEFINED_NAME = /^[A-Za-z_\\\u00C0-\uFFFF][\w.\\\u00C0-\uFFFF]*$/;
 
 export const ScalarSchema = z
   .union([z.string(), z.number(), z.boolean(), z.null()])
@@ -60,6 +62,25 @@ const vertical = z
   .enum(['top', 'center', 'bottom', 'justify', 'distributed'])
   .describe('Vertical alignment.');
 
+/** The error values a cell can hold (`t="e"`). */
+export const ERROR_VALUES = [
+  '#NULL!',
+  '#DIV/0!',
+  '#VALUE!',
+  '#REF!',
+  '#NAME?',
+  '#NUM!',
+  '#N/A',
+  '#GETTING_DATA',
+  '#SPILL!',
+  '#CALC!',
+  '#FIELD!',
+  '#BLOCKED!',
+  '#CONNECT!',
+  '#BUSY!',
+  '#UNKNOWN!',
+];
+
 const target = {
   cell: cell.optional().describe('One cell, e.g. "A1" (give cell or range, not both).'),
   range: range.optional().describe('A range, e.g. "A1:D1" (give cell or range, not both).'),
@@ -100,12 +121,47 @@ export const OP_SCHEMAS = {
       value: ScalarSchema.describe(
         'The value; null clears the cell. Text starting with "=" needs auto_formula=true.',
       ),
+      value_type: z
+        .enum(['text', 'error'])
+        .optional()
+        .describe(
+          '"text": write the value as text even if it starts with "="; "error": an error value such as "#N/A".',
+        ),
     })
     .strict()
+    .superRefine((v, ctx) => {
+      if (v.value_type === 'error' && !ERROR_VALUES.includes(String(v.value)))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['value'],
+          message: `must be one of ${ERROR_VALUES.join(' ')}`,
+        });
+      if (v.value_type === 'text' && typeof v.value !== 'string')
+        ctx.addIssue({ code: 'custom', path: ['value'], message: 'value_type "text" needs a text value' });
+    })
     .describe('Write one value into one cell (replaces a formula there).'),
   set_formula: z
-    .object({ op: z.literal('set_formula'), sheet, cell, formula })
+    .object({
+      op: z.literal('set_formula'),
+      sheet,
+      cell,
+      formula,
+      array_range: range
+        .optional()
+        .describe(
+          'Write an array formula (Ctrl+Shift+Enter) over this range; cell must be its top-left cell.',
+        ),
+    })
     .strict()
+    .superRefine((v, ctx) => {
+      if (v.array_range === undefined) return;
+      const [first = ''] = v.array_range.split(':');
+      if (first !== v.cell)
+        ctx.addIssue({ code: 'custom', path: ['array_range'], message: `must start at cell ${v.cell}` });
+      const { rows, cols } = cellCount(v.array_range);
+      if (rows * cols > MAX_WRITE_CELLS)
+        ctx.addIssue({ code: 'custom', path: ['array_range'], message: `at most ${MAX_WRITE_CELLS} cells` });
+    })
     .describe('Write one formula into one cell; Excel recalculates it when the file is opened.'),
   add_sheet: z
     .object({
@@ -117,6 +173,10 @@ export const OP_SCHEMAS = {
         .min(0)
         .optional()
         .describe('0-based position among the sheets (default: last).'),
+      state: z
+        .enum(['visible', 'hidden', 'veryHidden'])
+        .optional()
+        .describe('Tab visibility (default visible); veryHidden sheets can only be shown again by VBA.'),
     })
     .strict()
     .describe('Add an empty worksheet; later ops may write to it.'),
@@ -387,12 +447,35 @@ export const OP_SCHEMAS = {
           column_widths: z
             .array(z.object({ column: z.string(), width: z.number().positive().nullable() }).strict())
             .optional(),
+          defined_names: z
+            .array(
+              z
+                .object({
+                  name: z.string().regex(DEFINED_NAME, 'must be a defined name such as "Amounts"'),
+                  scope: z.enum(['workbook', 'sheet']).describe('"sheet": local to this op\'s sheet.'),
+                  value: z
+                    .string()
+                    .min(1)
+                    .transform((v) => v.replace(/^=/, ''))
+                    .nullable()
+                    .describe('What the name refers to, e.g. "Data!$B$2:$B$3"; null removes the name.'),
+                  hidden: z.boolean().optional(),
+                })
+                .strict(),
+            )
+            .optional(),
+          rule_formulas: z
+            .array(z.object({ index: z.number().int().min(0), formula: z.string() }).strict())
+            .optional()
+            .describe(
+              'Formulas of conditional formats and data validations, by their 0-based order in the sheet.',
+            ),
         })
         .strict(),
     })
     .strict()
     .describe(
-      'Restores formats, merges and sizes exactly as they were. Produced by return_inverse_ops; rarely written by hand.',
+      'Restores formats, merges, sizes, defined names and the formulas of conditional formats and validations exactly as they were. Produced by return_inverse_ops; rarely written by hand.',
     ),
 } as const;
 
@@ -466,9 +549,16 @@ export const OP_RULES: Partial<Record<OpName, string[]>> = {
     'a value starting with "=" is rejected unless auto_formula=true (then it is written as a formula)',
     'cells inside a merged range (other than its top-left) or a multi-cell array formula cannot be written',
   ],
-  set_formula: ['formula must start with "="', 'use English function names and "," between arguments'],
+  set_formula: [
+    'formula must start with "="',
+    'use English function names and "," between arguments',
+    'with array_range, the other cells of the range keep their values (as cached results) and must hold no formula; an array formula over exactly that range is replaced',
+  ],
   add_sheet: ['the name must not exist yet (case-insensitive)'],
-  set_range_values: ["values must have exactly the range's rows × columns"],
+  set_range_values: [
+    "values must have exactly the range's rows × columns",
+    'a range covering a whole array formula replaces it; part of one cannot be written',
+  ],
   fill_formula: [
     'range must be a single row or a single column',
     'base_cell is where the formula is written as given; other cells get it shifted',

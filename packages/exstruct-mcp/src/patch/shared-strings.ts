@@ -4,12 +4,14 @@ import { inlineText } from './cells.js';
 
 /**
  * Reads only the shared strings whose indexes are asked for, streaming the part and stopping after
- * the highest one: an edit never needs the whole table in memory.
+ * the highest one: an edit never needs the whole table in memory. `rich` collects the indexes of
+ * those with formatting runs.
  */
 export async function loadSharedStrings(
   archive: ZipArchive,
   part: string | undefined,
   wanted: ReadonlySet<number>,
+  rich?: Set<number>,
 ): Promise<Map<number, string>> {
   const found = new Map<number, string>();
   if (!part || wanted.size === 0 || !archive.has(part)) return found;
@@ -40,7 +42,11 @@ export async function loadSharedStrings(
           end = c.index + c[0].length;
         }
         index++;
-        if (wanted.has(index)) found.set(index, inlineText(text.slice(m.index, end)));
+        if (wanted.has(index)) {
+          const item = text.slice(m.index, end);
+          found.set(index, inlineText(item));
+          if (rich && /<(?:\w+:)?r[\s>]/.test(item)) rich.add(index);
+        }
         pos = end;
         if (index >= last) return found;
       }

@@ -1,5 +1,15 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { buildTag, childElements, findElement, parseAttrs, prefixOf, splice, type Located } from './xml.js';
+import { classifyNumberFormat, type DateKind } from '../ooxml/number-format.js';
+import {
+  buildTag,
+  childElements,
+  decodeXmlText,
+  findElement,
+  parseAttrs,
+  prefixOf,
+  splice,
+  type Located,
+} from './xml.js';
 
 export const DEFAULT_STYLES_XML =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
@@ -91,6 +101,28 @@ export class StyleBook {
 
   get xfCount(): number {
     return this.lists.cellXfs.length;
+  }
+
+  /** Whether cell format `xfIndex` shows its number as a date or a time of day (see number-format.ts). */
+  dateKind(xfIndex: number): DateKind {
+    const xf = parseAttrs(this.lists.cellXfs[xfIndex] ?? '<xf/>');
+    const id = Number(xf.get('numFmtId') ?? 0);
+    return classifyNumberFormat(id, this.customFormats().get(id));
+  }
+
+  private formatCodes: Map<number, string> | undefined;
+
+  /** The workbook's own number formats (`<numFmts>`), by id. */
+  private customFormats(): Map<number, string> {
+    if (this.formatCodes) return this.formatCodes;
+    this.formatCodes = new Map();
+    const list = findElement(this.xml, 'numFmts');
+    for (const el of list && !list.empty ? childElements(this.xml, list) : []) {
+      const attrs = parseAttrs(this.xml.slice(el.start, el.end));
+      const code = attrs.get('formatCode');
+      if (code !== undefined) this.formatCodes.set(Number(attrs.get('numFmtId')), decodeXmlText(code, false));
+    }
+    return this.formatCodes;
   }
 
   /** Describes the parts of a format the ops can change (for diffs). */

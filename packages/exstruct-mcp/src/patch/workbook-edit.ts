@@ -10,6 +10,7 @@ import { SheetEdit, loadSheet } from './sheet-edit.js';
 import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
 import { keepChunks, KEEP_INFLATED_MAX, openInflated } from './inflate.js';
 import { PatchOpError } from './types.js';
+import { undoState } from './undo-state.js';
 
 /** A sheet as the ops see it: existing (with its part) or added by an earlier op. */
 export interface SheetRef {
@@ -74,6 +75,12 @@ export class WorkbookEdit {
     return this.stylesBook;
   }
 
+  /** Whether the workbook counts days from 1904 (`<workbookPr date1904="1">`), for writing dates. */
+  get date1904(): boolean {
+    const pr = this.pkg ? /<(?:\w+:)?workbookPr\b[^>]*>/.exec(this.pkg.workbookXml)?.[0] : undefined;
+    return pr !== undefined && /\sdate1904\s*=\s*["'](?:1|true)["']/.test(pr);
+  }
+
   get stylesTouched(): StyleBook | undefined {
     return this.stylesBook?.changed ? this.stylesBook : undefined;
   }
@@ -123,7 +130,7 @@ export function collectTargets(
       case 'set_formula':
       case 'set_value_if':
       case 'set_formula_if':
-        addRange(original, op.cell);
+        addRange(original, op.op === 'set_formula' ? (op.array_range ?? op.cell) : op.cell);
         break;
       case 'set_range_values':
       case 'fill_formula':
@@ -216,11 +223,12 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     await loadSheet(ref.edit, keepChunks(source, keep), load, record);
     ref.edit.inflated = keep;
   }
+  const richStrings = new Set<number>();
   if (wanted.size > 0) {
     const sstPart = pkg.relatedPart(
       'http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings',
     );
-    const strings = await loadSharedStrings(pkg.archive, sstPart, wanted);
+    const strings = await loadSharedStrings(pkg.archive, sstPart, wanted, richStrings);
     for (const ref of refs) {
       for (const [row, state] of ref.edit?.rows ?? []) {
         if (state.raw && /t="s"/.test(state.raw))
@@ -234,6 +242,7 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
   for (const ref of refs)
     if (ref.edit && ref.entry && targets.has(ref.name)) await loadTableHeaders(pkg, ref.entry.part, ref.edit);
   const edit = new WorkbookEdit(pkg, refs, stylesXml);
+  undoState(edit).richStrings = richStrings; // undoing an overwrite cannot bring their runs back
   edit.definedNames = new Set(
     [...pkg.workbookXml.matchAll(/<(?:\w+:)?definedName\b[^>]*\bname="([^"]+)"/g)].map((m) =>
       m[1]!.toUpperCase(),

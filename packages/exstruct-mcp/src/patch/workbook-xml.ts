@@ -20,6 +20,16 @@ export interface SheetListItem {
   sheetId: number;
   rId: string;
   deleted?: boolean;
+  /** Visibility of a new sheet (`hidden`, `veryHidden`); existing sheets keep their element. */
+  state?: string;
+}
+
+/** A defined name to set (value) or remove (null); `localSheetId` is the index in the new sheet list. */
+export interface DefinedNameEdit {
+  name: string;
+  localSheetId: number | undefined;
+  value: string | null;
+  hidden: boolean | undefined;
 }
 
 export interface WorkbookXmlChanges {
@@ -27,6 +37,8 @@ export interface WorkbookXmlChanges {
   renames: { from: string; to: string }[];
   deletions: SheetDeletion[];
   fullCalcOnLoad: boolean;
+  /** Names set by restore_design_snapshot, applied after the references are rewritten. */
+  names?: DefinedNameEdit[];
 }
 
 /**
@@ -55,9 +67,10 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
   changes.sheets.forEach((s, i) => {
     if (s.originalIndex !== undefined) oldToNew.set(s.originalIndex, i);
   });
+  const edits = [...(changes.names ?? [])];
   const names = findElement(out, 'definedNames');
-  if (names && !names.empty) {
-    const kept = childElements(out, names)
+  if (names || edits.some((e) => e.value !== null)) {
+    let kept = (names && !names.empty ? childElements(out, names) : [])
       .map((el) => {
         const text = out.slice(el.start, el.end);
         const attrs = parseAttrs(out.slice(el.start, el.openEnd));
@@ -74,11 +87,38 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
           body = rewritten;
           changed = true;
         }
+        const at = edits.findIndex((e) => sameName(e, attrs));
+        if (at !== -1) {
+          const [set] = edits.splice(at, 1);
+          if (set!.value === null) return '';
+          body = set!.value;
+          if (set!.hidden !== undefined) setFlag(attrs, 'hidden', set!.hidden);
+          changed = true;
+        }
         if (!changed) return text;
         return `${buildTag(el.qname, attrs, false)}${escapeXml(body)}</${el.qname}>`;
       })
       .join('');
-    out = kept ? splice(out, names.openEnd, names.closeStart, kept) : splice(out, names.start, names.end, '');
+    for (const e of edits) {
+      if (e.value === null) continue;
+      const attrs = new Map([['name', e.name]]);
+      if (e.localSheetId !== undefined) attrs.set('localSheetId', String(e.localSheetId));
+      if (e.hidden) attrs.set('hidden', '1');
+      kept += `${buildTag(`${p}definedName`, attrs, false)}${escapeXml(e.value)}</${p}definedName>`;
+    }
+    if (names?.empty) {
+      if (kept) out = splice(out, names.start, names.end, `<${names.qname}>${kept}</${names.qname}>`);
+    } else if (names) {
+      out = kept
+        ? splice(out, names.openEnd, names.closeStart, kept)
+        : splice(out, names.start, names.end, '');
+    } else {
+      // CT_Workbook order: sheets, functionGroups, externalReferences, then definedNames.
+      const after = ['externalReferences', 'functionGroups', 'sheets']
+        .map((n) => findElement(out, n))
+        .find((el) => el !== undefined)!;
+      out = splice(out, after.end, after.end, `<${p}definedNames>${kept}</${p}definedNames>`);
+    }
   }
   const sheetsEl = findElement(out, 'sheets')!;
   const rendered = changes.sheets
@@ -90,7 +130,8 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
         attrs.set('name', s.name);
         return buildTag(loc.qname, attrs, true);
       }
-      return `<${p}sheet name="${escapeXmlAttr(s.name)}" sheetId="${s.sheetId}" ${relIdAttr}="${s.rId}"/>`;
+      const state = s.state && s.state !== 'visible' ? ` state="${s.state}"` : '';
+      return `<${p}sheet name="${escapeXmlAttr(s.name)}" sheetId="${s.sheetId}"${state} ${relIdAttr}="${s.rId}"/>`;
     })
     .join('');
   out = splice(out, sheetsEl.openEnd, sheetsEl.closeStart, rendered);
@@ -168,13 +209,59 @@ export function rewriteRels(
   return splice(out, loc.closeStart, loc.closeStart, added);
 }
 
+/** Formula-bearing elements: `<c:f>` of charts; `<formula>`, `<formula1>`, `<xm:f>`… of CF and DV. */
+const FORMULA_ELEMENT = /<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g;
+
 /** Rewrites sheet references inside formula-bearing elements of an XML part (charts, CF, DV). */
 export function rewriteFormulaElements(xml: string, changes: SheetChanges): string {
-  return xml.replace(
-    /<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g,
-    (whole, tag: string, attrs: string | undefined, text: string) => {
-      const rewritten = applySheetChanges(decodeXmlText(text, false), changes);
-      return rewritten !== undefined ? `<${tag}${attrs ?? ''}>${escapeXml(rewritten)}</${tag}>` : whole;
-    },
+  return xml.replace(FORMULA_ELEMENT, (whole, tag: string, attrs: string | undefined, text: string) => {
+    const rewritten = applySheetChanges(decodeXmlText(text, false), changes);
+    return rewritten !== undefined ? `<${tag}${attrs ?? ''}>${escapeXml(rewritten)}</${tag}>` : whole;
+  });
+}
+
+/** The formulas of a worksheet's tail (conditional formats, validations), in document order. */
+export function ruleFormulas(tail: string): string[] {
+  return [...tail.matchAll(FORMULA_ELEMENT)].map((m) => decodeXmlText(m[3]!, false));
+}
+
+/** Replaces formulas of a worksheet's tail by their index in `ruleFormulas` order. */
+export function setRuleFormulas(tail: string, edits: readonly { index: number; formula: string }[]): string {
+  const byIndex = new Map(edits.map((e) => [e.index, e.formula]));
+  let n = 0;
+  return tail.replace(FORMULA_ELEMENT, (whole, tag: string, attrs: string | undefined) => {
+    const formula = byIndex.get(n++);
+    return formula === undefined ? whole : `<${tag}${attrs ?? ''}>${escapeXml(formula)}</${tag}>`;
+  });
+}
+
+/** The defined names of workbook.xml as written (body decoded). */
+export function parseDefinedNames(
+  xml: string,
+): { name: string; localSheetId: number | undefined; value: string; hidden: boolean }[] {
+  const names = findElement(xml, 'definedNames');
+  if (!names || names.empty) return [];
+  return childElements(xml, names).map((el) => {
+    const attrs = parseAttrs(xml.slice(el.start, el.openEnd));
+    const local = attrs.get('localSheetId');
+    return {
+      name: attrs.get('name') ?? '',
+      localSheetId: local === undefined ? undefined : Number(local),
+      value: el.empty ? '' : decodeXmlText(xml.slice(el.openEnd, el.closeStart), false),
+      hidden: attrs.get('hidden') === '1' || attrs.get('hidden') === 'true',
+    };
+  });
+}
+
+function sameName(edit: DefinedNameEdit, attrs: Map<string, string>): boolean {
+  const local = attrs.get('localSheetId');
+  return (
+    edit.name.toLowerCase() === attrs.get('name')?.toLowerCase() &&
+    edit.localSheetId === (local === undefined ? undefined : Number(local))
   );
+}
+
+function setFlag(attrs: Map<string, string>, key: string, on: boolean): void {
+  if (on) attrs.set(key, '1');
+  else attrs.delete(key);
 }

@@ -9,7 +9,7 @@ import {
   WORKSHEET_CONTENT_TYPE,
   type WorkbookPackage,
 } from './package.js';
-import { addressOf, writeSheet, type RowHooks, type SheetEdit } from './sheet-edit.js';
+import { addressOf, writeSheet, type RowHooks, type SharedMaster, type SheetEdit } from './sheet-edit.js';
 import { SheetScanner } from './sheet-scanner.js';
 import type { WorkbookEdit, SheetRef } from './workbook-edit.js';
 import {
@@ -17,9 +17,12 @@ import {
   rewriteFormulaElements,
   rewriteRels,
   rewriteWorkbookXml,
+  ruleFormulas,
+  type DefinedNameEdit,
   type SheetListItem,
 } from './workbook-xml.js';
-import { applySheetChanges, rewriteSheetReferences } from './formula.js';
+import { undoState } from './undo-state.js';
+import { applySheetChanges, rewriteSheetReferences, translateFormula } from './formula.js';
 import { rewritePivotSources } from './pivot-sources.js';
 import { escapeXml } from './xml.js';
 import type { RawEntryInfo } from './zip-writer.js';
@@ -108,7 +111,14 @@ export async function writePackage(
     const part = `${workbookDir === '.' ? '' : `${workbookDir}/`}worksheets/sheet${sheetNo}.xml`;
     entryNames.add(part.toLowerCase());
     const rId = nextRelId();
-    list.push({ name: ref.name, original: undefined, originalIndex: undefined, sheetId: ++maxSheetId, rId });
+    list.push({
+      name: ref.name,
+      original: undefined,
+      originalIndex: undefined,
+      sheetId: ++maxSheetId,
+      rId,
+      state: ref.state,
+    });
     newParts.set(ref, part);
     relAdds.push({ id: rId, type: REL.worksheet, target: path.relative(workbookDir, part) });
     typeAdds.push({ part, type: WORKSHEET_CONTENT_TYPE });
@@ -149,11 +159,17 @@ export async function writePackage(
   }
 
   const relIdAttr = /\s(\w+):id="/.exec(originalSheetElement(pkg.workbookXml, 0) ?? '')?.[1] ?? 'r';
+  // Defined names set by restore_design_snapshot; a name local to a sheet deleted later goes with it.
+  const names: DefinedNameEdit[] = undoState(edit).names.flatMap((n) => {
+    const local = n.scope ? edit.sheets.indexOf(n.scope) : undefined;
+    return local === -1 ? [] : [{ name: n.name, localSheetId: local, value: n.value, hidden: n.hidden }];
+  });
   const workbookChanged =
     list.some((s, i) => s.originalIndex !== i || s.name !== pkg.sheets[s.originalIndex ?? -1]?.name) ||
     list.length !== pkg.sheets.length ||
     edit.contentChanged ||
-    referencesChange;
+    referencesChange ||
+    names.length > 0;
   if (workbookChanged) {
     replaced.set(
       pkg.workbookPart.toLowerCase(),
@@ -164,6 +180,7 @@ export async function writePackage(
           renames: edit.renames,
           deletions: edit.deletions,
           fullCalcOnLoad: edit.contentChanged,
+          names,
         },
         `${relIdAttr}:id`,
       ),
@@ -187,6 +204,7 @@ export async function writePackage(
           {
             definedNames: edit.definedNames,
             macroEnabled: options.macroEnabled,
+            sheetNames: edit.sheets.map((s) => s.name),
           },
         ),
       );
@@ -204,15 +222,20 @@ export async function writePackage(
     const sheet = ref.edit;
     const hooks: RowHooks = {};
     const visitors: ((state: RowState) => void)[] = [];
+    // Shared formula groups whose master a deletion rewrote: their dependents need undoing too.
+    const groups: Map<string, MasterText> = new Map(undoState(edit).masters.get(sheet));
     if (referencesChange && ref.entry) {
-      visitors.push((state) => rewriteStreamedRow(state, sheet, ref.name, edit, outcome));
+      // Undo applies these last, when every sheet has its original name again.
+      const original = ref.entry.name;
+      visitors.push((state) => rewriteStreamedRow(state, sheet, original, edit, outcome, groups));
     }
     if (options.preflight) visitors.push(check(ref.name));
     if (visitors.length) {
       hooks.visit = (state) => visitors.forEach((v) => v(state));
       hooks.wants = (bytes) =>
         (options.preflight && (bytes.includes('<f') || bytes.includes(':f'))) ||
-        nameBytes.some((n) => bytes.includes(n));
+        nameBytes.some((n) => bytes.includes(n)) ||
+        (groups.size > 0 && bytes.includes('si="'));
     }
     const newPart = newParts.get(ref);
     if (newPart) {
@@ -220,18 +243,23 @@ export async function writePackage(
       continue;
     }
     const part = ref.entry!.part;
+    const ownTail = sheet.tailRewrite; // rule formulas set by restore_design_snapshot
     const isEdited =
       [...sheet.rows.values()].some((r) => r.raw === undefined) ||
       sheet.colsDirty ||
       sheet.mergesDirty ||
-      sheet.brokenShared.size > 0;
+      sheet.brokenShared.size > 0 ||
+      ownTail !== undefined;
     const mentions = referencesChange && (await partMentions(pkg, part, nameBytes));
     if (isEdited || mentions) {
       replaced.set(part.toLowerCase(), async function* () {
         const source = sheet.inflated ?? ((await openInflated(pkg.archive, part)) as AsyncIterable<Buffer>);
         yield* writeSheet(sheet, source, hooks);
       });
-      if (referencesChange) sheet.tailRewrite = (tail) => rewriteFormulaElements(tail, nameChanges);
+      if (referencesChange) {
+        const original = ref.entry!.name;
+        sheet.tailRewrite = (tail) => rewriteTail(ownTail ? ownTail(tail) : tail, original, edit, outcome);
+      }
     } else if (options.preflight) {
       await scanFormulas(pkg, part, check(ref.name));
     }
@@ -247,8 +275,13 @@ export async function writePackage(
       if (!(await partMentions(pkg, entry.name, nameBytes))) continue;
       const text = await pkg.archive.readText(entry.name);
       let next = text;
-      if (chart) next = rewriteFormulaElements(text, nameChanges);
-      else {
+      if (chart) {
+        next = rewriteFormulaElements(text, nameChanges);
+        if (next !== rewriteFormulaElements(text, { renames: edit.renames, deletions: [] }))
+          outcome.warnings.push(
+            `Chart formulas in ${entry.name} that referred to a deleted sheet became #REF!; inverse ops do not restore them.`,
+          );
+      } else {
         const rewritten = rewritePivotSources(text, nameChanges);
         next = rewritten.xml;
         for (const sheet of rewritten.lostSources)
@@ -281,34 +314,82 @@ function originalSheetElement(workbookXml: string, index: number): string | unde
   return matches[index]?.[0];
 }
 
-/** Rewrites references to renamed/deleted sheets in a row that streamed through unchanged. */
+/** Where a shared formula's master sits and its text. */
+type MasterText = Pick<SharedMaster, 'row' | 'col' | 'formula'>;
+
+/**
+ * Rewrites references to renamed/deleted sheets in a row that streamed through unchanged. Cells a
+ * deletion broke get inverse ops, shared-formula dependents included (they show their master's text).
+ */
 function rewriteStreamedRow(
   state: RowState,
   sheet: SheetEdit,
   sheetName: string,
   edit: WorkbookEdit,
   outcome: WriteOutcome,
+  groups: Map<string, MasterText>,
 ): void {
   if (sheet.rows.get(state.row) === state) return; // rows in memory were rewritten when the op ran
   for (const cell of state.cells.values()) {
+    const attrs = cell.formulaAttrs;
+    const si = attrs?.get('t') === 'shared' ? attrs.get('si') : undefined;
+    const master = si !== undefined && !cell.formula ? groups.get(si) : undefined;
+    if (master) {
+      const formula = translateFormula(master.formula, state.row - master.row, cell.col - master.col);
+      const address = addressOf(state.row, cell.col);
+      outcome.rewrittenInverse.push({
+        op: 'set_formula',
+        sheet: sheetName,
+        cell: address,
+        formula: `=${formula}`,
+      });
+      continue;
+    }
     if (!cell.formula) continue;
     const next = applySheetChanges(cell.formula, edit);
     if (next === undefined || next === cell.formula) continue;
-    const deleted = edit.deletions.some(
-      (d) => rewriteSheetReferences(cell.formula!, d.name, d) !== undefined,
-    );
+    const deleted = brokenByDeletion(cell.formula, edit);
     if (deleted) {
+      const array = attrs?.get('t') === 'array' ? attrs.get('ref') : undefined;
       outcome.rewrittenInverse.push({
         op: 'set_formula',
         sheet: sheetName,
         cell: addressOf(state.row, cell.col),
         formula: `=${cell.formula}`,
+        ...(array ? { array_range: array } : {}),
       });
+      if (si !== undefined && attrs!.has('ref'))
+        groups.set(si, { row: state.row, col: cell.col, formula: cell.formula });
     }
     replaceFormulaText(cell, next, deleted);
     cell.raw = undefined;
     state.raw = undefined;
   }
+}
+
+/** Whether one of the patch's sheet deletions (after its renames) turns part of a formula into #REF!. */
+function brokenByDeletion(formula: string, edit: WorkbookEdit): boolean {
+  const renamed = applySheetChanges(formula, { renames: edit.renames, deletions: [] }) ?? formula;
+  return edit.deletions.some((d) => rewriteSheetReferences(renamed, d.name, d) !== undefined);
+}
+
+/**
+ * Rewrites references in a worksheet's tail (conditional formats, validations); the formulas a
+ * deletion broke are put back by a restore_design_snapshot inverse op.
+ */
+function rewriteTail(tail: string, sheetName: string, edit: WorkbookEdit, outcome: WriteOutcome): string {
+  const next = rewriteFormulaElements(tail, { renames: edit.renames, deletions: edit.deletions });
+  if (next === tail) return next;
+  const restores = ruleFormulas(tail)
+    .map((formula, index) => ({ index, formula }))
+    .filter((f) => brokenByDeletion(f.formula, edit));
+  if (restores.length)
+    outcome.rewrittenInverse.push({
+      op: 'restore_design_snapshot',
+      sheet: sheetName,
+      design_snapshot: { rule_formulas: restores },
+    });
+  return next;
 }
 
 /** Whether a part's text contains any of the byte strings (streamed; stops at the first hit). */

@@ -1,0 +1,233 @@
+// Formulas as Excel stores them: array constants, control characters, `_xlfn.` prefixes of newer
+// functions, and references to sheets that do not exist.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { matches } from '../src/patch/apply-ops.js';
+import { checkFormula } from '../src/patch/formula-check.js';
+import { prepareFormula, translateFormula } from '../src/patch/formula.js';
+import { readPart, readWorkbook, workspace, type Workspace } from './patch-helpers.js';
+
+const ctx = { definedNames: new Set<string>(), macroEnabled: false, sheetNames: ['S', 'Jan', 'Feb'] };
+const codes = (formula: string) =>
+  checkFormula('S', 'A1', { row: 1, col: 0 }, formula, ctx).map((i) => `${i.code}/${i.level}`);
+
+interface Out {
+  out_path: string;
+  patch_diff: { status: string; after: unknown }[];
+  inverse_ops: Record<string, unknown>[];
+  formula_issues: { cell: string; level: string; code: string; message: string }[];
+  error: { op_index: number; op: string; cell: string | null; message: string } | null;
+}
+
+let ws: Workspace;
+beforeEach(async () => {
+  ws = await workspace();
+});
+afterEach(async () => ws.close());
+
+/** A workbook with sheets S and Data; `formulas` go to column A of S. */
+async function book(name: string, formulas: string[] = []): Promise<string> {
+  const wb = new ExcelJS.Workbook();
+  const s = wb.addWorksheet('S');
+  formulas.forEach((formula, i) => (s.getCell(`A${i + 1}`).value = { formula } as ExcelJS.CellFormulaValue));
+  wb.addWorksheet('Data').getCell('A1').value = 1;
+  const file = path.join(ws.dir, name);
+  await wb.xlsx.writeFile(file);
+  return file;
+}
+
+describe('array constants ({1,2;3,4}: "," between columns, ";" between rows)', () => {
+  it('pass the check and fill leaves them alone; ";" between arguments and other items do not pass', () => {
+    expect(codes('SUM({1,2;3,4})')).toEqual([]);
+    expect(codes('INDEX({"a";"b"},2)')).toEqual([]);
+    expect(codes('VLOOKUP(E1,{0,"low";10,"high"},2,TRUE)')).toEqual([]);
+    expect(codes('SUM({-1.5,2E3;TRUE,#N/A}, { 1 ; 2 })')).toEqual([]);
+    expect(codes('IF(A2="x";1;2)')).toEqual(['invalid_token/error']);
+    expect(codes('SUM({B1,C1})')).toEqual(['invalid_token/error']);
+    expect(codes('SUM({1,2)')).toEqual(['invalid_token/error']);
+    expect(translateFormula('VLOOKUP(E1,{0,"E1";10,"E2"},2)', 1, 1)).toBe('VLOOKUP(F2,{0,"E1";10,"E2"},2)');
+  });
+
+  it('in a workbook already holding one, an unrelated edit with the formula check saves', async () => {
+    const file = await book('arr.xlsx', ['SUM({1,2;3,4})', 'INDEX({"a";"b"},2)']);
+    const res = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [
+        { op: 'set_value', sheet: 'S', cell: 'B5', value: 'hello' },
+        { op: 'set_formula', sheet: 'S', cell: 'B6', formula: '=VLOOKUP(B5,{0,"low";10,"high"},2,TRUE)' },
+      ],
+      preflight_formula_check: true,
+    });
+    expect(res.structured.error).toBeNull();
+    expect(res.structured.formula_issues).toEqual([]);
+    const s = (await readWorkbook(res.structured.out_path)).getWorksheet('S')!;
+    expect(s.getCell('A1').formula).toBe('SUM({1,2;3,4})');
+    expect(s.getCell('B6').formula).toBe('VLOOKUP(B5,{0,"low";10,"high"},2,TRUE)');
+  });
+});
+
+describe('characters XML cannot hold', () => {
+  it('a formula with a control character is refused, naming it and CHAR(); a value is escaped', async () => {
+    const file = await book('ctrl.xlsx');
+    for (const op of [
+      { op: 'set_formula', sheet: 'S', cell: 'B1', formula: '="a\u0001b"' },
+      { op: 'fill_formula', sheet: 'S', range: 'B1:B3', base_cell: 'B1', formula: '=A1&"\u001F"' },
+      { op: 'set_value', sheet: 'S', cell: 'B1', value: '="\u0008"' },
+    ]) {
+      const res = await ws.call<Out>('exstruct_patch', { xlsx_path: file, ops: [op], auto_formula: true });
+      expect(res.structured.error).toMatchObject({ op_index: 0, op: op.op });
+      expect(res.structured.error!.message).toMatch(/control character U\+00(01|1F|08).*CHAR\((1|31|8)\)/);
+      expect(existsSync(path.join(ws.dir, 'ctrl_patched.xlsx'))).toBe(false);
+    }
+    // Values can carry them: OOXML spells them _xHHHH_.
+    const res = await ws.call<Out>('exstruct_make', {
+      out_path: 'v.xlsx',
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 'a\u0001b' }],
+    });
+    expect(res.structured.error).toBeNull();
+    expect(await readPart(res.structured.out_path, 'xl/worksheets/sheet1.xml')).toContain('a_x0001_b');
+    await readWorkbook(res.structured.out_path); // a well-formed package
+  });
+});
+
+describe('functions newer than the file format (_xlfn.)', () => {
+  it('get the prefix Excel writes, once, outside strings; LET/LAMBDA names get _xlpm.', () => {
+    expect(prepareFormula('XLOOKUP(1,A:A,B:B)&"XLOOKUP(x)"')).toBe('_xlfn.XLOOKUP(1,A:A,B:B)&"XLOOKUP(x)"');
+    expect(prepareFormula('_xlfn.XLOOKUP(1,A:A,B:B)')).toBe('_xlfn.XLOOKUP(1,A:A,B:B)');
+    expect(prepareFormula('sort(FILTER(A:A,B:B>0))')).toBe('_xlfn._xlws.SORT(_xlfn._xlws.FILTER(A:A,B:B>0))');
+    expect(prepareFormula('_xlfn.SORT(A1:A3)')).toBe('_xlfn._xlws.SORT(A1:A3)');
+    expect(prepareFormula('SUM(A1:A3)+IFERROR(1,2)')).toBe('SUM(A1:A3)+IFERROR(1,2)');
+    expect(prepareFormula('LET(x,A1,y,x*2,x+y+Data!x)')).toBe(
+      '_xlfn.LET(_xlpm.x,A1,_xlpm.y,_xlpm.x*2,_xlpm.x+_xlpm.y+Data!x)',
+    );
+    expect(prepareFormula('_xlfn.LET(_xlpm.x,A1,x+1)')).toBe('_xlfn.LET(_xlpm.x,A1,_xlpm.x+1)');
+    expect(prepareFormula('LAMBDA(a,b,a*b)(2,3)')).toBe('_xlfn.LAMBDA(_xlpm.a,_xlpm.b,_xlpm.a*_xlpm.b)(2,3)');
+  });
+
+  it('are known to the check with either prefix, and compare-and-set ignores the prefixes', () => {
+    expect(codes('_xlfn._xlws.SORT(A2:A9)')).toEqual([]);
+    expect(codes('_xlfn.LET(_xlpm.x,2,_xlpm.x*2)')).toEqual([]);
+    expect(matches({ kind: 'formula', value: '=_xlfn.XLOOKUP(1,A:A,B:B)' }, '=XLOOKUP(1, A:A, B:B)')).toBe(
+      true,
+    );
+    expect(matches({ kind: 'formula', value: '=_xlfn.LET(_xlpm.x,1,_xlpm.x)' }, '=LET(x,1,x)')).toBe(true);
+  });
+
+  it('are written prefixed by exstruct_make and exstruct_patch, and round-trip through inverse ops', async () => {
+    const made = await ws.call<Out>('exstruct_make', {
+      out_path: 'new.xlsx',
+      ops: [
+        {
+          op: 'set_range_values',
+          sheet: 'Sheet1',
+          range: 'A1:B2',
+          values: [
+            ['a', 1],
+            ['b', 2],
+          ],
+        },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'C1', formula: '=XLOOKUP("b",A1:A2,B1:B2)' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'C2', formula: '=TEXTJOIN(",",TRUE,SORT(A1:A2))' },
+        {
+          op: 'fill_formula',
+          sheet: 'Sheet1',
+          range: 'D1:D2',
+          base_cell: 'D1',
+          formula: '=IFS(B1>1,"big",TRUE,"small")',
+        },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'E1', formula: '=_xlfn.CONCAT(A1,A2)' },
+      ],
+      preflight_formula_check: true,
+    });
+    expect(made.structured.error).toBeNull();
+    expect(made.structured.formula_issues).toEqual([]);
+    const xml = await readPart(made.structured.out_path, 'xl/worksheets/sheet1.xml');
+    for (const f of [
+      '<f>_xlfn.XLOOKUP("b",A1:A2,B1:B2)</f>',
+      '<f>_xlfn.TEXTJOIN(",",TRUE,_xlfn._xlws.SORT(A1:A2))</f>',
+      '<f>_xlfn.IFS(B2&gt;1,"big",TRUE,"small")</f>',
+      '<f>_xlfn.CONCAT(A1,A2)</f>',
+    ])
+      expect(xml).toContain(f);
+
+    // Compare-and-set with the name as typed matches the stored one; undo restores it.
+    const res = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: made.structured.out_path,
+      ops: [
+        {
+          op: 'set_formula_if',
+          sheet: 'Sheet1',
+          cell: 'C1',
+          expected: '=XLOOKUP("b",A1:A2,B1:B2)',
+          formula: '=XMATCH("b",A1:A2)',
+        },
+      ],
+      return_inverse_ops: true,
+    });
+    expect(res.structured.patch_diff[0]!.status).toBe('applied');
+    expect((await readWorkbook(res.structured.out_path)).getWorksheet('Sheet1')!.getCell('C1').formula).toBe(
+      '_xlfn.XMATCH("b",A1:A2)',
+    );
+    const undo = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: res.structured.out_path,
+      ops: res.structured.inverse_ops,
+      out_name: 'undone.xlsx',
+    });
+    expect(undo.structured.error).toBeNull();
+    expect(await readPart(undo.structured.out_path, 'xl/worksheets/sheet1.xml')).toContain(
+      '<f>_xlfn.XLOOKUP("b",A1:A2,B1:B2)</f>',
+    );
+  });
+});
+
+describe('references to sheets that do not exist', () => {
+  it('are ref_error, naming the sheet and the sheets there are; 3-D ends count, external ones do not', () => {
+    const issue = checkFormula('S', 'A1', { row: 1, col: 0 }, 'NoSuchSheet!A1', ctx);
+    expect(issue).toEqual([
+      expect.objectContaining({
+        code: 'ref_error',
+        level: 'error',
+        message: expect.stringMatching(/"NoSuchSheet".*"S", "Jan", "Feb"/),
+      }),
+    ]);
+    expect(codes("'No Such'!A1*2+'no such'!B1")).toEqual(['ref_error/error']);
+    expect(codes('SUM(Jan:Mar!B2)')).toEqual(['ref_error/error']);
+    expect(codes("SUM(Jan:Feb!B2)+'s'!A2+jan!A2")).toEqual([]);
+    expect(codes('[1]Sheet1!A1+[2]!Name')).toEqual([]);
+    expect(codes("'C:\\x\\[Book.xlsx]Other'!A1")).toEqual([]);
+  });
+
+  it('follow the sheets the same patch added, renamed and deleted', async () => {
+    const file = await book('sheets.xlsx', ['Data!A1']);
+    const res = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [
+        { op: 'add_sheet', sheet: 'New' },
+        { op: 'set_formula', sheet: 'S', cell: 'B1', formula: '=New!A1' },
+        { op: 'rename_sheet', sheet: 'Data', new_name: 'Figures' },
+        { op: 'set_formula', sheet: 'S', cell: 'B2', formula: '=Figures!A1+Data!A1' },
+        { op: 'delete_sheet', sheet: 'New' },
+        { op: 'set_formula', sheet: 'S', cell: 'B3', formula: "='New'!A1" },
+      ],
+      preflight_formula_check: true,
+      dry_run: true,
+    });
+    expect(res.structured.error).toBeNull();
+    const issues = res.structured.formula_issues;
+    expect(issues.map((i) => `${i.cell} ${i.code} ${i.message.split(',')[0]}`)).toEqual([
+      'B1 ref_error The formula contains #REF!.', // written before New was deleted
+      'B2 ref_error The formula refers to the sheet "Data"',
+      'B3 ref_error The formula refers to the sheet "New"',
+    ]);
+    const saved = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [{ op: 'set_formula', sheet: 'S', cell: 'B1', formula: "='No Such'!A1*2" }],
+      preflight_formula_check: true,
+    });
+    expect(saved.structured.error).toMatchObject({ op_index: 0, op: 'set_formula', cell: 'B1' });
+    expect(saved.structured.error!.message).toMatch(/"No Such", which does not exist.*Sheets: "S", "Data"/);
+    expect(existsSync(path.join(ws.dir, 'sheets_patched.xlsx'))).toBe(false);
+  });
+});
