@@ -403,5 +403,12 @@ describe('undo of set_value restores the type of the cell', () => {
       expect(back.getCell('A3').value, name).toBe('=not a formula');
       expect(back.getCell('A4').value, name).toBe('2025-01-01');
     }
+    // Undo's limits are news only to a caller who asked for inverse ops.
+    const plain = await ws.call<{ warnings: string[] }>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'plain.xlsx',
+      ops: variants.set_value,
+    });
+    expect(plain.structured.warnings.join(' ')).not.toMatch(/formatting runs/);
   });
 });

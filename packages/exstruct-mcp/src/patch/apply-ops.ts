@@ -38,6 +38,8 @@ export interface ApplyResult {
   /** Inverse ops of applied ops, already in the order to apply them (last op first). */
   inverse: PatchOp[];
   warnings: string[];
+  /** What the inverse ops cannot restore: worth saying only to a caller who asked for them. */
+  undoWarnings: string[];
 }
 
 interface OpOutcome {
@@ -50,9 +52,10 @@ export function applyOps(edit: WorkbookEdit, ops: readonly PatchOp[], options: A
   const diff: PatchDiffItem[] = [];
   const inverseByOp: PatchOp[][] = [];
   const warnings: string[] = [];
+  const undoWarnings: string[] = [];
   ops.forEach((op, index) => {
     try {
-      const outcome = applyOne(edit, op, index, options, warnings);
+      const outcome = applyOne(edit, op, index, options, warnings, undoWarnings);
       diff.push(...outcome.items);
       if (outcome.items.some((i) => i.status === 'applied')) inverseByOp.push(outcome.inverse);
     } catch (error) {
@@ -62,10 +65,10 @@ export function applyOps(edit: WorkbookEdit, ops: readonly PatchOp[], options: A
   });
   const rich = undoState(edit).richCells;
   if (rich.length)
-    warnings.push(
+    undoWarnings.push(
       `Inverse ops restore the text of ${listCells(rich)} but not the formatting runs inside (rich text: bold or coloured parts of the text).`,
     );
-  return { diff, inverse: inverseByOp.reverse().flat(), warnings };
+  return { diff, inverse: inverseByOp.reverse().flat(), warnings, undoWarnings };
 }
 
 function applyOne(
@@ -74,6 +77,7 @@ function applyOne(
   index: number,
   options: ApplyOptions,
   warnings: string[],
+  undoWarnings: string[],
 ): OpOutcome {
   const item = (
     cell: string | null,
@@ -221,7 +225,7 @@ function applyOne(
           sheet: sheet.name,
           design_snapshot: { defined_names: list },
         }));
-      const own = deletedSheetInverse(edit, ref, position, names.get(ref) ?? [], warnings);
+      const own = deletedSheetInverse(edit, ref, position, names.get(ref) ?? [], undoWarnings);
       const inverse = [...own, ...elsewhere, ...restores];
       return {
         items: [{ ...item(null, { kind: 'sheet', value: ref.name }, null), sheet: ref.name }],

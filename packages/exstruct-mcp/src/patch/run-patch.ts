@@ -142,6 +142,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
       }
     }
     warnings.push(...outcome.warnings);
+    if (request.returnInverseOps) warnings.push(...applied.undoWarnings, ...outcome.undoWarnings);
     return result(outPath, {
       patch_diff: applied.diff,
       inverse_ops: request.returnInverseOps ? [...applied.inverse, ...outcome.rewrittenInverse] : [],

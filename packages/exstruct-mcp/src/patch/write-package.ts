@@ -55,6 +55,8 @@ export interface WriteOutcome {
   /** Cells outside the ops whose formulas changed (references to a renamed/deleted sheet). */
   rewrittenInverse: PatchOp[];
   warnings: string[];
+  /** What the inverse ops cannot restore (reported only when they were asked for). */
+  undoWarnings: string[];
 }
 
 const STYLES_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml';
@@ -70,7 +72,7 @@ export async function writePackage(
   sink: PackageSink,
   options: WriteOptions,
 ): Promise<WriteOutcome> {
-  const outcome: WriteOutcome = { formulaIssues: [], rewrittenInverse: [], warnings: [] };
+  const outcome: WriteOutcome = { formulaIssues: [], rewrittenInverse: [], warnings: [], undoWarnings: [] };
   const replaced = new Map<string, AsyncIterable<Buffer | string> | string | (() => AsyncIterable<Buffer>)>();
   const deleted = new Set<string>();
   const added: { part: string; data: string | (() => AsyncIterable<Buffer>) }[] = [];
