@@ -182,6 +182,35 @@ describe('functions newer than the file format (_xlfn.)', () => {
   });
 });
 
+describe("dynamic-array operators (A2#, @) that exist only in Excel's editor", () => {
+  it('are stored as the functions the file format has', () => {
+    expect(prepareFormula('SUM(A2#)')).toBe('SUM(_xlfn.ANCHORARRAY(A2))');
+    expect(prepareFormula("COUNTA('My data'!$B$2#)*2")).toBe("COUNTA(_xlfn.ANCHORARRAY('My data'!$B$2))*2");
+    expect(prepareFormula('@A1:A3+1')).toBe('_xlfn.SINGLE(A1:A3)+1');
+    expect(prepareFormula('@Sheet1!A1:A3')).toBe('_xlfn.SINGLE(Sheet1!A1:A3)');
+    expect(prepareFormula('IF(@INDEX(A:A,2)>0,1,0)')).toBe('IF(_xlfn.SINGLE(INDEX(A:A,2))>0,1,0)');
+    // Not operators: error values, text, and "#" in a string.
+    expect(prepareFormula('IFERROR(#N/A,"#")&A1')).toBe('IFERROR(#N/A,"#")&A1');
+    expect(codes('SUM(A2#)')).toEqual([]);
+  });
+
+  it('written by exstruct_make, read back as stored', async () => {
+    const made = await ws.call<Out>('exstruct_make', {
+      out_path: 'spill.xlsx',
+      ops: [
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'A2', formula: '=SEQUENCE(3)' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'B1', formula: '=SUM(A2#)' },
+      ],
+      preflight_formula_check: true,
+    });
+    expect(made.structured.error).toBeNull();
+    expect(made.structured.formula_issues).toEqual([]);
+    expect(await readPart(made.structured.out_path, 'xl/worksheets/sheet1.xml')).toContain(
+      '<f>SUM(_xlfn.ANCHORARRAY(A2))</f>',
+    );
+  });
+});
+
 describe('references to sheets that do not exist', () => {
   it('are ref_error, naming the sheet and the sheets there are; 3-D ends count, external ones do not', () => {
     const issue = checkFormula('S', 'A1', { row: 1, col: 0 }, 'NoSuchSheet!A1', ctx);

@@ -16,6 +16,7 @@ export interface FormulaToken {
     | 'name' // defined names, TRUE/FALSE, structured references
     | 'number'
     | 'operator'
+    | 'spill' // the `#` of a spilled range reference (`A2#`), as typed in Excel
     | 'paren'
     | 'separator' // `,` `;`
     | 'space'
@@ -23,8 +24,8 @@ export interface FormulaToken {
   text: string;
 }
 
-/** A sheet name Excel writes without quotes before `!`. */
-const UNQUOTED_SHEET = String.raw`[^\s!'"(),;:=<>+*/^&{}[\]#$-][^\s!'"(),;:=<>+*/^&{}[\]#]*`;
+/** A sheet name Excel writes without quotes before `!` (`@` before one is the implicit-intersection operator). */
+const UNQUOTED_SHEET = String.raw`[^\s!'"(),;:=<>+*/^&{}[\]#$@-][^\s!'"(),;:=<>+*/^&{}[\]#]*`;
 
 /** One item of an array constant: a number, text, TRUE/FALSE or an error value (no references). */
 const ARRAY_ITEM = String.raw`\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|"(?:[^"]|"")*"|TRUE|FALSE|#N\/A|#DIV\/0!|#VALUE!|#REF!|#NAME\?|#NUM!|#NULL!|#GETTING_DATA)\s*`;
@@ -46,6 +47,8 @@ const RULES: [FormulaToken['type'], RegExp][] = [
     'error',
     /#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)/iy,
   ],
+  // After the error values: `#` right after a reference, before whatever may follow one.
+  ['spill', /#(?=$|[\s),;:+\-*/^&=<>%}])/y],
   ['columns', /\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(.])/y],
   ['rows', /\$?\d+:\$?\d+(?![\w.(])/y],
   ['cell', /\$?[A-Za-z]{1,3}\$?\d+(?![\w(.!])/y],
@@ -256,6 +259,7 @@ export function prepareFormula(formula: string): string {
     );
   }
   const tokens = tokenizeFormula(formula);
+  storeDynamicArrayOperators(tokens);
   tokens.forEach((token, i) => {
     if (token.type !== 'function') return;
     const name = token.text.replace(/^(?:_xlfn\.|_xlws\.)+/i, '').toUpperCase();
@@ -264,6 +268,53 @@ export function prepareFormula(formula: string): string {
     if (name === 'LET' || name === 'LAMBDA') markParameters(tokens, i, name);
   });
   return tokens.map((t) => t.text).join('');
+}
+
+/**
+ * Excel's dynamic-array operators exist only in its editor; the file spells them as functions:
+ * `A2#` is `_xlfn.ANCHORARRAY(A2)` and `@A1:A3` is `_xlfn.SINGLE(A1:A3)`. Written raw, Excel cannot
+ * read the formula.
+ */
+function storeDynamicArrayOperators(tokens: FormulaToken[]): void {
+  const wrap = (from: number, to: number, fn: string) => {
+    const inner = tokens
+      .slice(from, to + 1)
+      .map((t) => t.text)
+      .join('');
+    tokens[from]!.text = `${fn}(${inner})`;
+    for (let i = from + 1; i <= to; i++) tokens[i]!.text = '';
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i]!.type !== 'spill' || tokens[i - 1]?.type !== 'cell') continue;
+    const start = tokens[i - 2]?.type === 'sheet' ? i - 2 : i - 1;
+    tokens[i]!.text = '';
+    wrap(start, i - 1, '_xlfn.ANCHORARRAY');
+  }
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    if (tokens[i]!.text !== '@' || tokens[i]!.type !== 'operator') continue;
+    const end = operandEnd(tokens, i + 1);
+    if (end === undefined) continue;
+    tokens[i]!.text = '';
+    wrap(i + 1, end, '_xlfn.SINGLE');
+  }
+}
+
+/** The last token of the operand that starts at `start` (a reference, range, name or call). */
+function operandEnd(tokens: FormulaToken[], start: number): number | undefined {
+  let i = start;
+  if (tokens[i]?.type === 'sheet') i++;
+  const first = tokens[i];
+  if (!first) return undefined;
+  if (first.type === 'function') {
+    let depth = 0;
+    for (let j = i + 1; j < tokens.length; j++) {
+      if (tokens[j]!.text === '(') depth++;
+      else if (tokens[j]!.text === ')' && --depth === 0) return j;
+    }
+    return undefined;
+  }
+  if (first.type === 'cell' && tokens[i + 1]?.text === ':' && tokens[i + 2]?.type === 'cell') return i + 2;
+  return ['cell', 'columns', 'rows', 'name'].includes(first.type) ? i : undefined;
 }
 
 /** Prefixes the names a LET/LAMBDA call at `at` binds with `_xlpm.`, there and in its body. */
