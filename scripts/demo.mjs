@@ -2,7 +2,7 @@
 // `pnpm demo`: starts every server's built bin over stdio, drives it with a real MCP client through a
 // short, realistic session on the sample material in examples/, and prints what each tool returned.
 // Servers that are not in the repository are simply not listed.
-import { cp, mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ const scenarios = [
       await cp(path.join(repo, 'examples', 'workbooks'), dir, { recursive: true });
       return dir;
     },
+    cleanup: (dir) => rm(dir, { recursive: true, force: true }),
     steps: [
       { tool: 'exstruct_get_runtime_info', args: {} },
       { tool: 'exstruct_validate_input', args: { xlsx_path: 'sales-report.xlsx' } },
@@ -151,6 +152,7 @@ for (const scenario of scenarios) {
     }
   } finally {
     await session.close();
+    await scenario.cleanup?.(root);
   }
 }
 console.log(

@@ -1,6 +1,7 @@
 import { encode as encodeToon, decode as decodeToon } from '@toon-format/toon';
-import { stringify as stringifyYaml } from 'yaml';
+import { Document, visit, type Scalar } from 'yaml';
 import { ToolError } from './errors.js';
+import { textSafe } from './text-values.js';
 
 export type OutputFormat = 'json' | 'toon' | 'yaml';
 
@@ -20,17 +21,32 @@ export function formatOutput(value: unknown, format: OutputFormat, options: Form
     case 'json':
       return options.pretty ? JSON.stringify(value, null, indent) : JSON.stringify(value);
     case 'toon':
-      return encodeToon(value, {
+      return encodeToon(textSafe(value), {
         indentSize: indent,
         ...(options.delimiter ? { delimiter: options.delimiter } : {}),
       });
     case 'yaml':
-      return stringifyYaml(value, { indent, lineWidth: 0 });
+      return yamlText(textSafe(value), indent);
     default:
       throw new ToolError('INVALID_ARGUMENT', `Unknown output format "${String(format)}".`, {
         hint: 'Use "json", "toon" or "yaml".',
       });
   }
+}
+
+/**
+ * YAML that YAML 1.1 readers (PyYAML, Ruby) and 1.2 readers read back the same: written under the 1.1
+ * schema, so `2025-01-01`, `yes`, `on`, `1:30`, `012` stay quoted strings, plus the one 1.2-only
+ * number form, `0o17`.
+ */
+function yamlText(value: unknown, indent: number): string {
+  const doc = new Document(value, { version: '1.1' });
+  visit(doc, {
+    Scalar(_key, node: Scalar) {
+      if (typeof node.value === 'string' && /^[-+]?0o[0-7]+$/.test(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({ indent, lineWidth: 0 });
 }
 
 /** Decodes TOON with the official decoder (strict mode). */

@@ -115,6 +115,37 @@ describe('JSON and YAML output', () => {
     expect(parseYaml(formatOutput(value, 'yaml'))).toEqual(value);
   });
 
+  it('writes YAML that YAML 1.1 readers (PyYAML) and 1.2 readers both read as the same strings', () => {
+    const lookalikes = {
+      date: '2025-01-01',
+      stamp: '2025-01-01T10:00:00',
+      yes: 'yes',
+      on: 'On',
+      norway: 'NO',
+      n: 'n',
+      sexagesimal: '1:30',
+      underscored: '1_000',
+      octal11: '012',
+      octal12: '0o17',
+      hex: '0x1F',
+      real: 1.5,
+      flag: true,
+    };
+    const text = formatOutput(lookalikes, 'yaml');
+    expect(parseYaml(text, { version: '1.1' })).toEqual(lookalikes);
+    expect(parseYaml(text, { version: '1.2' })).toEqual(lookalikes);
+  });
+
+  it('agrees with JSON on numbers JSON cannot hold, and never fails on a broken character', () => {
+    const odd = { nan: NaN, inf: Infinity, negZero: -0, list: [-Infinity, -0, 1], text: 'a\ud800b' };
+    const json = JSON.parse(formatOutput(odd, 'json')) as Record<string, unknown>;
+    expect(json).toEqual({ nan: null, inf: null, negZero: 0, list: [null, 0, 1], text: 'a\ud800b' });
+    const asText = { ...json, text: 'a\ufffdb' }; // TOON and YAML cannot carry the lone surrogate
+    expect(decode(formatOutput(odd, 'toon'))).toEqual(asText);
+    expect(parseYaml(formatOutput(odd, 'yaml'))).toEqual(asText);
+    expect(Object.is(odd.negZero, -0)).toBe(true); // the caller's value is not changed
+  });
+
   it('rejects an unknown format with INVALID_ARGUMENT', () => {
     expect(() => formatOutput(value, 'xml' as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }),

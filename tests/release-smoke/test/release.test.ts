@@ -32,6 +32,12 @@ async function publishedPackages(): Promise<Published[]> {
   return found;
 }
 
+/** A tool call each server answers in an empty project, from its installed files alone. */
+const FIRST_CALL: Record<string, { name: string; arguments: Record<string, unknown> }> = {
+  'exstruct-mcp': { name: 'exstruct_make', arguments: { out_path: 'smoke.xlsx', ops: [] } },
+  'code-reader-mcp': { name: 'check_code_scale', arguments: { file_path: 'smoke.ts' } },
+};
+
 let project: string;
 let packages: Published[];
 
@@ -43,6 +49,11 @@ beforeAll(async () => {
   }
   project = await mkdtemp(path.join(os.tmpdir(), 'smoke-project-'));
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'smoke', private: true }));
+  // check_code_scale parses this with the TypeScript grammar shipped by the installed package's dependency.
+  await writeFile(
+    path.join(project, 'smoke.ts'),
+    'export function add(a: number, b: number) {\n  return a + b;\n}\n',
+  );
   const files = (await readdir(tarballs))
     .filter((f) => f.endsWith('.tgz'))
     .map((f) => path.join(tarballs, f));
@@ -53,14 +64,18 @@ beforeAll(async () => {
 });
 
 describe('published packages install from their tarballs and run', () => {
-  it('packs every published package with only dist (and docs) inside', async () => {
+  it('packs every published package with only dist (and docs) and its licence inside', async () => {
     expect(packages.map((p) => p.name)).toEqual(expect.arrayContaining(['@mcp-workbench/core']));
     for (const pkg of packages) {
       const installed = path.join(project, 'node_modules', ...pkg.name.split('/'));
       const entries = await readdir(installed);
       expect(entries).toContain('dist');
       expect(entries).toContain('package.json');
+      expect(entries).toContain('LICENSE');
       expect(entries.filter((e) => ['src', 'test', 'node_modules', 'tsconfig.json'].includes(e))).toEqual([]);
+      // No build leftovers: maps point at src/, which is not shipped.
+      const dist = await readdir(path.join(installed, 'dist'), { recursive: true });
+      expect(dist.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo'))).toEqual([]);
     }
   });
 
@@ -74,6 +89,11 @@ describe('published packages install from their tarballs and run', () => {
       try {
         const { tools } = await session.client.listTools();
         expect(tools.length, `${pkg.name} lists tools`).toBeGreaterThan(0);
+        // One real call, so a runtime file missing from the tarball (a grammar, a schema) shows.
+        const call = FIRST_CALL[pkg.name];
+        expect(call, `a first call for ${pkg.name}`).toBeDefined();
+        const result = await session.client.callTool(call!);
+        expect(result.isError, `${pkg.name} ${call!.name}: ${JSON.stringify(result.content)}`).toBeFalsy();
         expect(session.client.getServerVersion()).toMatchObject({ name: pkg.name, version: pkg.version });
       } finally {
         await session.close();
