@@ -8,12 +8,14 @@ export function textSafe(value: unknown): unknown {
   if (typeof value === 'string') return isWellFormed(value) ? value : toWellFormed(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null; // -0 + 0 === 0
   if (Array.isArray(value)) {
+    const list = value as unknown[];
     let copy: unknown[] | undefined;
-    value.forEach((item, i) => {
+    list.forEach((item, i) => {
       const safe = textSafe(item);
-      if (safe !== item || (typeof item === 'number' && Object.is(item, -0))) (copy ??= [...value])[i] = safe;
+      if (safe !== item || (typeof item === 'number' && Object.is(item, -0)))
+        (copy ??= list.slice())[i] = safe;
     });
-    return copy ?? value;
+    return copy ?? list;
   }
   if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
     let copy: Record<string, unknown> | undefined;
