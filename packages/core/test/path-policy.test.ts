@@ -23,6 +23,9 @@ beforeAll(async () => {
   await file(path.join(root, '.env'));
   await file(path.join(root, 'sub', '.env'));
   await file(path.join(root, 'secrets', 'key.pem'));
+  await file(path.join(root, 'secrets', 'readme.txt'));
+  await file(path.join(root, 'sub', 'secrets', 'deep.txt'));
+  await file(path.join(root, 'sub', 'secrets.txt'));
   await file(path.join(root, 'node_modules', 'x.js'));
   await file(path.join(root, 'café.txt'.normalize('NFC')));
   await file(path.join(outside, 'secret.txt'), 'top secret');
@@ -216,6 +219,74 @@ const cases: Case[] = [
     deny: ['/file.txt', 'other/**'],
     expect: ok('sub/file.txt'),
   },
+  // The .gitignore family (a folder named with a trailing slash must be protected, not ignored).
+  ...(
+    [
+      ['secrets/', 'secrets/key.pem'],
+      ['secrets/', 'sub/secrets/deep.txt'],
+      ['secrets/', 'secrets'],
+      ['secrets', 'sub/secrets/deep.txt'],
+      ['/secrets/', 'secrets/key.pem'],
+      ['secrets/**', 'secrets/readme.txt'],
+      ['**/secrets', 'sub/secrets/deep.txt'],
+      ['**/secrets/', 'secrets/key.pem'],
+      ['sub/secrets/', 'sub/secrets/deep.txt'],
+      ['*.pem', 'secrets/key.pem'],
+      ['secrets\\**', 'secrets/key.pem'],
+      ['\\secrets\\', 'secrets/key.pem'],
+      ['**\\secrets\\*.txt', 'sub/secrets/deep.txt'],
+      ['secrets/!(*.txt)', 'secrets/key.pem'],
+    ] as const
+  ).map(([glob, input]): Case => ({
+    name: `deny glob ${JSON.stringify(glob)} refuses ${input}`,
+    input: () => input,
+    deny: [glob],
+    expect: fails('PATH_DENIED'),
+  })),
+  ...(
+    [
+      ['/secrets/', 'sub/secrets/deep.txt'],
+      ['secrets/', 'sub/secrets.txt'],
+      ['secrets/**', 'sub/secrets/deep.txt'],
+      ['sub/secrets/', 'secrets/key.pem'],
+      ['*.pem', 'secrets/readme.txt'],
+    ] as const
+  ).map(([glob, input]): Case => ({
+    name: `deny glob ${JSON.stringify(glob)} allows ${input}`,
+    input: () => input,
+    deny: [glob],
+    expect: ok(input),
+  })),
+  {
+    name: 'negated deny glob re-allows a file',
+    input: () => 'secrets/readme.txt',
+    deny: ['secrets/*', '!secrets/readme.txt'],
+    expect: ok('secrets/readme.txt'),
+  },
+  {
+    name: 'negated deny glob leaves the others denied',
+    input: () => 'secrets/key.pem',
+    deny: ['secrets/*', '!secrets/readme.txt'],
+    expect: fails('PATH_DENIED'),
+  },
+  {
+    name: 'negation cannot re-allow below a denied folder (as in git)',
+    input: () => 'secrets/readme.txt',
+    deny: ['secrets/', '!secrets/readme.txt'],
+    expect: fails('PATH_DENIED'),
+  },
+  {
+    name: 'a later deny glob wins over an earlier negation',
+    input: () => 'secrets/readme.txt',
+    deny: ['!secrets/readme.txt', 'secrets/*'],
+    expect: fails('PATH_DENIED'),
+  },
+  {
+    name: 'a lone negation denies nothing',
+    input: () => 'sub/file.txt',
+    deny: ['!*.md'],
+    expect: ok('sub/file.txt'),
+  },
   { name: 'symlink loop', input: () => 'loop1', expect: fails('INVALID_ARGUMENT') },
   {
     name: 'very long path',
@@ -302,6 +373,24 @@ describe('PathPolicy roots', () => {
     expect(policy.allows(path.join(root, 'sub', '.env'))).toBe(false);
     expect(policy.allows(path.join(root, 'secrets', 'key.pem'))).toBe(false);
     expect(policy.allows(path.join(outside, 'secret.txt'))).toBe(false);
+  });
+
+  it('denies a path when the deny glob matches relative to ANY root that holds it', async () => {
+    const policy = await PathPolicy.create({
+      roots: [path.join(root, 'sub'), root],
+      denyGlobs: ['sub/secrets/**'],
+    });
+    const deep = path.join(root, 'sub', 'secrets', 'deep.txt');
+    await expect(policy.resolve(deep)).rejects.toMatchObject({ code: 'PATH_DENIED' });
+    await expect(policy.resolve('secrets/deep.txt')).rejects.toMatchObject({ code: 'PATH_DENIED' });
+    expect(policy.allows(deep)).toBe(false);
+    expect(policy.allows(path.join(root, 'sub', 'file.txt'))).toBe(true);
+  });
+
+  it('exposes the deny globs normalised, for tools that hand them to ripgrep', async () => {
+    const policy = await PathPolicy.create({ roots: [root], denyGlobs: ['secrets\\**', '  ', ' *.pem '] });
+    expect(policy.denyGlobs).toEqual(['secrets/**', '*.pem']);
+    expect(policy.allows(path.join(root, 'secrets', 'readme.txt'))).toBe(false);
   });
 
   it('rejects missing roots, file roots and an empty root list', async () => {

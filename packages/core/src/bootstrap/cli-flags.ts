@@ -39,7 +39,7 @@ export const SHARED_FLAGS: Record<string, FlagSpec> = {
     multiple: true,
     valueName: '<glob>',
     description:
-      'Root-relative glob that is refused even inside a root, e.g. ".env" or "**/secrets/**" (repeatable).',
+      'Path refused even inside a root, .gitignore style: ".env", "*.pem", "secrets/" (repeatable; "!glob" re-allows).',
   },
   'log-level': {
     type: 'string',

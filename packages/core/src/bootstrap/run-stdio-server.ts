@@ -5,6 +5,8 @@ import { isToolError } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import { PathPolicy } from '../paths/path-policy.js';
 import { parseCommonFlags, renderHelp, UsageError, type FlagSpec, type FlagValues } from './cli-flags.js';
+import { installShutdown } from './shutdown.js';
+import { TrackedTransport } from './tracked-transport.js';
 
 /** What every server's `createServer` receives from the bootstrap. */
 export interface ServerRuntime {
@@ -20,6 +22,8 @@ export interface StdioServerSpec {
   description: string;
   flags?: Record<string, FlagSpec>;
   createServer(runtime: ServerRuntime): McpServer | Promise<McpServer>;
+  /** On SIGTERM/SIGINT, how long running calls may finish before they are cancelled (default 3000). */
+  shutdownGraceMs?: number;
 }
 
 /** The process streams, injectable so the flag handling can be tested without a child process. */
@@ -39,7 +43,8 @@ const defaultIo = (): StdioIo => ({
 
 /**
  * The bin entry of every server: parses the shared flags, builds the path policy, starts the server
- * on stdio, logs to stderr only, and exits cleanly on stdin close, SIGINT and SIGTERM.
+ * on stdio, logs to stderr only, and exits cleanly (code 0, answers flushed, no temp files left) on
+ * stdin close, SIGINT, SIGTERM and a closed stdout.
  */
 export async function runStdioServer(
   spec: StdioServerSpec,
@@ -68,7 +73,12 @@ export async function runStdioServer(
     return;
   }
 
-  const logger = createLogger({ level: flags.logLevel, file: flags.logFile, name: spec.name });
+  const logger = createLogger({
+    level: flags.logLevel,
+    file: flags.logFile,
+    name: spec.name,
+    write: (line) => io.stderr.write(line),
+  });
   let paths: PathPolicy;
   try {
     paths = await PathPolicy.create({
@@ -82,21 +92,17 @@ export async function runStdioServer(
   }
 
   const server = await spec.createServer({ paths, logger, flags: flags.extra });
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
-  let closing = false;
-  const shutdown = (reason: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info(`Shutting down (${reason}).`);
-    server
-      .close()
-      .catch((error: unknown) => logger.warn('Error while closing', error))
-      .finally(() => io.exit(0));
+  // A transport that closes itself (e.g. on an oversized message) ends the process too.
+  let shutdown: (reason: string, grace?: number) => void = () => undefined;
+  const transport = new TrackedTransport(new StdioServerTransport(io.stdin, io.stdout), logger, () =>
+    shutdown('the transport closed', 0),
+  );
+  shutdown = installShutdown({ server, transport, io, logger, graceMs: spec.shutdownGraceMs ?? 3000 });
+  const protocolError = server.server.onerror;
+  server.server.onerror = (error) => {
+    logger.warn(`MCP protocol: ${error.message}`);
+    protocolError?.(error);
   };
-  io.stdin.on('end', () => shutdown('stdin closed'));
-  io.stdin.on('close', () => shutdown('stdin closed'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.on('unhandledRejection', (reason) => logger.error('Unhandled promise rejection', reason));
 
   await server.connect(transport);

@@ -1,26 +1,50 @@
 import picomatch from 'picomatch';
 
-type Matcher = (path: string) => boolean;
+interface Rule {
+  /** `!pattern`: re-allows what an earlier pattern denied. */
+  negate: boolean;
+  /** Had a `/` before its end: matched against the whole root-relative path, else against each name. */
+  anchored: boolean;
+  test: (path: string) => boolean;
+}
 
 /**
- * Deny globs, matched on the root-relative path with `/` separators. As in .gitignore, a glob without
- * a `/` matches a name at any depth (`.env`, `*.pem`), a glob with a `/` matches from the root
- * (`src/gen/**`, a leading `/` is optional), and denying a directory denies everything below it (every
- * ancestor of the path is tested too).
+ * Puts a deny glob in the form the matcher and ripgrep expect. Backslashes become `/`: agents write
+ * Windows-style globs on any OS (as they do paths), and on POSIX picomatch would read `secrets\**` as an
+ * escaped `*` that matches nothing, silently protecting nothing. A literal metacharacter is written as a
+ * class instead (`[*]`).
+ */
+export function normalizeDenyGlob(pattern: string): string {
+  return pattern.trim().replace(/\\/g, '/');
+}
+
+/**
+ * Deny globs, matched on the root-relative path with `/` separators, with .gitignore semantics:
+ * - a glob with no `/` except a trailing one matches a name at any depth (`.env`, `*.pem`, `secrets/`);
+ * - any other `/` anchors it at the root (`src/gen/**`, `/secrets/`; the leading `/` is optional);
+ * - a trailing `/` names a directory; it is also applied to a file of that name, since callers cannot
+ *   always tell which one a path is, and refusing more is the safe side;
+ * - denying a directory denies everything below it (every ancestor of the path is tested);
+ * - `!glob` re-allows a path an earlier glob denied (the last matching glob wins), but, as in git, never
+ *   below a denied directory.
  */
 export class DenyGlobs {
+  /** The normalised globs, in order (also handed to ripgrep as excludes by code-reader). */
   readonly patterns: readonly string[];
-  private readonly byName: Matcher | undefined;
-  private readonly byPath: Matcher | undefined;
+  private readonly rules: readonly Rule[];
 
   constructor(patterns: readonly string[], options: { caseInsensitive?: boolean } = {}) {
-    this.patterns = patterns.filter((p) => p.trim() !== '');
-    const compile = (globs: string[]) =>
-      globs.length === 0
-        ? undefined
-        : picomatch(globs, { dot: true, nocase: options.caseInsensitive ?? false });
-    this.byName = compile(this.patterns.filter((p) => !p.includes('/')));
-    this.byPath = compile(this.patterns.filter((p) => p.includes('/')).map((p) => p.replace(/^\/+/, '')));
+    const nocase = options.caseInsensitive ?? false;
+    const compiled = patterns.map(normalizeDenyGlob).flatMap((pattern) => {
+      const negate = pattern.startsWith('!');
+      const body = (negate ? pattern.slice(1) : pattern).replace(/\/+$/, '');
+      const glob = body.replace(/^\/+/, '');
+      if (glob === '') return []; // '', '/', '!': nothing to match
+      const rule = { negate, anchored: body.includes('/'), test: picomatch(glob, { dot: true, nocase }) };
+      return [{ pattern, rule }];
+    });
+    this.patterns = compiled.map((c) => c.pattern);
+    this.rules = compiled.map((c) => c.rule);
   }
 
   /** The first denied prefix of `relativePath` (e.g. `secrets` for `secrets/a.txt`), or undefined. */
@@ -29,7 +53,11 @@ export class DenyGlobs {
     const parts = relativePath.split('/').filter((part) => part !== '');
     for (let i = 1; i <= parts.length; i++) {
       const prefix = parts.slice(0, i).join('/');
-      if (this.byName?.(parts[i - 1]!) || this.byPath?.(prefix)) return prefix;
+      let denied = false;
+      for (const rule of this.rules) {
+        if (rule.test(rule.anchored ? prefix : parts[i - 1]!)) denied = !rule.negate;
+      }
+      if (denied) return prefix;
     }
     return undefined;
   }

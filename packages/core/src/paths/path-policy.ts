@@ -17,7 +17,7 @@ import { resolveRealPath } from './real-path.js';
 export interface PathPolicyOptions {
   /** Allowed roots. Relative inputs resolve against the first one. */
   roots: readonly string[];
-  /** Globs (root-relative) that are refused even inside a root, e.g. `.env`, `**\/.git/**`. */
+  /** .gitignore-style globs refused even inside a root, e.g. `.env`, `secrets/` (see DenyGlobs). */
   denyGlobs?: readonly string[];
 }
 
@@ -140,12 +140,12 @@ export class PathPolicy {
       (r) => this.within(r.given, absolute) || this.within(r.real, absolute),
     );
     if (!lexicalRoot) throw this.outside(input, absolute);
-    this.checkDenied(input, lexicalRoot, absolute);
+    this.checkDenied(input, absolute);
 
     const { real, exists } = await this.realPathOf(absolute);
     const realRoot = this.rootList.find((r) => this.within(r.real, real));
     if (!realRoot) throw this.outside(input, real, true);
-    this.checkDenied(input, realRoot, real);
+    this.checkDenied(input, real);
 
     if (!exists) {
       const alternative = mustExist ? await this.unicodeAlternative(input, options) : undefined;
@@ -180,8 +180,7 @@ export class PathPolicy {
    * `resolve`.
    */
   allows(realPath: string): boolean {
-    const root = this.rootList.find((r) => this.within(r.real, realPath));
-    return root !== undefined && this.deny.match(relativeTo(root.real, realPath, this.flavor)) === undefined;
+    return this.rootOf(realPath) !== undefined && this.deniedBy(realPath) === undefined;
   }
 
   /** A resolved path shown relative to the root that holds it (for compact, portable answers). */
@@ -243,10 +242,23 @@ export class PathPolicy {
     }
   }
 
-  private checkDenied(input: string, root: Root, candidate: string): void {
-    const base = this.within(root.real, candidate) ? root.real : root.given;
-    const rel = relativeTo(base, candidate, this.flavor);
-    const hit = this.deny.match(rel);
+  /**
+   * The denied prefix of `candidate` relative to ANY root (by its real or given path) that holds it:
+   * with nested roots [root/a, root], `a/secrets/**` must still deny root/a/secrets/key.txt.
+   */
+  private deniedBy(candidate: string): string | undefined {
+    for (const root of this.rootList) {
+      for (const base of root.given === root.real ? [root.real] : [root.real, root.given]) {
+        if (!this.within(base, candidate)) continue;
+        const hit = this.deny.match(relativeTo(base, candidate, this.flavor));
+        if (hit !== undefined) return hit;
+      }
+    }
+    return undefined;
+  }
+
+  private checkDenied(input: string, candidate: string): void {
+    const hit = this.deniedBy(candidate);
     if (hit !== undefined) {
       throw new ToolError(
         'PATH_DENIED',

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { toToolError, ToolError } from '../errors.js';
+import { runWithCallSignal } from '../fs/call-signal.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { formatOutput } from '../output.js';
 import type { PathPolicy } from '../paths/path-policy.js';
@@ -113,7 +114,8 @@ export function createToolServer(
     };
     try {
       const args = parseToolArguments<never>(entry.tool.name, entry.input, request.params.arguments);
-      const result = await entry.tool.run(args, context);
+      // Atomic writes inside the call pick up its signal (see fs/call-signal.ts).
+      const result = await runWithCallSignal(extra.signal, () => entry.tool.run(args, context));
       const custom = result instanceof ToolReply ? (result as ToolReply<unknown>) : undefined;
       const value = custom ? custom.structured : result;
       const checked = entry.output.safeParse(value);
