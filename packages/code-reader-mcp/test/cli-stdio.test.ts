@@ -97,6 +97,23 @@ describe('code-reader CLI (spec 001 parity flags)', () => {
     expect(decodeToonText(full.stdout.trimEnd())).toMatchObject({ functions: [{ name: 'buffer_grow' }] });
   });
 
+  it('"--" ends the options, so a file may start with "-"', async () => {
+    await writeFile(path.join(dir, '-rf.txt'), 'dash needle\n');
+    const { code, stdout } = await cli([
+      '--partial-read',
+      '--start-line',
+      '1',
+      '--output-format',
+      'json',
+      '--',
+      '-rf.txt',
+    ]);
+    expect(code).toBe(0);
+    const answer = JSON.parse(stdout) as { results: { sections: { content: string }[] }[] };
+    expect(answer.results[0]?.sections[0]?.content).toBe('dash needle\n');
+    expect(parseCliArgs(['--', '--help']).file).toBe('--help');
+  });
+
   it('reports tool errors as JSON on stderr (exit 1) and usage errors with exit 2', async () => {
     const outside = await cli(['/etc/passwd', '--partial-read', '--start-line', '1']);
     expect(outside.code).toBe(1);

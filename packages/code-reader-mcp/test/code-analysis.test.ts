@@ -5,6 +5,10 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectLanguage } from '../src/code/languages.js';
 import { lineMetrics } from '../src/code/metrics.js';
+import { structureCache } from '../src/code/parsed-file.js';
+import type { CodeStructure } from '../src/code/structure.js';
+import { countTokens as countInPieces } from '../src/tokens/count.js';
+import { outlineOf } from '../src/tools/get-code-outline.js';
 import { connect, copyFixture, emptyDir, removeDir, type Connected } from './helpers.js';
 
 let dir: string;
@@ -490,5 +494,133 @@ describe('big structures and batches stay within the answer budget', () => {
     expect(Math.max(...tokens)).toBeLessThanOrEqual(1000);
     const errors = pages.flatMap((p) => (p.errors as { file_path: string }[]).map((e) => e.file_path));
     expect(errors).toEqual(missing);
+  });
+});
+
+describe('deep, long and broken files', () => {
+  let deep: string;
+  let deepServer: Connected;
+
+  beforeAll(async () => {
+    deep = await emptyDir();
+    const nested = (n: number) =>
+      `${Array.from({ length: n }, (_, i) => `function f${i}(){\n`).join('')}${'}\n'.repeat(n)}`;
+    await writeFile(path.join(deep, 'nest.js'), nested(2000));
+    await writeFile(path.join(deep, 'arrays.js'), `x = ${'['.repeat(5000)}${']'.repeat(5000)};\n`);
+    const terms = Array.from({ length: 10_000 }, (_, i) => `"s${i}"`).join(' + ');
+    await writeFile(path.join(deep, 'chain.js'), `var a = ${terms};\n`);
+    await writeFile(path.join(deep, 'chain.py'), `a = ${terms}\n`);
+    await writeFile(path.join(deep, 'oneline.js'), 'x'.repeat(2_000_000));
+    await writeFile(path.join(deep, 'line.txt'), `${'y'.repeat(300_000)}\n`);
+    await writeFile(
+      path.join(deep, 'bad.ts'),
+      'export class A {\n  m(x: number) { if (x && y) { return 1 } \n  // unclosed\n',
+    );
+    deepServer = await connect([deep]);
+  });
+  afterAll(async () => {
+    await deepServer.close();
+    await removeDir(deep);
+  });
+
+  it.each(['nest.js', 'arrays.js', 'chain.js', 'chain.py'])(
+    'analyses %s without exhausting the call stack',
+    async (file) => {
+      const structure = await deepServer.json('analyze_code_structure', { file_path: file });
+      const outline = await deepServer.json('get_code_outline', { file_path: file });
+      const query = await deepServer.json('query_code', { file_path: file, query_key: 'functions' });
+      const scale = await deepServer.json('check_code_scale', { file_path: file });
+      expect(scale.metrics).toMatchObject({ total_lines: file === 'nest.js' ? 4000 : 1 });
+      if (file === 'nest.js') {
+        expect(query.count).toBe(2000);
+        expect(outline.outline).toEqual([{ kind: 'function', name: 'f0', start_line: 1, end_line: 4000 }]);
+        expect((structure.functions as Fn[])[1]).toMatchObject({ name: 'f1', start_line: 2, complexity: 1 });
+      } else {
+        expect(query.count).toBe(0);
+      }
+    },
+    15_000,
+  );
+
+  it('measures a 2 MB line without whitespace in a few seconds', async () => {
+    const started = Date.now();
+    const scale = await deepServer.json('check_code_scale', { file_path: 'oneline.js', metrics_only: true });
+    // Runs longer than 2,048 characters are counted in pieces: about one token per piece may differ.
+    expect((scale.metrics as { tokens: number }).tokens).toBeGreaterThan(200_000);
+    // Paging tokenizes the answer: a 300 KB line is measured (and found too big) quickly.
+    const page = await deepServer.call('extract_code_section', { file_path: 'line.txt', start_line: 1 });
+    expect((page.error as { code: string }).code).toBe('LIMIT_EXCEEDED');
+    expect(Date.now() - started).toBeLessThan(5000);
+  }, 20_000);
+
+  it('counts normal source exactly', async () => {
+    const text = await readFile(path.join(dir, 'src/ts/service.ts'), 'utf8');
+    const long = `${text}\n${'word '.repeat(5000)}`;
+    expect(await countInPieces(long)).toBe(countTokens(long));
+  });
+
+  it.each(['analyze_code_structure', 'get_code_outline'])('%s warns about syntax errors', async (tool) => {
+    const answer = await deepServer.both(tool, { file_path: 'bad.ts' });
+    expect(answer.warnings).toEqual(['bad.ts has syntax errors; the structure may be incomplete.']);
+    const clean = await deepServer.both(tool, { file_path: 'chain.js' });
+    expect(clean.warnings).toBeUndefined();
+  });
+
+  it('reuses the parsed structure for the next page of the same content', async () => {
+    const hits = structureCache.hits;
+    await deepServer.json('analyze_code_structure', { file_path: 'nest.js', max_answer_tokens: 1000 });
+    await deepServer.json('analyze_code_structure', { file_path: 'nest.js', max_answer_tokens: 1000 });
+    expect(structureCache.hits).toBeGreaterThanOrEqual(hits + 2);
+  });
+
+  it('outlines 60,000 classes in linear time', () => {
+    const n = 60_000;
+    const structure: CodeStructure = { classes: [], functions: [], fields: [], imports: [] };
+    for (let i = 0; i < n; i++) {
+      const line = i * 10 + 1;
+      structure.classes.push({
+        name: `C${i}`,
+        kind: 'class',
+        start_line: line,
+        end_line: line + 5,
+        methods: 1,
+        fields: 1,
+      });
+      structure.fields.push({ name: 'x', class: `C${i}`, line: line + 1 });
+      structure.functions.push({
+        name: 'm',
+        kind: 'method',
+        class: `C${i}`,
+        start_line: line + 2,
+        end_line: line + 4,
+        lines: 3,
+        params: 0,
+        complexity: 1,
+      });
+      structure.functions.push({
+        name: `f${i}`,
+        kind: 'function',
+        class: '',
+        start_line: line + 6,
+        end_line: line + 8,
+        lines: 3,
+        params: 0,
+        complexity: 1,
+      });
+    }
+    const started = Date.now();
+    const outline = outlineOf(structure);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(outline).toHaveLength(2 * n);
+    expect(outline[2]).toEqual({
+      kind: 'class',
+      name: 'C1',
+      start_line: 11,
+      end_line: 16,
+      members: [
+        { kind: 'field', name: 'x', start_line: 12, end_line: 12 },
+        { kind: 'method', name: 'm', start_line: 13, end_line: 15 },
+      ],
+    });
   });
 });

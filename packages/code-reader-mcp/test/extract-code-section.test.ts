@@ -475,3 +475,130 @@ describe('extract_code_section single mode', () => {
     expect(error.code).toBe('CONFLICT');
   });
 });
+
+describe('extract_code_section text decoding and columns', () => {
+  const contentOf = (answer: Record<string, unknown>) =>
+    (answer.results as FileResult[])[0]?.sections[0]?.content;
+
+  beforeAll(async () => {
+    await mkdir(path.join(dir, 'enc'));
+    await writeFile(path.join(dir, 'enc', 'mb.txt'), '😀😀 needle\n');
+    await writeFile(path.join(dir, 'enc', 'bom.py'), '\uFEFFdef f():\n    return 1\n');
+    await writeFile(path.join(dir, 'enc', 'tool'), '\uFEFF#!/usr/bin/env python3\ndef g():\n    return 1\n');
+    const utf16 = Buffer.from('hello needle\nzweite Zeile\n', 'utf16le');
+    await writeFile(path.join(dir, 'enc', 'le.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), utf16]));
+    await writeFile(
+      path.join(dir, 'enc', 'be.txt'),
+      Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(utf16).swap16()]),
+    );
+    await writeFile(
+      path.join(dir, 'enc', 'bin.dat'),
+      Buffer.from('\x00\x01needle\x00\xff'.repeat(20), 'latin1'),
+    );
+    await writeFile(path.join(dir, 'enc', 'empty.txt'), '');
+  });
+
+  it('counts columns in characters and never splits a surrogate pair', async () => {
+    const emoji = await server.both('extract_code_section', {
+      file_path: 'enc/mb.txt',
+      start_line: 1,
+      start_column: 2,
+      end_column: 2,
+    });
+    expect(contentOf(emoji)).toBe('😀');
+    const word = await server.json('extract_code_section', {
+      file_path: 'enc/mb.txt',
+      start_line: 1,
+      start_column: 4,
+      end_column: 9,
+    });
+    expect(contentOf(word)).toBe('needle');
+  });
+
+  it('drops a UTF-8 BOM: columns agree with search_content, a BOM shebang still names the language', async () => {
+    const whole = await server.json('extract_code_section', {
+      file_path: 'enc/bom.py',
+      start_line: 1,
+      end_line: 1,
+    });
+    expect(contentOf(whole)).toBe('def f():\n');
+    const search = await server.json('search_content', {
+      query: 'f(',
+      fixed_strings: true,
+      files: ['enc/bom.py'],
+    });
+    const column = (search.matches as { column: number }[])[0]?.column as number;
+    const cut = await server.json('extract_code_section', {
+      file_path: 'enc/bom.py',
+      start_line: 1,
+      end_line: 1,
+      start_column: column,
+      end_column: column + 1,
+    });
+    expect(contentOf(cut)).toBe('f(');
+    const tool = await server.json('analyze_code_structure', { file_path: 'enc/tool' });
+    expect(tool.language).toBe('python');
+  });
+
+  it('decodes UTF-16 files with a BOM and refuses binary files (UNSUPPORTED_FORMAT)', async () => {
+    for (const file of ['enc/le.txt', 'enc/be.txt']) {
+      const answer = await server.json('extract_code_section', { file_path: file, start_line: 1 });
+      expect(contentOf(answer), file).toBe('hello needle\nzweite Zeile\n');
+    }
+    const scale = await server.json('check_code_scale', { file_path: 'enc/le.txt' });
+    expect(scale).toMatchObject({ file_path: 'enc/le.txt' });
+    const binary = await server.fail('extract_code_section', { file_path: 'enc/bin.dat', start_line: 1 });
+    expect(binary).toMatchObject({
+      code: 'UNSUPPORTED_FORMAT',
+      message: 'enc/bin.dat looks like a binary file.',
+    });
+  });
+
+  it('refuses columns past the line or reversed on one line, with the line length', async () => {
+    const past = await server.fail('extract_code_section', {
+      file_path: 'enc/mb.txt',
+      start_line: 1,
+      start_column: 10,
+    });
+    expect(past.code).toBe('INVALID_ARGUMENT');
+    expect(past.hint).toMatch(/from 1 to 9/);
+    const reversed = await server.fail('extract_code_section', {
+      file_path: 'enc/mb.txt',
+      start_line: 1,
+      start_column: 5,
+      end_column: 3,
+    });
+    expect(reversed.code).toBe('INVALID_ARGUMENT');
+    expect(reversed.hint).toMatch(/9 characters/);
+  });
+
+  it('reads line 1 of an empty file as an empty section; line 2 says the file is empty', async () => {
+    const empty = await server.both('extract_code_section', { file_path: 'enc/empty.txt', start_line: 1 });
+    expect((empty.results as FileResult[])[0]?.sections).toEqual([
+      { start_line: 1, end_line: 0, content: '' },
+    ]);
+    expect(empty.success).toBe(true);
+    const past = await server.fail('extract_code_section', { file_path: 'enc/empty.txt', start_line: 2 });
+    expect(past.code).toBe('INVALID_ARGUMENT');
+    expect(past.message).toMatch(/the file is empty/);
+    expect(past.hint).not.toMatch(/from 1 to 0/);
+  });
+
+  it('refuses a forged cursor whose offset is past the end', async () => {
+    const args = { file_path: 'big/long.txt', start_line: 1, end_line: 3000, max_answer_tokens: 2000 };
+    const first = await server.json('extract_code_section', args);
+    const payload = JSON.parse(Buffer.from(first.next_cursor as string, 'base64url').toString()) as {
+      o: number;
+    };
+    const forged = Buffer.from(JSON.stringify({ ...payload, o: 9999 })).toString('base64url');
+    const error = await server.fail('extract_code_section', {
+      ...args,
+      cursor: forged,
+      output_format: 'json',
+    });
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: 'The cursor does not belong to this result.',
+    });
+  });
+});

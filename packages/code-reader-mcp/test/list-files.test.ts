@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSize, parseTimePoint } from '../src/files/filters.js';
 import { locateRipgrep } from '../src/rg/locate.js';
-import { connect, copyFixture, removeDir, type Connected } from './helpers.js';
+import { connect, copyFixture, emptyDir, removeDir, type Connected } from './helpers.js';
 
 let dir: string;
 let server: Connected;
@@ -181,5 +181,57 @@ describe('list_files', () => {
     await writeFile(path.join(dir, 'five.bin'), '12345');
     const answer = await server.json('list_files', { size: '5b' });
     expect((answer.files as FileRow[]).map((f) => f.path)).toEqual(['five.bin']);
+  });
+});
+
+describe('list_files: odd names, .gitignore without git, NUL, overlapping roots', () => {
+  let tree: string;
+  let local: Connected;
+  beforeAll(async () => {
+    tree = await emptyDir();
+    await writeFile(path.join(tree, 'new\nline.txt'), 'x\n');
+    await writeFile(path.join(tree, 'plain.txt'), 'x\n');
+    await mkdir(path.join(tree, 'sub'));
+    await writeFile(path.join(tree, 'sub', 'kept.txt'), 'x\n');
+    await writeFile(path.join(tree, 'sub', 'ignored.txt'), 'x\n');
+    await writeFile(path.join(tree, '.gitignore'), 'ignored.txt\n');
+    local = await connect([tree]);
+  });
+  afterAll(async () => {
+    await local.close();
+    await removeDir(tree);
+  });
+
+  const pathsOf = (answer: Record<string, unknown>) => (answer.files as FileRow[]).map((f) => f.path);
+
+  it('keeps a file name that holds a newline, and count_only agrees with the rows', async () => {
+    const answer = await local.json('list_files', {});
+    expect(pathsOf(answer)).toEqual(['new\nline.txt', 'plain.txt', 'sub/kept.txt']);
+    const count = await local.json('list_files', { count_only: true });
+    expect(count.count).toBe(3);
+  });
+
+  it('honours .gitignore outside a git repository unless no_ignore', async () => {
+    expect(pathsOf(await local.json('list_files', { roots: ['sub'] }))).toEqual(['sub/kept.txt']);
+    const all = await local.json('list_files', { roots: ['sub'], no_ignore: true });
+    expect(pathsOf(all)).toEqual(['sub/ignored.txt', 'sub/kept.txt']);
+  });
+
+  it('lists a file once under overlapping or repeated roots', async () => {
+    const answer = await local.json('list_files', { roots: ['.', 'sub', './sub'] });
+    expect(pathsOf(answer)).toEqual(['new\nline.txt', 'plain.txt', 'sub/kept.txt']);
+  });
+
+  it('rejects a NUL byte in a glob or filter, naming the field', async () => {
+    for (const [field, value] of [
+      ['glob', 'a\0'],
+      ['exclude', ['\0']],
+      ['extensions', 't\0s'],
+      ['pattern', '\0'],
+    ] as const) {
+      const error = await local.fail('list_files', { [field]: value });
+      expect(error.code, field).toBe('INVALID_ARGUMENT');
+      expect(error.message).toContain(field);
+    }
   });
 });

@@ -107,12 +107,21 @@ describe('search_content: output-format parameters are mutually exclusive (spec 
 });
 
 describe('search_content: max_count becomes -m (spec 003)', () => {
-  it('puts -m 5 on the ripgrep command line and returns at most 5 results', async () => {
+  it('puts -m 5 on the ripgrep command line: at most 5 matching lines per file, as rg -m 5', async () => {
     const args = searchArgs(baseQuery({ maxCount: 5 }));
     expect(args.join(' ')).toContain('-m 5');
     const answer = await server.json('search_content', { query: '\\w+', max_count: 5 });
-    expect((answer.matches as Row[]).length).toBe(5);
-    expect(answer.truncated).toBe(true);
+    const rows = answer.matches as Row[];
+    const expected = (await rgJson(['--no-require-git', '-m', '5', '-e', '\\w+'])).filter(
+      (e) => e.type === 'match',
+    );
+    expect(rows.map((r) => `${r.file}:${r.line}`).sort()).toEqual(
+      expected.map((e) => `${e.file}:${e.line}`).sort(),
+    );
+    const perFile = new Map<string, number>();
+    for (const row of rows) perFile.set(row.file, (perFile.get(row.file) ?? 0) + 1);
+    expect(Math.max(...perFile.values())).toBe(5);
+    expect(perFile.size).toBeGreaterThan(1);
     expect(answer.limits).toMatchObject({ max_count: 5 });
   });
 
@@ -180,7 +189,9 @@ describe('search_content: cache keys cover the output format (spec 003)', () => 
       max_count: 1,
     });
     expect(limited.cache_hit).toBe(false);
-    expect((limited.matches as Row[]).length).toBe(1);
+    const limitedRows = limited.matches as Row[];
+    expect(new Set(limitedRows.map((r) => r.file)).size).toBe(limitedRows.length); // one line per file
+    expect(limitedRows.length).toBeLessThan((insensitive.matches as Row[]).length);
     const context = await server.json('search_content', {
       query: 'order',
       case: 'insensitive',
@@ -468,6 +479,124 @@ describe('search_content: standard format and the other modes', () => {
       );
     } finally {
       await denied.close();
+    }
+  });
+});
+
+describe('search_content: audit fixes (max_count per file, odd names, rg errors, NUL, .gitignore, duplicates)', () => {
+  let tree: string;
+  let local: Connected;
+  beforeAll(async () => {
+    tree = await emptyDir();
+    for (let i = 0; i < 30; i++) {
+      await writeFile(path.join(tree, `f${String(i).padStart(2, '0')}.txt`), 'hit\n'.repeat(10));
+    }
+    await writeFile(path.join(tree, 'new\nline.txt'), 'newline hit\n');
+    await mkdir(path.join(tree, 'sub'));
+    await writeFile(path.join(tree, 'sub', 'kept.txt'), 'needle\n');
+    await writeFile(path.join(tree, 'sub', 'ignored.txt'), 'needle\n');
+    await writeFile(path.join(tree, '.gitignore'), 'ignored.txt\n');
+    await ageTree(tree);
+    local = await connect([tree]);
+  });
+  afterAll(async () => {
+    await local.close();
+    await removeDir(tree);
+  });
+
+  const rgCount = async (args: string[]) => {
+    const rg = await locateRipgrep();
+    const out = execFileSync(rg, ['--count-matches', '--null', ...args], { cwd: tree, encoding: 'utf8' });
+    return [...out.matchAll(/\0(\d+)\n/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+
+  it('max_count is rg -m N per file in every mode, and answers are the same on every run', async () => {
+    const expected = await rgCount(['--no-require-git', '-m', '3', '-e', 'hit', '.']);
+    expect(expected).toBe(31 * 3 - 2); // 30 files × 3, plus the one line of "new\nline.txt"
+    const modes = [{}, { total_only: true }, { count_only_matches: true }, { summary_only: true }];
+    for (const mode of modes) {
+      const answer = await local.json('search_content', {
+        query: 'hit',
+        max_count: 3,
+        max_answer_tokens: 20_000,
+        ...mode,
+      });
+      expect(answer.total_matches, JSON.stringify(mode)).toBe(expected);
+      expect(answer.files_with_matches, JSON.stringify(mode)).toBe(31);
+    }
+    const page1 = await local.json('search_content', { query: 'hit', max_count: 3, max_answer_tokens: 500 });
+    expect(page1.next_cursor).toBeDefined();
+    // A fresh server has no cache entry: the search runs again and must line up with the cursor.
+    for (let run = 0; run < 3; run++) {
+      const fresh = await connect([tree]);
+      const summary = await fresh.json('search_content', { query: 'hit', max_count: 3, summary_only: true });
+      expect((summary.top_files as { file: string }[])[0]?.file).toBe('f00.txt');
+      const page2 = await fresh.json('search_content', {
+        query: 'hit',
+        max_count: 3,
+        max_answer_tokens: 500,
+        cursor: page1.next_cursor,
+      });
+      expect((page2.matches as Row[]).length).toBeGreaterThan(0);
+      await fresh.close();
+    }
+  });
+
+  it('keeps a file name that holds a newline in every mode', async () => {
+    const name = 'new\nline.txt';
+    const matches = await local.json('search_content', { query: 'newline' });
+    expect((matches.matches as Row[]).map((m) => m.file)).toEqual([name]);
+    const counts = await local.json('search_content', { query: 'newline', count_only_matches: true });
+    expect(counts.file_counts).toEqual([{ file: name, count: 1 }]);
+    const grep = await local.json('find_and_grep', { pattern: 'line', query: 'newline' });
+    expect(grep.files_found).toBe(1);
+    expect(grep.total_matches).toBe(1);
+  });
+
+  it('turns a query ripgrep rejects into INVALID_ARGUMENT with a hint, not an empty success', async () => {
+    const error = await local.fail('search_content', { query: 'hit\nline2' });
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain('not allowed in a regex');
+    expect(error.hint).toContain('multiline: true');
+    const ok = await local.json('search_content', { query: 'newline hit\\n', multiline: true });
+    expect(ok.total_matches).toBe(1);
+    expect(ok.warnings).toBeUndefined();
+  });
+
+  it('rejects a NUL byte in the query or a glob, naming the field', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['search_content', { query: 'a\0b' }, 'query'],
+      ['search_content', { query: 'hit', include_globs: ['*\0.txt'] }, 'include_globs'],
+      ['search_content', { query: 'hit', exclude_globs: '\0' }, 'exclude_globs'],
+      ['find_and_grep', { query: 'a\0b' }, 'query'],
+      ['find_and_grep', { query: 'hit', glob: 'x\0' }, 'glob'],
+    ];
+    for (const [tool, args, field] of cases) {
+      const error = await local.fail(tool, args);
+      expect(error.code, field).toBe('INVALID_ARGUMENT');
+      expect(error.message).toContain(field);
+    }
+  });
+
+  it('honours .gitignore outside a git repository (no_ignore still lifts it)', async () => {
+    const honoured = await local.json('search_content', { query: 'needle' });
+    expect((honoured.matches as Row[]).map((m) => m.file)).toEqual(['sub/kept.txt']);
+    const all = await local.json('search_content', { query: 'needle', no_ignore: true });
+    expect((all.matches as Row[]).map((m) => m.file)).toEqual(['sub/ignored.txt', 'sub/kept.txt']);
+  });
+
+  it('searches a file named twice, or under overlapping roots, once', async () => {
+    const dup = await local.json('search_content', {
+      query: 'needle',
+      files: ['sub/kept.txt', 'sub/kept.txt', './sub/kept.txt'],
+    });
+    expect(dup.total_matches).toBe(1);
+    expect((dup.matches as Row[]).length).toBe(1);
+    for (const mode of [{}, { count_only_matches: true }]) {
+      const overlap = await local.json('search_content', { query: 'needle', roots: ['.', 'sub'], ...mode });
+      expect(overlap.total_matches).toBe(1);
+      expect(overlap.files_with_matches).toBe(1);
+      if (overlap.matches) expect((overlap.matches as Row[]).length).toBe(1);
     }
   });
 });

@@ -2,9 +2,9 @@ import { appendFile, chmod, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateRipgrep } from '../src/rg/locate.js';
-import { ripgrepFailure, runRipgrep } from '../src/rg/run.js';
+import { ripgrepFailure, runRipgrep, warningLines } from '../src/rg/run.js';
 import { StampedCache } from '../src/search/cache.js';
-import { JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/search/collect.js';
+import { CountCollector, JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/search/collect.js';
 import { effectiveMaxCount, outputModeOf } from '../src/search/options.js';
 import { SearchEngine } from '../src/search/search-content.js';
 import type { SearchQuery } from '../src/search/types.js';
@@ -319,5 +319,89 @@ describe('SearchEngine', () => {
     expect(first.outcome.timedOut).toBe(true);
     const second = await engine.search(slow, { timeoutMs: 1 });
     expect(second.cacheHit).toBe(false);
+  });
+});
+
+describe('audit fixes: NUL-separated counts, rg errors, duplicate blocks', () => {
+  it('reads --count-matches --null records, names with newlines included, each file once', () => {
+    const c = new CountCollector();
+    for (const record of ['a.txt', '3\nnew\nline.txt', '1\na.txt', '7\nb.txt', '2\n']) c.push(record);
+    expect(c.counts).toEqual([
+      { file: 'a.txt', count: 3 },
+      { file: 'new\nline.txt', count: 1 },
+      { file: 'b.txt', count: 2 },
+    ]);
+  });
+
+  it('skips a second block of a file already seen (overlapping roots)', () => {
+    const c = new JsonMatchCollector(0, 10);
+    for (const line of [begin('a'), match('a', 1, 'x'), begin('a'), match('a', 1, 'x'), begin('b')])
+      c.push(line);
+    c.push(match('b', 2, 'y'));
+    expect(c.matches.map((m) => `${m.file}:${m.line}`)).toEqual(['a:1', 'b:2']);
+    expect(c.fileCounts()).toEqual([
+      { file: 'a', count: 1 },
+      { file: 'b', count: 1 },
+    ]);
+  });
+
+  it('tells a rejected query from per-file errors, and never keeps empty warning lines', () => {
+    const result = (stderr: string) => ({ exitCode: 2, stderr, timedOut: false, stopped: false });
+    const multiline = ripgrepFailure(result('rg: the literal "\\n" is not allowed in a regex'), 'query');
+    expect(multiline?.hint).toContain('multiline: true');
+    const lookaround = ripgrepFailure(
+      result('rg: regex parse error:\nerror: look-around is not supported'),
+      'query',
+    );
+    expect(lookaround?.code).toBe('INVALID_ARGUMENT');
+    expect(ripgrepFailure(result('rg: ./x.txt: Permission denied (os error 13)'), 'query')).toBeUndefined();
+    expect(ripgrepFailure(result('rg: something odd'), 'query')).toBeUndefined();
+    expect(warningLines('rg: a\n\n  \nrg: b\n')).toEqual(['rg: a', 'rg: b']);
+  });
+
+  it('refuses a NUL byte in a ripgrep argument instead of crashing spawn', async () => {
+    await expect(
+      runRipgrep(['-e', 'a\0b'], { cwd: process.cwd(), onLine: () => true }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
+  it('splits NUL-separated output and keeps a last record without a separator', async () => {
+    const dir = await emptyDir();
+    try {
+      await writeFile(path.join(dir, 'a\nb.txt'), 'x');
+      await writeFile(path.join(dir, 'c.txt'), 'x');
+      const records: string[] = [];
+      await runRipgrep(['--files', '--null', '--sort', 'path'], {
+        cwd: dir,
+        separator: '\0',
+        onLine: (line) => void records.push(line),
+      });
+      expect(records).toEqual(['a\nb.txt', 'c.txt']);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+});
+
+describe('SearchEngine: the memory cap', () => {
+  it('keeps the same prefix on every run (files in path order) and says it stopped', async () => {
+    const dir = await emptyDir();
+    try {
+      for (let i = 0; i < 40; i++)
+        await writeFile(path.join(dir, `f${String(i).padStart(2, '0')}.txt`), 'hit\nhit\n');
+      const q = baseQuery({ targets: [dir], query: 'hit', maxCount: 1 });
+      const seen = new Set<string>();
+      for (let run = 0; run < 3; run++) {
+        const { outcome } = await new SearchEngine(5).search(q, { timeoutMs: 10_000 });
+        expect(outcome.limitHit).toBe(true);
+        expect(outcome.warnings.join(' ')).toContain('Stopped after 5');
+        seen.add(outcome.matches.map((m) => path.basename(m.file)).join(','));
+      }
+      expect([...seen]).toEqual(['f00.txt,f01.txt,f02.txt,f03.txt,f04.txt']);
+    } finally {
+      await removeDir(dir);
+    }
   });
 });

@@ -70,13 +70,24 @@ describe('set_project_path', () => {
       expect(outline.file_path).toBe('types.ts');
       const search = await s.json('search_content', { query: 'interface' });
       expect((search.matches as { file: string }[]).map((m) => m.file)).toEqual(['types.ts']);
-      // Absolute paths elsewhere in the root still work and show root-relative.
+      // Absolute paths elsewhere in the root still work and show relative to the project ("../../notes.txt"),
+      // so a shown path passed back names the same file.
       const notes = await s.json('extract_code_section', {
         file_path: path.join(dir, 'notes.txt'),
         start_line: 1,
         end_line: 1,
       });
-      expect((notes.results as { resolved_path: string }[])[0]?.resolved_path).toBe('notes.txt');
+      const shown = (notes.results as { resolved_path: string }[])[0]?.resolved_path as string;
+      expect(shown).toBe('../../notes.txt');
+      const again = await s.json('extract_code_section', { file_path: shown, start_line: 1, end_line: 1 });
+      expect((again.results as { resolved_path: string }[])[0]?.resolved_path).toBe(shown);
+      const found = await s.json('search_content', { query: 'TODO', roots: [dir] });
+      const shownFiles = (found.matches as { file: string }[]).map((m) => m.file);
+      expect(shownFiles).toContain('../../notes.txt');
+      for (const file of shownFiles) {
+        const back = await s.json('extract_code_section', { file_path: file, start_line: 1 });
+        expect((back.results as { resolved_path: string }[])[0]?.resolved_path).toBe(file);
+      }
     } finally {
       await s.close();
     }

@@ -77,6 +77,11 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i] as string;
+    // "--" ends the options: every later argument is a file, even one starting with "-".
+    if (raw === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
     const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
     const flag = eq > 0 ? raw.slice(0, eq) : raw;
     const inline = eq > 0 ? raw.slice(eq + 1) : undefined;
@@ -159,6 +164,7 @@ Options:
   --root DIR                  directory the CLI may read (repeatable; default: the current directory)
   -h, --help                  show this help
   -v, --version               print the version
+  --                          end of options (a FILE starting with "-" goes after it)
 
 The requests JSON is the extract_code_section "requests" array (or an object {"requests": [...]}).
 Errors go to stderr as {"error": {code, message, hint}} with exit code 1 (2 for usage errors).

@@ -76,8 +76,10 @@ const BY_INTERPRETER: [RegExp, LanguageId][] = [
 
 /** The interpreter named by a "#!" line ("#!/usr/bin/env -S python3 -u" → python3). */
 function interpreterOf(firstLine: string): string | undefined {
-  if (!firstLine.startsWith('#!')) return undefined;
-  const words = firstLine.slice(2).trim().split(/\s+/);
+  // A byte order mark before "#!" (a file read without stripping it) still names the interpreter.
+  const line = firstLine.startsWith('\uFEFF') ? firstLine.slice(1) : firstLine;
+  if (!line.startsWith('#!')) return undefined;
+  const words = line.slice(2).trim().split(/\s+/);
   let program = path.posix.basename(words[0] ?? '');
   let rest = words.slice(1);
   if (program === 'env') {

@@ -1,8 +1,10 @@
 import type { Language, Tree } from 'web-tree-sitter';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { ContentCache } from './analysis-cache.js';
 import type { LanguageId } from './languages.js';
+import { contentHash } from './metrics.js';
 import { parseSource } from './parser.js';
-import { readSource } from './source.js';
+import { readSource, type SourceFile } from './source.js';
 import { analyzeStructure, type CodeStructure } from './structure.js';
 
 /** Reads and parses a file that must be in a supported language, runs `use`, then frees the tree. */
@@ -10,8 +12,9 @@ export async function withParsedFile<T>(
   realPath: string,
   shownPath: string,
   use: (parsed: { tree: Tree; language: Language; languageId: LanguageId; text: string }) => T | Promise<T>,
+  source?: SourceFile,
 ): Promise<T> {
-  const source = await readSource(realPath, shownPath);
+  source ??= await readSource(realPath, shownPath);
   if (!source.language) {
     throw new ToolError(
       'UNSUPPORTED_FORMAT',
@@ -29,14 +32,41 @@ export async function withParsedFile<T>(
   }
 }
 
-/** A file's structure, its language and its line count, in one parse. */
-export async function readStructure(
-  realPath: string,
-  shownPath: string,
-): Promise<{ structure: CodeStructure; language: LanguageId; totalLines: number }> {
-  return withParsedFile(realPath, shownPath, ({ tree, languageId }) => ({
-    structure: analyzeStructure(tree, languageId),
-    language: languageId,
-    totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
-  }));
+export interface FileStructure {
+  structure: CodeStructure;
+  language: LanguageId;
+  totalLines: number;
+  /** The syntax-error warning (as check_code_scale gives it), or none. */
+  warnings: string[];
+}
+
+/**
+ * Structures of files whose content has not changed: every cursor page of get_code_outline and
+ * analyze_code_structure asks again, and a big file takes seconds to parse. Few entries: they are large.
+ * The cached structure is shared: callers must not modify it.
+ */
+export const structureCache = new ContentCache<FileStructure>(16);
+
+/** A file's structure, its language and its line count, in one parse (or from the cache). */
+export async function readStructure(realPath: string, shownPath: string): Promise<FileStructure> {
+  const source = await readSource(realPath, shownPath);
+  const hash = contentHash(source.text);
+  const key = `${realPath}\0${shownPath}`; // the warning names the shown path
+  const cached = structureCache.get(key, hash);
+  if (cached) return { ...cached, warnings: [...cached.warnings] };
+  const result = await withParsedFile(
+    realPath,
+    shownPath,
+    ({ tree, languageId }) => ({
+      structure: analyzeStructure(tree, languageId),
+      language: languageId,
+      totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
+      warnings: tree.rootNode.hasError
+        ? [`${shownPath} has syntax errors; the structure may be incomplete.`]
+        : [],
+    }),
+    source,
+  );
+  structureCache.set(key, hash, result);
+  return { ...result, warnings: [...result.warnings] };
 }

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { decodeText } from '../extract/read-lines.js';
 import { detectLanguage, type LanguageId } from './languages.js';
 
 /** Files above this are not analysed (parse time and memory grow with size). */
@@ -24,11 +25,15 @@ export async function readSource(realPath: string, shownPath: string): Promise<S
     );
   }
   const buffer = await readFile(realPath);
-  if (buffer.subarray(0, 8192).includes(0)) {
+  let text: string;
+  try {
+    // Drops a UTF-8 BOM and decodes UTF-16 with a BOM, as extraction and ripgrep read files.
+    text = decodeText(buffer, shownPath);
+  } catch (error) {
+    if (!(error instanceof ToolError) || error.code !== 'UNSUPPORTED_FORMAT') throw error;
     throw new ToolError('UNSUPPORTED_FORMAT', `${shownPath} looks like a binary file.`, {
       hint: 'Only text source files can be measured or parsed.',
     });
   }
-  const text = buffer.toString('utf8');
   return { text, bytes: buffer.length, language: detectLanguage(realPath, text.slice(0, 256)) };
 }

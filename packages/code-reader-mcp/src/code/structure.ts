@@ -204,7 +204,15 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
   const result: CodeStructure = { classes: [], functions: [], fields: [], imports: [] };
   const classInfo = new Map<number, ClassInfo>();
 
-  const visit = (node: Node, owner: { name: string; id: number } | undefined, inFunction: boolean) => {
+  // First class of each name, for Go methods declared outside their type (was a linear find per method).
+  const classByName = new Map<string, ClassInfo>();
+  type Owner = { name: string; id: number } | undefined;
+  // Explicit stack, not recursion: a deeply nested file (thousands of nested functions, arrays or a
+  // long `a+b+…` chain) must not exhaust the call stack. Children are pushed in reverse: same pre-order.
+  const stack: { node: Node; owner: Owner; inFunction: boolean }[] = [
+    { node: tree.rootNode, owner: undefined, inFunction: false },
+  ];
+  const visit = (node: Node, owner: Owner, inFunction: boolean) => {
     let nextOwner = owner;
     let nextInFunction = inFunction;
     if (isClassNode(node, classTypes)) {
@@ -218,6 +226,7 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
       };
       result.classes.push(info);
       classInfo.set(node.id, info);
+      if (!classByName.has(info.name)) classByName.set(info.name, info);
       nextOwner = { name: info.name, id: node.id };
       nextInFunction = false;
     } else if (functionTypes.has(node.type)) {
@@ -242,7 +251,7 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
           complexity: complexityOf(node, functionTypes),
         });
         if (receiverType !== undefined) {
-          const info = result.classes.find((c) => c.name === receiverType);
+          const info = classByName.get(receiverType);
           if (info) info.methods++;
         } else if (method && owner) {
           const info = classInfo.get(owner.id);
@@ -264,8 +273,12 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
       result.imports.push({ line: node.startPosition.row + 1, text: oneLine(node.text) });
       return;
     }
-    for (const child of node.namedChildren) if (child) visit(child, nextOwner, nextInFunction);
+    const children = node.namedChildren;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child) stack.push({ node: child, owner: nextOwner, inFunction: nextInFunction });
+    }
   };
-  visit(tree.rootNode, undefined, false);
+  for (let frame = stack.pop(); frame; frame = stack.pop()) visit(frame.node, frame.owner, frame.inFunction);
   return result;
 }

@@ -127,7 +127,65 @@ function trimRequests(
   });
 }
 
-/** Cuts a section's text to its columns (1-based, end inclusive) on the first and last line. */
+/**
+ * The UTF-16 offset where the 1-based `column` starts in `text`, counting Unicode code points (so a
+ * surrogate pair is one character and never split); text.length when the column is past the end.
+ */
+function offsetOfColumn(text: string, column: number): number {
+  let offset = 0;
+  for (let seen = 1; seen < column && offset < text.length; seen++) {
+    const code = text.codePointAt(offset) as number;
+    offset += code > 0xffff ? 2 : 1;
+  }
+  return offset;
+}
+
+/** The number of characters (Unicode code points) in a line, without its line ending. */
+function characterCount(line: string): number {
+  const body = line.replace(/\r?\n$/, '');
+  let count = 0;
+  for (let offset = 0; offset < body.length; count++) {
+    offset += (body.codePointAt(offset) as number) > 0xffff ? 2 : 1;
+  }
+  return count;
+}
+
+/** Why the columns of a section cannot be served (past the line's end, or reversed on one line). */
+function columnError(lines: string[], spec: SectionSpec, file: string): ToolError | undefined {
+  const first = lines[0] ?? '';
+  const length = characterCount(first);
+  if (spec.start_column !== undefined && spec.start_column > Math.max(1, length)) {
+    return new ToolError(
+      'INVALID_ARGUMENT',
+      `start_column ${spec.start_column} is past the end of line ${spec.start_line} of ${file} (${length} characters).`,
+      {
+        hint: `Use a start_column from 1 to ${Math.max(1, length)} (columns count characters, 1-based).`,
+        details: { line: spec.start_line, line_length: length },
+      },
+    );
+  }
+  if (
+    lines.length === 1 &&
+    spec.start_column !== undefined &&
+    spec.end_column !== undefined &&
+    spec.end_column < spec.start_column
+  ) {
+    return new ToolError(
+      'INVALID_ARGUMENT',
+      `end_column ${spec.end_column} is before start_column ${spec.start_column} on line ${spec.start_line} of ${file}.`,
+      {
+        hint: `On a single line give end_column ≥ start_column (the line has ${length} characters).`,
+        details: { line: spec.start_line, line_length: length },
+      },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Cuts a section's text to its columns (1-based, end inclusive, in characters: Unicode code points,
+ * as search_content reports them) on the first and last line.
+ */
 function applyColumns(lines: string[], spec: SectionSpec): string[] {
   if (spec.start_column === undefined && spec.end_column === undefined) return lines;
   const out = [...lines];
@@ -135,10 +193,12 @@ function applyColumns(lines: string[], spec: SectionSpec): string[] {
   if (spec.end_column !== undefined && lastIndex >= 0) {
     const last = out[lastIndex] as string;
     const body = last.replace(/\r?\n$/, '');
-    out[lastIndex] = body.slice(0, spec.end_column);
+    out[lastIndex] = body.slice(0, offsetOfColumn(body, spec.end_column + 1));
   }
-  if (spec.start_column !== undefined && out.length > 0)
-    out[0] = (out[0] as string).slice(spec.start_column - 1);
+  if (spec.start_column !== undefined && out.length > 0) {
+    const first = out[0] as string;
+    out[0] = first.slice(offsetOfColumn(first, spec.start_column));
+  }
   return out;
 }
 
@@ -195,14 +255,21 @@ export async function extractSections(
       const where = { section: index + 1, ...(spec.label ? { label: spec.label } : {}) };
       const lineCount = loaded.lines.length;
       const end = Math.min(spec.end_line ?? lineCount, lineCount);
-      if (spec.start_line > lineCount) {
-        const error = new ToolError(
-          'INVALID_ARGUMENT',
-          `start_line ${spec.start_line} is past the end of ${shown(request)} (${lineCount} lines).`,
-          {
-            hint: `Use a start_line from 1 to ${lineCount}.`,
-          },
-        );
+      // Line 1 of an empty file is an empty section (like `sed -n 1p`); past that is an error.
+      const emptyFile = lineCount === 0 && spec.start_line === 1;
+      if (spec.start_line > lineCount && !emptyFile) {
+        const error =
+          lineCount === 0
+            ? new ToolError(
+                'INVALID_ARGUMENT',
+                `start_line ${spec.start_line} is past the end of ${shown(request)}: the file is empty (0 lines).`,
+                { hint: 'Use start_line 1: an empty file reads as one empty section.' },
+              )
+            : new ToolError(
+                'INVALID_ARGUMENT',
+                `start_line ${spec.start_line} is past the end of ${shown(request)} (${lineCount} lines).`,
+                { hint: `Use a start_line from 1 to ${lineCount}.` },
+              );
         fail(error, where);
         continue;
       }
@@ -217,7 +284,13 @@ export async function extractSections(
         fail(error, where);
         continue;
       }
-      let lines = applyColumns(loaded.lines.slice(spec.start_line - 1, end), spec);
+      const range = loaded.lines.slice(spec.start_line - 1, end);
+      const badColumns = columnError(range, spec, shown(request));
+      if (badColumns) {
+        fail(badColumns, where);
+        continue;
+      }
+      let lines = applyColumns(range, spec);
       let content = lines.join('');
       let bytes = utf8ByteLength(content);
       let truncated = false;
@@ -247,7 +320,14 @@ export async function extractSections(
         truncated = true;
         full = true;
       }
-      if (lines.length > 0) {
+      if (emptyFile) {
+        extraction.sections.push({
+          ...(spec.label ? { label: spec.label } : {}),
+          start_line: 1,
+          end_line: 0,
+          content: '',
+        });
+      } else if (lines.length > 0) {
         extraction.sections.push({
           ...(spec.label ? { label: spec.label } : {}),
           start_line: spec.start_line,

@@ -24,8 +24,28 @@ export async function loadFile(
       },
     );
   }
-  const text = await readFile(realPath, 'utf8');
+  const text = decodeText(await readFile(realPath), shownPath);
   return { lines: splitLinesKeepEnds(text), bytes: info.size };
+}
+
+/**
+ * A text file's content as a string, the way ripgrep reads it: a UTF-8 BOM is dropped, a file starting
+ * with a UTF-16 LE/BE BOM is decoded as UTF-16, anything else is UTF-8. A file with a NUL byte in its
+ * first 8 KiB (and no UTF-16 BOM) is refused as binary (UNSUPPORTED_FORMAT), like check_code_scale.
+ */
+export function decodeText(buffer: Buffer, shownPath: string): string {
+  if (buffer[0] === 0xff && buffer[1] === 0xfe) return buffer.subarray(2).toString('utf16le');
+  if (buffer[0] === 0xfe && buffer[1] === 0xff) {
+    const body = Buffer.from(buffer.subarray(2, buffer.length - (buffer.length % 2)));
+    return body.swap16().toString('utf16le');
+  }
+  if (buffer.subarray(0, 8192).includes(0)) {
+    throw new ToolError('UNSUPPORTED_FORMAT', `${shownPath} looks like a binary file.`, {
+      hint: 'Only text files can be read (UTF-8, or UTF-16 with a byte order mark); use search_content to find text in it.',
+    });
+  }
+  const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  return buffer.subarray(start).toString('utf8');
 }
 
 /** Splits after each "\n" (so "\r\n" stays whole); a final line without newline is kept. */

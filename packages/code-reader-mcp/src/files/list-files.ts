@@ -66,7 +66,8 @@ interface Candidate {
 export function fileFilterArgs(query: Omit<ListFilesQuery, 'roots' | 'limit' | 'isDenied'>): string[] {
   const args: string[] = [];
   if (query.hidden) args.push('--hidden');
-  if (query.noIgnore) args.push('--no-ignore');
+  // Honour .gitignore outside a git repository too (ripgrep only reads it inside one by default).
+  args.push(query.noIgnore ? '--no-ignore' : '--no-require-git');
   if (query.depth !== undefined) args.push('--max-depth', String(query.depth));
   for (const type of query.types ?? []) args.push('--type', type);
   for (const glob of query.globs ?? []) args.push('--glob', glob);
@@ -109,18 +110,23 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
     query.countOnly && !needsStat ? Infinity : needsStat ? MAX_FILTER_CANDIDATES : query.limit + 1;
 
   const candidates: Candidate[] = [];
-  const args = ['--files', ...fileFilterArgs(query), '.'];
+  // Overlapping roots list a file twice: keep its first occurrence only.
+  const seen = new Set<string>();
+  // NUL-separated, so that a file name holding a newline stays one name.
+  const args = ['--files', '--null', ...fileFilterArgs(query), '.'];
   for (const root of query.roots) {
     if (candidates.length >= stopAt) break;
     const prefix = root.display === '.' ? '' : `${root.display}/`;
     const result = await runRipgrep(args, {
       cwd: root.dir,
+      separator: '\0',
       ...(query.signal ? { signal: query.signal } : {}),
       onLine: (line) => {
         const rel = normalize(line);
         if (nameRegex && !nameRegex.test(path.posix.basename(rel))) return true;
         const abs = path.join(root.dir, rel);
-        if (query.isDenied?.(abs)) return true;
+        if (query.isDenied?.(abs) || seen.has(abs)) return true;
+        seen.add(abs);
         candidates.push({ abs, display: prefix + rel });
         return candidates.length < stopAt;
       },

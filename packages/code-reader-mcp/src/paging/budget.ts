@@ -55,6 +55,9 @@ export async function fitPage<T>(
   budget: number,
   render: (page: readonly T[], hasMore: boolean) => string,
 ): Promise<Page<T>> {
+  // A non-zero offset comes from a cursor, and a cursor is only issued while rows are left after it:
+  // one at or past the end was forged or belongs to another result.
+  if (offset > 0 && offset >= rows.length) throw foreignCursor();
   const rest = rows.slice(offset);
   let count = rest.length;
   let tokens: ((text: string) => number) | undefined;
@@ -100,6 +103,13 @@ export function readCursor(cursor: string, key: string): PageCursor {
     });
   }
   return parsed;
+}
+
+/** A cursor whose position does not exist in the result it was passed with. */
+export function foreignCursor(): ToolError {
+  return new ToolError('INVALID_ARGUMENT', 'The cursor does not belong to this result.', {
+    hint: 'Pass next_cursor exactly as returned, with the same arguments; or call again without cursor.',
+  });
 }
 
 export function staleCursor(): ToolError {

@@ -56,13 +56,21 @@ export class ProjectPaths {
     return this.policy.denyGlobs;
   }
 
-  /** Root-relative (or project-relative) display form of a resolved path, with forward slashes. */
+  /**
+   * Display form of a resolved path, with forward slashes: relative to the project directory when one is
+   * set and the path lies in the same root ("../other.ts" for a file beside it, so every shown path
+   * resolves back to the same file), else root-relative.
+   */
   display(realPath: string): string {
     const dir = this.state.projectDir;
     if (dir) {
       const rel = path.relative(dir, realPath);
       if (rel === '') return '.';
-      if (!rel.startsWith('..') && !path.isAbsolute(rel)) return toSlash(rel);
+      if (!path.isAbsolute(rel)) {
+        const root = this.policy.rootOf(dir);
+        if (!rel.startsWith('..') || (root !== undefined && this.policy.rootOf(realPath) === root))
+          return toSlash(rel);
+      }
     }
     return toSlash(this.policy.displayPath(realPath));
   }

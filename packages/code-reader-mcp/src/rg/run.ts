@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { locateRipgrep } from './locate.js';
 
 export interface RgRunOptions {
   cwd: string;
-  /** Called for each stdout line; return false to stop ripgrep early (enough results). */
+  /** Called for each stdout record; return false to stop ripgrep early (enough results). */
   onLine(line: string): boolean | void;
+  /**
+   * What ends a record: '\n' (default, e.g. `--json` lines) or '\0' (`--files --null`, so that file
+   * names holding a newline survive).
+   */
+  separator?: '\n' | '\0';
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -25,6 +29,12 @@ const MAX_STDERR = 16_384;
 /** Runs rg without a shell (arguments are passed as an array, never interpreted). */
 export async function runRipgrep(args: readonly string[], options: RgRunOptions): Promise<RgRunResult> {
   const binary = await locateRipgrep();
+  // spawn throws on a NUL byte in an argument; the tools name the field, this is the last guard.
+  if (args.some((arg) => arg.includes('\0'))) {
+    throw new ToolError('INVALID_ARGUMENT', 'An argument for ripgrep contains a NUL byte.', {
+      hint: 'Remove the NUL character from the query and globs.',
+    });
+  }
   if (options.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
   return new Promise<RgRunResult>((resolve, reject) => {
     const child = spawn(binary, args, { cwd: options.cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -49,13 +59,25 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < MAX_STDERR) stderr += chunk;
     });
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-    lines.on('line', (line) => {
+    const separator = options.separator === '\0' ? 0 : 10;
+    let pending: Buffer[] = [];
+    const emit = (record: Buffer) => {
       if (stopped || timedOut) return;
+      let line = record.toString('utf8');
+      if (separator === 10 && line.endsWith('\r')) line = line.slice(0, -1);
       if (options.onLine(line) === false) {
         stopped = true;
         stop();
       }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      let start = 0;
+      for (let end = chunk.indexOf(separator); end >= 0; end = chunk.indexOf(separator, start)) {
+        emit(Buffer.concat([...pending, chunk.subarray(start, end)]));
+        pending = [];
+        start = end + 1;
+      }
+      if (start < chunk.length) pending.push(chunk.subarray(start));
     });
     const finish = (exitCode: number | null) => {
       if (settled) return;
@@ -88,23 +110,50 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
       exited = true;
       if (drained) finish(exitCode);
     });
-    lines.on('close', () => {
+    child.stdout.on('close', () => {
+      if (pending.length > 0) emit(Buffer.concat(pending));
+      pending = [];
       drained = true;
       if (exited) finish(exitCode);
     });
   });
 }
 
-/** rg exits 2 on errors; a pattern it cannot compile is the caller's mistake, the rest is ours. */
+/** ripgrep messages that mean the query or flags are wrong (rg searched nothing), with a hint each. */
+const INVALID_QUERY: [RegExp, string][] = [
+  [/literal "\\n" is not allowed|multiline/i, 'The query matches a line break: set multiline: true.'],
+  [/look-around|backreferences/i, 'Rewrite the pattern without look-around or backreferences.'],
+  [
+    /regex parse error|error parsing glob|unrecognized|invalid|not allowed|too big|exceeds/i,
+    'Fix the pattern or glob (or pass fixed_strings: true to search literally).',
+  ],
+];
+
+/**
+ * rg exits 2 on errors. One that rejects the query or flags (rg then searched nothing) is the caller's
+ * mistake: INVALID_ARGUMENT with rg's message. Unreadable files and the like are not (see warnings).
+ */
 export function ripgrepFailure(result: RgRunResult, what: string): ToolError | undefined {
   if (result.exitCode !== 2 || result.stopped || result.timedOut) return undefined;
   const message = result.stderr || 'ripgrep failed without a message.';
-  if (/regex parse error|error parsing glob|unrecognized|invalid/i.test(message)) {
-    return new ToolError('INVALID_ARGUMENT', `ripgrep rejected the ${what}: ${firstLines(message)}`, {
-      hint: 'Fix the pattern or glob (or pass fixed_strings: true to search literally).',
-    });
+  // Per-file problems look like "rg: <path>: <error>"; a rejected query has no such path line.
+  if (/os error \d+|\(os error/i.test(message) && !/regex parse error|error parsing glob/i.test(message)) {
+    return undefined;
   }
-  return undefined;
+  const known = INVALID_QUERY.find(([pattern]) => pattern.test(message));
+  if (!known) return undefined;
+  return new ToolError('INVALID_ARGUMENT', `ripgrep rejected the ${what}: ${firstLines(message)}`, {
+    hint: known[1],
+  });
+}
+
+/** rg's stderr as warnings: one per non-empty line, at most `max`. */
+export function warningLines(stderr: string, max = 5): string[] {
+  return stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(0, max);
 }
 
 function firstLines(text: string): string {

@@ -55,12 +55,16 @@ export class JsonMatchCollector {
   private pendingBeforeStart = 0;
   private last: { match: SearchMatch; endLine: number } | undefined;
   private currentFile = '';
+  /** Files already seen: overlapping roots make ripgrep search a file twice; its second block is skipped. */
+  private readonly seenFiles = new Set<string>();
+  private skipping = false;
   /** Matches (submatches) counted per file, for summaries. */
   readonly counts = new Map<string, number>();
   totalSubmatches = 0;
 
   constructor(
     private readonly contextAfter: number,
+    /** A safety cap on the matches kept (memory), not max_count (which ripgrep applies per file). */
     private readonly maxMatches: number,
   ) {}
 
@@ -70,10 +74,13 @@ export class JsonMatchCollector {
     const event = JSON.parse(line) as RgLineEvent;
     if (event.type === 'begin') {
       this.currentFile = textOf(event.data.path);
+      this.skipping = this.seenFiles.has(this.currentFile);
+      this.seenFiles.add(this.currentFile);
       this.pendingBefore = [];
       this.last = undefined;
       return true;
     }
+    if (this.skipping) return true;
     if (event.type === 'context') {
       this.context(event);
       return true;
@@ -130,7 +137,32 @@ export class JsonMatchCollector {
   }
 }
 
-/** Parses `rg --count-matches --null` lines: "<path>\0<count>". */
+/**
+ * Reads `rg --count-matches --null` output split on NUL: "<path>\0<count>\n<path>\0<count>\n…", so the
+ * records are a path, then "<count>\n<next path>" …, then "<count>\n". File names may hold newlines.
+ * A file named twice (overlapping roots) is counted once.
+ */
+export class CountCollector {
+  readonly counts: FileCount[] = [];
+  private readonly seen = new Set<string>();
+  private file: string | undefined;
+
+  push(record: string): void {
+    if (this.file === undefined) {
+      this.file = record;
+      return;
+    }
+    const newline = record.indexOf('\n');
+    const count = Number(newline < 0 ? record : record.slice(0, newline));
+    if (Number.isFinite(count) && !this.seen.has(this.file)) {
+      this.seen.add(this.file);
+      this.counts.push({ file: this.file, count });
+    }
+    this.file = newline < 0 || newline === record.length - 1 ? undefined : record.slice(newline + 1);
+  }
+}
+
+/** Parses one `rg --count-matches --null` line: "<path>\0<count>". */
 export function parseCountLine(line: string): FileCount | undefined {
   const nul = line.lastIndexOf('\0');
   if (nul < 0) return undefined;

@@ -10,7 +10,8 @@ const CASE_FLAG = {
 export function searchFileFilterArgs(query: SearchQuery): string[] {
   const args: string[] = [];
   if (query.hidden) args.push('--hidden');
-  if (query.noIgnore) args.push('--no-ignore');
+  // Honour .gitignore outside a git repository too (ripgrep only reads it inside one by default).
+  args.push(query.noIgnore ? '--no-ignore' : '--no-require-git');
   if (query.maxFilesize) args.push('--max-filesize', query.maxFilesize);
   for (const glob of query.includeGlobs) args.push('--glob', glob);
   for (const glob of [...query.excludeGlobs, ...query.denyGlobs]) args.push('--glob', `!${glob}`);

@@ -1,15 +1,21 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { runRipgrep, ripgrepFailure } from '../rg/run.js';
+import { runRipgrep, ripgrepFailure, warningLines } from '../rg/run.js';
 import { hashKey } from '../paging/budget.js';
 import { StampedCache } from './cache.js';
-import { JsonMatchCollector, parseCountLine } from './collect.js';
+import { CountCollector, JsonMatchCollector } from './collect.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
-import type { FileCount, SearchOutcome, SearchQuery } from './types.js';
+import type { SearchOutcome, SearchQuery } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 120_000;
 /** Searches over more files than this are not cached (stamping them would cost more than it saves). */
 export const MAX_STAMPED_FILES = 20_000;
+/**
+ * max_count is ripgrep's per-file `-m N` in every mode; answers are paged, so no global cap applies
+ * except this one, which only bounds memory. A search that reaches it runs again with `--sort path`
+ * so that the kept prefix (and so every page and cursor) is the same on every run.
+ */
+export const MAX_COLLECTED_MATCHES = 200_000;
 
 export interface SearchRun {
   outcome: SearchOutcome;
@@ -29,6 +35,9 @@ export interface SearchEngineOptions {
 /** Runs searches on ripgrep and remembers results until a searched file changes. */
 export class SearchEngine {
   private readonly cache = new StampedCache<SearchOutcome>();
+
+  /** `maxCollected`: the memory cap on kept matches (tests lower it). */
+  constructor(private readonly maxCollected = MAX_COLLECTED_MATCHES) {}
 
   /** The cache key: every field of the query (all of them change the result). */
   keyOf(query: SearchQuery): string {
@@ -57,19 +66,25 @@ export class SearchEngine {
 
   private async runRipgrep(query: SearchQuery, options: SearchEngineOptions): Promise<SearchOutcome> {
     const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
-    const collector = new JsonMatchCollector(query.contextAfter, query.maxCount);
-    const counts: FileCount[] = [];
-    const result = await runRipgrep(searchArgs(query), {
-      cwd: query.targetKind === 'roots' ? (query.targets[0] as string) : process.cwd(),
-      timeoutMs: options.timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-      onLine: (line) => {
-        if (!counting) return collector.push(line);
-        const count = parseCountLine(line);
-        if (count) counts.push(count);
-        return true;
-      },
-    });
+    const run = async (sorted: boolean) => {
+      const collector = new JsonMatchCollector(query.contextAfter, this.maxCollected);
+      const counter = new CountCollector();
+      const args = searchArgs(query);
+      const result = await runRipgrep(sorted ? ['--sort', 'path', ...args] : args, {
+        cwd: query.targetKind === 'roots' ? (query.targets[0] as string) : process.cwd(),
+        timeoutMs: options.timeoutMs,
+        ...(counting ? { separator: '\0' as const } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        onLine: (line) => {
+          if (!counting) return collector.push(line);
+          counter.push(line);
+          return true;
+        },
+      });
+      return { collector, counts: counter.counts, result };
+    };
+    let { collector, counts, result } = await run(false);
+    if (result.stopped) ({ collector, counts, result } = await run(true));
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;
     const denied = options.isDenied;
@@ -84,7 +99,12 @@ export class SearchEngine {
           .filter((m) => !denied?.(m.file))
           .sort((a, b) => compareText(a.file, b.file) || a.line - b.line);
     const limitHit = !counting && result.stopped;
-    const warnings = result.exitCode === 2 && result.stderr ? result.stderr.split('\n').slice(0, 5) : [];
+    const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
+    if (limitHit) {
+      warnings.push(
+        `Stopped after ${this.maxCollected} matching lines (files in path order); narrow the search or lower max_count.`,
+      );
+    }
     return {
       matches,
       fileCounts: allowedCounts,
@@ -105,14 +125,18 @@ export class SearchEngine {
   ): Promise<string[] | undefined> {
     if (query.targetKind === 'files') return query.targets;
     const files: string[] = [];
-    const result = await runRipgrep(['--files', ...searchFileFilterArgs(query), '--', ...query.targets], {
-      cwd: query.targets[0] as string,
-      timeoutMs: options.timeoutMs,
-      onLine: (line) => {
-        files.push(line);
-        return files.length <= MAX_STAMPED_FILES;
+    const result = await runRipgrep(
+      ['--files', '--null', ...searchFileFilterArgs(query), '--', ...query.targets],
+      {
+        cwd: query.targets[0] as string,
+        timeoutMs: options.timeoutMs,
+        separator: '\0',
+        onLine: (line) => {
+          files.push(line);
+          return files.length <= MAX_STAMPED_FILES;
+        },
       },
-    });
+    );
     if (result.stopped || result.timedOut || result.exitCode === 2) return undefined;
     return files;
   }

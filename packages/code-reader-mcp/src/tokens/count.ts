@@ -14,14 +14,57 @@ function load(): Promise<CountTokens> {
 // Source code may contain text such as "<|endoftext|>": count it as plain text, never throw.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+/** Longest run of non-whitespace (or of whitespace) characters given to the tokenizer in one piece. */
+export const MAX_RUN = 2048;
+
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x2028 || code === 0x2029;
+}
+
+/**
+ * BPE merging is quadratic in the length of one pre-token, so a long run without whitespace (minified
+ * code, base64, a 2 MB line of `x`) would take minutes and block the server. Runs longer than MAX_RUN
+ * characters are therefore counted in MAX_RUN-character pieces, and the text around them separately:
+ * each such split may shift the count by about one token. Text without such runs (normal source) is
+ * counted in one piece, exactly. One linear scan, no regular expression (which would backtrack).
+ */
+export function countInPieces(text: string, count: (piece: string) => number): number {
+  if (text.length <= MAX_RUN) return text.length === 0 ? 0 : count(text);
+  let total = 0;
+  let done = 0; // text before `done` has been counted
+  let runStart = 0;
+  let runSpace = isSpace(text.charCodeAt(0));
+  for (let i = 1; i <= text.length; i++) {
+    const space = i < text.length ? isSpace(text.charCodeAt(i)) : !runSpace;
+    if (space === runSpace) continue;
+    if (i - runStart > MAX_RUN) {
+      if (runStart > done) total += count(text.slice(done, runStart));
+      let at = runStart;
+      while (at < i) {
+        let end = Math.min(at + MAX_RUN, i);
+        const last = text.charCodeAt(end - 1);
+        if (end < i && last >= 0xd800 && last <= 0xdbff) end++; // keep a surrogate pair together
+        total += count(text.slice(at, end));
+        at = end;
+      }
+      done = i;
+    }
+    runStart = i;
+    runSpace = space;
+  }
+  if (done < text.length) total += count(text.slice(done));
+  return total;
+}
+
 export async function countTokens(text: string): Promise<number> {
   if (text.length === 0) return 0;
   const count = await load();
-  return count(text, PLAIN_TEXT);
+  return countInPieces(text, (piece) => count(piece, PLAIN_TEXT));
 }
 
 /** Synchronous variant for hot loops after the tokenizer has been loaded once with `loadTokenizer`. */
 export async function loadTokenizer(): Promise<(text: string) => number> {
   const count = await load();
-  return (text) => (text.length === 0 ? 0 : count(text, PLAIN_TEXT));
+  const countPiece = (piece: string) => count(piece, PLAIN_TEXT);
+  return (text) => countInPieces(text, countPiece);
 }

@@ -73,13 +73,22 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
       fields: z.array(fieldSchema).optional(),
       imports: z.array(importSchema).optional(),
       csv: z.string().optional(),
+      warnings: z
+        .array(z.string())
+        .optional()
+        .describe('Present when the file has syntax errors: the structure may be incomplete.'),
       ...continuationOutput,
     },
     textFormat: formatOf,
     async run(args, ctx) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { structure, language, totalLines } = await readStructure(real, shown);
-      const head = { file_path: shown, language, total_lines: totalLines };
+      const { structure, language, totalLines, warnings } = await readStructure(real, shown);
+      const head = {
+        file_path: shown,
+        language,
+        total_lines: totalLines,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      };
       const style = args.format ?? 'full';
       const paging = {
         key: hashKey(['analyze_code_structure', shown, style]),

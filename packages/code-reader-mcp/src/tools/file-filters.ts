@@ -1,4 +1,5 @@
 // The list_files filters, shared by list_files and find_and_grep.
+import { ToolError } from '@mcp-workbench/core';
 import { z } from 'zod';
 import type { ListFilesQuery } from '../files/list-files.js';
 import type { ProjectPaths } from '../project/state.js';
@@ -58,6 +59,16 @@ export type FileFilterArgs = {
   changed_before?: string | undefined;
 };
 
+/** A NUL byte cannot reach ripgrep (nor a regex): INVALID_ARGUMENT naming the field. */
+export function rejectNul(field: string, values: string | readonly string[] | undefined): void {
+  const list = typeof values === 'string' ? [values] : (values ?? []);
+  if (list.some((value) => value.includes('\0'))) {
+    throw new ToolError('INVALID_ARGUMENT', `${field} contains a NUL byte.`, {
+      hint: `Remove the NUL character (\\0) from ${field}.`,
+    });
+  }
+}
+
 /** Turns the shared filter arguments into an engine query (resolving every root through the policy). */
 export async function fileQueryOf(
   args: FileFilterArgs,
@@ -65,11 +76,14 @@ export async function fileQueryOf(
   limit: number,
   countOnly: boolean,
 ): Promise<ListFilesQuery> {
+  for (const field of ['pattern', 'glob', 'types', 'extensions', 'exclude'] as const)
+    rejectNul(field, args[field]);
   const inputs = args.roots && args.roots.length > 0 ? args.roots : [await paths.baseDir()];
-  const roots = [];
+  const roots: ListFilesQuery['roots'] = [];
   for (const input of inputs) {
     const dir = await paths.resolve(input, { mustExist: true, kind: 'directory' });
-    roots.push({ dir, display: paths.display(dir) });
+    // The same directory twice ("." and "./") would list its files twice.
+    if (!roots.some((root) => root.dir === dir)) roots.push({ dir, display: paths.display(dir) });
   }
   const isDenied = paths.deniedPredicate();
   return compact({

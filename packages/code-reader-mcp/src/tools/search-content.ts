@@ -31,7 +31,7 @@ export function searchContentTool(deps: ToolDeps) {
       '(directories) or files, include_globs ["*.ts"], case, word, context_before/context_after. Returns matching ' +
       'lines with root-relative file, line, column and text (plus merged context lines). For an overview first use ' +
       'total_only, count_only_matches or summary_only; group_by_file / optimize_paths reshape the list. These five ' +
-      'flags are mutually exclusive (set at most one). max_count (default 1000, max 10000) caps matching lines. ' +
+      'flags are mutually exclusive (set at most one). max_count (default 1000, max 10000) caps matching lines per file (rg -m). ' +
       'Repeated identical searches come from a cache (cache_hit) until a searched file changes.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
@@ -62,12 +62,16 @@ export function searchContentTool(deps: ToolDeps) {
             hint: 'List at least one file, or pass roots.',
           });
         }
-        for (const file of args.files)
-          targets.push(await paths.resolve(file, { mustExist: true, kind: 'file' }));
+        for (const file of args.files) {
+          const real = await paths.resolve(file, { mustExist: true, kind: 'file' });
+          if (!targets.includes(real)) targets.push(real); // the same file twice is searched once
+        }
       } else {
         const inputs = args.roots && args.roots.length > 0 ? args.roots : [await paths.baseDir()];
-        for (const root of inputs)
-          targets.push(await paths.resolve(root, { mustExist: true, kind: 'directory' }));
+        for (const root of inputs) {
+          const real = await paths.resolve(root, { mustExist: true, kind: 'directory' });
+          if (!targets.includes(real)) targets.push(real);
+        }
       }
       const built = searchQueryOf(args, targets, kind, paths);
       return searchAnswer(deps, ctx, paths, built, {

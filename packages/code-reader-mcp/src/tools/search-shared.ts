@@ -16,6 +16,7 @@ import {
 } from '../search/shape.js';
 import type { FileCount, SearchMatch, SearchQuery } from '../search/types.js';
 import type { ToolDeps } from './deps.js';
+import { rejectNul } from './file-filters.js';
 import { compact, limitsSchema, listOf, render, stringList } from './shared.js';
 
 const MAX_CONTEXT = 50;
@@ -55,7 +56,7 @@ export const searchOptionsInput = {
     .union([z.number(), z.string()])
     .optional()
     .describe(
-      `Most matching lines (ripgrep -m N, also a cap on the whole answer): integer 1-${MAX_MAX_COUNT}, ` +
+      `Most matching lines per file (ripgrep -m N, in every output mode): integer 1-${MAX_MAX_COUNT}, ` +
         `default ${DEFAULT_MAX_COUNT}; larger values are clamped to ${MAX_MAX_COUNT}.`,
     ),
   timeout_ms: z
@@ -105,7 +106,9 @@ export const searchOutputShape = {
   file_counts: z.array(fileCountSchema).optional(),
   top_files: z.array(fileCountSchema).optional(),
   sample: z.array(z.object({ file: z.string(), line: z.number(), text: z.string() })).optional(),
-  truncated: z.boolean().describe('Results stopped at max_count or timeout, or continue on the next page.'),
+  truncated: z
+    .boolean()
+    .describe('Results stopped at the safety cap or timeout, or continue on the next page.'),
   timed_out: z.boolean().optional(),
   cache_hit: z.boolean(),
   next_cursor: z.string().optional(),
@@ -124,6 +127,8 @@ export function searchQueryOf(
   targetKind: 'roots' | 'files',
   paths: ProjectPaths,
 ): { query: SearchQuery; warnings: string[] } {
+  for (const field of ['query', 'include_globs', 'exclude_globs', 'max_filesize'] as const)
+    rejectNul(field, args[field]);
   const mode = outputModeOf(args, args.query);
   const maxCount = effectiveMaxCount(args.max_count);
   if (args.max_filesize !== undefined && !MAX_FILESIZE.test(args.max_filesize)) {
