@@ -247,6 +247,43 @@ describe('search_content: the cache dies when a searched file changes', () => {
   });
 });
 
+describe('search_content: columns count characters, as extract_code_section does', () => {
+  it('emoji, Latin-1 bytes and long lines: the column extracts the match, and clipping never splits a character', async () => {
+    const local = await emptyDir();
+    await writeFile(path.join(local, 'emoji.txt'), '😀😀 needle\n');
+    await writeFile(path.join(local, 'latin1.txt'), Buffer.from('caf\xe9 needle\n', 'latin1'));
+    await writeFile(path.join(local, 'long.txt'), `${'😀'.repeat(500)} needle\n`);
+    const s = await connect([local]);
+    try {
+      const answer = await s.both('search_content', { query: 'needle' });
+      const rows = answer.matches as Row[];
+      const byFile = Object.fromEntries(rows.map((m) => [m.file, m]));
+      expect(byFile['emoji.txt']).toMatchObject({ column: 4, text: '😀😀 needle' });
+      expect(byFile['latin1.txt']).toMatchObject({ column: 6 });
+      const long = byFile['long.txt']!;
+      expect(long.column).toBe(502);
+      expect(Buffer.from(long.text, 'utf8').toString('utf8')).toBe(long.text); // no lone surrogate
+      expect(long.text).toContain('needle');
+      for (const file of ['emoji.txt', 'latin1.txt', 'long.txt']) {
+        const m = byFile[file]!;
+        const cut = await s.json('extract_code_section', {
+          file_path: file,
+          start_line: m.line,
+          end_line: m.line,
+          start_column: m.column,
+          end_column: m.column + 5,
+          format: 'raw',
+        });
+        const content = (cut.results as { sections: { content: string }[] }[])[0]!.sections[0]!.content;
+        expect(content.replace(/\r?\n$/, ''), file).toBe('needle');
+      }
+    } finally {
+      await s.close();
+      await removeDir(local);
+    }
+  });
+});
+
 describe('search_content: the cache dies when an ignore file changes', () => {
   it('sees an edited .ignore in the root and one above it', async () => {
     const outer = await emptyDir();

@@ -24,23 +24,34 @@ function textOf(value: RgText | undefined): string {
   return value.bytes === undefined ? '' : Buffer.from(value.bytes, 'base64').toString('utf8');
 }
 
+/** The line as ripgrep read it: its byte offsets point into these bytes (not UTF-8 for Latin-1 files). */
+function bytesOf(value: RgText | undefined): Buffer {
+  if (value?.bytes !== undefined) return Buffer.from(value.bytes, 'base64');
+  return Buffer.from(value?.text ?? '', 'utf8');
+}
+
 function stripNewline(text: string): string {
   return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
-/** ripgrep reports byte offsets; answers give 1-based character columns. */
-function charColumn(line: string, byteOffset: number): number {
-  const bytes = Buffer.from(line, 'utf8');
-  return bytes.subarray(0, byteOffset).toString('utf8').length + 1;
+/**
+ * ripgrep reports byte offsets into the line's bytes; answers give 1-based character columns (Unicode
+ * code points, as extract_code_section counts them), of the text as shown (invalid UTF-8 → U+FFFD).
+ */
+function charColumn(lineBytes: Buffer, byteOffset: number): number {
+  return [...lineBytes.subarray(0, byteOffset).toString('utf8')].length + 1;
 }
 
+/** Cuts a long line to MAX_LINE_CHARS characters around the match, never inside a character. */
 function clip(text: string, column: number): string {
-  if (text.length <= MAX_LINE_CHARS) return text;
-  const start = Math.max(0, Math.min(column - 1 - 80, text.length - MAX_LINE_CHARS));
+  if (text.length <= MAX_LINE_CHARS) return text; // UTF-16 length ≥ characters: nothing to cut
+  const chars = [...text];
+  if (chars.length <= MAX_LINE_CHARS) return text;
+  const start = Math.max(0, Math.min(column - 1 - 80, chars.length - MAX_LINE_CHARS));
   const head = start > 0 ? '…' : '';
-  const tail =
-    start + MAX_LINE_CHARS < text.length ? `…[+${text.length - start - MAX_LINE_CHARS} chars]` : '';
-  return head + text.slice(start, start + MAX_LINE_CHARS) + tail;
+  const rest = chars.length - start - MAX_LINE_CHARS;
+  const tail = rest > 0 ? `…[+${rest} chars]` : '';
+  return head + chars.slice(start, start + MAX_LINE_CHARS).join('') + tail;
 }
 
 /**
@@ -95,7 +106,7 @@ export class JsonMatchCollector {
     const raw = stripNewline(textOf(event.data.lines));
     const lineNumber = event.data.line_number ?? 0;
     const first = event.data.submatches?.[0];
-    const column = first ? charColumn(raw, first.start) : 1;
+    const column = first ? charColumn(bytesOf(event.data.lines), first.start) : 1;
     const submatches = Math.max(1, event.data.submatches?.length ?? 1);
     this.totalSubmatches += submatches;
     this.counts.set(this.currentFile, (this.counts.get(this.currentFile) ?? 0) + submatches);
