@@ -66,7 +66,15 @@ export async function fitPage<T>(
     const page = rest.slice(0, count);
     const hasMore = count < rest.length;
     const text = render(page, hasMore);
-    if (utf8ByteLength(text) <= budget) return done(page, offset, count, hasMore);
+    const bytes = utf8ByteLength(text);
+    if (bytes <= budget) return done(page, offset, count, hasMore);
+    // Far too long: shrink by bytes before tokenizing (tokenizing 50,000 rows to keep 200 costs
+    // half a second). Answers average well under BYTES_PER_TOKEN_CAP bytes per token, so this never
+    // cuts a page below what fits, except for text of very long tokens (long runs of spaces).
+    if (bytes > budget * BYTES_PER_TOKEN_CAP && count > 1) {
+      count = Math.max(1, Math.floor((count * budget * BYTES_PER_TOKEN_CAP) / bytes));
+      continue;
+    }
     tokens ??= await loadTokenizer();
     const used = tokens(text);
     if (used <= budget) return done(page, offset, count, hasMore);
@@ -82,6 +90,9 @@ export async function fitPage<T>(
     count = Math.max(1, Math.min(count - 1, Math.floor((count * budget * 0.92) / used)));
   }
 }
+
+/** More bytes per o200k token than answers (code, paths, JSON, TOON) have on average. */
+const BYTES_PER_TOKEN_CAP = 8;
 
 function done<T>(page: T[], offset: number, count: number, hasMore: boolean): Page<T> {
   return { rows: page, nextOffset: hasMore ? offset + count : undefined };

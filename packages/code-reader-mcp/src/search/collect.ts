@@ -82,6 +82,9 @@ export class JsonMatchCollector {
   /** Feeds one line; returns false once more than maxMatches matches were seen (stop ripgrep). */
   push(line: string): boolean {
     if (!line.startsWith('{')) return true;
+    // A file's `end` and the final `summary` (a third of the lines, with bulky stats) carry nothing
+    // the answer uses; parsing them was most of the garbage of a search with many files.
+    if (line.startsWith('{"type":"end"') || line.startsWith('{"type":"summary"')) return true;
     const event = JSON.parse(line) as RgLineEvent;
     if (event.type === 'begin') {
       this.currentFile = textOf(event.data.path);
