@@ -2,7 +2,6 @@ import { defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { readStructure } from '../code/parsed-file.js';
 import type { CodeStructure } from '../code/structure.js';
-import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { classSchema, fieldSchema, filePathInput, functionSchema, importSchema } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
@@ -13,7 +12,7 @@ import {
   formatOf,
   outputFormatSchema,
   pagingInput,
-  render,
+  pagingOf,
 } from './shared.js';
 
 const CSV_HEADER = 'type,name,class,start_line,end_line,lines,params,complexity';
@@ -90,12 +89,7 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
         ...(warnings.length > 0 ? { warnings } : {}),
       };
       const style = args.format ?? 'full';
-      const paging = {
-        key: hashKey(['analyze_code_structure', shown, style]),
-        cursor: args.cursor,
-        budget: answerBudget(args.max_answer_tokens),
-        render: (value: object) => render(value, formatOf(args)),
-      };
+      const paging = pagingOf(args, ['analyze_code_structure', shown, style]);
       if (style === 'csv') {
         return pageSections({
           ...paging,

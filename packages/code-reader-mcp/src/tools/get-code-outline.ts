@@ -2,7 +2,6 @@ import { defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { readStructure } from '../code/parsed-file.js';
 import type { CodeStructure } from '../code/structure.js';
-import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
@@ -13,7 +12,7 @@ import {
   formatOf,
   outputFormatSchema,
   pagingInput,
-  render,
+  pagingOf,
 } from './shared.js';
 
 interface OutlineItem {
@@ -189,12 +188,9 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     async run(args, ctx) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
       const { structure, language, totalLines, warnings } = await readStructure(real, shown);
-      const format = formatOf(args);
       return pageSections({
+        ...pagingOf(args, ['get_code_outline', shown]),
         sections: { outline: outlineOf(structure) },
-        key: hashKey(['get_code_outline', shown]),
-        cursor: args.cursor,
-        budget: answerBudget(args.max_answer_tokens),
         build: (page, nextCursor) =>
           compact({
             file_path: shown,
@@ -205,7 +201,6 @@ export function getCodeOutlineTool(deps: ToolDeps) {
             ...(warnings.length > 0 ? { warnings } : {}),
             ...continuation(nextCursor),
           }),
-        render: (value) => render(value, format),
       });
     },
   });

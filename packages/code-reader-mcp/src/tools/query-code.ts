@@ -2,7 +2,6 @@ import { ToolError, defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { withParsedFile } from '../code/parsed-file.js';
 import { QUERY_KEYS, applyFilter, runQueryKey, runQueryString } from '../code/query.js';
-import { answerBudget, hashKey } from '../paging/budget.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
@@ -13,7 +12,7 @@ import {
   formatOf,
   outputFormatSchema,
   pagingInput,
-  render,
+  pagingOf,
 } from './shared.js';
 
 const hitSchema = z.object({
@@ -66,13 +65,10 @@ export function queryCodeTool(deps: ToolDeps) {
         language: languageId,
       }));
       const results = applyFilter(hits, args.filter);
-      const format = formatOf(args);
       const query = args.query_key ?? (args.query_string as string);
       return pageSections({
+        ...pagingOf(args, ['query_code', shown, query, args.filter ?? '']),
         sections: { results },
-        key: hashKey(['query_code', shown, query, args.filter ?? '']),
-        cursor: args.cursor,
-        budget: answerBudget(args.max_answer_tokens),
         build: (page, nextCursor) =>
           compact({
             file_path: shown,
@@ -82,7 +78,6 @@ export function queryCodeTool(deps: ToolDeps) {
             results: (page.results ?? []) as typeof results,
             ...continuation(nextCursor),
           }),
-        render: (value) => render(value, format),
       });
     },
   });

@@ -1,6 +1,6 @@
 import { formatOutput, type FormatOptions, type OutputFormat } from '@mcp-workbench/core';
 import { z } from 'zod';
-import { answerBudgetSchema, cursorSchema } from '../paging/budget.js';
+import { answerBudget, answerBudgetSchema, cursorSchema, hashKey } from '../paging/budget.js';
 
 export const outputFormatSchema = z
   .enum(['toon', 'json'])
@@ -45,4 +45,22 @@ export const continuationOutput = {
 /** The continuation fields of a page: present only when there is a next page. */
 export function continuation(nextCursor: string | undefined): { truncated?: true; next_cursor?: string } {
   return nextCursor === undefined ? {} : { truncated: true, next_cursor: nextCursor };
+}
+
+/** The paging settings of one request for pageSections: its key, cursor, token budget and text format. */
+export function pagingOf(
+  args: {
+    cursor?: string | undefined;
+    max_answer_tokens?: number | undefined;
+    output_format?: 'toon' | 'json' | undefined;
+  },
+  keyParts: unknown[],
+) {
+  const format = formatOf(args);
+  return {
+    key: hashKey(keyParts),
+    cursor: args.cursor,
+    budget: answerBudget(args.max_answer_tokens),
+    render: (value: unknown) => render(value, format),
+  };
 }

@@ -77,9 +77,14 @@ export class WorkbookEdit {
 
   /** Whether the workbook counts days from 1904 (`<workbookPr date1904="1">`), for writing dates. */
   get date1904(): boolean {
-    const pr = this.pkg ? /<(?:\w+:)?workbookPr\b[^>]*>/.exec(this.pkg.workbookXml)?.[0] : undefined;
-    return pr !== undefined && /\sdate1904\s*=\s*["'](?:1|true)["']/.test(pr);
+    if (this.dateSystem1904 === undefined) {
+      const pr = this.pkg ? /<(?:\w+:)?workbookPr\b[^>]*>/.exec(this.pkg.workbookXml)?.[0] : undefined;
+      this.dateSystem1904 = pr !== undefined && /\sdate1904\s*=\s*["'](?:1|true)["']/.test(pr);
+    }
+    return this.dateSystem1904;
   }
+
+  private dateSystem1904: boolean | undefined;
 
   get stylesTouched(): StyleBook | undefined {
     return this.stylesBook?.changed ? this.stylesBook : undefined;
