@@ -3,7 +3,11 @@ import { createToolDeps } from './tools/deps.js';
 import { allTools } from './tools/index.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
-export type CodeReaderServerOptions = Pick<ServerRuntime, 'paths'> & { logger?: Logger };
+export type CodeReaderServerOptions = Pick<ServerRuntime, 'paths'> & {
+  logger?: Logger;
+  /** Also send structuredContent and declare outputSchema (`--structured-output`). */
+  structuredOutput?: boolean;
+};
 
 const INSTRUCTIONS =
   'Read large codebases with few tokens: list_files and search_content (ripgrep) to find things, ' +
@@ -20,6 +24,10 @@ export function createServer(options: CodeReaderServerOptions) {
       instructions: INSTRUCTIONS,
     },
     allTools(createToolDeps()),
-    { paths: options.paths, ...(options.logger ? { logger: options.logger } : {}) },
+    {
+      paths: options.paths,
+      ...(options.logger ? { logger: options.logger } : {}),
+      structuredOutput: options.structuredOutput === true,
+    },
   );
 }

@@ -297,7 +297,7 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
       errors_truncated: true,
     });
     expect(first.errors).toHaveLength(5);
-    // The TOON structured answer carries the same short summary.
+    // The TOON answer (as the model reads it) carries the same short summary.
     const toon = (await server.call('extract_code_section', { requests })).structured as Record<
       string,
       unknown
@@ -319,12 +319,14 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
     expect(seen.filter((k) => k.includes(':ok:'))).toEqual([0, 1, 2, 3].map((i) => `big/f${i}.txt:ok:1`));
   });
 
-  it('AC5: the TOON answer is toon_content plus counts, limits and errors only', async () => {
+  it('AC5: with --structured-output, the structuredContent of a TOON answer is toon_content plus counts, limits and errors only', async () => {
     const args = {
       requests: [{ file_path: 'notes.txt', sections: [{ start_line: 1 }, { start_line: 50 }] }],
     };
-    const toon = await server.call('extract_code_section', args);
-    const structured = toon.structured as Record<string, unknown>;
+    const structuredServer = await connect([dir], { structuredOutput: true });
+    const toon = await structuredServer.call('extract_code_section', args);
+    await structuredServer.close();
+    const structured = toon.structuredContent as Record<string, unknown>;
     expect(structured.format).toBe('toon');
     expect(structured.results).toBeUndefined();
     expect(Object.keys(structured).sort()).toEqual([

@@ -52,7 +52,7 @@ export async function ageTree(dir: string): Promise<void> {
 
 export interface Connected extends TestClient {
   call(name: string, args?: Record<string, unknown>): ReturnType<typeof callTool>;
-  /** Calls with output_format json; asserts success; returns the structured answer. */
+  /** Calls with output_format json; asserts success and a JSON text block; returns the decoded answer. */
   json(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Calls twice (TOON and JSON), asserts the TOON text decodes to the JSON answer, returns it. */
   both(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -65,21 +65,21 @@ export interface Connected extends TestClient {
 
 export async function connect(
   roots: string[],
-  options: { denyGlobs?: string[]; clientRoots?: string[] } = {},
+  options: { denyGlobs?: string[]; clientRoots?: string[]; structuredOutput?: boolean } = {},
 ): Promise<Connected> {
   const paths = await PathPolicy.create({
     roots,
     ...(options.denyGlobs ? { denyGlobs: options.denyGlobs } : {}),
   });
   const connection = await connectInMemory(
-    createServer({ paths }),
+    createServer({ paths, structuredOutput: options.structuredOutput === true }),
     options.clientRoots ? { roots: options.clientRoots } : {},
   );
   const call = (name: string, args: Record<string, unknown> = {}) => callTool(connection.client, name, args);
   const json = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await call(name, { ...args, output_format: 'json' });
     expect(result.error, JSON.stringify(result.error)).toBeUndefined();
-    expect(JSON.parse(result.text)).toEqual(result.structured);
+    expect(result.format).toBe('json');
     return result.structured;
   };
   const both = async (name: string, args: Record<string, unknown> = {}) => {

@@ -34,7 +34,8 @@ describe('the server', () => {
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description?.length, tool.name).toBeGreaterThan(100);
-      expect(tool.outputSchema, tool.name).toBeDefined();
+      // Text-first: no output schema unless the server runs with --structured-output.
+      expect(tool.outputSchema, tool.name).toBeUndefined();
       const hints = tool.annotations ?? {};
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
         expect(typeof hints[hint], `${tool.name}.${hint}`).toBe('boolean');

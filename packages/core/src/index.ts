@@ -9,7 +9,8 @@ export type {
   ToolOutput,
   ToolSpec,
 } from './tools/define-tool.js';
-export { createToolServer, errorResult } from './tools/tool-server.js';
+export { createToolServer, enableStructuredOutput } from './tools/tool-server.js';
+export { clipText, errorResult, ERROR_TEXT_LIMITS } from './tools/error-answer.js';
 export type { ServerIdentity, ToolServerOptions } from './tools/tool-server.js';
 export { parseToolArguments } from './tools/validate-input.js';
 export { runStdioServer } from './bootstrap/run-stdio-server.js';

@@ -87,6 +87,25 @@ describe('runStdioServer over real stdio', () => {
     expect(spawned.client.getServerVersion()).toMatchObject({ name: 'demo-server', version: '9.8.7' });
   });
 
+  it('--structured-output (or MCP_STRUCTURED_OUTPUT=1) adds outputSchema and structuredContent; default is text only', async () => {
+    spawned = await spawnStdioClient(process.execPath, [serverScript, '--root', dir]);
+    expect((await spawned.client.listTools()).tools[0]).not.toHaveProperty('outputSchema');
+    expect((await callTool(spawned.client, 'head', { path: 'notes.txt' })).structuredContent).toBeUndefined();
+    await spawned.close();
+    for (const [args, env] of [
+      [['--structured-output'], {}],
+      [[], { MCP_STRUCTURED_OUTPUT: '1' }],
+    ] as const) {
+      spawned = await spawnStdioClient(process.execPath, [serverScript, '--root', dir, ...args], { env });
+      expect((await spawned.client.listTools()).tools[0]?.outputSchema?.properties).toHaveProperty('line');
+      const out = await callTool(spawned.client, 'head', { path: 'notes.txt' });
+      expect(out.structuredContent).toEqual({ line: 'first line' });
+      expect(JSON.parse(out.text)).toEqual({ line: 'first line' });
+      await spawned.close();
+      spawned = undefined;
+    }
+  });
+
   it('accepts positional root directories', async () => {
     spawned = await spawnStdioClient(process.execPath, [serverScript, dir]);
     expect((await callTool(spawned.client, 'head', { path: 'notes.txt' })).isError).toBe(false);
@@ -245,6 +264,16 @@ describe('parseCommonFlags', () => {
     expect(parseCommonFlags(['--on-conflict', 'skip'], spec).extra).toEqual({ 'on-conflict': 'skip' });
     expect(() => parseCommonFlags(['--on-conflict', 'merge'], spec)).toThrow(
       /must be one of overwrite, skip/,
+    );
+  });
+
+  it('reads --structured-output and MCP_STRUCTURED_OUTPUT, and refuses a value it cannot read', () => {
+    expect(parseCommonFlags([], {}, {}).structuredOutput).toBe(false);
+    expect(parseCommonFlags(['--structured-output'], {}, {}).structuredOutput).toBe(true);
+    expect(parseCommonFlags([], {}, { MCP_STRUCTURED_OUTPUT: 'true' }).structuredOutput).toBe(true);
+    expect(parseCommonFlags([], {}, { MCP_STRUCTURED_OUTPUT: '0' }).structuredOutput).toBe(false);
+    expect(() => parseCommonFlags([], {}, { MCP_STRUCTURED_OUTPUT: 'maybe' })).toThrow(
+      /MCP_STRUCTURED_OUTPUT/,
     );
   });
 

@@ -100,7 +100,7 @@ describe('shutdown with a call in flight', () => {
     child.send(slowCall(10));
     child.proc.stdin.end();
     expect(await child.exited).toEqual({ code: 0, signal: null });
-    expect(child.answer(2)).toMatchObject({ result: { structuredContent: { ok: true } } });
+    expect(child.answer(2)).toMatchObject({ result: { content: [{ type: 'text', text: '{"ok":true}' }] } });
     expect(await target()).toBe('chunk\n'.repeat(10));
     expect(await readdir(ws)).toEqual(['target.txt']);
   });
@@ -113,7 +113,7 @@ describe('shutdown with a call in flight', () => {
     await expect.poll(temps, { timeout: 5000 }).toHaveLength(1);
     child.proc.kill('SIGTERM');
     expect(await child.exited).toEqual({ code: 0, signal: null });
-    expect(child.answer(2)).toMatchObject({ result: { structuredContent: { ok: true } } });
+    expect(child.answer(2)).toMatchObject({ result: { content: [{ type: 'text', text: '{"ok":true}' }] } });
     expect(await target()).toBe('chunk\n'.repeat(10));
     expect(await readdir(ws)).toEqual(['target.txt']);
   });

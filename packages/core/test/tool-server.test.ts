@@ -3,7 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger, createToolServer, defineTool, PathPolicy, reply, ToolError } from '../src/index.js';
+import {
+  createLogger,
+  createToolServer,
+  defineTool,
+  enableStructuredOutput,
+  ERROR_TEXT_LIMITS,
+  PathPolicy,
+  reply,
+  ToolError,
+} from '../src/index.js';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '../src/testing/index.js';
 
 let dir: string;
@@ -67,17 +76,14 @@ const progressTool = defineTool({
   },
 });
 
-async function start(options: { clientRoots?: string[] } = {}) {
+async function start(options: { clientRoots?: string[]; structuredOutput?: boolean } = {}) {
   const paths = await PathPolicy.create({ roots: [dir] });
   logLines = [];
   const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   const server = createToolServer(
     { name: 'test-server', version: '1.2.3' },
     [readText, failing, progressTool],
-    {
-      paths,
-      logger,
-    },
+    { paths, logger, structuredOutput: options.structuredOutput ?? false },
   );
   session = await connectInMemory(server, options.clientRoots ? { roots: options.clientRoots } : {});
   return session.client;
@@ -97,22 +103,64 @@ afterEach(async () => {
 });
 
 describe('createToolServer', () => {
-  it('lists tools with title, annotations and JSON schemas for input and output', async () => {
+  it('lists tools with title, annotations and an input schema, and no output schema by default', async () => {
     const client = await start();
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'read_text')!;
     expect(tool.title).toBe('Read a text file');
     expect(tool.annotations?.readOnlyHint).toBe(true);
     expect(tool.inputSchema.required).toEqual(['path']);
-    expect(tool.outputSchema?.properties).toHaveProperty('content');
+    expect(tool).not.toHaveProperty('outputSchema');
   });
 
-  it('returns structuredContent plus a JSON text block', async () => {
+  it('answers with one JSON text block and no structuredContent by default (what every client shows)', async () => {
     const client = await start();
     const out = await callTool(client, 'read_text', { path: 'a.txt' });
     expect(out.isError).toBe(false);
-    expect(out.structured).toMatchObject({ path: 'a.txt', content: 'hello, "world"\n  indented: yes' });
-    expect(JSON.parse(out.text)).toEqual(out.structured);
+    expect(out.raw).not.toHaveProperty('structuredContent');
+    expect(out.raw.content).toHaveLength(1);
+    expect(out.format).toBe('json');
+    expect(JSON.parse(out.text)).toMatchObject({ path: 'a.txt', content: 'hello, "world"\n  indented: yes' });
+    expect(out.structured).toEqual(JSON.parse(out.text));
+  });
+
+  it('with structuredOutput, declares the output schema and sends structuredContent plus the same text', async () => {
+    const client = await start({ structuredOutput: true });
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'read_text')?.outputSchema?.properties).toHaveProperty('content');
+    const out = await callTool(client, 'read_text', { path: 'a.txt', format: 'toon' });
+    expect(out.structuredContent).toMatchObject({
+      path: 'a.txt',
+      content: 'hello, "world"\n  indented: yes',
+    });
+    expect(decodeToonText(out.text)).toEqual(out.structuredContent);
+    // Errors stay text-only: clients drop structuredContent on isError.
+    const failed = await callTool(client, 'explode', { kind: 'tool' });
+    expect(failed.raw).not.toHaveProperty('structuredContent');
+    expect(failed.error?.code).toBe('CONFLICT');
+  });
+
+  it('enableStructuredOutput turns structured output on for a server already built (what --structured-output does)', async () => {
+    const paths = await PathPolicy.create({ roots: [dir] });
+    const server = createToolServer({ name: 't', version: '1' }, [readText], { paths });
+    expect(enableStructuredOutput(server)).toBe(true);
+    session = await connectInMemory(server);
+    const out = await callTool(session.client, 'read_text', { path: 'a.txt' });
+    expect(out.structuredContent).toEqual(out.structured);
+  });
+
+  it('clips error answers that echo huge input: a 60,000-character message or argument name stays under 8 KB', async () => {
+    const client = await start();
+    const hugeName = 'x'.repeat(60_000);
+    const unknownArg = await callTool(client, 'read_text', { path: 'a.txt', [hugeName]: 1 });
+    expect(unknownArg.error?.code).toBe('INVALID_ARGUMENT');
+    expect(unknownArg.text.length).toBeLessThanOrEqual(ERROR_TEXT_LIMITS.total);
+    expect(unknownArg.error?.message).toContain('characters clipped');
+    const unknownTool = await callTool(client, hugeName);
+    expect(unknownTool.error?.code).toBe('NOT_FOUND');
+    expect(unknownTool.text.length).toBeLessThanOrEqual(ERROR_TEXT_LIMITS.total);
+    const badPath = await callTool(client, 'read_text', { path: `${'é'.repeat(30_000)}.txt` });
+    expect(badPath.text.length).toBeLessThanOrEqual(ERROR_TEXT_LIMITS.total);
   });
 
   it('returns the TOON document itself as text when TOON is asked for, and it decodes to the same value', async () => {
@@ -190,7 +238,7 @@ describe('createToolServer', () => {
     });
     expect(seen).toEqual([1, 2, 3]);
     expect(result.content).toEqual([{ type: 'text', text: 'counted to 3' }]);
-    expect(result.structuredContent).toEqual({ counted: 3 });
+    expect(result.structuredContent).toBeUndefined();
   });
 
   it("replaces the CLI roots with the client's MCP roots and follows roots/list_changed", async () => {

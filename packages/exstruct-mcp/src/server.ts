@@ -5,6 +5,8 @@ import { readTools } from './tools/read-tools.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
 export interface ExstructServerOptions extends Pick<ServerRuntime, 'paths' | 'logger'> {
+  /** Also send structuredContent and declare outputSchema (`--structured-output`). */
+  structuredOutput?: boolean;
   /** Default conflict policy for written files; a tool's `on_conflict` argument wins (spec 11.1). */
   onConflict?: OnConflict;
 }
@@ -26,6 +28,10 @@ export function createServer(options: ExstructServerOptions) {
         'exstruct_validate_input → exstruct_extract (mode "standard") → exstruct_read_json_chunk / read_range.',
     },
     [...readTools(deps), ...editTools(deps)],
-    { paths: options.paths, ...(options.logger ? { logger: options.logger } : {}) },
+    {
+      paths: options.paths,
+      ...(options.logger ? { logger: options.logger } : {}),
+      structuredOutput: options.structuredOutput === true,
+    },
   );
 }

@@ -33,12 +33,16 @@ it('validates, extracts and reads a workbook through the built server', async ()
     xlsx_path: 'basic.xlsx',
   });
   expect(again.structured.warnings.join(' ')).toContain('on_conflict=skip');
-  const chunk = await callTool<{ chunk: string }>(client.client, 'exstruct_read_json_chunk', {
-    out_path: 'basic.json',
-    sheet: 'Sheet1',
-    filter: { rows: [4, 4] },
-  });
-  const page = JSON.parse(chunk.structured.chunk);
+  const chunk = await callTool<{ chunk: { sheet: { rows: unknown; shapes: Array<{ kind: string }> } } }>(
+    client.client,
+    'exstruct_read_json_chunk',
+    {
+      out_path: 'basic.json',
+      sheet: 'Sheet1',
+      filter: { rows: [4, 4] },
+    },
+  );
+  const page = chunk.structured.chunk;
   expect(page.sheet.rows).toEqual([{ r: 4, c: { B: '2025-01-01', C: 120, D: 80, E: 60 } }]);
   expect(page.sheet.shapes.filter((s: { kind: string }) => s.kind === 'arrow')).toHaveLength(11);
   const info = await callTool<{ default_on_conflict: string }>(

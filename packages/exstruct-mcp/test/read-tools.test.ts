@@ -71,7 +71,7 @@ describe('tool list', () => {
       const tool = tools.find((t) => t.name === name);
       expect(tool, name).toBeDefined();
       expect(tool!.title).toBeTruthy();
-      expect(tool!.outputSchema).toBeDefined();
+      expect(tool!.inputSchema.properties).toBeDefined();
       expect(tool!.annotations?.openWorldHint).toBe(false);
     }
     const extractDescription = tools.find((t) => t.name === 'exstruct_extract')!.description!;
@@ -229,9 +229,15 @@ describe('exstruct_read_json_chunk', () => {
   });
 
   interface Chunk {
-    chunk: string;
-    next_cursor?: string;
+    next_cursor: string | null;
     warnings: string[];
+  }
+
+  /** The chunk exactly as the text block carries it: the JSON after `"chunk":`. */
+  function chunkText(result: { text: string }): string {
+    const at = result.text.indexOf(',"chunk":');
+    expect(at).toBeGreaterThan(0);
+    return result.text.slice(at + ',"chunk":'.length, -1);
   }
 
   it('returns the whole output when it fits, with the chunk inline in the text block', async () => {
@@ -239,8 +245,8 @@ describe('exstruct_read_json_chunk', () => {
       out_path: twoSheets,
       max_bytes: 1_000_000,
     });
-    expect(JSON.parse(result.structured.chunk)).toEqual(JSON.parse(await readFile(twoSheets, 'utf8')));
-    expect(result.structured.next_cursor).toBeUndefined();
+    expect(JSON.parse(chunkText(result))).toEqual(JSON.parse(await readFile(twoSheets, 'utf8')));
+    expect(result.structured.next_cursor).toBeNull();
     const text = JSON.parse(result.text);
     expect(text.chunk.book_name).toBe('two.xlsx');
     expect(text.next_cursor).toBeNull();
@@ -278,11 +284,11 @@ describe('exstruct_read_json_chunk', () => {
         ...(cursor ? { cursor } : {}),
       });
       expect(result.isError, result.text).toBe(false);
-      expect(Buffer.byteLength(result.structured.chunk)).toBeLessThanOrEqual(1500);
-      const page = JSON.parse(result.structured.chunk);
+      expect(Buffer.byteLength(chunkText(result))).toBeLessThanOrEqual(1500);
+      const page = JSON.parse(chunkText(result));
       expect(page.sheet_name).toBe('Data');
       seen.push(...page.sheet.rows.map((r: { r: number }) => r.r));
-      cursor = result.structured.next_cursor;
+      cursor = result.structured.next_cursor ?? undefined;
       pages++;
     } while (cursor && pages < 100);
     expect(pages).toBeGreaterThan(3);
@@ -295,7 +301,7 @@ describe('exstruct_read_json_chunk', () => {
       sheet: 'Data',
       filter: { rows: [3, 4], cols: [2, 27] },
     });
-    expect(JSON.parse(numeric.structured.chunk).sheet.rows).toEqual([
+    expect(JSON.parse(chunkText(numeric)).sheet.rows).toEqual([
       { r: 3, c: { '1': 'item 3', '26': 30 } },
       { r: 4, c: { '1': 'item 4', '26': 40 } },
     ]);
@@ -306,7 +312,7 @@ describe('exstruct_read_json_chunk', () => {
       sheet: 'Data',
       filter: { rows: [3, 3], cols: [27, 27] },
     });
-    expect(JSON.parse(lettered.structured.chunk).sheet.rows).toEqual([{ r: 3, c: { AA: 30 } }]);
+    expect(JSON.parse(chunkText(lettered)).sheet.rows).toEqual([{ r: 3, c: { AA: 30 } }]);
     const reversed = await session.call<Chunk>('exstruct_read_json_chunk', {
       out_path: twoSheets,
       sheet: 'Notes',
@@ -372,16 +378,16 @@ describe('exstruct_read_json_chunk', () => {
       max_bytes: 300,
     });
     expect(first.structured.warnings[0]).toContain('Base payload exceeds max_bytes');
-    const meta = JSON.parse(first.structured.chunk);
+    const meta = JSON.parse(chunkText(first));
     expect(meta.sheet.rows).toEqual([]);
     expect(meta.sheet.shapes).toHaveLength(24);
     const second = await session.call<Chunk>('exstruct_read_json_chunk', {
       out_path: out,
       sheet: 'Sheet1',
       max_bytes: 300,
-      cursor: first.structured.next_cursor,
+      cursor: first.structured.next_cursor ?? undefined,
     });
-    const rows = JSON.parse(second.structured.chunk).sheet;
+    const rows = JSON.parse(chunkText(second)).sheet;
     expect(rows.rows[0].r).toBe(3);
     expect(rows.shapes).toBeUndefined();
   });

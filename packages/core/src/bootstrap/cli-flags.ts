@@ -20,6 +20,8 @@ export interface CommonFlags {
   denyGlobs: string[];
   logLevel: LogLevel;
   logFile: string | undefined;
+  /** `--structured-output` or `MCP_STRUCTURED_OUTPUT=1`: answers carry structuredContent too. */
+  structuredOutput: boolean;
   help: boolean;
   version: boolean;
   /** Values of the server's own flags, by flag name. */
@@ -49,6 +51,12 @@ export const SHARED_FLAGS: Record<string, FlagSpec> = {
     description: `Log verbosity on stderr: ${LOG_LEVELS.join(' | ')}.`,
   },
   'log-file': { type: 'string', valueName: '<file>', description: 'Also append log lines to this file.' },
+  'structured-output': {
+    type: 'boolean',
+    description:
+      'Also send structuredContent and declare outputSchema (for programmatic clients; env MCP_STRUCTURED_OUTPUT=1). ' +
+      'Default: one text block only, which is what most clients show the model.',
+  },
   help: { type: 'boolean', description: 'Show this help and exit.' },
   version: { type: 'boolean', description: 'Print the version and exit.' },
 };
@@ -57,10 +65,19 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Parses shared + server flags. Unknown flags and bad choices are UsageErrors. */
+/** `MCP_STRUCTURED_OUTPUT`: 1/true/yes/on turn it on, 0/false/no/off/empty leave it off. */
+function structuredOutputFromEnv(value: string | undefined): boolean {
+  const normalized = (value ?? '').trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(normalized)) return false;
+  throw new UsageError(`MCP_STRUCTURED_OUTPUT must be 1 or 0; got "${value}".`);
+}
+
+/** Parses shared + server flags (and MCP_STRUCTURED_OUTPUT). Unknown flags and bad choices are UsageErrors. */
 export function parseCommonFlags(
   argv: readonly string[],
   serverFlags: Record<string, FlagSpec> = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): CommonFlags {
   const specs = { ...SHARED_FLAGS, ...serverFlags };
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
@@ -91,6 +108,8 @@ export function parseCommonFlags(
     denyGlobs: (values['deny-glob'] as string[] | undefined) ?? [],
     logLevel: values['log-level'] as LogLevel,
     logFile: values['log-file'] as string | undefined,
+    structuredOutput:
+      values['structured-output'] === true || structuredOutputFromEnv(env.MCP_STRUCTURED_OUTPUT),
     help: values.help === true,
     version: values.version === true,
     extra,

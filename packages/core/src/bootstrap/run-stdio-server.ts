@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { PathPolicy } from '../paths/path-policy.js';
 import { parseCommonFlags, renderHelp, UsageError, type FlagSpec, type FlagValues } from './cli-flags.js';
 import { installShutdown } from './shutdown.js';
+import { enableStructuredOutput } from '../tools/tool-server.js';
 import { TrackedTransport } from './tracked-transport.js';
 
 /** What every server's `createServer` receives from the bootstrap. */
@@ -14,6 +15,11 @@ export interface ServerRuntime {
   logger: Logger;
   /** The server's own flags, parsed (`--on-conflict` → `flags['on-conflict']`). */
   flags: FlagValues;
+  /**
+   * `--structured-output` / `MCP_STRUCTURED_OUTPUT=1`. Servers built with `createToolServer` need not
+   * pass it on: the bootstrap turns it on for them.
+   */
+  structuredOutput: boolean;
 }
 
 export interface StdioServerSpec {
@@ -91,7 +97,15 @@ export async function runStdioServer(
     return;
   }
 
-  const server = await spec.createServer({ paths, logger, flags: flags.extra });
+  const server = await spec.createServer({
+    paths,
+    logger,
+    flags: flags.extra,
+    structuredOutput: flags.structuredOutput,
+  });
+  if (flags.structuredOutput && !enableStructuredOutput(server)) {
+    logger.warn('--structured-output has no effect: this server was not built with createToolServer.');
+  }
   // A transport that closes itself (e.g. on an oversized message) ends the process too.
   let shutdown: (reason: string, grace?: number) => void = () => undefined;
   const transport = new TrackedTransport(new StdioServerTransport(io.stdin, io.stdout), logger, () =>

@@ -4,6 +4,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { parseToon } from '../output.js';
 import type { ToolErrorBody } from '../errors.js';
 
@@ -86,35 +87,89 @@ export async function spawnStdioClient(
   return { client, setRoots, close: () => client.close(), stderr: () => stderr };
 }
 
+export type AnswerFormat = 'json' | 'toon' | 'yaml';
+
 export interface ToolCallOutcome<T = Record<string, unknown>> {
   isError: boolean;
+  /**
+   * The answer as the model reads it: the text block decoded (JSON, TOON with the official decoder, or
+   * YAML). Undefined when the text is none of them (a plain-text answer).
+   */
   structured: T;
+  /** The format the text block was decoded from. */
+  format: AnswerFormat | undefined;
+  /** `structuredContent` exactly as sent: present only when the server runs with structured output. */
+  structuredContent: Record<string, unknown> | undefined;
   text: string;
   /** The error body of an isError result. */
   error: ToolErrorBody | undefined;
   raw: CallToolResult;
 }
 
-/** Calls a tool and unpacks structured content, text and (for failures) the error body. */
+export interface CallToolOptions {
+  /** Decode the text block as this format instead of guessing (JSON, then TOON, then YAML). */
+  format?: AnswerFormat;
+  /** Cancels the call (the client sends notifications/cancelled). */
+  signal?: AbortSignal;
+  /** Client-side time limit in ms (the SDK's default is 60 s). */
+  timeout?: number;
+}
+
+/**
+ * Decodes a text answer. Without a format: JSON first (strict), then TOON with the official strict
+ * decoder, then YAML. A TOON document is never valid JSON (except a bare primitive, which decodes to
+ * the same value), so the order cannot mistake one for the other.
+ */
+export function decodeAnswerText(
+  text: string,
+  format?: AnswerFormat,
+): { value: unknown; format: AnswerFormat } | undefined {
+  const attempts: AnswerFormat[] = format ? [format] : ['json', 'toon', 'yaml'];
+  for (const attempt of attempts) {
+    try {
+      if (attempt === 'json') return { value: JSON.parse(text), format: attempt };
+      if (attempt === 'toon') return { value: parseToon(text), format: attempt };
+      return { value: parseYaml(text, { version: '1.1' }), format: attempt };
+    } catch {
+      // try the next format
+    }
+  }
+  return undefined;
+}
+
+/** Calls a tool and unpacks the text (decoded), the structured content and (for failures) the error body. */
 export async function callTool<T = Record<string, unknown>>(
   client: Client,
   name: string,
   args: Record<string, unknown> = {},
+  options: CallToolOptions = {},
 ): Promise<ToolCallOutcome<T>> {
-  const raw = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const requestOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+  };
+  const raw = (await client.callTool({ name, arguments: args }, undefined, requestOptions)) as CallToolResult;
   const text = raw.content
     .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
     .map((block) => block.text)
     .join('\n');
+  const decoded = decodeAnswerText(text, raw.isError ? 'json' : options.format);
   let error: ToolErrorBody | undefined;
   if (raw.isError) {
-    try {
-      error = (JSON.parse(text) as { error?: ToolErrorBody }).error;
-    } catch {
-      error = { code: 'UNKNOWN', message: text };
-    }
+    error = (decoded?.value as { error?: ToolErrorBody } | undefined)?.error ?? {
+      code: 'UNKNOWN',
+      message: text,
+    };
   }
-  return { isError: raw.isError === true, structured: (raw.structuredContent ?? {}) as T, text, error, raw };
+  return {
+    isError: raw.isError === true,
+    structured: decoded?.value as T,
+    format: decoded?.format,
+    structuredContent: raw.structuredContent,
+    text,
+    error,
+    raw,
+  };
 }
 
 /** Decodes a TOON text block with the official decoder. */

@@ -13,6 +13,7 @@ import { formatOutput } from '../output.js';
 import type { PathPolicy } from '../paths/path-policy.js';
 import { followClientRoots } from './client-roots.js';
 import { ToolReply, type AnyTool, type ToolContext } from './define-tool.js';
+import { errorResult } from './error-answer.js';
 import { parseToolArguments } from './validate-input.js';
 
 export interface ServerIdentity {
@@ -28,13 +29,40 @@ export interface ToolServerOptions {
   logger?: Logger;
   /** Replace the roots with the client's MCP roots when it offers them (default true). */
   useClientRoots?: boolean;
+  /**
+   * Also declare `outputSchema` and send `structuredContent` next to the text block (default false:
+   * text only). Most coding clients give the model only `structuredContent` when it is present, which
+   * would replace the compact TOON/JSON text with a JSON dump; programmatic clients want it on.
+   * `runStdioServer` turns it on for `--structured-output` / `MCP_STRUCTURED_OUTPUT=1`.
+   */
+  structuredOutput?: boolean;
+}
+
+/** How a tool server answers; `runStdioServer` may change it after `createServer` built the server. */
+interface AnswerMode {
+  structuredOutput: boolean;
+}
+
+const answerModes = new WeakMap<McpServer, AnswerMode>();
+
+/**
+ * Turns `structuredContent` + `outputSchema` on for a server made by `createToolServer` (a no-op for
+ * any other McpServer). The bootstrap calls it for `--structured-output`, so every server gets the
+ * flag without passing it through its own `createServer`. Call it before the client lists the tools.
+ */
+export function enableStructuredOutput(server: McpServer): boolean {
+  const mode = answerModes.get(server);
+  if (mode) mode.structuredOutput = true;
+  return mode !== undefined;
 }
 
 interface CompiledTool {
   tool: AnyTool;
   input: z.ZodObject<z.ZodRawShape>;
   output: z.ZodObject<z.ZodRawShape>;
+  /** The tools/list entry without and with `outputSchema`. */
   listing: Tool;
+  structuredListing: Tool;
 }
 
 function compile(tool: AnyTool): CompiledTool {
@@ -45,20 +73,16 @@ function compile(tool: AnyTool): CompiledTool {
     title: tool.title,
     description: tool.description,
     inputSchema: z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-    outputSchema: z.toJSONSchema(output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   };
-  return { tool, input, output, listing };
-}
-
-export function errorResult(error: ToolError): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: error.toJSON() }) }] };
+  const outputSchema = z.toJSONSchema(output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'];
+  return { tool, input, output, listing, structuredListing: { ...listing, outputSchema } };
 }
 
 /**
  * Builds an McpServer whose tools are validated with their zod schemas, whose failures are ToolErrors
- * with stable codes, and whose answers are `structuredContent` plus one text block (JSON, or TOON/YAML
- * when the tool's `textFormat` says so).
+ * with stable codes, and whose answers are one text block (JSON, or TOON/YAML when the tool's
+ * `textFormat` says so) — plus `structuredContent` and `outputSchema` when `structuredOutput` is on.
  */
 export function createToolServer(
   identity: ServerIdentity,
@@ -79,10 +103,14 @@ export function createToolServer(
   };
   const mcp = new McpServer(info, identity.instructions ? { instructions: identity.instructions } : {});
   const server = mcp.server;
+  const mode: AnswerMode = { structuredOutput: options.structuredOutput === true };
+  answerModes.set(mcp, mode);
   server.registerCapabilities({ tools: { listChanged: false } });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...compiled.values()].map((entry) => entry.listing),
+    tools: [...compiled.values()].map((entry) =>
+      mode.structuredOutput ? entry.structuredListing : entry.listing,
+    ),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -130,7 +158,8 @@ export function createToolServer(
       const text = custom
         ? custom.text
         : formatOutput(structured, entry.tool.textFormat?.(args) ?? 'json', entry.tool.textOptions);
-      return { structuredContent: structured, content: [{ type: 'text', text }] };
+      const content: CallToolResult['content'] = [{ type: 'text', text }];
+      return mode.structuredOutput ? { structuredContent: structured, content } : { content };
     } catch (error) {
       const toolError = toToolError(error);
       if (toolError.code === 'INTERNAL')
