@@ -36,6 +36,8 @@ async function publishedPackages(): Promise<Published[]> {
 const FIRST_CALL: Record<string, { name: string; arguments: Record<string, unknown> }> = {
   'exstruct-mcp': { name: 'exstruct_make', arguments: { out_path: 'smoke.xlsx', ops: [] } },
   'code-reader-mcp': { name: 'check_code_scale', arguments: { file_path: 'smoke.ts' } },
+  // Lists the (empty) session folder: proves the server starts and its engine loads from the tarball.
+  'md-review-mcp': { name: 'review.list', arguments: {} },
 };
 
 let project: string;
@@ -76,6 +78,8 @@ describe('published packages install from their tarballs and run', () => {
       // No build leftovers: maps point at src/, which is not shipped.
       const dist = await readdir(path.join(installed, 'dist'), { recursive: true });
       expect(dist.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo'))).toEqual([]);
+      // md-review serves its review page from the package itself (`npx -y md-review-mcp`).
+      if (pkg.name === 'md-review-mcp') expect(dist).toContain(path.join('ui', 'index.html'));
     }
   });
 
@@ -85,7 +89,10 @@ describe('published packages install from their tarballs and run', () => {
     for (const pkg of servers) {
       const binName = Object.keys(pkg.bin).find((b) => b.endsWith('-mcp'))!;
       const binPath = path.join(project, 'node_modules', '.bin', binName);
-      const session = await spawnStdioClient(binPath, ['--root', project], { cwd: project });
+      const session = await spawnStdioClient(binPath, ['--root', project], {
+        cwd: project,
+        env: { MD_REVIEW_HOME: path.join(project, '.md-review') }, // md-review keeps its sessions here
+      });
       try {
         const { tools } = await session.client.listTools();
         expect(tools.length, `${pkg.name} lists tools`).toBeGreaterThan(0);

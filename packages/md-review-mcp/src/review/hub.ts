@@ -1,0 +1,574 @@
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { ToolError } from '@mcp-workbench/core/engine';
+import { makeAnchor } from './anchors.js';
+import { LIMITS } from './limits.js';
+import { buildResult, displayPath, summaryOf, verdictOf } from './result.js';
+import type { SessionStore } from './store.js';
+import { fileText, type FileText } from './text.js';
+import {
+  SEVERITIES,
+  type GlobalComment,
+  type ReviewResult,
+  type ReviewSummary,
+  type Severity,
+  type SessionStatus,
+  type StoredInlineComment,
+  type StoredSession,
+  type Verdict,
+} from './types.js';
+
+/** Reads a reviewed file's bytes; the server checks every read against its path policy. */
+export type ReadFileBytes = (file: string) => Promise<Uint8Array>;
+
+/** What an agent asks to review (paths already canonical and checked). */
+export interface SessionSpec {
+  resume_key: string;
+  title: string;
+  root: string;
+  working_path: string;
+  instructions?: string;
+  files: string[];
+}
+
+export type WaitOutcome =
+  { kind: 'done'; result: ReviewResult } | { kind: 'pending' } | { kind: 'taken-over' };
+
+export interface WaitOptions {
+  signal: AbortSignal;
+  /** 0 = no limit. */
+  timeoutMs: number;
+  tickMs: number;
+  /** Called right away and then every `tickMs` while waiting. */
+  onTick?: (elapsedMs: number) => void;
+}
+
+interface Waiter {
+  settle(outcome: WaitOutcome): void;
+}
+
+interface LiveSession {
+  data: StoredSession;
+  /** The page's secret for this server process: never stored, never logged. */
+  token: string;
+  /** Bumped at every change, so the page knows when to refresh. */
+  revision: number;
+  waiter: Waiter | undefined;
+  /** When the page last asked for the session (ms since epoch; 0 = never). */
+  lastSeen: number;
+  /** Edits of one session run one after another, so saves never overtake each other. */
+  queue: Promise<unknown>;
+}
+
+/** The session as the page sees it. */
+export interface SessionView {
+  resume_key: string;
+  title: string;
+  instructions?: string;
+  status: SessionStatus;
+  verdict?: Verdict;
+  startedAt: string;
+  finalizedAt?: string;
+  revision: number;
+  /** An agent is waiting for the result right now. */
+  waiting: boolean;
+  files: Array<{ index: number; file: string; reviewed: boolean }>;
+  inline_comments: Array<StoredInlineComment & { file: string }>;
+  global_comments: GlobalComment[];
+  overall_comment?: string;
+  summary: ReviewSummary;
+}
+
+export interface FileView {
+  index: number;
+  file: string;
+  text: string;
+  fileContentHash: string;
+  lineCount: number;
+}
+
+export interface SessionListing {
+  resume_key: string;
+  title: string;
+  status: SessionStatus;
+  root: string;
+  files: string[];
+  summary: ReviewSummary;
+  startedAt: string;
+  updatedAt: string;
+  finalizedAt?: string;
+  waiting: boolean;
+  /** True when this server process serves the session's page (its URL is then known). */
+  live: boolean;
+}
+
+export interface InlineInput {
+  fileIndex: number;
+  startLine: number;
+  endLine: number;
+  comment: string;
+  severity: Severity;
+  /** The hash of the text the person saw; a mismatch means the file changed under the page. */
+  fileContentHash?: string;
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * The live state of every review this server process holds: loads and saves sessions, applies the
+ * person's edits, and hands the finished review to the agent's waiting call. Knows nothing of MCP or
+ * HTTP; the tools and the web server both drive it.
+ */
+export class ReviewHub {
+  private readonly live = new Map<string, LiveSession>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly readBytes: ReadFileBytes,
+  ) {}
+
+  // ---- the agent's side -------------------------------------------------------------------------
+
+  /**
+   * Opens (or restores) the session of `spec.resume_key`. A finished review not yet handed to an agent
+   * is returned as `done`; one already handed over is reopened for more comments (spec 004's
+   * idempotence: the same comments plus new ones).
+   */
+  async prepare(
+    spec: SessionSpec,
+  ): Promise<{ kind: 'open'; token: string } | { kind: 'done'; result: ReviewResult }> {
+    const live = await this.get(spec.resume_key, spec);
+    return this.serialize(live, async () => {
+      const data = live.data;
+      if (!sameReview(data, spec)) {
+        throw new ToolError(
+          'ALREADY_EXISTS',
+          `Session already exists: resume_key ${spec.resume_key} is a review of other files.`,
+          {
+            hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session.new-id for a new key, or pass the same root and files to resume it.`,
+            details: { root: data.root, files: data.files.map((f) => displayPath(data, f.path)) },
+          },
+        );
+      }
+      data.title = spec.title;
+      data.working_path = spec.working_path;
+      if (spec.instructions === undefined) delete data.instructions;
+      else data.instructions = spec.instructions;
+      if (data.status !== 'open') {
+        if (!data.delivered) {
+          data.delivered = true;
+          await this.commit(live);
+          return { kind: 'done' as const, result: await this.result(data) };
+        }
+        data.status = 'open';
+        data.delivered = false;
+        delete data.finalizedAt;
+      }
+      await this.commit(live);
+      return { kind: 'open' as const, token: live.token };
+    });
+  }
+
+  /**
+   * Waits until the person finalizes or cancels, the time is up, the call is aborted (rejects with
+   * CANCELLED), or another call for the same session takes the wait over.
+   */
+  wait(key: string, options: WaitOptions): Promise<WaitOutcome> {
+    const live = this.mustLive(key);
+    return new Promise<WaitOutcome>((resolve, reject) => {
+      const started = Date.now();
+      let timeout: NodeJS.Timeout | undefined;
+      let ticker: NodeJS.Timeout | undefined;
+      const cleanup = () => {
+        clearTimeout(timeout);
+        clearInterval(ticker);
+        options.signal.removeEventListener('abort', onAbort);
+        if (live.waiter === waiter) live.waiter = undefined;
+      };
+      const waiter: Waiter = {
+        settle: (outcome) => {
+          cleanup();
+          resolve(outcome);
+        },
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(
+          new ToolError('CANCELLED', 'The request was cancelled; the review stays open.', {
+            hint: 'Call review.request again with the same resume_key to keep waiting.',
+          }),
+        );
+      };
+      if (options.signal.aborted) return onAbort();
+      live.waiter?.settle({ kind: 'taken-over' });
+      live.waiter = waiter;
+      options.signal.addEventListener('abort', onAbort, { once: true });
+      if (options.timeoutMs > 0)
+        timeout = setTimeout(() => waiter.settle({ kind: 'pending' }), options.timeoutMs);
+      if (options.onTick) {
+        const tick = options.onTick;
+        tick(0);
+        ticker = setInterval(() => tick(Date.now() - started), options.tickMs);
+      }
+    });
+  }
+
+  summary(key: string): ReviewSummary {
+    return summaryOf(this.mustLive(key).data);
+  }
+
+  /** True when the page asked for the session within the last `withinMs`. */
+  pageSeen(key: string, withinMs: number): boolean {
+    const live = this.live.get(key);
+    return live !== undefined && Date.now() - live.lastSeen <= withinMs;
+  }
+
+  async list(): Promise<SessionListing[]> {
+    const stored = await this.store.list();
+    const byKey = new Map(stored.map((s) => [s.resume_key, s]));
+    for (const [key, live] of this.live) byKey.set(key, live.data);
+    return [...byKey.values()]
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+      .map((data) => {
+        const live = this.live.get(data.resume_key);
+        return {
+          resume_key: data.resume_key,
+          title: data.title,
+          status: data.status,
+          root: data.root,
+          files: data.files.map((f) => displayPath(data, f.path)),
+          summary: summaryOf(data),
+          startedAt: data.startedAt,
+          updatedAt: data.updatedAt,
+          ...(data.finalizedAt ? { finalizedAt: data.finalizedAt } : {}),
+          waiting: live?.waiter !== undefined,
+          live: live !== undefined,
+        };
+      });
+  }
+
+  isLive(key: string): boolean {
+    return this.live.has(key);
+  }
+
+  tokenOf(key: string): string {
+    return this.mustLive(key).token;
+  }
+
+  // ---- the person's side (the page's API) --------------------------------------------------------
+
+  /** Constant-time check of a page's token. */
+  checkToken(key: string, token: string): boolean {
+    const live = this.live.get(key);
+    if (!live) return false;
+    const expected = Buffer.from(live.token);
+    const given = Buffer.from(token);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  view(key: string): SessionView {
+    const live = this.mustLive(key);
+    live.lastSeen = Date.now();
+    const data = live.data;
+    return {
+      resume_key: data.resume_key,
+      title: data.title,
+      ...(data.instructions ? { instructions: data.instructions } : {}),
+      status: data.status,
+      ...(data.status === 'open' ? {} : { verdict: verdictOf(data) }),
+      startedAt: data.startedAt,
+      ...(data.finalizedAt ? { finalizedAt: data.finalizedAt } : {}),
+      revision: live.revision,
+      waiting: live.waiter !== undefined,
+      files: data.files.map((f, index) => ({
+        index,
+        file: displayPath(data, f.path),
+        reviewed: data.reviewed.includes(index),
+      })),
+      inline_comments: data.inline_comments.map((c) => ({
+        ...c,
+        file: displayPath(data, data.files[c.fileIndex]!.path),
+      })),
+      global_comments: data.global_comments,
+      ...(data.overall_comment ? { overall_comment: data.overall_comment } : {}),
+      summary: summaryOf(data),
+    };
+  }
+
+  async file(key: string, index: number): Promise<FileView> {
+    const live = this.mustLive(key);
+    const text = await this.readFile(live.data, index);
+    return {
+      index,
+      file: displayPath(live.data, live.data.files[index]!.path),
+      text: text.text,
+      fileContentHash: text.hash,
+      lineCount: text.lines.length,
+    };
+  }
+
+  addInline(key: string, input: InlineInput): Promise<StoredInlineComment> {
+    return this.edit(key, async (data) => {
+      const text = await this.readFile(data, input.fileIndex);
+      if (input.fileContentHash !== undefined && input.fileContentHash !== text.hash) {
+        throw new ToolError('CONFLICT', 'The file changed since the page loaded it.', {
+          hint: 'Reload the file and select the lines again.',
+        });
+      }
+      checkRange(input.startLine, input.endLine, text.lines.length);
+      this.checkRoom(data);
+      const range = { startLine: input.startLine, endLine: input.endLine };
+      const comment: StoredInlineComment = {
+        id: randomUUID(),
+        fileIndex: input.fileIndex,
+        range,
+        comment: checkComment(input.comment),
+        severity: checkSeverity(input.severity),
+        createdAt: now(),
+        anchor: makeAnchor(text.lines, range, text.hash),
+      };
+      data.inline_comments.push(comment);
+      return comment;
+    });
+  }
+
+  updateInline(
+    key: string,
+    id: string,
+    patch: { comment?: string; severity?: Severity },
+  ): Promise<StoredInlineComment> {
+    return this.edit(key, async (data) => {
+      const comment = data.inline_comments.find((c) => c.id === id);
+      if (!comment) throw notFound('comment', id);
+      if (patch.comment !== undefined) comment.comment = checkComment(patch.comment);
+      if (patch.severity !== undefined) comment.severity = checkSeverity(patch.severity);
+      comment.updatedAt = now();
+      return comment;
+    });
+  }
+
+  deleteInline(key: string, id: string): Promise<void> {
+    return this.edit(key, async (data) => {
+      const at = data.inline_comments.findIndex((c) => c.id === id);
+      if (at < 0) throw notFound('comment', id);
+      data.inline_comments.splice(at, 1);
+    });
+  }
+
+  addGlobal(key: string, text: string): Promise<GlobalComment> {
+    return this.edit(key, async (data) => {
+      this.checkRoom(data);
+      const comment: GlobalComment = { id: randomUUID(), comment: checkComment(text), createdAt: now() };
+      data.global_comments.push(comment);
+      return comment;
+    });
+  }
+
+  updateGlobal(key: string, id: string, text: string): Promise<GlobalComment> {
+    return this.edit(key, async (data) => {
+      const comment = data.global_comments.find((c) => c.id === id);
+      if (!comment) throw notFound('global comment', id);
+      comment.comment = checkComment(text);
+      comment.updatedAt = now();
+      return comment;
+    });
+  }
+
+  deleteGlobal(key: string, id: string): Promise<void> {
+    return this.edit(key, async (data) => {
+      const at = data.global_comments.findIndex((c) => c.id === id);
+      if (at < 0) throw notFound('global comment', id);
+      data.global_comments.splice(at, 1);
+    });
+  }
+
+  setOverall(key: string, text: string): Promise<void> {
+    return this.edit(key, async (data) => {
+      const trimmed = text.trim();
+      if (trimmed === '') delete data.overall_comment;
+      else data.overall_comment = checkComment(text, true);
+    });
+  }
+
+  setReviewed(key: string, index: number, reviewed: boolean): Promise<void> {
+    return this.edit(key, async (data) => {
+      checkFileIndex(data, index);
+      const others = data.reviewed.filter((i) => i !== index);
+      data.reviewed = reviewed ? [...others, index].sort((a, b) => a - b) : others;
+    });
+  }
+
+  /** The person is done: the verdict follows from the comments (approved when there are none). */
+  finalize(key: string, overall?: string): Promise<void> {
+    return this.finish(key, 'finalized', overall);
+  }
+
+  cancel(key: string): Promise<void> {
+    return this.finish(key, 'cancelled');
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  private async finish(key: string, status: 'finalized' | 'cancelled', overall?: string): Promise<void> {
+    const live = this.mustLive(key);
+    let waiter: Waiter | undefined;
+    await this.edit(key, async (data) => {
+      if (overall !== undefined) {
+        if (overall.trim() === '') delete data.overall_comment;
+        else data.overall_comment = checkComment(overall, true);
+      }
+      data.status = status;
+      data.finalizedAt = now();
+      waiter = live.waiter;
+      data.delivered = waiter !== undefined;
+    });
+    if (waiter) waiter.settle({ kind: 'done', result: await this.result(live.data) });
+  }
+
+  private async result(data: StoredSession): Promise<ReviewResult> {
+    const current = await Promise.all(
+      data.files.map((_, i) => this.readFile(data, i).catch(() => undefined)),
+    );
+    return buildResult(data, current);
+  }
+
+  private async readFile(data: StoredSession, index: number): Promise<FileText> {
+    checkFileIndex(data, index);
+    const bytes = await this.readBytes(data.files[index]!.path);
+    return fileText(bytes);
+  }
+
+  private checkRoom(data: StoredSession) {
+    if (data.inline_comments.length + data.global_comments.length >= LIMITS.maxComments) {
+      throw new ToolError('LIMIT_EXCEEDED', `A review holds at most ${LIMITS.maxComments} comments.`, {
+        hint: 'Finalize this review and start another for the rest.',
+      });
+    }
+  }
+
+  /** Applies one edit of the person's to an open session, saves it, and bumps the revision. */
+  private edit<T>(key: string, change: (data: StoredSession) => Promise<T>): Promise<T> {
+    const live = this.mustLive(key);
+    return this.serialize(live, async () => {
+      if (live.data.status !== 'open') {
+        throw new ToolError('CONFLICT', `The review is ${live.data.status}; it can no longer be changed.`, {
+          hint: 'The agent reopens it by calling review.request again with the same resume_key.',
+        });
+      }
+      // Change a copy: a failed save leaves the session as it was.
+      const draft = structuredClone(live.data);
+      const value = await change(draft);
+      const previous = live.data;
+      live.data = draft;
+      try {
+        await this.commit(live);
+      } catch (error) {
+        live.data = previous;
+        throw error;
+      }
+      return value;
+    });
+  }
+
+  private async commit(live: LiveSession) {
+    live.data.updatedAt = now();
+    await this.store.save(live.data);
+    live.revision++;
+  }
+
+  private serialize<T>(live: LiveSession, task: () => Promise<T>): Promise<T> {
+    const run = live.queue.then(task, task);
+    live.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async get(key: string, spec: SessionSpec): Promise<LiveSession> {
+    const existing = this.live.get(key);
+    if (existing) return existing;
+    const stored = await this.store.load(key);
+    const again = this.live.get(key); // another call may have loaded it meanwhile
+    if (again) return again;
+    const data: StoredSession = stored ?? {
+      version: 1,
+      resume_key: key,
+      title: spec.title,
+      root: spec.root,
+      working_path: spec.working_path,
+      ...(spec.instructions === undefined ? {} : { instructions: spec.instructions }),
+      files: spec.files.map((path) => ({ path })),
+      status: 'open',
+      startedAt: now(),
+      delivered: false,
+      reviewed: [],
+      inline_comments: [],
+      global_comments: [],
+      updatedAt: now(),
+    };
+    const live: LiveSession = {
+      data,
+      token: randomBytes(32).toString('base64url'),
+      revision: 0,
+      waiter: undefined,
+      lastSeen: 0,
+      queue: Promise.resolve(),
+    };
+    this.live.set(key, live);
+    return live;
+  }
+
+  private mustLive(key: string): LiveSession {
+    const live = this.live.get(key);
+    if (!live) throw notFound('review', key);
+    return live;
+  }
+}
+
+function sameReview(data: StoredSession, spec: SessionSpec): boolean {
+  const stored = data.files.map((f) => f.path).sort();
+  const asked = [...new Set(spec.files)].sort();
+  return data.root === spec.root && stored.length === asked.length && stored.every((p, i) => p === asked[i]);
+}
+
+function notFound(what: string, id: string) {
+  return new ToolError('NOT_FOUND', `No ${what} ${id} in this review.`, { hint: 'Reload the page.' });
+}
+
+function checkFileIndex(data: StoredSession, index: number) {
+  if (!Number.isInteger(index) || index < 0 || index >= data.files.length) {
+    throw new ToolError('NOT_FOUND', `This review has no file #${index}.`, { hint: 'Reload the page.' });
+  }
+}
+
+function checkRange(start: number, end: number, lineCount: number) {
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start || end > lineCount) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `Lines ${start}–${end} are not a range of this file (1–${lineCount}).`,
+      {
+        hint: 'Select the lines again.',
+      },
+    );
+  }
+}
+
+function checkComment(text: string, allowEmpty = false): string {
+  if (typeof text !== 'string' || (!allowEmpty && text.trim() === '')) {
+    throw new ToolError('INVALID_ARGUMENT', 'A comment needs some text.', {
+      hint: 'Write the comment, then save it.',
+    });
+  }
+  if (text.length > LIMITS.maxCommentChars) {
+    throw new ToolError('LIMIT_EXCEEDED', `A comment has at most ${LIMITS.maxCommentChars} characters.`, {
+      hint: 'Shorten it or split it into several comments.',
+    });
+  }
+  return text;
+}
+
+function checkSeverity(value: string): Severity {
+  if (!(SEVERITIES as readonly string[]).includes(value)) {
+    throw new ToolError('INVALID_ARGUMENT', `Unknown severity ${JSON.stringify(value)}.`, {
+      hint: `Use one of ${SEVERITIES.join(', ')}.`,
+    });
+  }
+  return value as Severity;
+}

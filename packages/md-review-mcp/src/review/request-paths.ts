@@ -1,0 +1,132 @@
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isToolError, isWithin as within, ToolError, type PathPolicy } from '@mcp-workbench/core/engine';
+import { LIMITS } from './limits.js';
+
+export const MARKDOWN_EXTENSIONS = ['.md', '.markdown', '.mdown', '.mkd', '.mkdn', '.mdx'] as const;
+
+export interface RequestPaths {
+  /** The root as given (absolute, normalised): what meta.root shows. */
+  root: string;
+  /** Its real path, which every file must be inside. */
+  realRoot: string;
+  /** The base for the paths the agent sees (its real path when it exists). */
+  workingPath: string;
+  /** Canonical paths of the files, duplicates dropped, in the order given. */
+  files: string[];
+}
+
+const flavor = process.platform === 'win32' ? 'win32' : 'posix';
+const isWithin = (root: string, candidate: string) => within(root, candidate, flavor);
+
+function isAbsolute(input: string): boolean {
+  // A Windows drive path is not absolute on POSIX (and PathPolicy refuses it there).
+  return path.isAbsolute(input) && (process.platform === 'win32' || !/^[A-Za-z]:[\\/]/.test(input));
+}
+
+function invalid(message: string, hint: string, details?: Record<string, unknown>): ToolError {
+  return new ToolError('INVALID_ARGUMENT', `Invalid path: ${message}`, {
+    hint,
+    ...(details ? { details } : {}),
+  });
+}
+
+/** Gives a path policy error spec 004's wording ("File not found: …", "Invalid path: …"), keeping its code. */
+function specError(error: unknown, shown: string): unknown {
+  if (!isToolError(error)) return error;
+  if (error.code === 'NOT_FOUND') {
+    return new ToolError('NOT_FOUND', `File not found: ${shown}`, {
+      hint: 'Check the path: files are relative to root (not to working_path), or absolute inside root.',
+    });
+  }
+  return new ToolError(error.code, `Invalid path: ${error.message}`, {
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.details ? { details: error.details } : {}),
+  });
+}
+
+/**
+ * Checks review.request's paths as spec 004 says: `root` and `working_path` absolute, `files` relative
+ * to root or absolute inside it, each an existing Markdown file; every path through the path policy.
+ */
+export async function resolveRequestPaths(
+  policy: PathPolicy,
+  input: { root: string; files: readonly string[]; working_path: string },
+): Promise<RequestPaths> {
+  if (!isAbsolute(input.root)) {
+    throw invalid(
+      `root must be an absolute path; got ${JSON.stringify(input.root)}.`,
+      'Pass the project directory as an absolute path, e.g. "/home/user/project".',
+    );
+  }
+  if (!isAbsolute(input.working_path)) {
+    throw invalid(
+      `working_path must be an absolute path; got ${JSON.stringify(input.working_path)}.`,
+      'Pass the directory you work in (your current directory) as an absolute path.',
+    );
+  }
+  const root = path.resolve(input.root);
+  let realRoot: string;
+  try {
+    realRoot = await policy.resolve(root, { mustExist: true, kind: 'directory' });
+  } catch (error) {
+    throw specError(error, root);
+  }
+  const workingPath = await realpath(path.resolve(input.working_path)).catch(() =>
+    path.resolve(input.working_path),
+  );
+
+  if (input.files.length > LIMITS.maxFiles) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `A review holds at most ${LIMITS.maxFiles} files; got ${input.files.length}.`,
+      {
+        hint: 'Split the files into several reviews.',
+      },
+    );
+  }
+  const files: string[] = [];
+  for (const given of input.files) {
+    if (given.trim() === '')
+      throw invalid('an entry of files is empty.', 'Give each file relative to root, e.g. "docs/API.md".');
+    const absolute = isAbsolute(given) ? path.resolve(given) : path.resolve(root, given);
+    if (!isWithin(root, absolute) && !isWithin(realRoot, absolute)) {
+      throw invalid(
+        `${given} is not inside root ${root}.`,
+        'Files are relative to root (not to working_path), or absolute paths inside root.',
+        { root },
+      );
+    }
+    let real: string;
+    try {
+      real = await policy.resolve(absolute, { mustExist: true, kind: 'file' });
+    } catch (error) {
+      throw specError(error, absolute);
+    }
+    if (!isWithin(realRoot, real)) {
+      throw invalid(
+        `${given} leads outside root ${root} (through a symlink).`,
+        'Review files that are inside root.',
+        { root },
+      );
+    }
+    if (!(MARKDOWN_EXTENSIONS as readonly string[]).includes(path.extname(real).toLowerCase())) {
+      throw invalid(
+        `${given} is not a Markdown file (${MARKDOWN_EXTENSIONS.join(', ')}).`,
+        'review.request shows Markdown documents; convert the file or name it .md.',
+      );
+    }
+    const size = (await stat(real)).size;
+    if (size > LIMITS.maxFileBytes) {
+      throw new ToolError(
+        'LIMIT_EXCEEDED',
+        `${given} has ${size} bytes; a reviewed file has at most ${LIMITS.maxFileBytes}.`,
+        {
+          hint: 'Split the document into smaller files.',
+        },
+      );
+    }
+    if (!files.includes(real)) files.push(real);
+  }
+  return { root, realRoot, workingPath, files };
+}

@@ -1,0 +1,94 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PathPolicy, ToolError, writeFileAtomic } from '@mcp-workbench/core/engine';
+import type { StoredSession } from './types.js';
+
+/** Letters, digits, ".", "_", "-" (a UUID from session.new-id, or a key like "abc-123"). */
+export const RESUME_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export function checkResumeKey(key: string): void {
+  if (!RESUME_KEY_PATTERN.test(key) || key.includes('..')) {
+    throw new ToolError('INVALID_ARGUMENT', `Invalid resume_key: ${JSON.stringify(key)}.`, {
+      hint: 'Call session.new-id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128).',
+    });
+  }
+}
+
+/**
+ * One JSON file per session under `<home>/sessions/`, each replaced atomically at every edit, so a crash
+ * or a second server process never sees half a session. The folder is the store's only root: session
+ * files go through a path policy of their own, like every other file the server touches.
+ */
+export class SessionStore {
+  readonly dir: string;
+  private policy: Promise<PathPolicy> | undefined;
+
+  constructor(home: string) {
+    this.dir = path.join(path.resolve(home), 'sessions');
+  }
+
+  /** The folder is made on first use, so a server that never reviews anything writes nothing. */
+  private paths(): Promise<PathPolicy> {
+    this.policy ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() =>
+      PathPolicy.create({ roots: [this.dir] }),
+    );
+    this.policy.catch(() => (this.policy = undefined)); // a failed mkdir is tried again next time
+    return this.policy;
+  }
+
+  private async fileOf(key: string): Promise<string> {
+    checkResumeKey(key);
+    return (await this.paths()).resolve(`${key}.json`, { kind: 'file' });
+  }
+
+  async load(key: string): Promise<StoredSession | undefined> {
+    const file = await this.fileOf(key);
+    let raw: string;
+    try {
+      raw = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      const session = JSON.parse(raw) as StoredSession;
+      if (session.version !== 1 || session.resume_key !== key) throw new Error('not a session of this key');
+      return session;
+    } catch (error) {
+      throw new ToolError(
+        'INTERNAL',
+        `The stored session ${key} is unreadable: ${(error as Error).message}.`,
+        {
+          hint: `Use a new resume_key (session.new-id); the file is ${file}.`,
+        },
+      );
+    }
+  }
+
+  async save(session: StoredSession): Promise<void> {
+    const file = await this.fileOf(session.resume_key);
+    // Not tied to the tool call's signal: an edit from the page must land even if a waiting call ends.
+    await writeFileAtomic(file, `${JSON.stringify(session, null, 2)}\n`, {
+      signal: new AbortController().signal,
+      mode: 0o600,
+    });
+  }
+
+  /** Every stored session (unreadable files are skipped). */
+  async list(): Promise<StoredSession[]> {
+    await this.paths();
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+    const sessions: StoredSession[] = [];
+    for (const name of names) {
+      const key = name.slice(0, -'.json'.length);
+      if (!RESUME_KEY_PATTERN.test(key)) continue;
+      try {
+        const session = await this.load(key);
+        if (session) sessions.push(session);
+      } catch {
+        // a damaged file does not hide the others
+      }
+    }
+    return sessions;
+  }
+}

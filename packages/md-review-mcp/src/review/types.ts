@@ -1,0 +1,120 @@
+// The review as it is stored and as the agent gets it back. Field names follow spec 004 exactly
+// (camelCase inside comments and meta, snake_case at the top level), so the stored session, the page's
+// API and the tool result all speak one vocabulary.
+
+export const SEVERITIES = ['must', 'should', 'suggestion', 'question'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const VERDICTS = ['approved', 'commented', 'cancelled'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** open: the person may comment; finalized / cancelled: the person is done (until the agent reopens). */
+export type SessionStatus = 'open' | 'finalized' | 'cancelled';
+
+export interface LineRange {
+  /** 1-based, inclusive. */
+  startLine: number;
+  /** 1-based, inclusive. */
+  endLine: number;
+}
+
+export interface Anchor {
+  /** sha256 (hex) of the file's bytes when the comment was written. */
+  fileContentHash: string;
+  /** sha256 (hex) of the commented lines joined with "\n". */
+  rangeTextHash: string;
+  /** The commented lines, cut to a few hundred characters. */
+  preview: string;
+}
+
+export interface StoredInlineComment {
+  id: string;
+  /** Index into the session's files. */
+  fileIndex: number;
+  range: LineRange;
+  comment: string;
+  severity: Severity;
+  createdAt: string;
+  updatedAt?: string;
+  anchor: Anchor;
+}
+
+export interface GlobalComment {
+  id: string;
+  comment: string;
+  createdAt: string;
+  updatedAt?: string;
+}
+
+/** A reviewed file as the session knows it: where it is and how the agent named it. */
+export interface SessionFile {
+  /** Canonical absolute path (through the path policy). */
+  path: string;
+}
+
+export interface StoredSession {
+  version: 1;
+  resume_key: string;
+  title: string;
+  root: string;
+  working_path: string;
+  instructions?: string;
+  files: SessionFile[];
+  status: SessionStatus;
+  startedAt: string;
+  finalizedAt?: string;
+  /** Whether the last finalize/cancel has been handed to an agent (then the next request reopens). */
+  delivered: boolean;
+  overall_comment?: string;
+  /** Indexes of the files the person marked as reviewed. */
+  reviewed: number[];
+  inline_comments: StoredInlineComment[];
+  global_comments: GlobalComment[];
+  updatedAt: string;
+}
+
+// ---- The result the agent receives (spec 004 "出力") ----
+
+export interface InlineCommentResult {
+  id: string;
+  file: string;
+  range: LineRange;
+  comment: string;
+  severity: Severity;
+  createdAt: string;
+  anchor: Anchor;
+  /** Present when the commented lines are no longer at `range` in the file as it is now. */
+  stale?: boolean;
+  /** Where the comment was written, when its text was found elsewhere and `range` moved there. */
+  original_range?: LineRange;
+}
+
+export interface FileInfo {
+  file: string;
+  fileContentHash: string;
+  lineCount: number;
+}
+
+export interface ReviewSummary {
+  overall_comment?: string;
+  comment_count: number;
+  inline_comment_count: number;
+  global_comment_count: number;
+}
+
+export interface ReviewResult {
+  resume_key: string;
+  title: string;
+  verdict: Verdict;
+  summary: ReviewSummary;
+  inline_comments: InlineCommentResult[];
+  global_comments: Array<Pick<GlobalComment, 'id' | 'comment' | 'createdAt'>>;
+  meta: {
+    startedAt: string;
+    finalizedAt: string;
+    root: string;
+    instructions?: string;
+    reviewed_files: string[];
+    files: FileInfo[];
+  };
+}

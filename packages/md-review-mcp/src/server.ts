@@ -1,0 +1,91 @@
+import { readFile, stat } from 'node:fs/promises';
+import { createToolServer, silentLogger, ToolError, type Logger, type PathPolicy } from '@mcp-workbench/core';
+import { systemLauncher, type Launcher } from './launch/launcher.js';
+import { defaultHome } from './review/home.js';
+import { ReviewHub, type ReadFileBytes } from './review/hub.js';
+import { LIMITS } from './review/limits.js';
+import { SessionStore } from './review/store.js';
+import { reviewListTool } from './tools/review-list.js';
+import { reviewRequestTool } from './tools/review-request.js';
+import type { ReviewRuntime } from './tools/runtime.js';
+import { sessionNewIdTool } from './tools/session-new-id.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+import { ReviewServer } from './web/review-server.js';
+
+export const DEFAULT_WAIT_SECONDS = 50;
+
+export interface MdReviewServerOptions {
+  paths: PathPolicy;
+  logger?: Logger;
+  /** Where sessions are kept (default: $MD_REVIEW_HOME or the OS's per-user data folder). */
+  home?: string;
+  /** 'none' only prints the URL (--no-open). */
+  openMode?: 'auto' | 'none';
+  /** Default wait before a pending answer, in seconds (0 = no limit). */
+  waitSeconds?: number;
+  progressIntervalMs?: number;
+  /** How pages are shown (default: desktop app, else browser). */
+  launcher?: Launcher;
+  /** A line for the person at the terminal (default: the log at info level). */
+  announce?: (line: string) => void;
+  /** Where the built page is (default: this package's dist/ui). */
+  uiDir?: string;
+}
+
+const INSTRUCTIONS =
+  'Ask a person to review Markdown: call session.new-id, then review.request with that id as resume_key. ' +
+  'review.request blocks until the person finalizes (or answers status "pending" after wait_seconds: call it again ' +
+  'with the same arguments). review.list finds sessions you lost track of.';
+
+/** Reads a reviewed file, checking it against the path policy at every read (roots may change). */
+function policyReader(paths: PathPolicy): ReadFileBytes {
+  return async (file) => {
+    const real = await paths.resolve(file, { mustExist: true, kind: 'file' });
+    const { size } = await stat(real);
+    if (size > LIMITS.maxFileBytes) {
+      throw new ToolError(
+        'LIMIT_EXCEEDED',
+        `${file} has grown to ${size} bytes; a reviewed file has at most ${LIMITS.maxFileBytes}.`,
+      );
+    }
+    return readFile(real);
+  };
+}
+
+/** One server instance: its own sessions in memory, its own review web server (started on first use). */
+export function createServer(options: MdReviewServerOptions) {
+  const logger = options.logger ?? silentLogger;
+  const hub = new ReviewHub(
+    new SessionStore(options.home ?? defaultHome(process.env)),
+    policyReader(options.paths),
+  );
+  const web = new ReviewServer({ hub, logger, ...(options.uiDir ? { uiDir: options.uiDir } : {}) });
+  const runtime: ReviewRuntime = {
+    hub,
+    web,
+    launcher: options.launcher ?? systemLauncher(logger),
+    logger,
+    openMode: options.openMode ?? 'auto',
+    waitSeconds: options.waitSeconds ?? DEFAULT_WAIT_SECONDS,
+    progressIntervalMs: options.progressIntervalMs ?? 10_000,
+    announce: options.announce ?? ((line) => logger.info(line)),
+    launchFailed: new Set(),
+  };
+  const mcp = createToolServer(
+    {
+      name: PACKAGE_NAME,
+      version: PACKAGE_VERSION,
+      title: 'Markdown review by a person',
+      instructions: INSTRUCTIONS,
+    },
+    [sessionNewIdTool, reviewRequestTool(runtime), reviewListTool(runtime)],
+    { paths: options.paths, logger },
+  );
+  // The review pages live as long as the MCP server.
+  const previous = mcp.server.onclose;
+  mcp.server.onclose = () => {
+    previous?.();
+    void web.close();
+  };
+  return mcp;
+}

@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { defineTool, ToolError } from '@mcp-workbench/core';
+import { LIMITS } from '../review/limits.js';
+import { resolveRequestPaths } from '../review/request-paths.js';
+import { checkResumeKey } from '../review/store.js';
+import type { ReviewResult, ReviewSummary } from '../review/types.js';
+import type { ReviewRuntime } from './runtime.js';
+import { ReviewAnswerShape } from './schemas.js';
+
+/** A page that asked for its session this recently is still open: no second window for it. */
+const PAGE_ALIVE_MS = 15_000;
+
+const counts = (summary: ReviewSummary) => {
+  const n = summary.comment_count;
+  return `${n} comment${n === 1 ? '' : 's'} so far`;
+};
+
+export function reviewRequestTool(runtime: ReviewRuntime) {
+  return defineTool({
+    name: 'review.request',
+    title: 'Ask a person to review Markdown',
+    description:
+      'Asks a person to review Markdown files and waits until they finish. Opens the review page (the md-review ' +
+      'desktop app, or the default browser) where the person comments on line ranges with a severity ' +
+      '(must | should | suggestion | question), adds global comments and clicks Finalize or Cancel. ' +
+      'Pass resume_key from session.new-id, title, root (absolute), files (relative to root — not to working_path — ' +
+      'or absolute inside root; Markdown only), working_path (your current directory, absolute; result paths are ' +
+      'relative to it) and optionally instructions (what to check; a generic checklist otherwise). ' +
+      'The answer is the review as JSON: verdict (approved = no comments, commented, cancelled), summary counts, ' +
+      'inline_comments (file, range {startLine,endLine} 1-based inclusive, severity, comment, anchor hashes; stale when ' +
+      'the lines changed since), global_comments and meta. Fix every "must" first. ' +
+      'While waiting it sends a progress notification about every 10 s. If the person is not done after wait_seconds ' +
+      '(default 50; 0 = no limit) the answer is {status:"pending", url, summary}: call review.request again with the ' +
+      'same arguments to keep waiting — nothing is lost and the page stays open; tell the user the url if they cannot ' +
+      'see the page. Calling again with the same resume_key after a finished review reopens it for another round ' +
+      '(the same comments plus new ones). Errors: "File not found", "Invalid path", "Session already exists" (the key ' +
+      'belongs to other files: get a new one), "App launch failed" (give the user the url, then call again).',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    input: {
+      resume_key: z
+        .string()
+        .min(1)
+        .max(128)
+        .describe('The id from session.new-id; the same key resumes the review.'),
+      title: z
+        .string()
+        .min(1)
+        .max(LIMITS.maxTitleChars)
+        .describe('Shown to the person, e.g. "API Specification Review".'),
+      root: z.string().min(1).describe('Absolute directory the files are in, e.g. "/home/user/project".'),
+      files: z
+        .array(z.string())
+        .min(1)
+        .max(LIMITS.maxFiles)
+        .describe('Markdown files relative to root (e.g. "docs/API.md") or absolute inside root.'),
+      working_path: z
+        .string()
+        .min(1)
+        .describe('Your current directory (absolute); paths in the answer are relative to it.'),
+      instructions: z
+        .string()
+        .max(LIMITS.maxInstructionsChars)
+        .optional()
+        .describe('What the person should check, e.g. "Please check:\\n1. Technical accuracy\\n2. Clarity".'),
+      wait_seconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(86_400)
+        .optional()
+        .describe(
+          `Seconds to wait before answering status "pending" (default ${runtime.waitSeconds}; 0 = until the person finishes).`,
+        ),
+    },
+    output: ReviewAnswerShape,
+    async run(args, ctx) {
+      checkResumeKey(args.resume_key);
+      const paths = await resolveRequestPaths(ctx.paths, args);
+      const { hub, web } = runtime;
+      const prepared = await hub.prepare({
+        resume_key: args.resume_key,
+        title: args.title,
+        root: paths.root,
+        working_path: paths.workingPath,
+        files: paths.files,
+        ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
+      });
+      if (prepared.kind === 'done') return prepared.result;
+
+      const url = await web.urlFor(args.resume_key);
+      runtime.announce(`md-review: "${args.title}" is waiting for review at ${url}`);
+      await openPage(runtime, args.resume_key, url);
+
+      const waitSeconds = args.wait_seconds ?? runtime.waitSeconds;
+      const outcome = await hub.wait(args.resume_key, {
+        signal: ctx.signal,
+        timeoutMs: waitSeconds * 1000,
+        tickMs: runtime.progressIntervalMs,
+        onTick: (elapsed) => {
+          const message = `waiting for review: ${counts(hub.summary(args.resume_key))} — ${url}`;
+          ctx
+            .progress(Math.round(elapsed / 1000), undefined, message)
+            .catch((error: unknown) => ctx.logger.debug('progress not sent', error));
+        },
+      });
+      if (outcome.kind === 'done') return outcome.result satisfies ReviewResult;
+      if (outcome.kind === 'taken-over') {
+        throw new ToolError(
+          'CONFLICT',
+          'Taken over: another review.request call with this resume_key is now waiting for the review.',
+          {
+            hint: 'Use the answer of the newer call; the review itself is unaffected.',
+          },
+        );
+      }
+      const summary = hub.summary(args.resume_key);
+      return {
+        status: 'pending' as const,
+        resume_key: args.resume_key,
+        title: args.title,
+        summary,
+        url,
+        waited_seconds: waitSeconds,
+        message:
+          `The person is still reviewing (${counts(summary)}). Call review.request again with the same arguments ` +
+          `(resume_key "${args.resume_key}") to keep waiting; the page stays open at the url.`,
+      };
+    },
+  });
+}
+
+/**
+ * Shows the page unless --no-open, unless it is already open (it polls its session), and unless opening
+ * already failed for this session in this process (the agent has the URL; now it only waits).
+ */
+async function openPage(runtime: ReviewRuntime, key: string, url: string): Promise<void> {
+  if (
+    runtime.openMode === 'none' ||
+    runtime.launchFailed.has(key) ||
+    runtime.hub.pageSeen(key, PAGE_ALIVE_MS)
+  )
+    return;
+  try {
+    const opened = await runtime.launcher.open(url);
+    runtime.logger.info(
+      `Opened the review in the ${opened.via === 'app' ? 'desktop app' : 'browser'}: ${opened.detail}`,
+    );
+  } catch (error) {
+    runtime.launchFailed.add(key);
+    runtime.announce(
+      `md-review: could not open the review (${(error as Error).message}); open ${url} by hand`,
+    );
+    throw new ToolError(
+      'BACKEND_UNAVAILABLE',
+      `App launch failed: ${(error as Error).message}. The review is open at ${url}`,
+      {
+        hint: `Ask the user to open ${url} in a browser, then call review.request again with resume_key "${key}" to wait for the result.`,
+        details: { url, resume_key: key },
+      },
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { SEVERITIES, VERDICTS } from '../review/types.js';
+
+const range = z.object({
+  startLine: z.number().int().describe('1-based, inclusive.'),
+  endLine: z.number().int().describe('1-based, inclusive.'),
+});
+
+export const SummarySchema = z.object({
+  overall_comment: z.string().optional(),
+  comment_count: z.number().int().describe('inline + global'),
+  inline_comment_count: z.number().int(),
+  global_comment_count: z.number().int(),
+});
+
+export const InlineCommentSchema = z.object({
+  id: z.string(),
+  file: z.string().describe('Relative to working_path.'),
+  range,
+  comment: z.string(),
+  severity: z
+    .enum(SEVERITIES)
+    .describe('must = critical, should = important, suggestion = optional, question = info'),
+  createdAt: z.string(),
+  anchor: z.object({
+    fileContentHash: z.string().describe('sha256 of the file when the comment was written.'),
+    rangeTextHash: z.string().optional(),
+    preview: z.string().optional(),
+  }),
+  stale: z
+    .boolean()
+    .optional()
+    .describe('The commented lines are no longer at range in the file as it is now.'),
+  original_range: range.optional().describe('Where the comment was written, when its lines moved to range.'),
+});
+
+export const GlobalCommentSchema = z.object({ id: z.string(), comment: z.string(), createdAt: z.string() });
+
+export const MetaSchema = z.object({
+  startedAt: z.string(),
+  finalizedAt: z.string(),
+  root: z.string(),
+  instructions: z.string().optional(),
+  reviewed_files: z.array(z.string()),
+  files: z.array(z.object({ file: z.string(), fileContentHash: z.string(), lineCount: z.number().int() })),
+});
+
+/** review.request answers either with the finished review (spec 004) or, after wait_seconds, with a pending note. */
+export const ReviewAnswerShape = {
+  status: z.enum(['pending']).optional().describe('Present only while the person is still reviewing.'),
+  resume_key: z.string(),
+  title: z.string(),
+  verdict: z.enum(VERDICTS).optional(),
+  summary: SummarySchema,
+  inline_comments: z.array(InlineCommentSchema).optional(),
+  global_comments: z.array(GlobalCommentSchema).optional(),
+  meta: MetaSchema.optional(),
+  url: z.string().optional().describe('Pending only: the review page, to open by hand if it did not appear.'),
+  waited_seconds: z.number().optional(),
+  message: z.string().optional(),
+};

@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineTool, reply } from '@mcp-workbench/core';
+
+export const sessionNewIdTool = defineTool({
+  name: 'session.new-id',
+  title: 'New review session id',
+  description:
+    'Returns a new session id (a UUID v4) as plain text. Call it once per review and pass the id as ' +
+    '`resume_key` to review.request; keep it, because calling review.request again with the same key ' +
+    'resumes that review (after a pending answer, or to ask for another round).',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  input: {},
+  output: { resume_key: z.string().describe('A UUID v4, e.g. 550e8400-e29b-41d4-a716-446655440000.') },
+  async run() {
+    const id = randomUUID();
+    // Spec 004: the output is the UUID itself, so the text block is just the id.
+    return reply({ resume_key: id }, id);
+  },
+});

@@ -1,0 +1,93 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeAnchor, placeComment } from '../src/review/anchors.js';
+import { ReviewHub } from '../src/review/hub.js';
+import { SessionStore } from '../src/review/store.js';
+import { fileText, splitLines } from '../src/review/text.js';
+import type { StoredSession } from '../src/review/types.js';
+import { workspace } from './helpers.js';
+
+describe('anchors', () => {
+  const lines = ['# T', '', 'alpha', 'beta', 'gamma', 'beta'];
+  const anchor = makeAnchor(lines, { startLine: 4, endLine: 5 }, 'h');
+
+  it('keeps a comment whose lines are unchanged, follows moved lines to the nearest copy, and loses edited ones', () => {
+    expect(placeComment(lines, { startLine: 4, endLine: 5 }, anchor)).toEqual({
+      state: 'current',
+      range: { startLine: 4, endLine: 5 },
+    });
+    const moved = ['x', 'y', ...lines];
+    expect(placeComment(moved, { startLine: 4, endLine: 5 }, anchor)).toEqual({
+      state: 'moved',
+      range: { startLine: 6, endLine: 7 },
+    });
+    expect(placeComment(['beta', 'GAMMA'], { startLine: 4, endLine: 5 }, anchor).state).toBe('lost');
+  });
+
+  it('finds a moved line longer than the preview', () => {
+    const long = `${'長'.repeat(300)} end`;
+    const a = makeAnchor([long], { startLine: 1, endLine: 1 }, 'h');
+    expect(Array.from(a.preview)).toHaveLength(201);
+    expect(placeComment(['new first line', long], { startLine: 1, endLine: 1 }, a)).toEqual({
+      state: 'moved',
+      range: { startLine: 2, endLine: 2 },
+    });
+  });
+
+  it('counts lines as editors do: a final newline ends a line, CRLF and a BOM are understood', () => {
+    expect(splitLines('a\nb\n')).toEqual(['a', 'b']);
+    expect(splitLines('a\r\nb')).toEqual(['a', 'b']);
+    expect(splitLines('')).toEqual([]);
+    expect(fileText(Buffer.from('\ufeff# x\n')).lines).toEqual(['# x']);
+  });
+});
+
+describe('ReviewHub persistence', () => {
+  let ws: Awaited<ReturnType<typeof workspace>>;
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+  afterEach(async () => ws.cleanup());
+
+  it('writes the session file at every edit, atomically, readable only by its owner', async () => {
+    const store = new SessionStore(ws.home);
+    const hub = new ReviewHub(store, (file) => readFile(file));
+    const file = path.join(ws.root, 'docs/plan.md');
+    await hub.prepare({ resume_key: 'k1', title: 't', root: ws.root, working_path: ws.root, files: [file] });
+    const onDisk = async () =>
+      JSON.parse(await readFile(path.join(ws.home, 'sessions', 'k1.json'), 'utf8')) as StoredSession;
+    await hub.addInline('k1', { fileIndex: 0, startLine: 1, endLine: 1, comment: 'c', severity: 'must' });
+    expect((await onDisk()).inline_comments).toHaveLength(1);
+    await hub.addGlobal('k1', 'g');
+    await hub.setReviewed('k1', 0, true);
+    expect(await onDisk()).toMatchObject({ global_comments: [{ comment: 'g' }], reviewed: [0] });
+    await expect(
+      hub.addInline('k1', { fileIndex: 0, startLine: 0, endLine: 1, comment: 'c', severity: 'must' }),
+    ).rejects.toThrow(/not a range/);
+    await hub.cancel('k1');
+    await expect(hub.addGlobal('k1', 'late')).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await onDisk()).toMatchObject({ status: 'cancelled', inline_comments: [{ comment: 'c' }] });
+    expect(await readdir(path.join(ws.home, 'sessions'))).toEqual(['k1.json']); // no temp files left
+    expect((await stat(path.join(ws.home, 'sessions', 'k1.json'))).mode & 0o777).toBe(0o600);
+    // A second store (another server process) reads the same session.
+    const again = await new SessionStore(ws.home).load('k1');
+    expect(again?.global_comments).toHaveLength(1);
+  });
+
+  it('applies concurrent edits one after another (none is lost)', async () => {
+    const hub = new ReviewHub(new SessionStore(ws.home), (file) => readFile(file));
+    await hub.prepare({
+      resume_key: 'k2',
+      title: 't',
+      root: ws.root,
+      working_path: ws.root,
+      files: [path.join(ws.root, 'docs/plan.md')],
+    });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => hub.addGlobal('k2', `c${i}`)));
+    const stored = await new SessionStore(ws.home).load('k2');
+    expect(stored?.global_comments.map((c) => c.comment).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `c${i}`).sort(),
+    );
+  });
+});
