@@ -1,1 +1,359 @@
-document.getElementById('app')!.textContent = 'md-review';
+import './styles.css';
+import { Api, ApiError, type SessionView, type Severity } from './api.js';
+import { confirmDialog, helpDialog } from './dialogs.js';
+import { DocView } from './doc-view.js';
+import { h } from './dom.js';
+import { lang, t } from './i18n.js';
+import { Sidebar } from './sidebar.js';
+import { isOpen, type State } from './state.js';
+import { initTheme, toggleTheme } from './theme.js';
+
+const POLL_MS = 2500;
+
+class App {
+  private readonly doc: DocView;
+  private readonly sidebar: Sidebar;
+  private readonly banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite' });
+  private readonly counts = h('span', { class: 'counts' });
+  private readonly fileHead = h('div', { class: 'file-head' });
+  private readonly finalizeButton = h(
+    'button',
+    { type: 'button', class: 'primary', id: 'finalize', onclick: () => void this.finalize() },
+    t.finalize,
+  );
+  private readonly cancelButton = h(
+    'button',
+    { type: 'button', id: 'cancel', onclick: () => void this.cancel() },
+    t.cancel,
+  );
+  private previousStatus: SessionView['status'];
+
+  constructor(private readonly state: State) {
+    this.previousStatus = state.session.status;
+    this.doc = new DocView(state, {
+      saveComment: (range, text, severity) =>
+        this.mutate(() =>
+          state.api.addComment({
+            fileIndex: state.fileIndex,
+            startLine: range.start,
+            endLine: range.end,
+            comment: text,
+            severity,
+            fileContentHash: state.file!.fileContentHash,
+          }),
+        ),
+      updateComment: (id, text, severity: Severity) =>
+        this.mutate(() => state.api.updateComment(id, { comment: text, severity })),
+      deleteComment: async (id) => {
+        if (await confirmDialog(t.confirmDelete, '', t.delete, true))
+          await this.mutate(() => state.api.deleteComment(id), true);
+      },
+      changed: () => this.renderChrome(),
+    });
+    this.sidebar = new Sidebar(state, {
+      showFile: (index) => void this.showFile(index),
+      setReviewed: async (index, reviewed) =>
+        void (await this.mutate(() => state.api.setReviewed(index, reviewed), true)),
+      addGlobal: (text) => this.mutate(() => state.api.addGlobal(text), true),
+      updateGlobal: (id, text) => this.mutate(() => state.api.updateGlobal(id, text), true),
+      deleteGlobal: async (id) => {
+        if (await confirmDialog(t.confirmDelete, '', t.delete, true))
+          await this.mutate(() => state.api.deleteGlobal(id), true);
+      },
+      setOverall: async (text) => void (await this.mutate(() => state.api.setOverall(text))),
+    });
+  }
+
+  mount(): void {
+    const header = h(
+      'header',
+      { class: 'top' },
+      h('div', { class: 'title' }, h('h1', {}, this.state.session.title), this.counts),
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          { type: 'button', class: 'icon', title: t.help, 'aria-label': t.help, onclick: () => helpDialog() },
+          '?',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon',
+            id: 'theme',
+            title: t.theme,
+            'aria-label': t.theme,
+            onclick: () => toggleTheme(),
+          },
+          '◐',
+        ),
+        this.cancelButton,
+        this.finalizeButton,
+      ),
+    );
+    const main = h(
+      'main',
+      { class: 'content' },
+      this.fileHead,
+      h('p', { class: 'hint' }, t.selectHint),
+      this.doc.root,
+    );
+    document
+      .getElementById('app')!
+      .replaceWith(
+        h(
+          'div',
+          { id: 'app', class: 'app' },
+          header,
+          this.banner,
+          h('div', { class: 'layout' }, this.sidebar.root, main),
+        ),
+      );
+    document.title = `${this.state.session.title} — md-review`;
+    document.documentElement.lang = lang;
+    this.renderChrome();
+    document.addEventListener('keydown', (e) => this.onKey(e));
+    window.setInterval(() => void this.poll(), POLL_MS);
+  }
+
+  async showFile(index: number): Promise<void> {
+    if (index < 0 || index >= this.state.session.files.length) return;
+    this.state.fileIndex = index;
+    this.state.draft = '';
+    try {
+      this.state.file = await this.state.api.file(index);
+    } catch (error) {
+      return this.fail(error);
+    }
+    this.doc.render();
+    document.body.dataset.renderMs = this.doc.renderMs.toFixed(1);
+    document.body.dataset.file = String(index);
+    this.renderChrome();
+    window.scrollTo(0, 0);
+  }
+
+  /** Runs an edit, takes the session it answers with, and redraws what depends on it. */
+  private async mutate(action: () => Promise<SessionView>, redrawThreads = false): Promise<boolean> {
+    try {
+      this.state.session = await action();
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+    if (redrawThreads) this.doc.renderThreads();
+    this.renderChrome();
+    return true;
+  }
+
+  private renderChrome(): void {
+    const { session } = this.state;
+    const open = isOpen(this.state);
+    this.counts.textContent = t.counts(
+      session.summary.inline_comment_count,
+      session.summary.global_comment_count,
+    );
+    this.finalizeButton.disabled = !open;
+    this.cancelButton.disabled = !open;
+    document.body.dataset.status = session.status;
+    this.sidebar.render(session);
+    const file = this.state.file;
+    const entry = session.files[this.state.fileIndex];
+    if (file && entry) {
+      const reviewed = h('input', {
+        type: 'checkbox',
+        id: 'reviewed',
+        checked: entry.reviewed,
+        disabled: !open,
+      });
+      reviewed.addEventListener(
+        'change',
+        () => void this.mutate(() => this.state.api.setReviewed(entry.index, reviewed.checked)),
+      );
+      const modeButton = (mode: State['mode'], label: string) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            class: this.state.mode === mode ? 'on' : undefined,
+            'aria-pressed': String(this.state.mode === mode),
+            onclick: () => this.setMode(mode),
+          },
+          label,
+        );
+      this.fileHead.replaceChildren(
+        h('h2', { class: 'path' }, entry.file),
+        h('span', { class: 'meta' }, t.lineCount(file.lineCount)),
+        h('div', { class: 'segmented' }, modeButton('rendered', t.rendered), modeButton('source', t.source)),
+        h('label', { class: 'reviewed' }, reviewed, ` ${t.markReviewed}`),
+      );
+    }
+    if (session.status === 'finalized') this.say(t.finalized, 'done');
+    else if (session.status === 'cancelled') this.say(t.cancelled, 'done');
+    else if (this.banner.dataset.kind !== 'reopened' && this.banner.dataset.kind !== 'error')
+      this.say(session.waiting ? t.waiting : t.notWaiting, 'info');
+  }
+
+  private setMode(mode: State['mode']): void {
+    if (this.state.mode === mode) return;
+    this.state.mode = mode;
+    this.doc.render();
+    this.renderChrome();
+  }
+
+  private say(text: string, kind: 'info' | 'done' | 'error' | 'reopened'): void {
+    this.banner.textContent = text;
+    this.banner.dataset.kind = kind;
+  }
+
+  private fail(error: unknown): void {
+    if (error instanceof ApiError && error.status === 403) return showInvalidLink();
+    this.say(error instanceof ApiError ? error.message : t.offline, 'error');
+  }
+
+  private async poll(): Promise<void> {
+    let session: SessionView;
+    try {
+      session = await this.state.api.session();
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (this.banner.dataset.kind === 'error') this.banner.dataset.kind = 'info';
+    const reopened = this.previousStatus !== 'open' && session.status === 'open';
+    this.previousStatus = session.status;
+    if (
+      session.revision === this.state.session.revision &&
+      session.waiting === this.state.session.waiting &&
+      !reopened
+    )
+      return;
+    this.state.session = session;
+    if (reopened) {
+      await this.showFile(this.state.fileIndex); // the agent may have changed the file between rounds
+      this.say(t.reopened, 'reopened');
+    } else if (!this.doc.composerOpen) this.doc.renderThreads();
+    this.renderChrome();
+  }
+
+  private async finalize(): Promise<void> {
+    await this.sidebar.saveOverall();
+    const n = this.state.session.summary.comment_count;
+    if (!(await confirmDialog(t.finalizeTitle, t.finalizeBody(n), t.finalize))) return;
+    if (await this.mutate(() => this.state.api.finalize(), true)) this.doc.clearSelection();
+  }
+
+  private async cancel(): Promise<void> {
+    if (!(await confirmDialog(t.cancelTitle, t.cancelBody, t.cancelReview, true))) return;
+    if (await this.mutate(() => this.state.api.cancel(), true)) this.doc.clearSelection();
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (document.querySelector('.overlay')) return;
+    const typing = (event.target as HTMLElement).closest?.('textarea, input, select');
+    const mod = event.ctrlKey || event.metaKey;
+    if (mod && event.shiftKey && event.key === 'Enter') {
+      event.preventDefault();
+      if (isOpen(this.state)) void this.finalize();
+      return;
+    }
+    if (event.key === 'Escape') {
+      if (this.doc.composerOpen || this.state.selection) this.doc.clearSelection();
+      (document.activeElement as HTMLElement | null)?.blur?.();
+      return;
+    }
+    if (typing || mod || event.altKey) return;
+    const selection = this.state.selection;
+    const here = selection?.focus ?? -1;
+    switch (event.key) {
+      case 'j':
+      case 'J':
+        this.doc.select(event.shiftKey && selection ? selection.anchor : here + 1, here + 1, false);
+        break;
+      case 'k':
+      case 'K':
+        this.doc.select(
+          event.shiftKey && selection ? selection.anchor : Math.max(0, here - 1),
+          Math.max(0, here - 1),
+          false,
+        );
+        break;
+      case 'c':
+      case 'Enter':
+        if (!selection || !isOpen(this.state)) return;
+        this.doc.openComposer();
+        break;
+      case '[':
+        void this.showFile(this.state.fileIndex - 1);
+        break;
+      case ']':
+        void this.showFile(this.state.fileIndex + 1);
+        break;
+      case 'r': {
+        const entry = this.state.session.files[this.state.fileIndex];
+        if (entry && isOpen(this.state))
+          void this.mutate(() => this.state.api.setReviewed(entry.index, !entry.reviewed));
+        break;
+      }
+      case 's':
+        this.setMode(this.state.mode === 'rendered' ? 'source' : 'rendered');
+        break;
+      case 'g':
+        this.sidebar.globalInput.focus();
+        break;
+      case 't':
+        toggleTheme();
+        break;
+      case '?':
+        helpDialog();
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+  }
+}
+
+function showInvalidLink(): void {
+  document
+    .getElementById('app')!
+    .replaceWith(
+      h(
+        'div',
+        { id: 'app', class: 'app invalid' },
+        h('p', { class: 'banner', 'data-kind': 'error' }, t.invalidLink),
+      ),
+    );
+  document.body.dataset.status = 'invalid';
+}
+
+async function boot(): Promise<void> {
+  initTheme();
+  const api = Api.fromLocation(location);
+  if (!api) return showInvalidLink();
+  let session: SessionView;
+  try {
+    session = await api.session();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return showInvalidLink();
+    document.getElementById('app')!.textContent = t.offline;
+    return;
+  }
+  const state: State = {
+    api,
+    session,
+    fileIndex: 0,
+    file: undefined,
+    mode: 'rendered',
+    units: [],
+    selection: undefined,
+    editing: undefined,
+    draft: '',
+  };
+  const app = new App(state);
+  app.mount();
+  await app.showFile(0);
+  document.body.dataset.ready = 'true';
+}
+
+void boot();

@@ -1,0 +1,116 @@
+// The page's side of the JSON API. The token comes from the URL fragment (never sent as part of a URL)
+// and travels as a bearer token; every edit is JSON, which the server insists on.
+
+export type Severity = 'must' | 'should' | 'suggestion' | 'question';
+export const SEVERITIES: Severity[] = ['must', 'should', 'suggestion', 'question'];
+
+export interface InlineComment {
+  id: string;
+  fileIndex: number;
+  file: string;
+  range: { startLine: number; endLine: number };
+  comment: string;
+  severity: Severity;
+  createdAt: string;
+  updatedAt?: string;
+  anchor: { fileContentHash: string; rangeTextHash: string; preview: string };
+}
+
+export interface GlobalComment {
+  id: string;
+  comment: string;
+  createdAt: string;
+}
+
+export interface SessionView {
+  resume_key: string;
+  title: string;
+  instructions?: string;
+  status: 'open' | 'finalized' | 'cancelled';
+  verdict?: 'approved' | 'commented' | 'cancelled';
+  revision: number;
+  waiting: boolean;
+  files: Array<{ index: number; file: string; reviewed: boolean }>;
+  inline_comments: InlineComment[];
+  global_comments: GlobalComment[];
+  overall_comment?: string;
+  summary: { comment_count: number; inline_comment_count: number; global_comment_count: number };
+}
+
+export interface FileView {
+  index: number;
+  file: string;
+  text: string;
+  fileContentHash: string;
+  lineCount: number;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class Api {
+  constructor(
+    readonly key: string,
+    private readonly token: string,
+  ) {}
+
+  /** Reads the session key from the path and the token from the fragment of the page's URL. */
+  static fromLocation(location: Location): Api | undefined {
+    const match = /^\/review\/([^/]+)$/.exec(location.pathname);
+    const token = new URLSearchParams(location.hash.slice(1)).get('token');
+    return match && token ? new Api(decodeURIComponent(match[1]!), token) : undefined;
+  }
+
+  private async call<T>(method: string, rest: string, body?: unknown): Promise<T> {
+    const response = await fetch(`/api/sessions/${encodeURIComponent(this.key)}${rest}`, {
+      method,
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
+      ...(method === 'GET' ? {} : { body: JSON.stringify(body ?? {}) }),
+      cache: 'no-store',
+    });
+    const value = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+    if (!response.ok) {
+      throw new ApiError(
+        response.status,
+        value.error?.code ?? 'HTTP',
+        value.error?.message ?? `HTTP ${response.status}`,
+      );
+    }
+    return value as T;
+  }
+
+  session = () => this.call<SessionView>('GET', '');
+  file = (index: number) => this.call<FileView>('GET', `/files/${index}`);
+
+  private mutate = (method: string, rest: string, body?: unknown) =>
+    this.call<{ session: SessionView }>(method, rest, body).then((r) => r.session);
+
+  addComment = (input: {
+    fileIndex: number;
+    startLine: number;
+    endLine: number;
+    comment: string;
+    severity: Severity;
+    fileContentHash: string;
+  }) => this.mutate('POST', '/comments', input);
+  updateComment = (id: string, patch: { comment?: string; severity?: Severity }) =>
+    this.mutate('PATCH', `/comments/${encodeURIComponent(id)}`, patch);
+  deleteComment = (id: string) => this.mutate('DELETE', `/comments/${encodeURIComponent(id)}`);
+  addGlobal = (comment: string) => this.mutate('POST', '/global-comments', { comment });
+  updateGlobal = (id: string, comment: string) =>
+    this.mutate('PATCH', `/global-comments/${encodeURIComponent(id)}`, { comment });
+  deleteGlobal = (id: string) => this.mutate('DELETE', `/global-comments/${encodeURIComponent(id)}`);
+  setOverall = (comment: string) => this.mutate('PUT', '/overall', { comment });
+  setReviewed = (index: number, reviewed: boolean) =>
+    this.mutate('PUT', `/files/${index}/reviewed`, { reviewed });
+  finalize = (overall?: string) =>
+    this.mutate('POST', '/finalize', overall === undefined ? {} : { overall_comment: overall });
+  cancel = () => this.mutate('POST', '/cancel');
+}

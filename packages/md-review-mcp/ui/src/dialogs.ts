@@ -1,0 +1,82 @@
+import { h } from './dom.js';
+import { t } from './i18n.js';
+
+/** A modal question with one confirming and one going-back button; resolves true when confirmed. */
+export function confirmDialog(
+  title: string,
+  body: string,
+  confirmLabel: string,
+  danger = false,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    const close = (answer: boolean) => {
+      overlay.remove();
+      document.removeEventListener('keydown', onKey, true);
+      resolve(answer);
+    };
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        event.stopPropagation();
+        close(false);
+      }
+    };
+    const confirm = h(
+      'button',
+      { class: danger ? 'danger' : 'primary', 'data-action': 'confirm', onclick: () => close(true) },
+      confirmLabel,
+    );
+    const overlay = h(
+      'div',
+      { class: 'overlay', role: 'dialog', 'aria-modal': 'true', 'aria-label': title },
+      h(
+        'div',
+        { class: 'dialog' },
+        h('h2', {}, title),
+        h('p', {}, body),
+        h('div', { class: 'actions' }, h('button', { onclick: () => close(false) }, t.back), confirm),
+      ),
+    );
+    document.body.append(overlay);
+    document.addEventListener('keydown', onKey, true);
+    confirm.focus();
+  });
+}
+
+export function helpDialog(): void {
+  const close = () => overlay.remove();
+  const overlay = h(
+    'div',
+    {
+      class: 'overlay',
+      role: 'dialog',
+      'aria-modal': 'true',
+      'aria-label': t.help,
+      onclick: (e: MouseEvent) => e.target === overlay && close(),
+    },
+    h(
+      'div',
+      { class: 'dialog help' },
+      h('h2', {}, t.help),
+      h(
+        'table',
+        {},
+        h(
+          'tbody',
+          {},
+          ...t.shortcuts.map(([keys, what]) =>
+            h('tr', {}, h('td', {}, h('kbd', {}, keys)), h('td', {}, what)),
+          ),
+        ),
+      ),
+      h('div', { class: 'actions' }, h('button', { class: 'primary', onclick: close }, t.close)),
+    ),
+  );
+  document.body.append(overlay);
+  (overlay.querySelector('button.primary') as HTMLButtonElement).focus();
+  overlay.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      close();
+    }
+  });
+}

@@ -1,0 +1,333 @@
+import { SEVERITIES, type InlineComment, type Severity } from './api.js';
+import { clear, h } from './dom.js';
+import { t } from './i18n.js';
+import { renderBlocks } from './markdown.js';
+import { isOpen, selectedRange, unitOfLine, type State, type Unit } from './state.js';
+
+export interface DocActions {
+  saveComment(range: Unit, text: string, severity: Severity): Promise<boolean>;
+  updateComment(id: string, text: string, severity: Severity): Promise<boolean>;
+  deleteComment(id: string): Promise<void>;
+  /** Something changed that other parts of the page show (counts, markers). */
+  changed(): void;
+}
+
+/**
+ * The document of the selected file: rows of (line-number gutter, content), in rendered or source view,
+ * with the comments under the rows they are about and the comment box under the selection.
+ */
+export class DocView {
+  readonly root = h('div', { class: 'doc', role: 'document' });
+  private rows: HTMLElement[] = [];
+  private dragging = false;
+  private lastRenderMs = 0;
+
+  constructor(
+    private readonly state: State,
+    private readonly actions: DocActions,
+  ) {
+    this.root.addEventListener('mousedown', (e) => this.onMouseDown(e));
+    this.root.addEventListener('mouseover', (e) => this.onMouseOver(e));
+    document.addEventListener('mouseup', () => this.onMouseUp());
+  }
+
+  get renderMs(): number {
+    return this.lastRenderMs;
+  }
+
+  /** Rebuilds the rows from the current file and mode. */
+  render(): void {
+    const started = performance.now();
+    const { file, mode } = this.state;
+    clear(this.root);
+    this.rows = [];
+    if (!file) return;
+    let units: Unit[];
+    let contents: HTMLElement[];
+    if (mode === 'rendered') {
+      const blocks = renderBlocks(file.text);
+      units = blocks.map((b) => ({ start: b.start, end: b.end }));
+      contents = blocks.map((b) => b.element);
+    } else {
+      const lines = file.text.split(/\r\n|\n|\r/);
+      if (lines[lines.length - 1] === '') lines.pop();
+      units = lines.map((_, i) => ({ start: i + 1, end: i + 1 }));
+      contents = lines.map((line) => h('pre', { class: 'block source-line' }, line || '\u200b'));
+    }
+    this.state.units = units;
+    const fragment = document.createDocumentFragment();
+    units.forEach((unit, i) => {
+      const label = unit.start === unit.end ? String(unit.start) : `${unit.start}–${unit.end}`;
+      const gutter = h(
+        'div',
+        { class: 'gutter' },
+        h(
+          'button',
+          {
+            class: 'ln',
+            type: 'button',
+            'data-u': i,
+            title: t.lines(unit.start, unit.end),
+            'aria-label': t.lines(unit.start, unit.end),
+          },
+          label,
+        ),
+      );
+      const row = h(
+        'div',
+        { class: 'row', 'data-u': i, 'data-start': unit.start, 'data-end': unit.end },
+        gutter,
+        contents[i],
+      );
+      this.rows.push(row);
+      fragment.append(row);
+    });
+    this.root.append(fragment);
+    this.state.selection = undefined;
+    this.renderThreads();
+    this.lastRenderMs = performance.now() - started;
+  }
+
+  /** Re-places the comments and the comment box (after an edit, a poll, a selection change). */
+  renderThreads(): void {
+    for (const old of Array.from(this.root.querySelectorAll('.thread, .composer-row'))) old.remove();
+    for (const row of this.rows)
+      row.classList.remove('commented', 'sev-must', 'sev-should', 'sev-suggestion', 'sev-question');
+    const { file, session, units } = this.state;
+    if (!file || units.length === 0) return;
+    const byUnit = new Map<number, InlineComment[]>();
+    for (const comment of session.inline_comments.filter((c) => c.fileIndex === file.index)) {
+      const u = unitOfLine(units, comment.range.endLine);
+      byUnit.set(u, [...(byUnit.get(u) ?? []), comment]);
+      for (let i = unitOfLine(units, comment.range.startLine); i <= u; i++)
+        this.rows[i]?.classList.add('commented');
+    }
+    for (const [u, comments] of byUnit) {
+      comments.sort(
+        (a, b) => a.range.startLine - b.range.startLine || a.createdAt.localeCompare(b.createdAt),
+      );
+      const worst = SEVERITIES.find((s) => comments.some((c) => c.severity === s))!;
+      this.rows[u]?.classList.add(`sev-${worst}`);
+      this.rows[u]?.after(
+        h('div', { class: 'thread', 'data-after': u }, ...comments.map((c) => this.card(c))),
+      );
+    }
+    this.paintSelection();
+  }
+
+  select(anchor: number, focus: number, openBox: boolean): void {
+    const max = this.state.units.length - 1;
+    if (max < 0) return;
+    const clamp = (n: number) => Math.max(0, Math.min(max, n));
+    this.state.selection = { anchor: clamp(anchor), focus: clamp(focus) };
+    // While the mouse selects, the comment box stays put: moving it would shift the rows under the
+    // pointer and stretch the selection. It moves when the button is released.
+    if (this.dragging) this.paintRows();
+    else this.paintSelection(openBox);
+    this.rows[clamp(focus)]?.scrollIntoView({ block: 'nearest' });
+  }
+
+  clearSelection(): void {
+    this.state.selection = undefined;
+    this.state.draft = '';
+    this.paintSelection();
+  }
+
+  /** Opens the comment box under the current selection. */
+  openComposer(): void {
+    this.paintSelection(true);
+  }
+
+  get composerOpen(): boolean {
+    return this.root.querySelector('.composer-row') !== null;
+  }
+
+  private paintRows(): void {
+    const range = selectedRange(this.state);
+    for (const row of this.rows) {
+      const start = Number(row.dataset.start);
+      row.classList.toggle(
+        'selected',
+        range !== undefined && start >= range.start && Number(row.dataset.end) <= range.end,
+      );
+    }
+  }
+
+  private paintSelection(openBox = this.composerOpen): void {
+    this.paintRows();
+    const range = selectedRange(this.state);
+    this.root.querySelector('.composer-row')?.remove();
+    if (!range || !openBox || !isOpen(this.state)) return;
+    const last = Math.max(this.state.selection!.anchor, this.state.selection!.focus);
+    const anchorRow = this.root.querySelector(`.thread[data-after="${last}"]`) ?? this.rows[last];
+    const composer = this.composer(range);
+    anchorRow?.after(composer);
+    composer.querySelector('textarea')?.focus();
+  }
+
+  private composer(range: Unit): HTMLElement {
+    const text = h('textarea', {
+      rows: 4,
+      placeholder: t.commentPlaceholder,
+      'aria-label': t.comment,
+    });
+    text.value = this.state.draft;
+    text.addEventListener('input', () => (this.state.draft = text.value));
+    const severity = severitySelect('should');
+    const save = async () => {
+      if (text.value.trim() === '') return text.focus();
+      if (await this.actions.saveComment(range, text.value, severity.value as Severity)) {
+        this.state.draft = '';
+        this.state.selection = undefined;
+        this.renderThreads();
+        this.actions.changed();
+      }
+    };
+    text.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        void save();
+      }
+    });
+    return h(
+      'div',
+      { class: 'composer-row' },
+      h(
+        'form',
+        { class: 'composer', onsubmit: (e: SubmitEvent) => (e.preventDefault(), void save()) },
+        h(
+          'div',
+          { class: 'composer-head' },
+          h('strong', {}, t.commentOnSelection(range.start, range.end)),
+          h('label', {}, `${t.severity} `, severity),
+        ),
+        text,
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', { type: 'button', onclick: () => this.clearSelection() }, t.cancel),
+          h('button', { type: 'submit', class: 'primary' }, t.save),
+        ),
+      ),
+    );
+  }
+
+  private card(comment: InlineComment): HTMLElement {
+    const stale = this.state.file && comment.anchor.fileContentHash !== this.state.file.fileContentHash;
+    const card = h(
+      'article',
+      { class: `comment sev-${comment.severity}`, 'data-id': comment.id },
+      h(
+        'header',
+        {},
+        h(
+          'span',
+          { class: `badge sev-${comment.severity}`, title: t.severityHelp[comment.severity] },
+          t.severities[comment.severity],
+        ),
+        h('span', { class: 'where' }, t.lines(comment.range.startLine, comment.range.endLine)),
+        stale ? h('span', { class: 'stale', title: t.fileChanged }, '⚠') : null,
+        isOpen(this.state)
+          ? h(
+              'span',
+              { class: 'tools' },
+              h('button', { type: 'button', class: 'link', onclick: () => this.edit(card, comment) }, t.edit),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'link danger',
+                  onclick: () => void this.actions.deleteComment(comment.id),
+                },
+                t.delete,
+              ),
+            )
+          : null,
+      ),
+      h('p', { class: 'text' }, comment.comment),
+    );
+    return card;
+  }
+
+  private edit(card: HTMLElement, comment: InlineComment): void {
+    const text = h('textarea', { rows: 3, 'aria-label': t.comment });
+    text.value = comment.comment;
+    const severity = severitySelect(comment.severity);
+    const save = async () => {
+      if (text.value.trim() === '') return text.focus();
+      if (await this.actions.updateComment(comment.id, text.value, severity.value as Severity))
+        this.renderThreads();
+    };
+    text.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        void save();
+      } else if (e.key === 'Escape') {
+        e.stopPropagation();
+        this.renderThreads();
+      }
+    });
+    card.replaceChildren(
+      h(
+        'form',
+        { class: 'composer', onsubmit: (e: SubmitEvent) => (e.preventDefault(), void save()) },
+        h(
+          'div',
+          { class: 'composer-head' },
+          h('strong', {}, t.lines(comment.range.startLine, comment.range.endLine)),
+          h('label', {}, `${t.severity} `, severity),
+        ),
+        text,
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', { type: 'button', onclick: () => this.renderThreads() }, t.cancel),
+          h('button', { type: 'submit', class: 'primary' }, t.save),
+        ),
+      ),
+    );
+    text.focus();
+  }
+
+  // Selection with the mouse: click a line number, shift-click to extend, or drag along the gutter.
+  private unitAt(target: EventTarget | null): number | undefined {
+    const row = (target as HTMLElement | null)?.closest?.('.row') as HTMLElement | null;
+    return row && this.root.contains(row) ? Number(row.dataset.u) : undefined;
+  }
+
+  private onMouseDown(event: MouseEvent): void {
+    if (event.button !== 0 || !(event.target as HTMLElement).closest('.gutter')) return;
+    const u = this.unitAt(event.target);
+    if (u === undefined) return;
+    event.preventDefault();
+    const selection = this.state.selection;
+    this.dragging = true;
+    if (event.shiftKey && selection) this.select(selection.anchor, u, false);
+    else this.select(u, u, false);
+  }
+
+  private onMouseOver(event: MouseEvent): void {
+    if (!this.dragging || !this.state.selection) return;
+    const u = this.unitAt(event.target);
+    if (u !== undefined && u !== this.state.selection.focus)
+      this.select(this.state.selection.anchor, u, false);
+  }
+
+  private onMouseUp(): void {
+    if (!this.dragging) return;
+    this.dragging = false;
+    if (isOpen(this.state)) this.openComposer();
+  }
+}
+
+function severitySelect(value: Severity): HTMLSelectElement {
+  const select = h(
+    'select',
+    { name: 'severity', 'aria-label': t.severity },
+    ...SEVERITIES.map((s) =>
+      h('option', { value: s, title: t.severityHelp[s] }, `${t.severities[s]} — ${t.severityHelp[s]}`),
+    ),
+  );
+  select.value = value;
+  return select;
+}
