@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +41,38 @@ const FIRST_CALL: Record<string, { name: string; arguments: Record<string, unkno
   'code-reader-mcp': { name: 'check_code_scale', arguments: { file_path: 'smoke.ts' } },
   // Lists the (empty) session folder: proves the server starts and its engine loads from the tarball.
   'md-review-mcp': { name: 'review.list', arguments: {} },
+  // Opens (creates) its SQLite store in PRISMIND_HOME: the native addon must load.
+  'prismind-mcp': { name: 'list_projects', arguments: {} },
 };
+
+/**
+ * better-sqlite3's install script downloads a prebuilt addon (unreachable here) and otherwise compiles
+ * SQLite for minutes. The smoke install gets the prebuild the way an offline mirror serves it: prebuild-
+ * install's documented `npm_config_better_sqlite3_binary_host` points at a loopback server that hands out
+ * the addon this workspace built (same version, pinned with an npm override, same Node ABI).
+ */
+async function betterSqliteMirror(): Promise<{
+  env: Record<string, string>;
+  version: string;
+  server: Server;
+}> {
+  const require = createRequire(path.join(repo, 'packages', 'prismind-mcp', 'package.json'));
+  const dir = path.dirname(require.resolve('better-sqlite3/package.json'));
+  const { version } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const tarball = path.join(await mkdtemp(path.join(os.tmpdir(), 'smoke-prebuild-')), 'prebuild.tar.gz');
+  await run('tar', ['-czf', tarball, '-C', dir, 'build/Release/better_sqlite3.node']);
+  const expected = `/v${version}/better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const body = await readFile(tarball);
+  const server = createServer((req, res) => {
+    if (req.url === expected) res.writeHead(200, { 'content-type': 'application/gzip' }).end(body);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { env: { npm_config_better_sqlite3_binary_host: host }, version, server };
+}
 
 let project: string;
 let packages: Published[];
@@ -50,7 +84,11 @@ beforeAll(async () => {
     await run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: pkg.dir });
   }
   project = await mkdtemp(path.join(os.tmpdir(), 'smoke-project-'));
-  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'smoke', private: true }));
+  const mirror = await betterSqliteMirror();
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'smoke', private: true, overrides: { 'better-sqlite3': mirror.version } }),
+  );
   // check_code_scale parses this with the TypeScript grammar shipped by the installed package's dependency.
   await writeFile(
     path.join(project, 'smoke.ts'),
@@ -60,9 +98,18 @@ beforeAll(async () => {
     .filter((f) => f.endsWith('.tgz'))
     .map((f) => path.join(tarballs, f));
   // All tarballs at once, so the servers' dependency on @mcp-workbench/core is met by the packed core.
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], {
-    cwd: project,
-  });
+  try {
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files],
+      {
+        cwd: project,
+        env: { ...process.env, ...mirror.env },
+      },
+    );
+  } finally {
+    mirror.server.close();
+  }
 });
 
 describe('published packages install from their tarballs and run', () => {
@@ -91,7 +138,10 @@ describe('published packages install from their tarballs and run', () => {
       const binPath = path.join(project, 'node_modules', '.bin', binName);
       const session = await spawnStdioClient(binPath, ['--root', project], {
         cwd: project,
-        env: { MD_REVIEW_HOME: path.join(project, '.md-review') }, // md-review keeps its sessions here
+        env: {
+          MD_REVIEW_HOME: path.join(project, '.md-review'), // md-review keeps its sessions here
+          PRISMIND_HOME: path.join(project, '.prismind'), // prismind's store
+        },
       });
       try {
         const { tools } = await session.client.listTools();

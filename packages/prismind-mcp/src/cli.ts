@@ -1,0 +1,97 @@
+import { parseArgs } from 'node:util';
+import { createLogger, isToolError } from '@mcp-workbench/core/engine';
+import { userOf, type Engine } from './engine/engine.js';
+import { openEngine } from './engine/open.js';
+import type { CLI_COMMANDS } from './cli-commands.js';
+import { exportProject, importProject } from './engine/transfer.js';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+const USAGE = `Usage:
+  prismind-mcp export <project> <dir> [--config FILE]   write the project (JSON + Markdown documents) into <dir>
+  prismind-mcp import <dir> [--config FILE]             read an export into this store ($PRISMIND_HOME)
+  prismind-mcp init-agents [<project>] [--config FILE]  print the AGENTS.md / CLAUDE.md block for a project
+  prismind-mcp [--config FILE] [--root DIR] …           run the MCP server on stdio (see --help)
+`;
+
+/** The minimal AGENTS.md / CLAUDE.md block of the spec: project name, how to start, "ask Prismind". */
+export function agentsBlock(project: { project_id: string; name: string } | undefined): string {
+  const id = project?.project_id ?? '<project-id>';
+  const name = project?.name ?? '<プロジェクト名>';
+  return `## Prismind
+
+- プロジェクト: ${name}（Prismind の project: \`${id}\`）
+- 作業を始めるときは MCP ツール \`start_session\`（project: "${id}"）を最初に呼ぶ。前回の続き・次にやること・ブロッカー・読むべき資料が返る。
+- 作業を終えるときは \`end_session\`（summary と next_action）を呼ぶ。
+- 設計・手順・進捗・知見などの詳細はこのファイルに書かず、Prismind から取得せよ（get_document / search_catalog / get_progress / search_knowledge）。
+`;
+}
+
+async function initAgents(engine: Engine, projectId: string | undefined): Promise<string> {
+  return engine.backend.read(async (stores) => {
+    const id = projectId ?? (await stores.projects.getCurrent(userOf(engine)))?.project_id;
+    const project = id ? await stores.projects.get(id) : undefined;
+    if (projectId && !project)
+      throw new Error(`Project "${projectId}" is not registered in ${engine.backend.location}.`);
+    return agentsBlock(project);
+  });
+}
+
+/** Runs a CLI command; returns the exit code (0 ok, 1 failed, 2 usage). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    io.stderr(`prismind-mcp: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const arity = { export: 2, import: 1, 'init-agents': -1 }[command as (typeof CLI_COMMANDS)[number]];
+  if (arity === undefined || (arity >= 0 && rest.length !== arity) || (arity < 0 && rest.length > 1)) {
+    io.stderr(`prismind-mcp: wrong arguments for "${command ?? ''}".\n\n${USAGE}`);
+    return 2;
+  }
+  const logger = createLogger({ level: 'warn', name: 'prismind-mcp', write: io.stderr });
+  let engine: Engine | undefined;
+  try {
+    engine = await openEngine(
+      { configFile: parsed.values.config, ...(io.env ? { env: io.env } : {}) },
+      logger,
+    );
+    if (command === 'export') {
+      const done = await exportProject(engine, rest[0]!, rest[1]!);
+      io.stdout(
+        `Exported ${done.project}: ${done.documents} documents, ${done.tasks} tasks, ${done.knowledge} knowledge entries → ${done.dir}\n`,
+      );
+    } else if (command === 'import') {
+      const done = await importProject(engine, rest[0]!);
+      io.stdout(
+        `Imported ${done.project}: ${done.documents} documents, ${done.tasks} tasks, ${done.knowledge} knowledge entries into ${engine.backend.location}\n`,
+      );
+    } else {
+      io.stdout(await initAgents(engine, rest[0]));
+    }
+    return 0;
+  } catch (error) {
+    const text = isToolError(error)
+      ? `${error.code}: ${error.message}${error.hint ? `\n${error.hint}` : ''}`
+      : String((error as Error).message ?? error);
+    io.stderr(`prismind-mcp ${command}: ${text}\n`);
+    return 1;
+  } finally {
+    await engine?.backend.close();
+  }
+}

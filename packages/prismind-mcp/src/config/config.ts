@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import envPaths from 'env-paths';
+import { parse, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { ToolError } from '@mcp-workbench/core/engine';
+
+/**
+ * `config.toml`: the spec's sections (`[google]`, `[services]`, `[log]`, `[session]`) plus `[storage]`
+ * (which backend) and `[search]` (an optional embeddings endpoint) and `[limits]`. Every key has a
+ * default, so a missing file means a working local store. Unknown keys are refused: a typo must not be
+ * silently ignored.
+ */
+const ConfigSchema = z
+  .object({
+    google: z
+      .object({
+        credentials_path: z.string().default('credentials.json'),
+        token_path: z.string().default('token.json'),
+      })
+      .strict()
+      .prefault({}),
+    services: z
+      .object({
+        memory_server_url: z.string().default('http://localhost:8080'),
+        rag_server_url: z.string().default('http://localhost:8000'),
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({
+        level: z.enum(['DEBUG', 'INFO', 'WARNING', 'ERROR']).default('INFO'),
+        file: z.string().default(''),
+        format: z.enum(['text', 'json']).default('text'),
+      })
+      .strict()
+      .prefault({}),
+    session: z
+      .object({
+        auto_save_interval: z.number().int().min(0).max(100_000).default(20),
+        default_user: z.string().min(1).max(200).default('default'),
+        context_budget_tokens: z.number().int().min(0).default(150_000),
+      })
+      .strict()
+      .prefault({}),
+    storage: z
+      .object({
+        backend: z.enum(['local', 'google', 'postgres']).default('local'),
+        url: z.string().default(''),
+        busy_timeout_ms: z.number().int().min(0).max(600_000).default(5000),
+      })
+      .strict()
+      .prefault({}),
+    search: z
+      .object({
+        embeddings_url: z.string().default(''),
+        embeddings_model: z.string().default(''),
+        embeddings_api_key_env: z.string().default(''),
+        embeddings_timeout_ms: z.number().int().min(100).max(120_000).default(5000),
+      })
+      .strict()
+      .prefault({}),
+    limits: z
+      .object({
+        max_document_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(64 * 1024 * 1024)
+          .default(1024 * 1024),
+        max_knowledge_bytes: z
+          .number()
+          .int()
+          .min(256)
+          .max(16 * 1024 * 1024)
+          .default(64 * 1024),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type FileConfig = z.output<typeof ConfigSchema>;
+
+export interface PrismindConfig extends FileConfig {
+  /** The store folder ($PRISMIND_HOME). */
+  home: string;
+  /** The config file that was read, or would be read if it existed. */
+  config_file: string;
+  config_found: boolean;
+}
+
+export interface ConfigSources {
+  /** `--config FILE` */
+  configFile?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The OS's per-user data folder: ~/.local/share/prismind, ~/Library/Application Support/prismind, %LOCALAPPDATA%\prismind\Data. */
+export function defaultHome(): string {
+  return envPaths('prismind', { suffix: '' }).data;
+}
+
+function configError(file: string, message: string, key?: string): ToolError {
+  return new ToolError('CONFIG_INVALID', `${file}: ${message}`, {
+    hint: key
+      ? `Fix or remove "${key}" in ${file} (see the README's config keys), then restart the server.`
+      : `Fix the TOML syntax of ${file}, then restart the server.`,
+    details: { file, ...(key ? { key } : {}) },
+  });
+}
+
+/** Reads config.toml (missing → defaults), validates it, and applies the environment overrides. */
+export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
+  const env = sources.env ?? process.env;
+  const home = path.resolve(env.PRISMIND_HOME?.trim() || defaultHome());
+  const file = path.resolve(sources.configFile ?? path.join(home, 'config.toml'));
+  let raw: unknown = {};
+  let found = false;
+  try {
+    raw = parse(readFileSync(file, 'utf8'));
+    found = true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && sources.configFile === undefined) {
+      raw = {};
+    } else if (error instanceof TomlError) {
+      throw configError(
+        file,
+        `invalid TOML at line ${error.line}, column ${error.column}: ${error.message.split('\n')[0]}`,
+      );
+    } else {
+      throw configError(file, `cannot be read (${code ?? String(error)})`);
+    }
+  }
+  const checked = ConfigSchema.safeParse(raw);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const key = [...issue.path, ...keys.slice(0, 1)].map(String).join('.');
+    const what = issue.code === 'unrecognized_keys' ? `unknown key "${key}"` : `"${key}": ${issue.message}`;
+    throw configError(file, what, key);
+  }
+  const config: PrismindConfig = { ...checked.data, home, config_file: file, config_found: found };
+  const backend = env.PRISMIND_BACKEND?.trim();
+  if (backend) {
+    if (backend !== 'local' && backend !== 'google' && backend !== 'postgres') {
+      throw new ToolError('CONFIG_INVALID', `PRISMIND_BACKEND="${backend}" is not a backend.`, {
+        hint: 'Set PRISMIND_BACKEND to local, google or postgres (or unset it).',
+        details: { key: 'PRISMIND_BACKEND' },
+      });
+    }
+    config.storage = { ...config.storage, backend };
+  }
+  const url = env.PRISMIND_DATABASE_URL?.trim();
+  if (url) config.storage = { ...config.storage, url };
+  return config;
+}

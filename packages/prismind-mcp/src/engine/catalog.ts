@@ -1,0 +1,180 @@
+import type { CatalogEntry } from '../model/types.js';
+import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
+import { extractKeywords } from '../text/keywords.js';
+import { bodyOf, folderFor, normalizePhaseTask } from './documents.js';
+import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
+
+export interface SearchCatalogInput {
+  query?: string | undefined;
+  project?: string | undefined;
+  doc_type?: string | undefined;
+  phase_task?: string | undefined;
+  feature?: string | undefined;
+  reference_timing?: string | undefined;
+  status?: string | undefined;
+  limit?: number | undefined;
+}
+
+export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
+  const status = oneOf('status', input.status ?? 'active', [...CATALOG_STATUSES, 'all'] as const);
+  const timing = input.reference_timing
+    ? oneOf('reference_timing', input.reference_timing, REFERENCE_TIMINGS)
+    : undefined;
+  const docType = input.doc_type ? docTypeOf(input.doc_type) : undefined;
+  if (input.project) checkProjectId(input.project);
+  const result = await engine.backend.read(async (stores) => {
+    if (input.project && !(await stores.projects.get(input.project))) throw projectNotFound(input.project);
+    return stores.search.searchCatalog({
+      ...(input.query?.trim() ? { query: input.query.trim() } : {}),
+      ...(input.project ? { project: (await stores.projects.get(input.project))!.project_id } : {}),
+      ...(docType ? { doc_type: docType } : {}),
+      ...(input.phase_task ? { phase_task: normalizePhaseTask(input.phase_task) } : {}),
+      ...(input.feature ? { feature: input.feature } : {}),
+      ...(timing ? { reference_timing: timing } : {}),
+      status,
+      limit: input.limit ?? 10,
+    });
+  });
+  return {
+    success: true,
+    total_count: result.total_count,
+    documents: result.items.map((e) => ({
+      doc_id: e.doc_id,
+      name: e.name,
+      doc_type: e.doc_type,
+      project: e.project,
+      phase_task: e.phase_task,
+      feature: e.feature,
+      source: e.source,
+      updated_at: e.updated_at,
+      keywords: e.keywords,
+      reference_timing: e.reference_timing,
+      status: e.status,
+    })),
+    ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
+    message:
+      result.total_count === 0
+        ? '該当するドキュメントはありません。'
+        : `${result.total_count}件見つかりました${result.total_count > result.items.length ? `（上位${result.items.length}件を表示）` : ''}。`,
+  };
+}
+
+/** First Markdown heading of a body, for documents a person added without front matter. */
+function headingOf(body: string): string | undefined {
+  return /^#\s+(.+)$/m.exec(body)?.[1]?.trim();
+}
+
+/**
+ * The spec's sync_catalog (Sheets → RAG): here the files are the master. Every Markdown document in the
+ * project's folders updates its catalog row from its front matter and hash; a file a person added
+ * without front matter gets an id and front matter; a row whose file is gone is archived (kept, so its
+ * id still answers). Then the search cache of the project is cleared and filled again.
+ */
+export async function syncCatalog(engine: Engine, input: { project?: string | undefined }) {
+  return engine.backend.write(async (stores) => {
+    const project = await resolveProject(engine, stores, input.project);
+    const rows = await stores.catalog.list({ project: project.project_id, status: 'all' });
+    const byId = new Map(rows.map((e) => [e.doc_id, e]));
+    const byLocation = new Map(rows.map((e) => [e.location.normalize('NFC'), e]));
+    const files = await stores.documents.scan(project);
+    const at = nowIso(engine);
+    let added = 0;
+    let updated = 0;
+    const seen = new Set<string>();
+    const indexed: { entry: CatalogEntry; body: string }[] = [];
+    const typeOfFolder = (location: string) => {
+      const folder = location.split('/')[0] ?? '';
+      if (folder === folderFor(project, '設計書')) return '設計書' as const;
+      if (folder === folderFor(project, '実装手順書')) return '実装手順書' as const;
+      try {
+        return docTypeOf(folder);
+      } catch {
+        return 'その他' as const;
+      }
+    };
+    for (const { location, doc } of files) {
+      const fields = doc.fields ?? {};
+      const known = (fields.doc_id && byId.get(fields.doc_id)) || byLocation.get(location.normalize('NFC'));
+      if (known && seen.has(known.doc_id)) continue; // a copy of another document's file: skip it
+      const base: CatalogEntry = known ?? {
+        doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
+        name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
+        source: engine.backend.kind,
+        doc_type: typeOfFolder(location),
+        project: project.project_id,
+        phase_task: '共通',
+        feature: '',
+        reference_timing: '',
+        related_docs: [],
+        keywords: [],
+        updated_at: at,
+        created_by: '',
+        status: 'active',
+        created_at: at,
+        location,
+        content_hash: '',
+        keywords_generated: true,
+      };
+      let typed: CatalogEntry['doc_type'] = base.doc_type;
+      try {
+        if (fields.doc_type) typed = docTypeOf(fields.doc_type);
+      } catch {
+        // keep the catalog's type
+      }
+      const next: CatalogEntry = {
+        ...base,
+        ...(fields.name ? { name: fields.name } : {}),
+        doc_type: typed,
+        ...(fields.phase_task ? { phase_task: normalizePhaseTask(fields.phase_task) } : {}),
+        ...(fields.feature !== undefined ? { feature: fields.feature } : {}),
+        ...(fields.keywords ? { keywords: fields.keywords } : {}),
+        ...(fields.related_docs ? { related_docs: fields.related_docs } : {}),
+        ...(fields.reference_timing !== undefined &&
+        (fields.reference_timing === '' ||
+          (REFERENCE_TIMINGS as readonly string[]).includes(fields.reference_timing))
+          ? { reference_timing: fields.reference_timing }
+          : {}),
+        ...(fields.status && (CATALOG_STATUSES as readonly string[]).includes(fields.status)
+          ? { status: fields.status }
+          : {}),
+        ...(fields.created_by !== undefined ? { created_by: fields.created_by } : {}),
+        location,
+        content_hash: doc.content_hash,
+      };
+      if (next.keywords.length === 0) next.keywords = extractKeywords(doc.body, 8, next.name);
+      let body = doc.body;
+      if (!known || !doc.fields?.doc_id) {
+        // Give the file its front matter, so its id stays with it when it is moved or renamed.
+        if (!doc.fields) body = bodyOf(next.name, doc.body);
+        next.content_hash = (await stores.documents.write(project, next, body)).content_hash;
+      }
+      if (!known) added++;
+      else if (JSON.stringify(known) !== JSON.stringify(next)) {
+        next.updated_at = known.content_hash !== next.content_hash ? at : known.updated_at;
+        updated++;
+      }
+      seen.add(next.doc_id);
+      await stores.catalog.put(next);
+      indexed.push({ entry: next, body });
+    }
+    let archived = 0;
+    for (const row of rows) {
+      if (seen.has(row.doc_id) || row.status === 'archived') continue;
+      await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
+      archived++;
+    }
+    const synced = await stores.search.rebuildCatalog(project.project_id, indexed);
+    return {
+      success: true,
+      synced_count: synced,
+      added_count: added,
+      updated_count: updated,
+      archived_count: archived,
+      message:
+        `目録を同期しました（${synced}件）。` +
+        (added || updated || archived
+          ? `追加 ${added}件、更新 ${updated}件、ファイルが見つからずアーカイブ ${archived}件。`
+          : ''),
+    };
+  });
+}

@@ -1,0 +1,205 @@
+import { ToolError } from '@mcp-workbench/core/engine';
+import { deriveState, phaseNumber, phaseTaskOf } from '../model/progress.js';
+import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
+import type { Stores } from '../store/backend.js';
+import { nowIso, resolveProject, userOf, type Engine } from './engine.js';
+
+export const SAVED_MESSAGE = 'セッション状態を保存しました。';
+export const PRESSURE_MESSAGE = 'コンテキストが逼迫しています。セッション状態を保存しました。';
+
+export interface DocReference {
+  name: string;
+  doc_id: string;
+  reason: string;
+}
+
+function emptyState(project: string, user: string, at: string): SessionState {
+  return {
+    project,
+    user,
+    current_phase: '',
+    current_task: '',
+    last_completed: '',
+    blockers: [],
+    notes: '',
+    last_summary: '',
+    next_action: '',
+    updated_at: at,
+    started_at: null,
+  };
+}
+
+/**
+ * Brings a saved state in line with the progress sheet (the sheet is the truth, spec step 5). Returns
+ * the corrected state and what was corrected, in words.
+ */
+export function reconcile(
+  state: SessionState,
+  tasks: TaskRow[],
+): { state: SessionState; corrected: string[] } {
+  if (tasks.length === 0) return { state, corrected: [] };
+  const derived = deriveState(tasks);
+  const next = { ...state };
+  const corrected: string[] = [];
+  for (const key of ['current_phase', 'current_task', 'last_completed'] as const) {
+    if (derived[key] !== state[key]) {
+      if (state[key]) corrected.push(`${key}: ${state[key]} → ${derived[key] || '（なし）'}`);
+      next[key] = derived[key];
+    }
+  }
+  // Blockers of blocked tasks come from the sheet; blockers saved with the session that no task carries stay.
+  const sheetBlockers = new Set(derived.blockers);
+  const taskIds = new Set(tasks.map((t) => `${t.task_id}:`));
+  const own = state.blockers.filter((b) => ![...taskIds].some((id) => b.startsWith(id)));
+  next.blockers = [...new Set([...sheetBlockers, ...own])];
+  return { state: next, corrected };
+}
+
+/**
+ * Documents worth reading now, each with its reason: the current task's documents, then the current
+ * phase's, then those marked for session start, then the project's common design docs and rules.
+ */
+export async function recommendedDocs(stores: Stores, project: ProjectConfig, tasks: TaskRow[], max = 5) {
+  const derived = deriveState(tasks);
+  const picked = new Map<string, DocReference>();
+  const add = (entries: CatalogEntry[], reason: (e: CatalogEntry) => string) => {
+    for (const e of entries) {
+      if (picked.size >= max) return;
+      if (!picked.has(e.doc_id)) picked.set(e.doc_id, { name: e.name, doc_id: e.doc_id, reason: reason(e) });
+    }
+  };
+  const base = { project: project.project_id, status: 'active' as const, limit: max };
+  if (derived.current) {
+    const phaseTask = phaseTaskOf(derived.current);
+    add(
+      await stores.catalog.list({ ...base, phase_task: phaseTask }),
+      (e) => `現在タスク (${phaseTask}) の${e.doc_type}`,
+    );
+    const n = phaseNumber(derived.current.phase);
+    if (n !== undefined) {
+      add(
+        await stores.catalog.list({ ...base, phase_task_prefix: `P${n}-` }),
+        (e) => `現在フェーズ (${derived.current_phase}) の${e.doc_type} (${e.phase_task})`,
+      );
+    }
+  }
+  add(
+    await stores.catalog.list({ ...base, reference_timing: 'セッション開始時' }),
+    () => 'セッション開始時に参照する資料',
+  );
+  add(await stores.catalog.list({ ...base, phase_task: '共通' }), (e) => `プロジェクト共通の${e.doc_type}`);
+  return [...picked.values()];
+}
+
+export async function startSession(
+  engine: Engine,
+  input: { project?: string | undefined; user?: string | undefined },
+) {
+  const user = userOf(engine, input.user);
+  return engine.backend.write(async (stores) => {
+    const project = await resolveProject(engine, stores, input.project, user);
+    const at = nowIso(engine);
+    await stores.projects.setCurrent(user, { project_id: project.project_id, switched_at: at });
+    const previous = await stores.sessions.get(project.project_id, user);
+    const saved = previous ?? emptyState(project.project_id, user, at);
+    const tasks = await stores.tracker.list(project.project_id);
+    const { state, corrected } = reconcile(saved, tasks);
+    await stores.sessions.put({ ...state, started_at: at, updated_at: at });
+    engine.active = { project: project.project_id, user, started_at: at };
+    const docs = await recommendedDocs(stores, project, tasks);
+    const lines = [`プロジェクト '${project.project_id}' (${project.name}) のセッションを開始しました。`];
+    if (corrected.length > 0)
+      lines.push(`進捗シートとの差異を修正しました（進捗を正としています）: ${corrected.join('; ')}`);
+    if (state.next_action) lines.push(`前回の「次にやること」: ${state.next_action}`);
+    if (!previous) lines.push('このプロジェクトでの初回のセッションです。');
+    return {
+      project: project.project_id,
+      project_name: project.name,
+      user,
+      started_at: at,
+      current_phase: state.current_phase,
+      current_task: state.current_task,
+      last_completed: state.last_completed,
+      blockers: state.blockers,
+      recommended_docs: docs,
+      notes: state.notes,
+      last_summary: state.last_summary,
+      next_action: state.next_action,
+      message: lines.join('\n'),
+    };
+  });
+}
+
+export interface SaveInput {
+  summary?: string | undefined;
+  next_action?: string | undefined;
+  blockers?: string[] | undefined;
+  notes?: string | undefined;
+}
+
+/** Saves the running session's state (end: also closes it). Shared by end_session, save_session and the triggers. */
+export async function saveState(engine: Engine, input: SaveInput, end: boolean) {
+  const user = userOf(engine);
+  return engine.backend.write(async (stores) => {
+    const project = await resolveProject(engine, stores, engine.active?.project, user);
+    const at = nowIso(engine);
+    const saved =
+      (await stores.sessions.get(project.project_id, user)) ?? emptyState(project.project_id, user, at);
+    const tasks = await stores.tracker.list(project.project_id);
+    const { state } = reconcile(saved, tasks);
+    const next: SessionState = {
+      ...state,
+      ...(input.summary !== undefined ? { last_summary: input.summary } : {}),
+      ...(input.next_action !== undefined ? { next_action: input.next_action } : {}),
+      ...(input.blockers !== undefined ? { blockers: input.blockers } : {}),
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      started_at: end ? null : (saved.started_at ?? engine.active?.started_at ?? at),
+      updated_at: at,
+    };
+    const started = engine.active?.started_at ?? saved.started_at;
+    const savedTo = await stores.sessions.put(next);
+    if (end) engine.active = undefined;
+    return { project: project.project_id, saved_to: savedTo, started, at };
+  });
+}
+
+/** ISO 8601 duration, e.g. PT1H23M45S. */
+export function isoDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
+}
+
+export async function endSession(engine: Engine, input: SaveInput) {
+  const result = await saveState(engine, input, true);
+  const ms = result.started ? Date.parse(result.at) - Date.parse(result.started) : 0;
+  return {
+    success: true,
+    session_duration: isoDuration(ms),
+    session_duration_seconds: Math.round(ms / 1000),
+    saved_to: result.saved_to,
+    message: SAVED_MESSAGE,
+  };
+}
+
+export async function saveSession(engine: Engine, input: SaveInput) {
+  const result = await saveState(engine, input, false);
+  return { success: true, saved_to: result.saved_to, message: SAVED_MESSAGE };
+}
+
+/** After a progress change the session state follows the sheet (spec update_progress step 4). */
+export async function followProgress(engine: Engine, stores: Stores, project: string): Promise<void> {
+  const user = userOf(engine);
+  const saved = await stores.sessions.get(project, user);
+  if (!saved) return;
+  const { state } = reconcile(saved, await stores.tracker.list(project));
+  await stores.sessions.put({ ...state, updated_at: nowIso(engine) });
+}
+
+export function requireText(field: string, value: string | undefined): string {
+  const text = value?.trim();
+  if (!text) throw new ToolError('INVALID_ARGUMENT', `${field} is empty.`, { details: { field } });
+  return text;
+}

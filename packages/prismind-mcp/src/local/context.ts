@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { ToolError } from '@mcp-workbench/core/engine';
+import type { Logger } from '@mcp-workbench/core/engine';
+import type { Embedder } from '../search/embedder.js';
+import type { Db } from './database.js';
+import type { StagedFiles } from './staged-files.js';
+
+export type ViewKind = 'progress' | 'catalog' | 'summary';
+
+/** What the local stores share inside one read or write transaction. */
+export interface LocalContext {
+  db: Db;
+  home: string;
+  files: StagedFiles;
+  writable: boolean;
+  /** Projects whose Markdown views (進捗.md, 目録.md, サマリ.md) are regenerated before COMMIT. */
+  dirty: Map<string, Set<ViewKind>>;
+  /** Work to run after the transaction (e.g. embedding new text: no network call holds the write lock). */
+  after: (() => Promise<void>)[];
+  embedder: Embedder | undefined;
+  logger: Logger;
+}
+
+export const PROJECTS_DIR = 'Projects';
+export const DB_FILE = 'prismind.db';
+
+export function markDirty(ctx: LocalContext, project: string, ...kinds: ViewKind[]): void {
+  const key = project.toLowerCase();
+  const set = ctx.dirty.get(key) ?? new Set<ViewKind>();
+  for (const kind of kinds) set.add(kind);
+  ctx.dirty.set(key, set);
+}
+
+export function assertWritable(ctx: LocalContext): void {
+  if (!ctx.writable) throw new Error('A store write ran inside Backend.read; use Backend.write.');
+}
+
+/** The project's folder (absolute), from its registered folder name. */
+export function projectDir(ctx: LocalContext, folder: string): string {
+  return path.join(ctx.home, PROJECTS_DIR, folder);
+}
+
+export function folderOf(ctx: LocalContext, projectId: string): string {
+  const row = ctx.db.prepare('SELECT folder FROM projects WHERE project_id = ?').get(projectId) as
+    { folder: string } | undefined;
+  if (!row) {
+    throw new ToolError('NOT_FOUND', `Project "${projectId}" is not registered.`, {
+      hint: 'Call list_projects to see the projects, or setup_project to create it.',
+    });
+  }
+  return row.folder;
+}
+
+export function json<T>(text: string | null | undefined, fallback: T): T {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ToolError } from '@mcp-workbench/core/engine';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /** How long one statement waits for another process's lock before the async retry takes over. */
+  busyTimeoutMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+}
+
+/** Total time a writer keeps retrying a busy database before it reports BACKEND_UNAVAILABLE. */
+const BUSY_GIVE_UP_MS = 60_000;
+
+/**
+ * Runs `attempt` until it does not fail with SQLITE_BUSY: other server processes on the same home hold
+ * the write lock for milliseconds, so waiting (with jittered backoff, without blocking the event loop)
+ * is always right; after a minute something is wrong and the caller hears it.
+ */
+export async function retryBusy<T>(attempt: () => T, what: string): Promise<T> {
+  const started = Date.now();
+  for (let delay = 5; ; delay = Math.min(delay * 2, 250)) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      if (Date.now() - started > BUSY_GIVE_UP_MS) {
+        throw new ToolError('BACKEND_UNAVAILABLE', `The local store stayed locked for a minute (${what}).`, {
+          hint: 'Another process holds the database; retry, or stop the process that keeps it locked.',
+          cause: error,
+        });
+      }
+      await sleep(delay / 2 + Math.random() * delay);
+    }
+  }
+}
+
+/**
+ * Opens (creating if needed) the store's database: WAL so readers never block the writer, a busy
+ * timeout, foreign keys, a bounded WAL file, then the migrations up to this version. A database written
+ * by a newer version is refused rather than misread.
+ */
+export async function openDatabase(file: string, options: OpenOptions): Promise<Db> {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: options.busyTimeoutMs });
+  try {
+    await retryBusy(() => db.pragma('journal_mode = WAL'), 'enabling WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    // After each checkpoint the WAL file is cut back to 4 MiB, so it cannot grow without bound.
+    db.pragma('journal_size_limit = 4194304');
+    await migrate(db, file);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+async function migrate(db: Db, file: string): Promise<void> {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) throw tooNew(file, current);
+  if (current === SCHEMA_VERSION) return;
+  await retryBusy(() => db.exec('BEGIN IMMEDIATE'), 'migrating');
+  try {
+    // Read again under the write lock: another process may have migrated meanwhile.
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw tooNew(file, version);
+    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+function tooNew(file: string, version: number): ToolError {
+  return new ToolError(
+    'STORE_TOO_NEW',
+    `${file} has schema version ${version}; this prismind-mcp understands up to ${SCHEMA_VERSION}.`,
+    {
+      hint: 'Upgrade prismind-mcp (npx -y prismind-mcp@latest), or point PRISMIND_HOME at another folder.',
+      details: { file, version, supported: SCHEMA_VERSION },
+    },
+  );
+}

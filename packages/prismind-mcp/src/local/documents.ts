@@ -1,0 +1,169 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ToolError } from '@mcp-workbench/core/engine';
+import type { CatalogEntry, ProjectConfig } from '../model/types.js';
+import type { DocumentStore, NewDocument, StoredDocument } from '../store/backend.js';
+import { assertWritable, folderOf, projectDir, type LocalContext } from './context.js';
+import { parseMarkdown, renderMarkdown } from './front-matter.js';
+import { sha256 } from './names.js';
+
+/** The Markdown views of a project: generated, never documents. */
+export const VIEW_FILES = new Set(['進捗.md', '目録.md', 'サマリ.md']);
+
+/** Catalog fields a document carries in its front matter (what a person sees and may edit). */
+function frontMatter(entry: CatalogEntry): Record<string, unknown> {
+  return {
+    doc_id: entry.doc_id,
+    name: entry.name,
+    doc_type: entry.doc_type,
+    project: entry.project,
+    phase_task: entry.phase_task,
+    feature: entry.feature,
+    keywords: entry.keywords,
+    reference_timing: entry.reference_timing,
+    related_docs: entry.related_docs,
+    status: entry.status,
+    created_by: entry.created_by,
+    created_at: entry.created_at,
+    updated_at: entry.updated_at,
+  };
+}
+
+const text = (value: unknown): string | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+  return JSON.stringify(value);
+};
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.map((v: unknown) => text(v) ?? '') : undefined;
+
+/** Reads back the catalog fields of front matter a person may have edited (unknown keys are ignored). */
+function fieldsOf(raw: Record<string, unknown> | undefined): Partial<CatalogEntry> | undefined {
+  if (!raw) return undefined;
+  const fields: Partial<CatalogEntry> = {};
+  const set = <K extends keyof CatalogEntry>(key: K, value: CatalogEntry[K] | undefined) => {
+    if (value !== undefined) fields[key] = value;
+  };
+  set('doc_id', text(raw.doc_id));
+  set('name', text(raw.name));
+  set('doc_type', text(raw.doc_type) as CatalogEntry['doc_type'] | undefined);
+  set('project', text(raw.project));
+  set('phase_task', text(raw.phase_task));
+  set('feature', text(raw.feature));
+  set('keywords', strings(raw.keywords));
+  set('reference_timing', text(raw.reference_timing));
+  set('related_docs', strings(raw.related_docs));
+  set('status', text(raw.status) as CatalogEntry['status'] | undefined);
+  set('created_by', text(raw.created_by));
+  set('created_at', text(raw.created_at));
+  set('updated_at', text(raw.updated_at));
+  return fields;
+}
+
+function toStored(content: string): StoredDocument {
+  const file = parseMarkdown(content);
+  const fields = fieldsOf(file.fields);
+  return { body: file.body, content_hash: sha256(file.body), ...(fields ? { fields } : {}) };
+}
+
+/** Documents as Markdown files with front matter under Projects/<name>/<folder>/. */
+export class LocalDocuments implements DocumentStore {
+  constructor(private readonly ctx: LocalContext) {}
+
+  private root(project: ProjectConfig): string {
+    return projectDir(this.ctx, folderOf(this.ctx, project.project_id));
+  }
+
+  private fileOf(project: ProjectConfig, location: string): string {
+    const root = this.root(project);
+    const file = path.resolve(root, location);
+    if (!file.startsWith(root + path.sep)) {
+      throw new ToolError('INVALID_ARGUMENT', `Document location "${location}" leaves the project folder.`);
+    }
+    return file;
+  }
+
+  async create(project: ProjectConfig, doc: NewDocument) {
+    assertWritable(this.ctx);
+    const location = path.posix.join(doc.folder, `${doc.file_name}.md`);
+    const file = this.fileOf(project, location);
+    if (existsSync(file) || this.ctx.files.pending(file) !== undefined) {
+      throw new ToolError('ALREADY_EXISTS', `A document file ${location} already exists.`, {
+        hint: 'Choose another name, or update the existing document with update_document.',
+      });
+    }
+    this.ctx.files.stage(file, renderMarkdown(frontMatter({ ...doc.entry, location }), doc.body));
+    return { location, url: pathToFileURL(file).href, content_hash: sha256(doc.body) };
+  }
+
+  async read(project: ProjectConfig, entry: CatalogEntry): Promise<StoredDocument | undefined> {
+    const file = this.fileOf(project, entry.location);
+    const pending = this.ctx.files.pending(file);
+    if (pending !== undefined) return toStored(pending);
+    try {
+      return toStored(readFileSync(file, 'utf8'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async write(project: ProjectConfig, entry: CatalogEntry, body: string) {
+    assertWritable(this.ctx);
+    this.ctx.files.stage(this.fileOf(project, entry.location), renderMarkdown(frontMatter(entry), body));
+    return { content_hash: sha256(body) };
+  }
+
+  async scan(project: ProjectConfig) {
+    const root = this.root(project);
+    if (!existsSync(root)) return [];
+    const found: { location: string; doc: StoredDocument }[] = [];
+    for (const name of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      const location = name.split(path.sep).join('/');
+      const base = path.posix.basename(location);
+      if (
+        !base.endsWith('.md') ||
+        base.startsWith('.') ||
+        (VIEW_FILES.has(location) && !location.includes('/'))
+      ) {
+        continue;
+      }
+      const file = path.join(root, name);
+      try {
+        found.push({ location, doc: toStored(readFileSync(file, 'utf8')) });
+      } catch (error) {
+        // A folder named *.md, or a file removed meanwhile: not a document.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EISDIR' && code !== 'ENOENT') throw error;
+      }
+    }
+    return found;
+  }
+
+  url(project: ProjectConfig, entry: CatalogEntry): string {
+    return pathToFileURL(this.fileOf(project, entry.location)).href;
+  }
+
+  async ensureFolders(project: ProjectConfig, folders: string[]): Promise<string[]> {
+    const created: string[] = [];
+    for (const folder of folders) {
+      const dir = this.fileOf(project, folder);
+      if (existsSync(dir)) continue;
+      // An empty folder is harmless if the transaction fails, so it is made at once.
+      mkdirSync(dir, { recursive: true });
+      created.push(folder);
+    }
+    return created;
+  }
+
+  async namesIn(project: ProjectConfig, folder: string): Promise<string[]> {
+    const dir = this.fileOf(project, folder);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => n.slice(0, -3));
+  }
+}

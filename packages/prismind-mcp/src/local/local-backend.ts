@@ -1,0 +1,150 @@
+import path from 'node:path';
+import type { Logger } from '@mcp-workbench/core/engine';
+import type { Embedder } from '../search/embedder.js';
+import type { Backend, Stores } from '../store/backend.js';
+import { LocalCatalog } from './catalog.js';
+import { DB_FILE, type LocalContext } from './context.js';
+import { openDatabase, retryBusy, type Db } from './database.js';
+import { LocalDocuments } from './documents.js';
+import { Mutex } from './mutex.js';
+import { LocalProjects } from './projects.js';
+import { LocalSearchIndex } from './search-index.js';
+import { LocalSessions } from './sessions.js';
+import { StagedFiles } from './staged-files.js';
+import { LocalTracker } from './tracker.js';
+import { storeVectors, type PendingVector } from './vectors.js';
+import { stageViews } from './views.js';
+
+export interface LocalBackendOptions {
+  home: string;
+  busyTimeoutMs: number;
+  embedder?: Embedder | undefined;
+  logger: Logger;
+}
+
+/**
+ * The embedded default: one folder ($PRISMIND_HOME) with prismind.db (SQLite, WAL) and the Markdown
+ * documents and views under Projects/. Several server processes may share it: writers take SQLite's
+ * write lock with BEGIN IMMEDIATE (waiting, never failing, while another holds it), and within one
+ * process a mutex keeps the shared connection to one transaction at a time.
+ */
+export class LocalBackend implements Backend {
+  readonly kind = 'local' as const;
+  private readonly mutex = new Mutex();
+
+  private constructor(
+    private readonly db: Db,
+    private readonly options: LocalBackendOptions,
+  ) {}
+
+  static async open(options: LocalBackendOptions): Promise<LocalBackend> {
+    const db = await openDatabase(path.join(options.home, DB_FILE), { busyTimeoutMs: options.busyTimeoutMs });
+    return new LocalBackend(db, options);
+  }
+
+  get location(): string {
+    return this.options.home;
+  }
+
+  private context(writable: boolean): { ctx: LocalContext; stores: Stores; vectors: PendingVector[] } {
+    const ctx: LocalContext = {
+      db: this.db,
+      home: this.options.home,
+      files: new StagedFiles(),
+      writable,
+      dirty: new Map(),
+      after: [],
+      embedder: this.options.embedder,
+      logger: this.options.logger,
+    };
+    const vectors: PendingVector[] = [];
+    const stores: Stores = {
+      projects: new LocalProjects(ctx),
+      sessions: new LocalSessions(ctx),
+      documents: new LocalDocuments(ctx),
+      tracker: new LocalTracker(ctx),
+      catalog: new LocalCatalog(ctx),
+      search: new LocalSearchIndex(ctx, vectors),
+    };
+    return { ctx, stores, vectors };
+  }
+
+  async read<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    const { ctx, stores, vectors } = this.context(false);
+    const result = await this.mutex.run(async () => {
+      // One snapshot for every statement of the read (WAL: never blocked by writers).
+      this.db.exec('BEGIN DEFERRED');
+      try {
+        return await work(stores);
+      } finally {
+        if (this.db.inTransaction) this.db.exec('COMMIT');
+      }
+    });
+    await this.finish(ctx, vectors);
+    return result;
+  }
+
+  async write<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    const { ctx, stores, vectors } = this.context(true);
+    const result = await this.mutex.run(async () => {
+      await retryBusy(() => this.db.exec('BEGIN IMMEDIATE'), 'starting a write');
+      try {
+        const value = await work(stores);
+        await stageViews(ctx);
+        ctx.files.place();
+        try {
+          await retryBusy(() => this.db.exec('COMMIT'), 'committing');
+        } catch (error) {
+          ctx.files.revert();
+          throw error;
+        }
+        ctx.files.clear();
+        return value;
+      } catch (error) {
+        ctx.files.revert();
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+    await this.finish(ctx, vectors);
+    return result;
+  }
+
+  /** Runs the after-transaction work (embedding) and stores the vectors it produced in a short write. */
+  private async finish(ctx: LocalContext, vectors: PendingVector[]): Promise<void> {
+    for (const task of ctx.after) {
+      try {
+        await task();
+      } catch (error) {
+        this.options.logger.warn('Background work after a transaction failed', error);
+      }
+    }
+    if (vectors.length === 0) return;
+    try {
+      await this.mutex.run(async () => {
+        await retryBusy(() => this.db.exec('BEGIN IMMEDIATE'), 'storing vectors');
+        try {
+          storeVectors(ctx, vectors);
+          this.db.exec('COMMIT');
+        } catch (error) {
+          if (this.db.inTransaction) this.db.exec('ROLLBACK');
+          throw error;
+        }
+      });
+    } catch (error) {
+      this.options.logger.warn('Storing embedding vectors failed; they will be computed again', error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.mutex.run(async () => {
+      try {
+        // Fold the WAL back into the database so the folder is one file again when nobody uses it.
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // another process is using the database: it checkpoints later
+      }
+      this.db.close();
+    });
+  }
+}

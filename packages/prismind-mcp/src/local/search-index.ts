@@ -1,0 +1,259 @@
+import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../model/types.js';
+import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../search/rank.js';
+import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../store/backend.js';
+import { normalizeText } from '../text/normalize.js';
+import { queryTerms, type QueryTerm } from '../text/terms.js';
+import { filterSql, toEntry, type CatalogRow } from './catalog.js';
+import { assertWritable, json, type LocalContext } from './context.js';
+import { TextIndex } from './text-index.js';
+import { embedLater, similarities, type PendingVector } from './vectors.js';
+
+/** How many rows that contain every term are scored at most (the newest first). */
+const STRICT_CANDIDATES = 300;
+/** The start of a document that the catalog cache indexes besides its fields. */
+const BODY_INDEXED = 2000;
+
+export function catalogText(entry: CatalogEntry, body: string): string {
+  return [
+    entry.name,
+    entry.location.split('/').pop()?.replace(/\.md$/, '') ?? '',
+    entry.doc_type,
+    entry.phase_task,
+    entry.feature,
+    entry.keywords.join(' '),
+    entry.reference_timing,
+    body.slice(0, BODY_INDEXED),
+  ].join('\n');
+}
+
+export function knowledgeText(entry: Pick<KnowledgeEntry, 'content' | 'tags' | 'category'>): string {
+  return [entry.content, entry.tags.join(' '), entry.category].join('\n');
+}
+
+interface KnowledgeRow extends Omit<KnowledgeEntry, 'tags'> {
+  id: number;
+  tags: string;
+}
+
+function toKnowledge(row: KnowledgeRow): KnowledgeEntry {
+  return {
+    knowledge_id: row.knowledge_id,
+    content: row.content,
+    category: row.category,
+    project: row.project,
+    tags: json<string[]>(row.tags, []),
+    source: row.source,
+    created_at: row.created_at,
+  };
+}
+
+export function tagKey(tag: string): string {
+  return normalizeText(tag);
+}
+
+/** The catalog cache and the knowledge base, with trigram + short-term full-text search. */
+export class LocalSearchIndex implements SearchIndex {
+  private readonly catalogIndex: TextIndex;
+  private readonly knowledgeIndex: TextIndex;
+
+  constructor(
+    private readonly ctx: LocalContext,
+    private readonly vectorQueue: PendingVector[],
+  ) {
+    this.catalogIndex = new TextIndex(ctx.db, 'catalog');
+    this.knowledgeIndex = new TextIndex(ctx.db, 'knowledge');
+  }
+
+  private catalogRowId(docId: string): number {
+    const row = this.ctx.db.prepare('SELECT id FROM catalog WHERE doc_id = ?').get(docId) as
+      { id: number } | undefined;
+    if (!row) throw new Error(`indexDocument: ${docId} has no catalog row`);
+    return row.id;
+  }
+
+  async indexDocument(entry: CatalogEntry, body: string): Promise<void> {
+    assertWritable(this.ctx);
+    const id = this.catalogRowId(entry.doc_id);
+    const text = catalogText(entry, body);
+    this.catalogIndex.put(id, text);
+    this.ctx.db.prepare("DELETE FROM vectors WHERE kind = 'catalog' AND item = ?").run(id);
+    embedLater(this.ctx, 'catalog', id, text, this.vectorQueue);
+  }
+
+  async rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number> {
+    assertWritable(this.ctx);
+    const ids = this.ctx.db.prepare('SELECT id FROM catalog WHERE project = ?').all(project) as {
+      id: number;
+    }[];
+    this.catalogIndex.clear(ids.map((r) => r.id));
+    for (const doc of docs) await this.indexDocument(doc.entry, doc.body);
+    return docs.length;
+  }
+
+  async searchCatalog(query: CatalogQuery): Promise<SearchResult<ScoredCatalogEntry>> {
+    const filter = filterSql(query, 'c');
+    const terms = queryTerms(query.query ?? '');
+    const warnings: string[] = [];
+    if (terms.length === 0) {
+      const where = filter.where.length ? `WHERE ${filter.where.join(' AND ')}` : '';
+      const total = this.ctx.db
+        .prepare(`SELECT count(*) AS n FROM catalog c ${where}`)
+        .get(...filter.params) as {
+        n: number;
+      };
+      const rows = this.ctx.db
+        .prepare(`SELECT * FROM catalog c ${where} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`)
+        .all(...filter.params, query.limit) as CatalogRow[];
+      return {
+        total_count: total.n,
+        items: rows.map((r) => ({ ...toEntry(r), relevance_score: 1, all_terms: true })),
+        warnings,
+      };
+    }
+    const found = this.search<CatalogRow>('catalog', this.catalogIndex, terms, filter, query.limit);
+    const bodies = (row: CatalogRow) => catalogText(toEntry(row), '');
+    const scored = await this.score('catalog', query.query ?? '', terms, found, bodies, warnings);
+    return {
+      total_count: scored.total,
+      items: scored.rows
+        .slice(0, query.limit)
+        .map(({ row, score, strict }) => ({ ...toEntry(row), relevance_score: score, all_terms: strict })),
+      warnings,
+    };
+  }
+
+  async addKnowledge(entry: KnowledgeEntry): Promise<void> {
+    assertWritable(this.ctx);
+    const result = this.ctx.db
+      .prepare(
+        `INSERT INTO knowledge (knowledge_id, content, category, project, tags, source, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        entry.knowledge_id,
+        entry.content,
+        entry.category,
+        entry.project,
+        JSON.stringify(entry.tags),
+        entry.source,
+        entry.created_at,
+      );
+    const id = Number(result.lastInsertRowid);
+    const tag = this.ctx.db.prepare('INSERT OR IGNORE INTO knowledge_tags (tag, id) VALUES (?, ?)');
+    for (const t of entry.tags) tag.run(tagKey(t), id);
+    const text = knowledgeText(entry);
+    this.knowledgeIndex.put(id, text);
+    embedLater(this.ctx, 'knowledge', id, text, this.vectorQueue);
+  }
+
+  async searchKnowledge(query: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.project !== undefined) {
+      where.push('k.project = ?');
+      params.push(query.project);
+    }
+    if (query.category !== undefined) {
+      where.push('k.category = ?');
+      params.push(query.category);
+    }
+    for (const t of new Set((query.tags ?? []).map(tagKey))) {
+      where.push('EXISTS (SELECT 1 FROM knowledge_tags t WHERE t.tag = ? AND t.id = k.id)');
+      params.push(t);
+    }
+    const warnings: string[] = [];
+    const terms = queryTerms(query.query);
+    const found = this.search<KnowledgeRow>(
+      'knowledge',
+      this.knowledgeIndex,
+      terms,
+      { where, params },
+      query.limit,
+    );
+    const scored = await this.score(
+      'knowledge',
+      query.query,
+      terms,
+      found,
+      (r) => knowledgeText(toKnowledge(r)),
+      warnings,
+    );
+    return {
+      total_count: scored.total,
+      items: scored.rows
+        .slice(0, query.limit)
+        .map(({ row, score }) => ({ ...toKnowledge(row), relevance_score: score })),
+      warnings,
+    };
+  }
+
+  async listKnowledge(project?: string): Promise<KnowledgeEntry[]> {
+    const rows = (
+      project === undefined
+        ? this.ctx.db.prepare('SELECT * FROM knowledge ORDER BY id').all()
+        : this.ctx.db.prepare('SELECT * FROM knowledge WHERE project = ? ORDER BY id').all(project)
+    ) as KnowledgeRow[];
+    return rows.map(toKnowledge);
+  }
+
+  /**
+   * Candidates from the index, never from a scan of the table: rows containing every term (the strict
+   * set, counted in full), then — when those are fewer than asked — rows sharing some piece of the query.
+   */
+  private search<R extends { id: number }>(
+    table: 'catalog' | 'knowledge',
+    index: TextIndex,
+    terms: QueryTerm[],
+    filter: { where: string[]; params: unknown[] },
+    limit: number,
+  ): { strict: R[]; loose: R[]; strictTotal: number } {
+    const alias = table === 'catalog' ? 'c' : 'k';
+    const match = index.strict(terms, alias);
+    const where = [...match.where, ...filter.where];
+    const params = [...match.params, ...filter.params];
+    const clause = `WHERE ${where.join(' AND ')}`;
+    const strictTotal = (
+      this.ctx.db.prepare(`SELECT count(*) AS n FROM ${table} ${alias} ${clause}`).get(...params) as {
+        n: number;
+      }
+    ).n;
+    const strict = this.ctx.db
+      .prepare(
+        `SELECT * FROM ${table} ${alias} ${clause} ORDER BY ${alias}.id DESC LIMIT ${STRICT_CANDIDATES}`,
+      )
+      .all(...params) as R[];
+    if (strict.length >= limit) return { strict, loose: [], strictTotal };
+    const seen = new Set(strict.map((r) => r.id));
+    const ids = index.loose(terms).filter((id) => !seen.has(id));
+    if (ids.length === 0) return { strict, loose: [], strictTotal };
+    const looseWhere = [`${alias}.id IN (SELECT value FROM json_each(?))`, ...filter.where];
+    const loose = this.ctx.db
+      .prepare(`SELECT * FROM ${table} ${alias} WHERE ${looseWhere.join(' AND ')}`)
+      .all(JSON.stringify(ids), ...filter.params) as R[];
+    return { strict, loose, strictTotal };
+  }
+
+  private async score<R extends { id: number }>(
+    kind: 'catalog' | 'knowledge',
+    query: string,
+    terms: QueryTerm[],
+    found: { strict: R[]; loose: R[]; strictTotal: number },
+    textOf: (row: R) => string,
+    warnings: string[],
+  ): Promise<{ total: number; rows: { row: R; score: number; strict: boolean }[] }> {
+    const all = [...found.strict, ...found.loose];
+    const texts = all.map((row) => ({ id: row.id, text: textOf(row) }));
+    const sims = await similarities(this.ctx, kind, query, texts, warnings, this.vectorQueue);
+    const rows = all
+      .map((row, i) => {
+        // Strict rows contain every term by the index's own test (the document body included).
+        const strict = i < found.strict.length;
+        const share = strict ? 1 : coverage(terms, texts[i]!.text);
+        return { row, score: relevance(share, sims[i]!), strict };
+      })
+      .filter((r) => r.strict || r.score >= LOOSE_MIN_RELEVANCE)
+      .sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+    const looseKept = rows.filter((r) => !r.strict).length;
+    return { total: found.strictTotal + looseKept, rows };
+  }
+}

@@ -1,0 +1,166 @@
+import type {
+  CatalogEntry,
+  CurrentProject,
+  KnowledgeEntry,
+  ProjectConfig,
+  ScoredCatalogEntry,
+  ScoredKnowledge,
+  SessionState,
+  TaskRow,
+} from '../model/types.js';
+
+/**
+ * The stores of one backend. Every method is async and speaks plain data, so the same engine runs on
+ * the local folder (SQLite + Markdown), on Google Workspace (Sheets/Drive/Docs) and on PostgreSQL.
+ * A store method never commits on its own: it runs inside `Backend.read` or `Backend.write`.
+ */
+export interface Stores {
+  projects: ProjectRegistry;
+  sessions: SessionStore;
+  documents: DocumentStore;
+  tracker: Tracker;
+  catalog: Catalog;
+  search: SearchIndex;
+}
+
+/** Project configs (the spec's `project_config` documents) and the current project of each user. */
+export interface ProjectRegistry {
+  get(projectId: string): Promise<ProjectConfig | undefined>;
+  list(): Promise<ProjectConfig[]>;
+  /** Fails with ALREADY_EXISTS when the id is taken (even by a writer that raced this one). */
+  create(config: ProjectConfig): Promise<void>;
+  update(config: ProjectConfig): Promise<void>;
+  /** Removes the config only; documents, progress and knowledge stay. */
+  remove(projectId: string): Promise<void>;
+  getCurrent(user: string): Promise<CurrentProject | undefined>;
+  setCurrent(user: string, current: CurrentProject): Promise<void>;
+  /** Where the project's own data lives, for messages ("…/Projects/TrapxTrapCpp"). */
+  dataLocation(config: ProjectConfig): string;
+}
+
+/** Session state per project and user (the spec's MCP Memory Server key `session:{project}:{user}`). */
+export interface SessionStore {
+  get(project: string, user: string): Promise<SessionState | undefined>;
+  /** Saves the state; returns where it went (shown as `saved_to`). */
+  put(state: SessionState): Promise<string[]>;
+  /** The most recently saved state of any user of the project. */
+  latest(project: string): Promise<SessionState | undefined>;
+  /** Every user's state of the project (for export). */
+  list(project: string): Promise<SessionState[]>;
+}
+
+/** The progress sheet: one row per task, in sheet order. */
+export interface Tracker {
+  list(project: string): Promise<TaskRow[]>;
+  /** Fails with ALREADY_EXISTS when the phase already has that task id. */
+  add(project: string, task: TaskRow): Promise<void>;
+  /** Replaces the row with the same phase and task id. */
+  update(project: string, task: TaskRow): Promise<void>;
+  /** Creates the project's summary, progress and catalog sheets that are missing; returns their names. */
+  createSheets(project: ProjectConfig): Promise<string[]>;
+}
+
+/** A document's text as stored, with the hash of its body. */
+export interface StoredDocument {
+  body: string;
+  content_hash: string;
+  /** Catalog fields the document itself carries (front matter), when it carries any. */
+  fields?: Partial<CatalogEntry>;
+}
+
+export interface NewDocument {
+  entry: CatalogEntry;
+  /** Folder of the document inside the project (`設計書`, `実装手順書`, …). */
+  folder: string;
+  /** File or document name without extension, already following the naming rules. */
+  file_name: string;
+  body: string;
+}
+
+/** Design docs, procedure docs and the other document types. */
+export interface DocumentStore {
+  /** Creates the document in its folder; returns its location, URL and body hash. */
+  create(
+    project: ProjectConfig,
+    doc: NewDocument,
+  ): Promise<{ location: string; url: string; content_hash: string }>;
+  read(project: ProjectConfig, entry: CatalogEntry): Promise<StoredDocument | undefined>;
+  /** Replaces the body (and the catalog fields the document carries); returns the new body hash. */
+  write(project: ProjectConfig, entry: CatalogEntry, body: string): Promise<{ content_hash: string }>;
+  /** Every document found in the project's folders (for sync_catalog). */
+  scan(project: ProjectConfig): Promise<{ location: string; doc: StoredDocument }[]>;
+  url(project: ProjectConfig, entry: CatalogEntry): string;
+  /** Names already used in a folder (for the next free sequence number of procedure docs). */
+  namesIn(project: ProjectConfig, folder: string): Promise<string[]>;
+  /** Creates the document folders that are missing; returns the names of those it created. */
+  ensureFolders(project: ProjectConfig, folders: string[]): Promise<string[]>;
+}
+
+export interface CatalogFilter {
+  project?: string;
+  doc_type?: string;
+  phase_task?: string;
+  feature?: string;
+  reference_timing?: string;
+  status?: 'active' | 'archived' | 'all';
+  /** phase_task starting with this ("P4-" for every task of phase 4). */
+  phase_task_prefix?: string;
+  /** Most entries to return (newest first when set). */
+  limit?: number;
+}
+
+/** The master list of documents (the spec's 目録 sheet). */
+export interface Catalog {
+  get(docId: string): Promise<CatalogEntry | undefined>;
+  list(filter: CatalogFilter): Promise<CatalogEntry[]>;
+  put(entry: CatalogEntry): Promise<void>;
+}
+
+export interface CatalogQuery extends CatalogFilter {
+  query?: string;
+  limit: number;
+}
+
+export interface KnowledgeQuery {
+  query: string;
+  category?: string;
+  project?: string;
+  tags?: string[];
+  limit: number;
+}
+
+export interface SearchResult<T> {
+  total_count: number;
+  items: T[];
+  /** E.g. "the embedder did not answer; n-gram similarity was used". */
+  warnings: string[];
+}
+
+/** The catalog cache and the knowledge base (the spec's RAG server). */
+export interface SearchIndex {
+  /** Adds or refreshes the cache entry of a document (name, keywords, fields and the start of the body). */
+  indexDocument(entry: CatalogEntry, body: string): Promise<void>;
+  /** Clears the project's cache and fills it again; returns the number of entries indexed. */
+  rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number>;
+  searchCatalog(query: CatalogQuery): Promise<SearchResult<ScoredCatalogEntry>>;
+  addKnowledge(entry: KnowledgeEntry): Promise<void>;
+  searchKnowledge(query: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>>;
+  /** Knowledge entries by id (for export). */
+  listKnowledge(project?: string): Promise<KnowledgeEntry[]>;
+}
+
+export type BackendKind = 'local' | 'google' | 'postgres';
+
+export interface Backend {
+  readonly kind: BackendKind;
+  /** Human-readable location (the home folder, a database URL without password). */
+  readonly location: string;
+  /** Runs reads on a consistent snapshot. */
+  read<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  /**
+   * Runs reads and writes so that all of its writes happen together or not at all, serialised with
+   * every other writer (other calls, other server processes on the same store).
+   */
+  write<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+import { ToolError, type Logger } from '@mcp-workbench/core/engine';
+import type { PrismindConfig } from '../config/config.js';
+import { LocalBackend } from '../local/local-backend.js';
+import { Embedder } from '../search/embedder.js';
+import type { Backend } from './backend.js';
+
+/** The optional embeddings endpoint of `[search]`, or undefined when none is configured. */
+export function embedderOf(config: PrismindConfig, logger: Logger): Embedder | undefined {
+  const { embeddings_url: url, embeddings_model: model, embeddings_api_key_env: keyEnv } = config.search;
+  if (!url) return undefined;
+  if (!model) {
+    throw new ToolError(
+      'CONFIG_INVALID',
+      `${config.config_file}: search.embeddings_url is set but search.embeddings_model is not.`,
+      {
+        hint: 'Set search.embeddings_model (e.g. "text-embedding-3-small", "nomic-embed-text"), or remove embeddings_url.',
+        details: { key: 'search.embeddings_model' },
+      },
+    );
+  }
+  return new Embedder({
+    url,
+    model,
+    apiKey: keyEnv ? process.env[keyEnv] : undefined,
+    timeoutMs: config.search.embeddings_timeout_ms,
+    logger,
+  });
+}
+
+/** Opens the backend chosen by `storage.backend` (or PRISMIND_BACKEND). */
+export async function openBackend(config: PrismindConfig, logger: Logger): Promise<Backend> {
+  const backend = config.storage.backend;
+  if (backend === 'local') {
+    return LocalBackend.open({
+      home: config.home,
+      busyTimeoutMs: config.storage.busy_timeout_ms,
+      embedder: embedderOf(config, logger),
+      logger,
+    });
+  }
+  throw new ToolError(
+    'BACKEND_UNAVAILABLE',
+    `storage.backend = "${backend}" is not available in this version of prismind-mcp.`,
+    {
+      hint: 'Use backend = "local" (the default) in config.toml or unset PRISMIND_BACKEND; Google Workspace and PostgreSQL come in a later release.',
+      details: { key: 'storage.backend', backend },
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import { defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import type { Engine } from '../engine/engine.js';
+import { addKnowledge } from '../engine/knowledge.js';
+import { message } from './schemas.js';
+
+export function addKnowledgeTool(engine: Engine) {
+  return defineTool({
+    name: 'add_knowledge',
+    title: 'Add knowledge',
+    description:
+      'Store a technical insight (a fix, a tip, a pitfall) so later sessions find it with search_knowledge. ' +
+      'Propose it to the user first ("この知見を登録しておくと良さそうですが、どうしますか？"). Tags are ' +
+      'generated from the content when omitted. Omit project for knowledge that applies to every project.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    input: {
+      content: z.string().describe('The insight, self-contained.'),
+      category: z.string().describe('問題解決 / 技術Tips / ベストプラクティス / 落とし穴 / …'),
+      project: z.string().optional().describe('Project id (omit for general knowledge).'),
+      tags: z.array(z.string()).optional().describe('Tags (generated when omitted).'),
+      source: z.string().optional().describe('Where it was learned.'),
+    },
+    output: { success: z.boolean(), knowledge_id: z.string(), tags: z.array(z.string()), message },
+    async run(args) {
+      return addKnowledge(engine, args);
+    },
+  });
+}

@@ -1,0 +1,56 @@
+import type { AnyTool, ToolContext } from '@mcp-workbench/core';
+import type { Engine } from '../engine/engine.js';
+import type { SaveTriggers } from '../engine/save-triggers.js';
+import { addKnowledgeTool } from './add-knowledge.js';
+import { createDocumentTool } from './create-document.js';
+import { deleteProjectTool } from './delete-project.js';
+import { endSessionTool } from './end-session.js';
+import { getDocumentTool } from './get-document.js';
+import { getProgressTool } from './get-progress.js';
+import { listProjectsTool } from './list-projects.js';
+import { saveSessionTool } from './save-session.js';
+import { searchCatalogTool } from './search-catalog.js';
+import { searchKnowledgeTool } from './search-knowledge.js';
+import { setupProjectTool } from './setup-project.js';
+import { startSessionTool } from './start-session.js';
+import { switchProjectTool } from './switch-project.js';
+import { syncCatalogTool } from './sync-catalog.js';
+import { updateDocumentTool } from './update-document.js';
+import { updateProgressTool } from './update-progress.js';
+import { updateProjectTool } from './update-project.js';
+
+/** After each call the save triggers run; a save they make is announced at the end of the answer's message. */
+function withSaveTriggers(tool: AnyTool, triggers: SaveTriggers): AnyTool {
+  return {
+    ...tool,
+    async run(args: never, context: ToolContext) {
+      const result = (await tool.run(args, context)) as { message?: unknown };
+      const notice = await triggers.afterCall(tool.name, JSON.stringify(result));
+      if (notice && typeof result.message === 'string') result.message = `${result.message}\n${notice}`;
+      return result;
+    },
+  };
+}
+
+/** The spec's 17 tools, in the spec's order. */
+export function allTools(engine: Engine, triggers: SaveTriggers): AnyTool[] {
+  return [
+    setupProjectTool(engine),
+    switchProjectTool(engine),
+    listProjectsTool(engine),
+    updateProjectTool(engine),
+    deleteProjectTool(engine),
+    startSessionTool(engine),
+    endSessionTool(engine),
+    saveSessionTool(engine),
+    getDocumentTool(engine),
+    createDocumentTool(engine),
+    updateDocumentTool(engine),
+    searchCatalogTool(engine),
+    syncCatalogTool(engine),
+    getProgressTool(engine),
+    updateProgressTool(engine),
+    addKnowledgeTool(engine),
+    searchKnowledgeTool(engine),
+  ].map((tool) => withSaveTriggers(tool, triggers));
+}

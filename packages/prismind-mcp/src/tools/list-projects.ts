@@ -1,0 +1,32 @@
+import { defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import type { Engine } from '../engine/engine.js';
+import { listProjects } from '../engine/projects.js';
+import { message } from './schemas.js';
+
+export function listProjectsTool(engine: Engine) {
+  return defineTool({
+    name: 'list_projects',
+    title: 'List projects',
+    description:
+      'All registered projects (newest change first) and current_project, the one tools use by default.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {},
+    output: {
+      success: z.boolean(),
+      projects: z.array(
+        z.object({
+          project_id: z.string(),
+          name: z.string(),
+          description: z.string(),
+          updated_at: z.string(),
+        }),
+      ),
+      current_project: z.string().describe('Id of the current project ("" if none).'),
+      message,
+    },
+    async run() {
+      return listProjects(engine);
+    },
+  });
+}

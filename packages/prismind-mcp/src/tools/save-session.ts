@@ -1,0 +1,22 @@
+import { defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import type { Engine } from '../engine/engine.js';
+import { saveSession } from '../engine/sessions.js';
+import { saveInput } from './end-session.js';
+import { message } from './schemas.js';
+
+export function saveSessionTool(engine: Engine) {
+  return defineTool({
+    name: 'save_session',
+    title: 'Save the session',
+    description:
+      'Save the session state without ending the session (a checkpoint). The server also saves by itself every ' +
+      'session.auto_save_interval tool calls and when its answers near the context budget.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: saveInput,
+    output: { success: z.boolean(), saved_to: z.array(z.string()), message },
+    async run(args) {
+      return saveSession(engine, args);
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import { defineTool } from '@mcp-workbench/core';
+import { z } from 'zod';
+import type { Engine } from '../engine/engine.js';
+import { startSession } from '../engine/sessions.js';
+import { docReference, message } from './schemas.js';
+
+export function startSessionTool(engine: Engine) {
+  return defineTool({
+    name: 'start_session',
+    title: 'Start a session',
+    description:
+      'Call this first in every conversation about a project. Loads the saved session state (what was done, ' +
+      'next_action, blockers, notes), re-reads progress (the progress table is the truth: differences are ' +
+      'corrected and reported) and recommends documents for the current phase/task, each with a reason. ' +
+      'Omit project to use the current project; makes the project current.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    input: {
+      project: z.string().optional().describe('Project id (default: the current project).'),
+      user: z.string().optional().describe('Whose session (default: session.default_user from config.toml).'),
+    },
+    output: {
+      project: z.string(),
+      project_name: z.string(),
+      user: z.string(),
+      started_at: z.string(),
+      current_phase: z.string().describe('e.g. "Phase 4".'),
+      current_task: z.string().describe('e.g. "T01: BTノード生成".'),
+      last_completed: z.string().describe('e.g. "P3-T12: WeaponSystem統合".'),
+      blockers: z.array(z.string()),
+      recommended_docs: z.array(docReference),
+      notes: z.string().describe('Hand-over notes saved at the end of the last session.'),
+      last_summary: z.string().describe("Summary of the last session's work."),
+      next_action: z.string().describe('What the last session said to do next.'),
+      message,
+    },
+    async run(args) {
+      return startSession(engine, args);
+    },
+  });
+}
