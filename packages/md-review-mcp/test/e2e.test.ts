@@ -205,6 +205,7 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
     await writeFile(path.join(ws.root, 'docs', 'big.md'), text);
     const { call, url } = request({ resume_key: 'big', files: ['docs/big.md'] });
     await open(await url); // how fast: bench/page.bench.mjs (a test does not time things)
+    await page.waitForSelector('body[data-complete="true"]'); // the rest is built in slices
     expect(await page.locator('.row').count()).toBeGreaterThan(1500);
     const lines = text.split('\n');
     const start = lines.findLastIndex((line) => line.startsWith('Paragraph')) + 1;

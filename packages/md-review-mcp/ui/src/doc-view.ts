@@ -1,8 +1,12 @@
 import { SEVERITIES, type InlineComment, type Severity } from './api.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
-import { renderBlocks } from './markdown.js';
+import { blockElements, highlightIn, highlighterReady, parseBlocks, type BlockSource } from './markdown.js';
 import { isOpen, selectedRange, unitOfLine, type State, type Unit } from './state.js';
+
+/** Rows built before the page counts as usable (about three screenfuls), then per slice. */
+const FIRST_SLICE = 60;
+const NEXT_SLICE = 300;
 
 export interface DocActions {
   saveComment(range: Unit, text: string, severity: Severity): Promise<boolean>;
@@ -21,6 +25,8 @@ export class DocView {
   private rows: HTMLElement[] = [];
   private dragging = false;
   private lastRenderMs = 0;
+  /** Bumped at every render, so slices of an earlier one stop. */
+  private generation = 0;
 
   constructor(
     private readonly state: State,
@@ -35,57 +41,78 @@ export class DocView {
     return this.lastRenderMs;
   }
 
-  /** Rebuilds the rows from the current file and mode. */
-  render(): void {
+  /**
+   * Rebuilds the rows from the current file and mode. The first screenful is built at once (the page is
+   * usable then); the rest follows in slices between frames, so a 5,000-line document never blocks
+   * input. `onComplete` runs when every row exists.
+   */
+  render(onComplete?: () => void): void {
     const started = performance.now();
+    const generation = ++this.generation;
     const { file, mode } = this.state;
     clear(this.root);
     this.rows = [];
+    this.state.selection = undefined;
     if (!file) return;
     let units: Unit[];
-    let contents: HTMLElement[];
+    let build: (from: number, to: number) => HTMLElement[];
     if (mode === 'rendered') {
-      const blocks = renderBlocks(file.text);
+      const blocks: BlockSource[] = parseBlocks(file.text);
       units = blocks.map((b) => ({ start: b.start, end: b.end }));
-      contents = blocks.map((b) => b.element);
+      build = (from, to) => blockElements(blocks.slice(from, to));
     } else {
       const lines = file.text.split(/\r\n|\n|\r/);
       if (lines[lines.length - 1] === '') lines.pop();
       units = lines.map((_, i) => ({ start: i + 1, end: i + 1 }));
-      contents = lines.map((line) => h('pre', { class: 'block source-line' }, line || '\u200b'));
+      build = (from, to) =>
+        lines.slice(from, to).map((line) => h('pre', { class: 'block source-line' }, line || '\u200b'));
     }
     this.state.units = units;
-    const fragment = document.createDocumentFragment();
-    units.forEach((unit, i) => {
-      const label = unit.start === unit.end ? String(unit.start) : `${unit.start}–${unit.end}`;
-      const gutter = h(
-        'div',
-        { class: 'gutter' },
-        h(
-          'button',
-          {
-            class: 'ln',
-            type: 'button',
-            'data-u': i,
-            title: t.lines(unit.start, unit.end),
-            'aria-label': t.lines(unit.start, unit.end),
-          },
-          label,
-        ),
-      );
-      const row = h(
-        'div',
-        { class: 'row', 'data-u': i, 'data-start': unit.start, 'data-end': unit.end },
-        gutter,
-        contents[i],
-      );
-      this.rows.push(row);
-      fragment.append(row);
-    });
-    this.root.append(fragment);
-    this.state.selection = undefined;
+    const slice = (from: number, size: number) => {
+      const to = Math.min(units.length, from + size);
+      const contents = build(from, to);
+      const fragment = document.createDocumentFragment();
+      for (let i = from; i < to; i++) {
+        const row = this.row(i, units[i]!, contents[i - from]!);
+        this.rows.push(row);
+        fragment.append(row);
+      }
+      this.root.append(fragment);
+      return to;
+    };
+    const first = slice(0, FIRST_SLICE);
+    if (mode === 'rendered')
+      void highlighterReady.then(() => generation === this.generation && highlightIn(this.root));
     this.renderThreads();
     this.lastRenderMs = performance.now() - started;
+    const rest = (from: number) => {
+      if (generation !== this.generation) return; // another file or view took over
+      if (from >= units.length) {
+        if (from > FIRST_SLICE) this.renderThreads();
+        onComplete?.();
+        return;
+      }
+      const next = slice(from, NEXT_SLICE);
+      setTimeout(() => rest(next), 0);
+    };
+    if (first >= units.length) rest(first);
+    else setTimeout(() => rest(first), 0);
+  }
+
+  private row(i: number, unit: Unit, content: HTMLElement): HTMLElement {
+    const label = unit.start === unit.end ? String(unit.start) : `${unit.start}–${unit.end}`;
+    const where = t.lines(unit.start, unit.end);
+    const button = h(
+      'button',
+      { class: 'ln', type: 'button', 'data-u': i, title: where, 'aria-label': where },
+      label,
+    );
+    return h(
+      'div',
+      { class: 'row', 'data-u': i, 'data-start': unit.start, 'data-end': unit.end },
+      h('div', { class: 'gutter' }, button),
+      content,
+    );
   }
 
   /** Re-places the comments and the comment box (after an edit, a poll, a selection change). */

@@ -1,13 +1,30 @@
 import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/common';
 import MarkdownIt, { type Token } from 'markdown-it';
 import { t } from './i18n.js';
 
-/** One top-level block of the document and the source lines it came from (1-based, inclusive). */
-export interface Block {
-  start: number;
-  end: number;
-  element: HTMLElement;
+type Highlighter = typeof import('highlight.js/lib/common').default;
+
+/**
+ * highlight.js is most of the page's code, so it loads after the first screen: blocks rendered before
+ * it arrives are highlighted in place (see highlightIn), later ones as they are rendered.
+ */
+let highlighter: Highlighter | undefined;
+export const highlighterReady: Promise<void> = import('highlight.js/lib/common').then((module) => {
+  highlighter = module.default;
+});
+
+/** Highlights the code blocks under `root` that were rendered before highlight.js arrived. */
+export function highlightIn(root: ParentNode): void {
+  if (!highlighter) return;
+  for (const code of Array.from(
+    root.querySelectorAll<HTMLElement>('pre > code[class^="language-"]:not([data-hl])'),
+  )) {
+    const language = code.className.slice('language-'.length).split(/\s/)[0]!;
+    code.dataset.hl = '1';
+    if (!highlighter.getLanguage(language)) continue;
+    const html = highlighter.highlight(code.textContent ?? '', { language, ignoreIllegals: true }).value;
+    code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
+  }
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -15,14 +32,16 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 // Raw HTML off: a document can show markup, never run it. DOMPurify cleans the output as well.
 const md = new MarkdownIt({
   html: false,
-  linkify: true,
+  // Bare URLs stay text: linkify multiplies the parse time of a big document by 5–10 (autolinks
+  // <https://…> and [links](…) work).
+  linkify: false,
   typographer: false,
   highlight(code, info) {
     const language = info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
     // Only named languages: guessing one is slow on big documents and often wrong.
-    if (language && hljs.getLanguage(language)) {
+    if (language && highlighter?.getLanguage(language)) {
       try {
-        return hljs.highlight(code, { language, ignoreIllegals: true }).value;
+        return highlighter.highlight(code, { language, ignoreIllegals: true }).value;
       } catch {
         // fall through to plain text
       }
@@ -74,38 +93,44 @@ function topLevelGroups(tokens: Token[]): Array<{ tokens: Token[]; map: [number,
   return groups;
 }
 
-/**
- * Renders Markdown into blocks, each carrying its source line range. One sanitizer pass over the whole
- * document (not one per block) keeps a 5,000-line file fast.
- */
-export function renderBlocks(source: string): Block[] {
+/** A top-level block before it becomes DOM: its lines and how to render it (done per slice, lazily). */
+export interface BlockSource {
+  start: number;
+  end: number;
+  html(): string;
+}
+
+/** Parses a document into its top-level blocks, each with its source line range (1-based, inclusive). */
+export function parseBlocks(source: string): BlockSource[] {
   const env = {};
-  const tokens = md.parse(source, env);
-  const groups = topLevelGroups(tokens);
-  const html = groups
-    .map(
-      (group, i) => `<section data-i="${i}">${md.renderer.render(group.tokens, md.options, env)}</section>`,
-    )
-    .join('');
+  const groups = topLevelGroups(md.parse(source, env));
+  return groups.map((group) => ({
+    // markdown-it maps are 0-based [start, end); a block's last line is end, 1-based.
+    start: group.map[0] + 1,
+    end: Math.max(group.map[0] + 1, trimTrailingBlank(source, group.map)),
+    html: () => md.renderer.render(group.tokens, md.options, env),
+  }));
+}
+
+/**
+ * Turns blocks into sanitized elements. One sanitizer pass per batch (not per block) keeps a
+ * 5,000-line document fast.
+ */
+export function blockElements(blocks: readonly BlockSource[]): HTMLElement[] {
+  const html = blocks.map((block) => `<section>${block.html()}</section>`).join('');
   const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button'],
   });
-  const blocks: Block[] = [];
-  for (const section of Array.from(fragment.children)) {
-    const group = groups[Number((section as HTMLElement).dataset.i)];
-    if (!group) continue;
+  const elements = Array.from(fragment.children, (section) => {
     const element = section as HTMLElement;
-    element.removeAttribute('data-i');
     element.className = 'block markdown-body';
-    // markdown-it maps are 0-based [start, end); a block's last line is end, 1-based.
-    blocks.push({
-      start: group.map[0] + 1,
-      end: Math.max(group.map[0] + 1, trimTrailingBlank(source, group.map)),
-      element,
-    });
-  }
-  return blocks;
+    return element;
+  });
+  // markdown-it's output is balanced, so each block is one section; if not, sanitize one by one.
+  if (elements.length !== blocks.length && blocks.length > 1)
+    return blocks.flatMap((block) => blockElements([block]));
+  return elements;
 }
 
 let sourceLines: string[] = [];
