@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, spawnStdioClient } from '../packages/core/dist/testing/index.js';
+import { reviewDemo } from './demo-md-review.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAX_LINES = Number(process.env.DEMO_MAX_LINES ?? 24);
@@ -97,6 +98,14 @@ const scenarios = [
       { tool: 'get_code_outline', args: { file_path: 'service/health.go' } },
     ],
   },
+  {
+    server: 'md-review-mcp',
+    // --no-open: nothing opens on this machine; the demo plays the person through the page's API.
+    root: async () => path.join(repo, 'examples', 'markdown'),
+    home: () => mkdtemp(path.join(os.tmpdir(), 'md-review-demo-')),
+    flags: ['--no-open', '--wait-seconds', '60'],
+    run: reviewDemo,
+  },
 ];
 
 function show(text) {
@@ -124,13 +133,19 @@ for (const scenario of scenarios) {
   console.log(
     `\n━━━ ${scenario.server} (root: ${path.relative(repo, root).startsWith('..') ? root : path.relative(repo, root)})`,
   );
-  const session = await spawnStdioClient(process.execPath, [bin, '--root', root, '--log-level', 'warn']);
+  const home = await scenario.home?.();
+  const session = await spawnStdioClient(
+    process.execPath,
+    [bin, '--root', root, '--log-level', 'warn', ...(scenario.flags ?? [])],
+    home ? { env: { MD_REVIEW_HOME: home } } : {},
+  );
   try {
     const { tools } = await session.client.listTools();
     const available = new Set(tools.map((t) => t.name));
     console.log(`  tools: ${[...available].join(', ')}`);
+    if (scenario.run) failures += await scenario.run(session.client, root, show);
     const seen = {};
-    for (const step of scenario.steps) {
+    for (const step of scenario.steps ?? []) {
       if (!available.has(step.tool)) continue;
       const args = typeof step.args === 'function' ? step.args(seen) : step.args;
       console.log(`\n  → ${step.tool}(${JSON.stringify(args)})${step.note ? `  — ${step.note}` : ''}`);
@@ -153,6 +168,7 @@ for (const scenario of scenarios) {
   } finally {
     await session.close();
     await scenario.cleanup?.(root);
+    if (home) await rm(home, { recursive: true, force: true });
   }
 }
 console.log(
