@@ -1,9 +1,13 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
+    // Journals of pending atomic writes go to a scratch folder, not the user's state folder.
+    env: { MCP_WORKBENCH_STATE_DIR: path.join(os.tmpdir(), 'mcp-workbench-test-state') },
     reporters: ['default', 'json'],
     outputFile: { json: '.reports/vitest.json' },
     coverage: {

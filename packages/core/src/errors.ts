@@ -83,7 +83,8 @@ const ERRNO_TO_CODE: Record<string, { code: CoreErrorCode; hint: string }> = {
  * Maps anything thrown inside a tool to a ToolError. Known Node errno errors get their proper code;
  * everything else becomes INTERNAL, whose message never carries a stack trace.
  */
-export function toToolError(error: unknown): ToolError {
+/** Maps any thrown value to a ToolError; `path` names the file in errno messages instead of the OS's path. */
+export function toToolError(error: unknown, options: { path?: string } = {}): ToolError {
   if (error instanceof ToolError) return error;
   if (error instanceof Error && error.name === 'AbortError') {
     return new ToolError('CANCELLED', 'The request was cancelled.', { cause: error });
@@ -92,7 +93,8 @@ export function toToolError(error: unknown): ToolError {
   if (errno && typeof errno === 'object' && typeof errno.code === 'string') {
     const known = ERRNO_TO_CODE[errno.code];
     if (known) {
-      const where = typeof errno.path === 'string' ? `: ${errno.path}` : '';
+      const shown = options.path ?? errno.path;
+      const where = typeof shown === 'string' ? `: ${shown}` : '';
       const what =
         known.code === 'NOT_FOUND' ? 'No such file or directory' : `File system error ${errno.code}`;
       return new ToolError(known.code, `${what}${where}`, { hint: known.hint, cause: error });

@@ -414,7 +414,7 @@ describe('PathPolicy roots', () => {
   });
 
   it('makes resolve wait for a pending roots update', async () => {
-    const policy = await PathPolicy.create({ roots: [root] });
+    const policy = await PathPolicy.create({ roots: [root], implicitRoots: true });
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
     void policy.updateRootsAsync(async () => {

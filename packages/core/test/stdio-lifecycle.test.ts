@@ -191,3 +191,73 @@ describe('broken pipes and malformed input', () => {
     await expect.poll(() => exits).toEqual([0]);
   });
 });
+
+describe('temp files a SIGKILL left behind', () => {
+  it('are removed by the next start (only those this library journaled)', async () => {
+    const state = await mkdtemp(path.join(os.tmpdir(), 'lifecycle-state-'));
+    const first = await start({ MCP_WORKBENCH_STATE_DIR: state });
+    first.child.send(initialize);
+    first.child.send(initialized);
+    first.child.send(slowCall(1000));
+    await expect.poll(first.temps, { timeout: 5000 }).toHaveLength(1);
+    first.child.proc.kill('SIGKILL');
+    await first.child.exited;
+    const [left] = await first.temps();
+    expect(left).toMatch(new RegExp(`^\\.target\\.txt\\.${first.child.proc.pid}\\.[0-9a-f]{12}\\.tmp$`));
+    // A file of the same shape that no journal lists is someone else's: it stays.
+    const decoy = '.other.txt.99999999.0123456789ab.tmp';
+    await writeFile(path.join(first.ws, decoy), 'not ours');
+
+    const second = spawn(process.execPath, [serverScript, '--root', first.ws], {
+      stdio: 'pipe',
+      env: { ...process.env, MCP_WORKBENCH_STATE_DIR: state },
+    });
+    try {
+      await expect.poll(first.temps, { timeout: 15_000 }).toEqual([decoy]);
+      expect(await first.target()).toBe('ORIGINAL\n');
+      expect(await readdir(path.join(state, 'pending-writes'))).not.toContain(`${first.child.proc.pid}.log`);
+    } finally {
+      second.kill('SIGTERM');
+    }
+  });
+});
+
+describe('the default root', () => {
+  it.each([
+    ['the filesystem root', '/'],
+    ['the home folder', 'HOME'],
+  ] as const)('is not %s: calls fail with an error that names --root', async (_what, cwdName) => {
+    const home = await realpath(await mkdtemp(path.join(os.tmpdir(), 'lifecycle-home-')));
+    const cwd = cwdName === 'HOME' ? home : cwdName;
+    const proc = spawn(process.execPath, [serverScript], {
+      cwd,
+      stdio: 'pipe',
+      env: { ...process.env, HOME: home, USERPROFILE: home },
+    });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const send = (message: unknown) => proc.stdin.write(`${JSON.stringify(message)}\n`);
+    try {
+      send(initialize);
+      send(initialized);
+      send(slowCall(1));
+      const answer = async () =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { id?: number; result?: { content: { text: string }[] } })
+          .find((message) => message.id === 2);
+      await expect.poll(answer, { timeout: 15_000 }).toBeDefined();
+      const text = (await answer())!.result!.content[0]!.text;
+      expect(JSON.parse(text)).toMatchObject({
+        error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('without --root') },
+      });
+      expect(err).toContain('--root');
+      expect(await readdir(home)).toEqual([]);
+    } finally {
+      proc.kill('SIGTERM');
+    }
+  });
+});

@@ -76,8 +76,10 @@ const progressTool = defineTool({
   },
 });
 
-async function start(options: { clientRoots?: string[]; structuredOutput?: boolean } = {}) {
-  const paths = await PathPolicy.create({ roots: [dir] });
+async function start(
+  options: { clientRoots?: string[]; structuredOutput?: boolean; implicitRoots?: boolean } = {},
+) {
+  const paths = await PathPolicy.create({ roots: [dir], implicitRoots: options.implicitRoots ?? false });
   logLines = [];
   const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   const server = createToolServer(
@@ -241,8 +243,8 @@ describe('createToolServer', () => {
     expect(result.structuredContent).toBeUndefined();
   });
 
-  it("replaces the CLI roots with the client's MCP roots and follows roots/list_changed", async () => {
-    const client = await start({ clientRoots: [other] });
+  it("replaces an implicit root with the client's MCP roots and follows roots/list_changed", async () => {
+    const client = await start({ clientRoots: [other], implicitRoots: true });
     const fromClientRoot = await callTool(client, 'read_text', { path: 'sub/b.txt' });
     expect(fromClientRoot.structured.content).toBe('from the client root');
     const oldRoot = await callTool(client, 'read_text', { path: path.join(dir, 'a.txt') });

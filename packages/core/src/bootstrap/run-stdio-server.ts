@@ -1,10 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import { isToolError } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
+import { sweepStaleTemps } from '../fs/temp-journal.js';
 import { PathPolicy } from '../paths/path-policy.js';
 import { parseCommonFlags, renderHelp, UsageError, type FlagSpec, type FlagValues } from './cli-flags.js';
+import { GuardedStdioTransport } from './guarded-stdio-transport.js';
 import { installShutdown } from './shutdown.js';
 import { enableStructuredOutput } from '../tools/tool-server.js';
 import { TrackedTransport } from './tracked-transport.js';
@@ -90,12 +91,23 @@ export async function runStdioServer(
     paths = await PathPolicy.create({
       roots: flags.roots.length > 0 ? flags.roots : [process.cwd()],
       denyGlobs: flags.denyGlobs,
+      implicitRoots: flags.roots.length === 0,
     });
   } catch (error) {
     io.stderr.write(`${spec.name}: ${isToolError(error) ? error.message : String(error)}\n`);
     io.exit(2);
     return;
   }
+
+  if (paths.roots.length === 0) {
+    // Not fatal: a client that offers MCP roots still works; every other call fails naming --root.
+    logger.warn(`${paths.missingRootMessage()} Pass --root <dir>, or use a client that offers MCP roots.`);
+  }
+  // Temp files of atomic writes that a SIGKILL left behind (this library's naming, journaled).
+  void sweepStaleTemps().then(
+    (removed) => removed.length > 0 && logger.info(`Removed ${removed.length} stale temp file(s).`),
+    (error: unknown) => logger.debug('Could not sweep stale temp files', error),
+  );
 
   const server = await spec.createServer({
     paths,
@@ -106,9 +118,9 @@ export async function runStdioServer(
   if (flags.structuredOutput && !enableStructuredOutput(server)) {
     logger.warn('--structured-output has no effect: this server was not built with createToolServer.');
   }
-  // A transport that closes itself (e.g. on an oversized message) ends the process too.
+  // A transport that closes itself ends the process too.
   let shutdown: (reason: string, grace?: number) => void = () => undefined;
-  const transport = new TrackedTransport(new StdioServerTransport(io.stdin, io.stdout), logger, () =>
+  const transport = new TrackedTransport(new GuardedStdioTransport(io.stdin, io.stdout), logger, () =>
     shutdown('the transport closed', 0),
   );
   shutdown = installShutdown({ server, transport, io, logger, graceMs: spec.shutdownGraceMs ?? 3000 });
@@ -120,5 +132,7 @@ export async function runStdioServer(
   process.on('unhandledRejection', (reason) => logger.error('Unhandled promise rejection', reason));
 
   await server.connect(transport);
-  logger.info(`${spec.name} ${spec.version} ready on stdio; roots: ${paths.roots.join(', ')}`);
+  logger.info(
+    `${spec.name} ${spec.version} ready on stdio; roots: ${paths.roots.join(', ') || '(none yet)'}`,
+  );
 }

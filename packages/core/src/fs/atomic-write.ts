@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { link, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { rmSync, type Stats } from 'node:fs';
+import { link, lstat, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
+import { CREATE_FLAGS, openInDir, type CheckedDir } from './beneath.js';
 import { currentCallSignal } from './call-signal.js';
+import { journalTemp, settleTemp, tempNameFor } from './temp-journal.js';
 
 export interface AtomicWriteOptions {
   /** Create missing parent directories (default true). */
@@ -22,30 +23,20 @@ export interface AtomicWriteOptions {
   signal?: AbortSignal;
 }
 
-/** Temp files of writes in progress, so a shutdown can remove them before the process exits. */
-const pendingTemps = new Set<string>();
+/** Removers of the temp files of writes in progress, so a shutdown can remove them before exiting. */
+const pendingTemps = new Set<() => void>();
 
 /** Removes the temp files of all unfinished atomic writes (synchronously: called right before exit). */
 export function discardPendingAtomicWrites(): void {
-  for (const temp of pendingTemps) rmSync(temp, { force: true });
+  for (const remove of pendingTemps) remove();
   pendingTemps.clear();
+  settleTemp(0);
 }
 
-const NAME_MAX = 255; // bytes per file name on ext4, xfs, btrfs, APFS, tmpfs
-
-/** `.<name>.<pid>.<random>.tmp`, cutting `<name>` (at a UTF-8 character boundary) to fit NAME_MAX. */
-function tempName(target: string): string {
-  const suffix = `.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const name = Buffer.from(path.basename(target));
-  let end = Math.min(name.length, NAME_MAX - 1 - suffix.length);
-  while (end > 0 && (name[end]! & 0xc0) === 0x80) end--; // do not split a multi-byte character
-  return `.${name.subarray(0, end).toString()}${suffix}`;
-}
-
-/** Mode and owner of the file being replaced, or undefined for a new file. */
-async function existing(target: string) {
+/** Mode and owner of the regular file being replaced, or undefined for a new file. */
+async function existing(where: string): Promise<Stats | undefined> {
   try {
-    const info = await stat(target);
+    const info = await lstat(where); // the entry itself: a link in its place is replaced, not followed
     return info.isFile() ? info : undefined;
   } catch {
     return undefined;
@@ -54,31 +45,35 @@ async function existing(target: string) {
 
 /**
  * Streams a file into place so that readers only ever see the old or the new content: `write` fills a
- * temp file in the target folder (same filesystem), which is flushed to disk, then renamed over the
- * target (or linked, with `noClobber`). A replaced file keeps its permissions (and owner, where allowed).
- * On any failure or abort the temp file is removed and the target is untouched.
+ * temp file created in `dir` (same filesystem, a directory reached without following links), which is
+ * flushed to disk, then renamed over `name` (or linked, with `noClobber`). A replaced file keeps its
+ * permissions (and owner, where allowed). On any failure or abort the temp file is removed and the
+ * target is untouched. Temp files are journaled so that a later start can remove them after a SIGKILL.
  */
-export async function withAtomicFile(
-  target: string,
+export async function atomicWriteIn(
+  dir: CheckedDir,
+  name: string,
   write: (file: FileHandle) => Promise<void>,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const signal = options.signal ?? currentCallSignal();
+  const target = path.join(dir.path, name);
   if (signal?.aborted) throw cancelled(target);
-  const dir = path.dirname(target);
-  if (options.createParents ?? true) await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, tempName(target));
-  const previous = options.noClobber ? undefined : await existing(target);
+  const tempName = tempNameFor(target);
+  const temp = dir.child(tempName);
+  const previous = options.noClobber ? undefined : await existing(dir.child(name));
   let committing = false;
+  const remove = () => rmSync(temp, { force: true });
   // Remove the temp file the moment the call is aborted: a shutdown exits soon after aborting, and a
   // writer that ignores the signal then fills an unlinked file. The entry stays for the exit sweep.
   const onAbort = () => {
-    if (!committing) rmSync(temp, { force: true });
+    if (!committing) remove();
   };
-  pendingTemps.add(temp);
+  pendingTemps.add(remove);
+  journalTemp(path.join(dir.path, tempName));
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const handle = await open(temp, 'wx', options.mode ?? 0o644);
+    const handle = await openInDir(dir, tempName, CREATE_FLAGS, options.mode ?? 0o644);
     try {
       if (previous) await keepOwnerAndMode(handle, previous);
       await write(handle);
@@ -89,16 +84,17 @@ export async function withAtomicFile(
     if (signal?.aborted) throw cancelled(target);
     committing = true;
     if (options.noClobber) {
-      await link(temp, target);
+      await link(temp, dir.child(name));
       await rm(temp, { force: true });
     } else {
-      await rename(temp, target);
+      await rename(temp, dir.child(name));
     }
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   } finally {
-    pendingTemps.delete(temp);
+    pendingTemps.delete(remove);
+    settleTemp(pendingTemps.size);
     signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -119,13 +115,4 @@ async function keepOwnerAndMode(handle: FileHandle, previous: { mode: number; ui
   }
   // Permission bits only: setuid/setgid must not carry over to content this process wrote.
   await handle.chmod(previous.mode & 0o777);
-}
-
-/** Writes a whole buffer or string atomically (see `withAtomicFile`). */
-export async function writeFileAtomic(
-  target: string,
-  data: string | Uint8Array,
-  options: AtomicWriteOptions = {},
-): Promise<void> {
-  await withAtomicFile(target, (file) => file.writeFile(data), options);
 }

@@ -1,7 +1,17 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpath, stat, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ToolError } from '../errors.js';
+import { ToolError, toToolError } from '../errors.js';
+import { atomicWriteIn, type AtomicWriteOptions } from '../fs/atomic-write.js';
+import { PathChangedError, openDirBeneath } from '../fs/beneath.js';
+import {
+  openRegularBeneath,
+  readOpened,
+  requireRegularFile,
+  type FileAccess,
+  type OpenedFile,
+  type ReadFileOptions,
+} from '../fs/file-access.js';
 import {
   hostFlavor,
   isDrivePath,
@@ -19,6 +29,13 @@ export interface PathPolicyOptions {
   roots: readonly string[];
   /** .gitignore-style globs refused even inside a root, e.g. `.env`, `secrets/` (see DenyGlobs). */
   denyGlobs?: readonly string[];
+  /**
+   * The roots were not chosen by the user (a bootstrap's working-directory default). MCP client roots
+   * then replace them instead of only narrowing them, and a filesystem root or the home folder itself
+   * is not used: until the client offers roots, every path fails with an error that names --root.
+   * Default false: the roots are the user's, and client roots can only narrow them.
+   */
+  implicitRoots?: boolean;
 }
 
 export interface ResolveOptions {
@@ -36,11 +53,18 @@ interface Root {
 }
 
 /**
- * Decides whether a path given by a client may be touched, and returns its canonical real path.
- * Every file any tool reads or writes goes through `resolve`.
+ * Decides whether a path given by a client may be touched, and returns its canonical real path; and
+ * opens, reads and writes files inside the roots without a check-then-open race (`FileAccess`).
+ * Every file any tool reads or writes goes through it.
  */
-export class PathPolicy {
+export class PathPolicy implements FileAccess {
   private rootList: Root[] = [];
+  /** The user's roots (undefined when implicit): client roots may only narrow them. */
+  private userRoots: Root[] | undefined;
+  /** The roots the deny globs were given for: anchored globs stay anchored there after a roots change. */
+  private denyBases: Root[] = [];
+  /** Why there is no root yet (an implicit root that was refused), for the error of every call. */
+  private noRootReason: string | undefined;
   private deny: DenyGlobs;
   private pending: Promise<void> = Promise.resolve();
   private readonly flavor: PathFlavor = hostFlavor();
@@ -52,8 +76,41 @@ export class PathPolicy {
   /** Builds a policy; every root must be an existing directory. */
   static async create(options: PathPolicyOptions): Promise<PathPolicy> {
     const policy = new PathPolicy(options.denyGlobs ?? []);
+    if (options.implicitRoots) {
+      const broad = await policy.broadRoot(options.roots);
+      if (broad) {
+        policy.noRootReason = broad;
+        return policy;
+      }
+      await policy.setRoots(options.roots);
+      policy.userRoots = undefined;
+      return policy;
+    }
     await policy.setRoots(options.roots);
     return policy;
+  }
+
+  /**
+   * A message when a root is the whole file system or the home folder itself, which are never taken
+   * as a root the user did not name (a client started from `/` would otherwise open everything).
+   */
+  private async broadRoot(roots: readonly string[]): Promise<string | undefined> {
+    for (const input of roots) {
+      const real = await realpath(this.absoluteFromInput(input, process.cwd())).catch(() => undefined);
+      if (real !== undefined && this.isTooBroad(real)) {
+        const what =
+          real === pathApi(this.flavor).parse(real).root ? 'the filesystem root' : 'your home folder';
+        return `The server was started in ${real} (${what}) without --root, so it has no root directory.`;
+      }
+    }
+    return undefined;
+  }
+
+  private isTooBroad(real: string): boolean {
+    const api = pathApi(this.flavor);
+    if (api.parse(real).root === real) return true;
+    const home = os.homedir();
+    return home !== '' && this.within(real, home) && this.within(home, real);
   }
 
   /** The canonical (real) roots, first one first. */
@@ -88,6 +145,42 @@ export class PathPolicy {
       throw new ToolError('NOT_FOUND', `None of the roots is an existing directory: ${roots.join(', ')}`);
     }
     this.rootList = next;
+    this.userRoots = next;
+    this.denyBases = next;
+    this.noRootReason = undefined;
+  }
+
+  /**
+   * Applies roots offered by the MCP client. Under the user's roots they only narrow: each client root
+   * inside a user root is kept, a user root inside a client root is kept instead (a client offering
+   * `file:///` gets the user's roots, not the disk). Without user roots they replace the implicit
+   * root, except a filesystem root or the home folder itself. Unusable roots are skipped; when none is
+   * left the roots stay as they are. Returns what was applied, or undefined when nothing changed.
+   */
+  async applyClientRoots(roots: readonly string[]): Promise<string[] | undefined> {
+    const offered: Root[] = [];
+    for (const input of roots) {
+      const root = await this.loadRoot(input).catch(() => undefined);
+      if (root) offered.push(root);
+    }
+    const next: Root[] = [];
+    const add = (root: Root) => {
+      if (!next.some((known) => known.real === root.real)) next.push(root);
+    };
+    for (const client of offered) {
+      if (!this.userRoots) {
+        if (!this.isTooBroad(client.real)) add(client);
+        continue;
+      }
+      for (const user of this.userRoots) {
+        if (this.within(user.real, client.real)) add(client);
+        else if (this.within(client.real, user.real)) add(user);
+      }
+    }
+    if (next.length === 0) return undefined;
+    this.rootList = next;
+    this.noRootReason = undefined;
+    return this.roots;
   }
 
   private async loadRoot(input: string): Promise<Root> {
@@ -117,7 +210,10 @@ export class PathPolicy {
       .catch(() => undefined)
       .then(async () => {
         const roots = await load();
-        if (roots && roots.length > 0) await this.setRoots(roots, { skipMissing: true });
+        if (!roots || roots.length === 0) return;
+        if (!(await this.applyClientRoots(roots))) {
+          throw new ToolError('NOT_FOUND', `No usable directory among the client roots: ${roots.join(', ')}`);
+        }
       });
     this.pending = next;
     return next;
@@ -132,10 +228,9 @@ export class PathPolicy {
   async resolve(input: string, options: ResolveOptions = {}): Promise<string> {
     await this.ready();
     const { mustExist = false, kind = 'any' } = options;
-    const base = this.rootList[0];
-    if (!base) throw new ToolError('INVALID_ARGUMENT', 'No root directory is configured.');
+    const base = this.firstRoot();
 
-    const absolute = this.absoluteFromInput(input, base.real);
+    const absolute = this.absoluteFromInput(input, base);
     const lexicalRoot = this.rootList.find(
       (r) => this.within(r.given, absolute) || this.within(r.real, absolute),
     );
@@ -152,19 +247,21 @@ export class PathPolicy {
       if (alternative) return alternative;
       if (mustExist) {
         throw new ToolError('NOT_FOUND', `File not found: ${input}`, {
-          hint: `Check the name; relative paths resolve against ${base.real}.`,
+          hint: `Check the name; relative paths resolve against ${base}.`,
           details: { resolved: real },
         });
       }
       return real;
     }
     if (kind !== 'any') {
-      const isDirectory = (await stat(real)).isDirectory();
+      const info = await stat(real);
+      const isDirectory = info.isDirectory();
       if (kind === 'file' && isDirectory) {
         throw new ToolError('INVALID_ARGUMENT', `Expected a file but found a directory: ${input}`, {
           hint: 'Give the path of a file inside the directory.',
         });
       }
+      if (kind === 'file') requireRegularFile(info, input); // no FIFO, device or socket
       if (kind === 'directory' && !isDirectory) {
         throw new ToolError('INVALID_ARGUMENT', `Expected a directory but found a file: ${input}`, {
           hint: 'Give the path of a directory.',
@@ -172,6 +269,126 @@ export class PathPolicy {
       }
     }
     return real;
+  }
+
+  /** The first root (relative paths resolve against it); throws, naming --root, when there is none. */
+  firstRoot(): string {
+    const base = this.rootList[0];
+    if (base) return base.real;
+    throw new ToolError('INVALID_ARGUMENT', this.missingRootMessage(), {
+      hint: 'Start the server with --root <dir> (repeatable), or use a client that offers MCP roots.',
+    });
+  }
+
+  /** Why there is no root (empty when there is one). */
+  missingRootMessage(): string {
+    if (this.rootList.length > 0) return '';
+    return this.noRootReason ?? 'No root directory is configured.';
+  }
+
+  // ---- FileAccess: open what was checked ---------------------------------------------------------
+
+  /**
+   * Opens a regular file inside the roots for reading. The path is resolved (and checked) first, then
+   * opened from its root one name at a time without following links, so a directory swapped for a
+   * symlink after the check cannot redirect the open; pipes, devices and sockets are refused on the
+   * opened handle. The caller closes `handle`.
+   */
+  async openFile(input: string): Promise<OpenedFile> {
+    return this.retryChanged(input, async () => {
+      const real = await this.resolve(input, { mustExist: true, kind: 'file' });
+      const { root, parts } = this.locate(real);
+      return openRegularBeneath(root, parts, input);
+    });
+  }
+
+  /** Reads a whole regular file inside the roots (see `openFile`), at most `maxBytes`. */
+  async readFile(input: string, options: ReadFileOptions = {}): Promise<Buffer> {
+    const opened = await this.openFile(input);
+    try {
+      return await readOpened(opened, { shownAs: input, ...options });
+    } finally {
+      await opened.handle.close();
+    }
+  }
+
+  /** Writes a file inside the roots atomically; returns its real path. */
+  async writeFileAtomic(
+    input: string,
+    data: string | Uint8Array,
+    options: AtomicWriteOptions = {},
+  ): Promise<string> {
+    return this.withAtomicFile(input, (handle) => handle.writeFile(data), options);
+  }
+
+  /**
+   * Streams a file inside the roots into place atomically: the target folder is opened from its root
+   * without following links (created if missing, unless `createParents: false`), the temp file is
+   * created in that folder's handle and renamed there, so nothing lands outside even if the tree
+   * changes meanwhile. Returns the real path written.
+   */
+  async withAtomicFile(
+    input: string,
+    write: (handle: FileHandle) => Promise<void>,
+    options: AtomicWriteOptions = {},
+  ): Promise<string> {
+    return this.retryChanged(input, async () => {
+      const real = await this.resolve(input, { kind: 'file' });
+      const { root, parts } = this.locate(real);
+      const name = parts.pop();
+      if (name === undefined) throw new ToolError('INVALID_ARGUMENT', `Cannot write to a root: ${input}`);
+      const dir = await openDirBeneath(root, parts, { create: options.createParents ?? true });
+      try {
+        await atomicWriteIn(dir, name, write, options);
+      } finally {
+        await dir.close();
+      }
+      return real;
+    });
+  }
+
+  /** Creates a directory inside the roots (and its missing parents) without following links. */
+  async makeDirectory(input: string): Promise<string> {
+    return this.retryChanged(input, async () => {
+      const real = await this.resolve(input, { kind: 'directory' });
+      const { root, parts } = this.locate(real);
+      await (await openDirBeneath(root, parts, { create: true })).close();
+      return real;
+    });
+  }
+
+  /** A checked real path as the root that holds it (the deepest) and the names below that root. */
+  private locate(real: string): { root: string; parts: string[] } {
+    const holders = this.rootList.filter((r) => this.within(r.real, real));
+    const root = holders.sort((a, b) => b.real.length - a.real.length)[0];
+    if (!root) throw this.outside(real, real);
+    const rel = relativeTo(root.real, real, this.flavor);
+    return { root: root.real, parts: rel === '' ? [] : rel.split('/') };
+  }
+
+  /**
+   * Runs an open that walks a checked path. If a name on the way became a link between the check and
+   * the open, the path is checked and opened once more (a benign change, such as a tool replacing a
+   * folder, then succeeds; a link out of the roots now fails the check); a second change is CONFLICT.
+   */
+  private async retryChanged<T>(input: string, attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof PathChangedError)) throw toToolError(error, { path: input });
+        if (tries >= 1) {
+          throw new ToolError(
+            'CONFLICT',
+            `"${input}" changed while it was being opened; nothing was read or written.`,
+            {
+              hint: 'A folder on the way was replaced by a link while the server worked; retry once the files stop changing.',
+              cause: error,
+            },
+          );
+        }
+      }
+    }
   }
 
   /**
@@ -244,10 +461,15 @@ export class PathPolicy {
 
   /**
    * The denied prefix of `candidate` relative to ANY root (by its real or given path) that holds it:
-   * with nested roots [root/a, root], `a/secrets/**` must still deny root/a/secrets/key.txt.
+   * with nested roots [root/a, root], `a/secrets/**` must still deny root/a/secrets/key.txt. The roots
+   * are those the globs were given for (so `/secrets/` keeps meaning the same folder after the client
+   * changes the roots); a path under none of them is matched against the current roots.
    */
   private deniedBy(candidate: string): string | undefined {
-    for (const root of this.rootList) {
+    const bases = this.denyBases.filter(
+      (r) => this.within(r.real, candidate) || this.within(r.given, candidate),
+    );
+    for (const root of bases.length > 0 ? bases : this.rootList) {
       for (const base of root.given === root.real ? [root.real] : [root.real, root.given]) {
         if (!this.within(base, candidate)) continue;
         const hit = this.deny.match(relativeTo(base, candidate, this.flavor));

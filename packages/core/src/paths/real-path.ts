@@ -49,15 +49,24 @@ export async function resolveRealPath(absolute: string, hops = 0): Promise<RealP
   let current = absolute;
   for (;;) {
     const stats = await lstatOrUndefined(current);
-    if (stats?.isSymbolicLink()) {
-      // A dangling link: continue from its target, keeping what follows it.
-      const target = path.resolve(path.dirname(current), await readlink(current));
-      const resolved = await resolveRealPath(target, hops + 1);
-      return { real: path.join(resolved.real, ...tail), exists: false };
-    }
-    if (stats) {
-      const real = await realpath(current);
-      return { real: path.join(real, ...tail), exists: false };
+    try {
+      if (stats?.isSymbolicLink()) {
+        // A dangling link: continue from its target, keeping what follows it.
+        const target = path.resolve(path.dirname(current), await readlink(current));
+        const resolved = await resolveRealPath(target, hops + 1);
+        return { real: path.join(resolved.real, ...tail), exists: false };
+      }
+      if (stats) {
+        const real = await realpath(current);
+        return { real: path.join(real, ...tail), exists: false };
+      }
+    } catch (error) {
+      // The entry changed between lstat and readlink/realpath (a link became a folder, or went away):
+      // start over, counting it as a hop so that a tree that never settles ends in an error.
+      const code = errnoCode(error);
+      if (code === 'EINVAL' || code === 'ENOENT' || code === 'ENOTDIR')
+        return resolveRealPath(absolute, hops + 1);
+      throw error;
     }
     const parent = path.dirname(current);
     if (parent === current) return { real: path.join(current, ...tail), exists: false };

@@ -176,3 +176,6 @@ export async function callTool<T = Record<string, unknown>>(
 export function decodeToonText(text: string): unknown {
   return parseToon(text);
 }
+
+export { startLinkFlipper } from './link-flipper.js';
+export type { LinkFlipper } from './link-flipper.js';

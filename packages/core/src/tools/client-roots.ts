@@ -5,25 +5,68 @@ import type { Logger } from '../logger.js';
 import type { PathPolicy } from '../paths/path-policy.js';
 
 /**
- * When the client offers MCP roots, they replace the CLI roots (and follow `roots/list_changed`).
- * Roots that are not local directories are skipped; an empty or unusable list keeps the current roots.
+ * How long the server waits for the client's answer to `roots/list`. Tool calls wait for the roots, so
+ * a client that never answers must not hold every call for the SDK's 60 s default: after this, the
+ * roots in force stay.
+ */
+export const ROOTS_LIST_TIMEOUT_MS = 3000;
+
+/**
+ * The local directory a root URI names, or a reason to skip it. Only `file:` URIs on this machine are
+ * roots, and a `.` or `..` segment (written plainly or percent-encoded, `%2e%2e`) is refused rather than
+ * folded: `file:///work/app/%2e%2e` must not become `/work`.
+ */
+export function rootUriToPath(uri: string): { path: string } | { skip: string } {
+  const match = /^file:\/\/([^/]*)(\/.*)?$/i.exec(uri);
+  if (!match) return { skip: 'not a file:// URI' };
+  const host = match[1]!.toLowerCase();
+  if (host !== '' && host !== 'localhost') return { skip: `a file on another host (${host})` };
+  const rawPath = (match[2] ?? '/').replace(/[?#].*$/s, '');
+  for (const segment of rawPath.split(/\/|%2f|%5c|\\/i)) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return { skip: 'a malformed percent-encoding' };
+    }
+    if (decoded === '.' || decoded === '..') return { skip: 'a "." or ".." segment' };
+  }
+  try {
+    return { path: fileURLToPath(uri) };
+  } catch (error) {
+    return { skip: (error as Error).message };
+  }
+}
+
+/**
+ * When the client offers MCP roots, they are applied (and `roots/list_changed` followed): they narrow
+ * the user's `--root` directories, or replace the implicit working-directory root (see
+ * `PathPolicy.applyClientRoots`). Roots that are not local directories are skipped; an empty or
+ * unusable list, or a client that does not answer in time, keeps the current roots.
  */
 export function followClientRoots(server: Server, paths: PathPolicy, logger: Logger): void {
   const load = async (): Promise<string[] | undefined> => {
     if (!server.getClientCapabilities()?.roots) return undefined;
-    const { roots } = await server.listRoots();
-    const local = roots.filter((root) => root.uri.startsWith('file:')).map((root) => fileURLToPath(root.uri));
+    const { roots } = await server.listRoots(undefined, { timeout: ROOTS_LIST_TIMEOUT_MS });
+    const local: string[] = [];
+    for (const root of roots) {
+      const parsed = rootUriToPath(root.uri);
+      if ('path' in parsed) local.push(parsed.path);
+      else logger.warn(`Skipped the client root ${root.uri}: ${parsed.skip}.`);
+    }
     if (local.length === 0) {
-      logger.warn('The client offered no file:// roots; keeping the configured roots.');
+      logger.warn('The client offered no usable file:// roots; keeping the configured roots.');
       return undefined;
     }
-    logger.info(`Using the client's roots: ${local.join(', ')}`);
     return local;
   };
   const refresh = () => {
-    paths.updateRootsAsync(load).catch((error: unknown) => {
-      logger.warn('Could not apply the client roots; keeping the configured roots.', error);
-    });
+    paths
+      .updateRootsAsync(load)
+      .then(() => logger.info(`Roots: ${paths.roots.join(', ')}`))
+      .catch((error: unknown) => {
+        logger.warn('Could not apply the client roots; keeping the configured roots.', error);
+      });
   };
   const previous = server.oninitialized;
   server.oninitialized = () => {
