@@ -103,19 +103,37 @@ describe('set_project_path', () => {
     expect((await server.fail('set_project_path', { project_path: 'nowhere' })).code).toBe('NOT_FOUND');
   });
 
-  it('follows the client roots and keeps the project inside them', async () => {
-    const other = await emptyDir();
-    await mkdir(path.join(other, 'pkg'));
+  it('follows the client roots (narrowing the user root) and keeps the project inside them', async () => {
+    const outer = await emptyDir();
+    const other = path.join(outer, 'other');
+    await mkdir(path.join(other, 'pkg'), { recursive: true });
+    await mkdir(path.join(outer, 'elsewhere'));
     await writeFile(path.join(other, 'pkg', 'a.py'), 'x = 1\n');
-    const s = await connect([dir], { clientRoots: [other] });
+    const s = await connect([outer], { clientRoots: [other] });
     try {
       const files = await s.json('list_files');
       expect((files.files as { path: string }[]).map((f) => f.path)).toEqual(['pkg/a.py']);
-      expect((await s.fail('list_files', { roots: [dir] })).code).toBe('PATH_OUTSIDE_ROOT');
+      expect((await s.fail('list_files', { roots: [path.join(outer, 'elsewhere')] })).code).toBe(
+        'PATH_OUTSIDE_ROOT',
+      );
       expect((await s.json('set_project_path', { project_path: 'pkg' })).project_path).toBe(
         path.join(other, 'pkg'),
       );
-      expect((await s.fail('set_project_path', { project_path: dir })).code).toBe('PATH_OUTSIDE_ROOT');
+      expect((await s.fail('set_project_path', { project_path: outer })).code).toBe('PATH_OUTSIDE_ROOT');
+    } finally {
+      await s.close();
+      await removeDir(outer);
+    }
+  });
+
+  it('ignores client roots outside the user root', async () => {
+    const other = await emptyDir();
+    const s = await connect([dir], { clientRoots: [other] });
+    try {
+      expect((await s.fail('list_files', { roots: [other] })).code).toBe('PATH_OUTSIDE_ROOT');
+      expect((await s.json('list_files', { extensions: ['md'] })).files).toEqual([
+        expect.objectContaining({ path: 'README.md' }),
+      ]);
     } finally {
       await s.close();
       await removeDir(other);
