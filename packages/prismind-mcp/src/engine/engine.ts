@@ -74,8 +74,12 @@ export async function resolveProject(
     if (!config) throw projectNotFound(project);
     return config;
   }
-  const active = engine.active?.project;
-  const current = active ?? (await stores.projects.getCurrent(userOf(engine, user)))?.project_id;
+  // The running session's project, else the user's current project, else the default user's (a user
+  // who never switched works on the team's current project).
+  const current =
+    engine.active?.project ??
+    (await stores.projects.getCurrent(userOf(engine, user)))?.project_id ??
+    (await stores.projects.getCurrent(engine.config.session.default_user))?.project_id;
   if (current) {
     const config = await stores.projects.get(current);
     if (config) return config;

@@ -1,0 +1,155 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BACKENDS, connect, withProject, type Connected, type StoreFixture } from './harness.js';
+
+describe.each(BACKENDS)('session tools ($name)', (backend) => {
+  let store: StoreFixture;
+  let client: Connected;
+  beforeEach(async () => {
+    store = await backend.create();
+  });
+  afterEach(async () => {
+    await client.close();
+    await store.cleanup();
+  });
+
+  it('a session round trip survives a server restart and the next session picks up where it ended', async () => {
+    let clock = Date.parse('2025-01-12T09:00:00Z');
+    client = await withProject(store, { now: () => new Date(clock) });
+    await client.call('update_progress', {
+      task_id: 'T12',
+      new_task: { phase: 'Phase 3', task_id: 'T12', name: 'WeaponSystem統合' },
+      status: 'completed',
+    });
+    await client.call('update_progress', {
+      task_id: 'T01',
+      new_task: { phase: 'Phase 4', task_id: 'T01', name: 'BTノード生成', priority: 'high' },
+    });
+    const doc = await client.call<{ doc_id: string }>('create_document', {
+      name: 'BTノード生成手順',
+      doc_type: '実装手順書',
+      content: '手順',
+      phase_task: 'P4-T01',
+      feature: 'BTノード生成',
+      asset_type: 'Blueprint',
+    });
+    await client.call('create_document', {
+      name: 'コーディング規約',
+      doc_type: '規約',
+      content: '命名規則',
+      phase_task: '共通',
+      reference_timing: 'セッション開始時',
+    });
+
+    const started = await client.call('start_session', { user: 'alice' });
+    expect(started).toMatchObject({
+      project: 'trapxtrap',
+      project_name: 'TrapxTrapCpp',
+      user: 'alice',
+      current_phase: 'Phase 4',
+      current_task: 'T01: BTノード生成',
+      last_completed: 'P3-T12: WeaponSystem統合',
+      blockers: [],
+    });
+    expect(started.recommended_docs).toEqual([
+      { name: 'BTノード生成手順', doc_id: doc.doc_id, reason: '現在タスク (P4-T01) の実装手順書' },
+      expect.objectContaining({ name: 'コーディング規約', reason: 'セッション開始時に参照する資料' }),
+    ]);
+    await client.call('update_progress', {
+      task_id: 'P4-T01',
+      status: 'blocked',
+      blockers: ['UE5.7のFGraphNodeCreator問題'],
+    });
+    clock += 83 * 60_000 + 5_000;
+    const ended = await client.call('end_session', {
+      summary: 'BTノード生成の調査',
+      next_action: 'FGraphNodeCreator の代替を試す',
+      notes: 'エンジン差分に注意',
+    });
+    expect(ended).toMatchObject({
+      success: true,
+      session_duration: 'PT1H23M5S',
+      session_duration_seconds: 4985,
+      message: 'セッション状態を保存しました。',
+    });
+    expect(ended.saved_to).toEqual(expect.arrayContaining(['prismind.db']));
+    await client.close();
+
+    client = await connect(store, { now: () => new Date(clock) });
+    const next = await client.call('start_session', { project: 'trapxtrap', user: 'alice' });
+    expect(next).toMatchObject({
+      last_summary: 'BTノード生成の調査',
+      next_action: 'FGraphNodeCreator の代替を試す',
+      notes: 'エンジン差分に注意',
+      current_task: 'T01: BTノード生成',
+      blockers: ['T01: UE5.7のFGraphNodeCreator問題'],
+    });
+    expect(next.message).toContain('FGraphNodeCreator の代替を試す');
+    // Another user of the same project has a session state of their own.
+    expect((await client.call('start_session', { user: 'bob' })).last_summary).toBe('');
+  });
+
+  it('the progress table is the truth: a stale saved state is corrected at start and the correction reported', async () => {
+    client = await withProject(store);
+    await client.call('update_progress', {
+      task_id: 'T01',
+      new_task: { phase: 'Phase 1', task_id: 'T01', name: '設計' },
+      status: 'in_progress',
+    });
+    await client.call('start_session');
+    await client.call('end_session', {});
+    // Progress moves on in another person's session: this user's saved state is now stale.
+    await client.call('start_session', { user: 'bob' });
+    await client.call('update_progress', { task_id: 'T01', status: 'completed' });
+    await client.call('update_progress', {
+      task_id: 'T02',
+      new_task: { phase: 'Phase 1', task_id: 'T02', name: '実装', blocked_by: ['T01'] },
+    });
+    await client.call('end_session', {});
+    const started = await client.call('start_session', { user: 'default' });
+    expect(started).toMatchObject({
+      current_phase: 'Phase 1',
+      current_task: 'T02: 実装',
+      last_completed: 'P1-T01: 設計',
+    });
+    expect(started.message).toContain('進捗シートとの差異を修正しました');
+    expect(started.message).toContain('T01: 設計 → T02: 実装');
+  });
+
+  it('save_session keeps the session running; without a project it says what to do', async () => {
+    client = await connect(store);
+    expect((await client.fail('save_session', { summary: 'x' })).code).toBe('NO_CURRENT_PROJECT');
+    await client.call('setup_project', { project: 'p1', name: '罠ゲーム' });
+    await client.call('start_session');
+    const saved = await client.call('save_session', { summary: '途中経過', blockers: ['レビュー待ち'] });
+    expect(saved).toMatchObject({ success: true, message: 'セッション状態を保存しました。' });
+    expect(saved).not.toHaveProperty('session_duration');
+    const again = await client.call('start_session');
+    expect(again).toMatchObject({ last_summary: '途中経過', blockers: ['レビュー待ち'] });
+  });
+
+  it('saves every auto_save_interval tool calls and under context pressure, with the spec messages', async () => {
+    const config = path.join(store.home, 'config.toml');
+    await writeFile(
+      config,
+      '[session]\nauto_save_interval = 3\ncontext_budget_tokens = 2000\ndefault_user = "田中"\n',
+    );
+    client = await connect(store, { configFile: config });
+    await client.call('setup_project', { project: 'trapxtrap', name: 'TrapxTrapCpp' });
+    expect((await client.call('list_projects')).message).not.toContain('保存'); // no session yet: no trigger
+    const started = await client.call('start_session');
+    expect(started.user).toBe('田中');
+    const messages: string[] = [];
+    for (let i = 0; i < 3; i++) messages.push((await client.call('get_progress')).message as string);
+    expect(messages[0]).not.toContain('セッション状態を保存しました。');
+    expect(messages[2]).toMatch(/\nセッション状態を保存しました。$/);
+
+    // Big answers: about 2,000 tokens of Japanese push the session over its budget.
+    await client.call('add_knowledge', { content: '罠'.repeat(2500), category: '技術Tips' });
+    const pressured = await client.call('search_knowledge', { query: '罠' });
+    expect(pressured.message).toMatch(/コンテキストが逼迫しています。セッション状態を保存しました。$/);
+    // The count starts again after a pressure save.
+    expect((await client.call('list_projects')).message).not.toContain('逼迫');
+  });
+});
