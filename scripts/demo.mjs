@@ -106,6 +106,101 @@ const scenarios = [
     flags: ['--no-open', '--wait-seconds', '60'],
     run: reviewDemo,
   },
+  // prismind-mcp: a temp PRISMIND_HOME; the first server process sets up a project and works a session,
+  // a second process (another day, another client) picks up where the first ended.
+  ...(() => {
+    let home;
+    const prismindHome = async () => (home ??= await mkdtemp(path.join(os.tmpdir(), 'prismind-demo-')));
+    const env = async () => ({ PRISMIND_HOME: await prismindHome() });
+    return [
+      {
+        server: 'prismind-mcp',
+        title: 'prismind-mcp, session 1',
+        root: prismindHome,
+        env,
+        steps: [
+          {
+            tool: 'setup_project',
+            args: { project: 'trapxtrap', name: 'TrapxTrapCpp', description: '1v1トラップアクションゲーム' },
+          },
+          {
+            tool: 'setup_project',
+            note: 'a similar project needs confirmation first (the spec case 3)',
+            args: { project: 'TrapGame', name: 'TrapGame', description: 'トラップ対戦ゲーム' },
+          },
+          { tool: 'start_session', args: {} },
+          {
+            tool: 'update_progress',
+            args: {
+              task_id: 'P4-T01',
+              status: 'in_progress',
+              new_task: {
+                phase: 'Phase 4',
+                task_id: 'T01',
+                name: 'BTノード生成',
+                priority: 'high',
+                category: 'feature',
+              },
+            },
+          },
+          {
+            tool: 'update_progress',
+            args: {
+              task_id: 'T02',
+              new_task: { phase: 'Phase 4', task_id: 'T02', name: 'BTノード接続', blocked_by: ['T01'] },
+            },
+          },
+          {
+            tool: 'create_document',
+            args: {
+              name: 'BTノード生成',
+              doc_type: '実装手順書',
+              phase_task: 'P4-T01',
+              feature: 'BTノード生成',
+              asset_type: 'Blueprint',
+              content:
+                '1. BTTaskNode を継承する\n2. ExecuteTask で罠の発動判定を行う\n3. エディタでノードを配置する',
+            },
+          },
+          {
+            tool: 'add_knowledge',
+            args: {
+              content: '罠の当たり判定はトリガーボリュームで作ると、物理の揺れに左右されず安定する',
+              category: '技術Tips',
+              project: 'trapxtrap',
+            },
+          },
+          { tool: 'search_knowledge', note: 'a one-character Japanese query', args: { query: '罠' } },
+          {
+            tool: 'update_progress',
+            args: { task_id: 'P4-T01', status: 'completed', notes: '手順書どおりに実装' },
+          },
+          {
+            tool: 'end_session',
+            args: {
+              summary: 'BTノード生成を実装し手順書を作成',
+              next_action: 'T02 BTノード接続に着手',
+              notes: 'UE5.7 で確認',
+            },
+          },
+        ],
+      },
+      {
+        server: 'prismind-mcp',
+        title: 'prismind-mcp, session 2 (a new server process on the same store)',
+        root: prismindHome,
+        env,
+        cleanup: async () => {
+          if (home) await rm(home, { recursive: true, force: true });
+        },
+        steps: [
+          { tool: 'start_session', args: {} },
+          { tool: 'get_document', args: { query: 'BTノード生成の実装手順書' } },
+          { tool: 'get_progress', args: { include_completed: true } },
+        ],
+      },
+    ];
+  })(),
 ];
 
 function show(text) {
@@ -131,13 +226,14 @@ for (const scenario of scenarios) {
   if (!existsSync(bin)) continue;
   const root = await scenario.root();
   console.log(
-    `\n━━━ ${scenario.server} (root: ${path.relative(repo, root).startsWith('..') ? root : path.relative(repo, root)})`,
+    `\n━━━ ${scenario.title ?? scenario.server} (root: ${path.relative(repo, root).startsWith('..') ? root : path.relative(repo, root)})`,
   );
   const home = await scenario.home?.();
+  const env = { ...(home ? { MD_REVIEW_HOME: home } : {}), ...(scenario.env ? await scenario.env() : {}) };
   const session = await spawnStdioClient(
     process.execPath,
     [bin, '--root', root, '--log-level', 'warn', ...(scenario.flags ?? [])],
-    home ? { env: { MD_REVIEW_HOME: home } } : {},
+    Object.keys(env).length > 0 ? { env } : {},
   );
   try {
     const { tools } = await session.client.listTools();

@@ -52,6 +52,7 @@ export async function retryBusy<T>(attempt: () => T, what: string): Promise<T> {
 export async function openDatabase(file: string, options: OpenOptions): Promise<Db> {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file, { timeout: options.busyTimeoutMs });
+  cacheStatements(db);
   try {
     await retryBusy(() => db.pragma('journal_mode = WAL'), 'enabling WAL');
     db.pragma('synchronous = NORMAL');
@@ -64,6 +65,25 @@ export async function openDatabase(file: string, options: OpenOptions): Promise<
     db.close();
     throw error;
   }
+}
+
+/**
+ * Prepared statements are reused: parsing the same SQL on every call costs more than running it. The
+ * stores only ever run statements to completion (get/all/run), so sharing one is safe; the cache is
+ * bounded because a few statements embed a number (LIMIT n).
+ */
+function cacheStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      if (cache.size >= 500) cache.clear();
+      statement = prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  }) as Db['prepare'];
 }
 
 async function migrate(db: Db, file: string): Promise<void> {

@@ -91,7 +91,7 @@ export class LocalBackend implements Backend {
       try {
         const value = await work(stores);
         await stageViews(ctx);
-        ctx.files.place();
+        await ctx.files.place();
         try {
           await retryBusy(() => this.db.exec('COMMIT'), 'committing');
         } catch (error) {

@@ -9,7 +9,7 @@ import { TextIndex } from './text-index.js';
 import { embedLater, similarities, type PendingVector } from './vectors.js';
 
 /** How many rows that contain every term are scored at most (the newest first). */
-const STRICT_CANDIDATES = 300;
+const STRICT_CANDIDATES = 120;
 /** The start of a document that the catalog cache indexes besides its fields. */
 const BODY_INDEXED = 2000;
 
@@ -142,7 +142,7 @@ export class LocalSearchIndex implements SearchIndex {
     const tag = this.ctx.db.prepare('INSERT OR IGNORE INTO knowledge_tags (tag, id) VALUES (?, ?)');
     for (const t of entry.tags) tag.run(tagKey(t), id);
     const text = knowledgeText(entry);
-    this.knowledgeIndex.put(id, text);
+    this.knowledgeIndex.insert(id, text);
     embedLater(this.ctx, 'knowledge', id, text, this.vectorQueue);
   }
 

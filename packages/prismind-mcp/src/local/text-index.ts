@@ -4,7 +4,7 @@ import { ftsPhrase, trigramsOf, type QueryTerm } from '../text/terms.js';
 import type { Db } from './database.js';
 
 /** How many loosely matching rows (sharing some piece of the query) are scored at most. */
-const LOOSE_CANDIDATES = 150;
+const LOOSE_CANDIDATES = 100;
 
 /**
  * Two FTS5 tables over the same rows: `<name>_tri` (trigram tokenizer: substrings of three characters
@@ -18,14 +18,20 @@ export class TextIndex {
     private readonly name: 'catalog' | 'knowledge',
   ) {}
 
-  put(rowid: number, text: string): void {
-    this.remove(rowid);
+  /** Indexes a row that is not in the index yet. */
+  insert(rowid: number, text: string): void {
     this.db
       .prepare(`INSERT INTO ${this.name}_tri (rowid, text) VALUES (?, ?)`)
       .run(rowid, normalizeText(text));
     this.db
       .prepare(`INSERT INTO ${this.name}_short (rowid, text) VALUES (?, ?)`)
       .run(rowid, shortTermTokens(text));
+  }
+
+  /** Indexes a row again (its text changed). */
+  put(rowid: number, text: string): void {
+    this.remove(rowid);
+    this.insert(rowid, text);
   }
 
   remove(rowid: number): void {

@@ -19,17 +19,17 @@ export async function stageViews(ctx: LocalContext): Promise<void> {
     const tasks = await new LocalTracker(ctx).list(project.project_id);
     const catalog = new LocalCatalog(ctx);
     const want = (kind: ViewKind) => kinds.has(kind);
-    if (want('progress')) ctx.files.stage(path.join(dir, '進捗.md'), progressView(project, tasks));
+    if (want('progress')) ctx.files.stage(path.join(dir, '進捗.md'), progressView(project, tasks), false);
     if (want('catalog')) {
       const entries = await catalog.list({ project: project.project_id, status: 'all' });
-      ctx.files.stage(path.join(dir, '目録.md'), catalogView(project, entries));
+      ctx.files.stage(path.join(dir, '目録.md'), catalogView(project, entries), false);
     }
     const current = summaryPhaseTask(tasks);
     const related = current
       ? await catalog.list({ project: project.project_id, phase_task: current, status: 'active' })
       : [];
     const session = await new LocalSessions(ctx).latest(project.project_id);
-    ctx.files.stage(path.join(dir, 'サマリ.md'), summaryView(project, tasks, session, related));
+    ctx.files.stage(path.join(dir, 'サマリ.md'), summaryView(project, tasks, session, related), false);
   }
   ctx.dirty.clear();
 }
