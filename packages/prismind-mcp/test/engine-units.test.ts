@@ -14,7 +14,7 @@ describe('engine pieces', () => {
       { text: '罠', kind: 'short', cjk: true },
       { text: 'トラップ', kind: 'trigram', cjk: true },
       { text: 'ui', kind: 'short', cjk: false },
-      { text: 'weaponsystem', kind: 'trigram', cjk: false },
+      { text: 'weaponsystem', kind: 'word', cjk: false },
     ]);
     expect(queryTerms('WeaponSystem刷新の実装手順書').map((t) => t.text)).toEqual([
       'weaponsystem',

@@ -93,11 +93,14 @@ describe.each(BACKENDS)('knowledge and catalog search ($name)', (backend) => {
     for (const s of scores) expect(s >= 0 && s <= 1).toBe(true);
   });
 
-  it('a short Latin term matches whole words only ("UI" is not in "Build")', async () => {
+  it('a short Latin term matches whole words only ("UI" is not in "Build"); a longer one starts a word', async () => {
     const found = await search({ query: 'ui' });
     expect(found.knowledge.filter((k) => k.relevance_score >= 0.5).map((k) => k.content)).toEqual([
       KNOWLEDGE[3]!.content,
     ]);
+    const prefix = await search({ query: 'unit BUILD' });
+    expect(prefix.knowledge[0]!.content).toBe(KNOWLEDGE[4]!.content); // "unity builds"
+    expect(prefix.knowledge[0]!.relevance_score).toBeGreaterThanOrEqual(0.5);
   });
 
   it('filters by category, project (general knowledge only without one) and tags with AND', async () => {

@@ -32,12 +32,19 @@ export function toEntry(row: CatalogRow): CatalogEntry {
 }
 
 /** SQL conditions of a catalog filter (shared by listing and search). */
-export function filterSql(filter: CatalogFilter, alias = 'c'): { where: string[]; params: unknown[] } {
+export function filterSql(
+  filter: CatalogFilter,
+  alias = 'c',
+  fromTextIndex = false,
+): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
+  // Under a text search the full-text match must drive the query: `+column` keeps SQLite from walking a
+  // filter index over every row of the project instead.
+  const col = (column: string) => `${fromTextIndex ? '+' : ''}${alias}.${column}`;
   const eq = (column: string, value: string | undefined) => {
     if (value === undefined) return;
-    where.push(`${alias}.${column} = ?`);
+    where.push(`${col(column)} = ?`);
     params.push(value);
   };
   eq('project', filter.project);
@@ -48,7 +55,7 @@ export function filterSql(filter: CatalogFilter, alias = 'c'): { where: string[]
   if (filter.status !== 'all') eq('status', filter.status ?? 'active');
   if (filter.phase_task_prefix !== undefined) {
     // A range, not LIKE: the (project, phase_task) index serves it and % or _ in the prefix mean nothing.
-    where.push(`${alias}.phase_task >= ? AND ${alias}.phase_task < ?`);
+    where.push(`${col('phase_task')} >= ? AND ${col('phase_task')} < ?`);
     params.push(filter.phase_task_prefix, `${filter.phase_task_prefix}\uffff`);
   }
   return { where, params };

@@ -106,6 +106,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (kind, item, model)
   ) WITHOUT ROWID;
   `,
+  // 2: document frequencies of the indexed pieces, so a fuzzy search starts from the rarest ones.
+  `
+  CREATE VIRTUAL TABLE catalog_tri_vocab USING fts5vocab (catalog_tri, 'row');
+  CREATE VIRTUAL TABLE catalog_short_vocab USING fts5vocab (catalog_short, 'row');
+  CREATE VIRTUAL TABLE knowledge_tri_vocab USING fts5vocab (knowledge_tri, 'row');
+  CREATE VIRTUAL TABLE knowledge_short_vocab USING fts5vocab (knowledge_short, 'row');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@ import { TextIndex } from './text-index.js';
 import { embedLater, similarities, type PendingVector } from './vectors.js';
 
 /** How many rows that contain every term are scored at most (the newest first). */
-const STRICT_CANDIDATES = 120;
+const STRICT_CANDIDATES = 80;
 /** The start of a document that the catalog cache indexes besides its fields. */
 const BODY_INDEXED = 2000;
 
@@ -91,8 +91,8 @@ export class LocalSearchIndex implements SearchIndex {
   }
 
   async searchCatalog(query: CatalogQuery): Promise<SearchResult<ScoredCatalogEntry>> {
-    const filter = filterSql(query, 'c');
     const terms = queryTerms(query.query ?? '');
+    const filter = filterSql(query, 'c', terms.length > 0);
     const warnings: string[] = [];
     if (terms.length === 0) {
       const where = filter.where.length ? `WHERE ${filter.where.join(' AND ')}` : '';
@@ -150,11 +150,11 @@ export class LocalSearchIndex implements SearchIndex {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.project !== undefined) {
-      where.push('k.project = ?');
+      where.push('+k.project = ?');
       params.push(query.project);
     }
     if (query.category !== undefined) {
-      where.push('k.category = ?');
+      where.push('+k.category = ?');
       params.push(query.category);
     }
     for (const t of new Set((query.tags ?? []).map(tagKey))) {
@@ -208,29 +208,38 @@ export class LocalSearchIndex implements SearchIndex {
     limit: number,
   ): { strict: R[]; loose: R[]; strictTotal: number } {
     const alias = table === 'catalog' ? 'c' : 'k';
-    const match = index.strict(terms, alias);
-    const where = [...match.where, ...filter.where];
-    const params = [...match.params, ...filter.params];
-    const clause = `WHERE ${where.join(' AND ')}`;
-    const strictTotal = (
-      this.ctx.db.prepare(`SELECT count(*) AS n FROM ${table} ${alias} ${clause}`).get(...params) as {
-        n: number;
-      }
-    ).n;
-    const strict = this.ctx.db
-      .prepare(
-        `SELECT * FROM ${table} ${alias} ${clause} ORDER BY ${alias}.id DESC LIMIT ${STRICT_CANDIDATES}`,
-      )
-      .all(...params) as R[];
+    const match = index.strict(terms);
+    // The full-text match drives the join (filters only check the matched rows); one pass yields every
+    // matching id, newest first: their number is the total, the first ones are scored.
+    const ids = (
+      this.ctx.db
+        .prepare(
+          `SELECT m.id AS id FROM (${match.sql}) m JOIN ${table} ${alias} ON ${alias}.id = m.id
+           ${filter.where.length ? `WHERE ${filter.where.join(' AND ')}` : ''} ORDER BY m.id DESC`,
+        )
+        .all(...match.params, ...filter.params) as { id: number }[]
+    ).map((r) => r.id);
+    const strictTotal = ids.length;
+    const strict = this.rowsOf<R>(table, ids.slice(0, STRICT_CANDIDATES));
     if (strict.length >= limit) return { strict, loose: [], strictTotal };
     const seen = new Set(strict.map((r) => r.id));
-    const ids = index.loose(terms).filter((id) => !seen.has(id));
-    if (ids.length === 0) return { strict, loose: [], strictTotal };
+    const near = index.loose(terms).filter((id) => !seen.has(id));
+    if (near.length === 0) return { strict, loose: [], strictTotal };
     const looseWhere = [`${alias}.id IN (SELECT value FROM json_each(?))`, ...filter.where];
     const loose = this.ctx.db
       .prepare(`SELECT * FROM ${table} ${alias} WHERE ${looseWhere.join(' AND ')}`)
-      .all(JSON.stringify(ids), ...filter.params) as R[];
+      .all(JSON.stringify(near), ...filter.params) as R[];
     return { strict, loose, strictTotal };
+  }
+
+  /** Rows by id, in the order of the ids. */
+  private rowsOf<R extends { id: number }>(table: 'catalog' | 'knowledge', ids: number[]): R[] {
+    if (ids.length === 0) return [];
+    const rows = this.ctx.db
+      .prepare(`SELECT * FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as R[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)!).filter(Boolean);
   }
 
   private async score<R extends { id: number }>(

@@ -5,6 +5,8 @@ import type { Db } from './database.js';
 
 /** How many loosely matching rows (sharing some piece of the query) are scored at most. */
 const LOOSE_CANDIDATES = 100;
+/** How many of the query's pieces, the rarest first, a fuzzy search looks up. */
+const RAREST_PIECES = 4;
 
 /**
  * Two FTS5 tables over the same rows: `<name>_tri` (trigram tokenizer: substrings of three characters
@@ -40,46 +42,55 @@ export class TextIndex {
   }
 
   /**
-   * SQL conditions on `<alias>.id` that hold for rows containing every term: the long terms through the
-   * trigram table, the short ones through the short-term table. Each term is decided on its own, so a
-   * short term next to long ones is neither dropped nor allowed to match everything.
+   * A subquery of the row ids containing every term: the long terms through the trigram table, the
+   * short ones through the short-term table. Each term is decided on its own, so a short term next to
+   * long ones is neither dropped nor allowed to match everything.
    */
-  strict(terms: QueryTerm[], alias: string): { where: string[]; params: unknown[] } {
+  strict(terms: QueryTerm[]): { sql: string; params: unknown[] } {
     const long = terms.filter((t) => t.kind === 'trigram').map((t) => ftsPhrase(t.text));
-    const short = terms.filter((t) => t.kind === 'short').map((t) => ftsPhrase(t.text));
-    const where: string[] = [];
+    const short = terms
+      .filter((t) => t.kind !== 'trigram')
+      .map((t) => (t.kind === 'word' ? `${ftsPhrase(t.text)} *` : ftsPhrase(t.text)));
+    const parts: string[] = [];
     const params: unknown[] = [];
     if (long.length > 0) {
-      where.push(`${alias}.id IN (SELECT rowid FROM ${this.name}_tri WHERE ${this.name}_tri MATCH ?)`);
+      parts.push(`SELECT rowid AS id FROM ${this.name}_tri WHERE ${this.name}_tri MATCH ?`);
       params.push(long.join(' AND '));
     }
     if (short.length > 0) {
-      where.push(`${alias}.id IN (SELECT rowid FROM ${this.name}_short WHERE ${this.name}_short MATCH ?)`);
+      parts.push(`SELECT rowid AS id FROM ${this.name}_short WHERE ${this.name}_short MATCH ?`);
       params.push(short.join(' AND '));
     }
-    return { where, params };
+    return { sql: parts.join(' INTERSECT '), params };
   }
 
-  /** Row ids that share some piece of the query (best first by BM25): the candidates of a fuzzy search. */
+  /**
+   * Row ids that share some piece of the query: the candidates of a fuzzy search. It starts from the
+   * rarest pieces (document frequency from fts5vocab) and takes the newest rows holding one of them, so
+   * its cost does not grow with how common a piece like "ion" or 「する」 is.
+   */
   loose(terms: QueryTerm[]): number[] {
-    const pieces = new Set<string>();
-    const words = new Set<string>();
-    for (const term of terms) {
-      if (term.kind === 'short') words.add(ftsPhrase(term.text));
-      else for (const piece of trigramsOf(term.text)) pieces.add(ftsPhrase(piece));
-    }
     const ids = new Set<number>();
-    const take = (table: string, match: string[]) => {
-      if (match.length === 0) return;
+    const take = (kind: 'tri' | 'short', pieces: string[]) => {
+      if (pieces.length === 0) return;
+      const vocab = this.db.prepare(`SELECT doc FROM ${this.name}_${kind}_vocab WHERE term = ?`);
+      const rare = pieces
+        .map((piece) => ({ piece, doc: (vocab.get(piece) as { doc: number } | undefined)?.doc ?? 0 }))
+        .filter((p) => p.doc > 0)
+        .sort((a, b) => a.doc - b.doc)
+        .slice(0, RAREST_PIECES)
+        .map((p) => ftsPhrase(p.piece));
+      if (rare.length === 0) return;
       const rows = this.db
         .prepare(
-          `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ${LOOSE_CANDIDATES}`,
+          `SELECT rowid AS id FROM ${this.name}_${kind} WHERE ${this.name}_${kind} MATCH ? ORDER BY rowid DESC LIMIT ${LOOSE_CANDIDATES}`,
         )
-        .all(match.join(' OR ')) as { id: number }[];
+        .all(rare.join(' OR ')) as { id: number }[];
       for (const row of rows) ids.add(row.id);
     };
-    take(`${this.name}_tri`, [...pieces]);
-    take(`${this.name}_short`, [...words]);
+    // The trigram tokenizer folds case; the vocabulary holds the folded pieces.
+    take('tri', [...new Set(terms.filter((t) => t.kind !== 'short').flatMap((t) => trigramsOf(t.text)))]);
+    take('short', [...new Set(terms.filter((t) => t.kind === 'short').map((t) => t.text))]);
     return [...ids];
   }
 

@@ -2,26 +2,37 @@ import { normalizeText, textRuns } from './normalize.js';
 
 /** A sparse vector of character n-grams with its norm, ready for cosine similarity. */
 export interface GramVector {
-  grams: Map<string, number>;
+  /** Keyed by a 32-bit hash of the n-gram (collisions are rare enough not to move a similarity). */
+  grams: Map<number, number>;
   norm: number;
 }
 
 /** Long texts are cut: similarity of the first part is enough to rank, and keeps scoring fast. */
 const MAX_CHARS = 4000;
 
+/** Distinct multipliers per n, so "ab" and the code point pair of a trigram prefix never share a key. */
+const hash2 = (a: number, b: number) => Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ 0x2000_0000;
+const hash3 = (a: number, b: number, c: number) =>
+  Math.imul(a, 0xc2b2ae3d) ^ Math.imul(b, 0x27d4eb2f) ^ Math.imul(c, 0x165667b1) ^ 0x4000_0000;
+
 /**
  * Character uni-, bi- and trigrams of each run of letters (bigrams and trigrams weigh more: they carry
  * order). Works the same for Japanese and English without a dictionary or a model, so it runs offline.
+ * Grams are keyed by integer hashes of their code points: no string is built per gram.
  */
 export function gramVector(text: string): GramVector {
-  const grams = new Map<string, number>();
-  const add = (gram: string, weight: number) => grams.set(gram, (grams.get(gram) ?? 0) + weight);
+  const grams = new Map<number, number>();
+  const add = (key: number, weight: number) => grams.set(key, (grams.get(key) ?? 0) + weight);
   for (const run of textRuns(normalizeText(text.slice(0, MAX_CHARS)))) {
-    const chars = [...run.text];
-    for (let i = 0; i < chars.length; i++) {
-      add(chars[i]!, 1);
-      if (i + 1 < chars.length) add(chars[i]! + chars[i + 1]!, 2);
-      if (i + 2 < chars.length) add(chars[i]! + chars[i + 1]! + chars[i + 2]!, 3);
+    let a = -1;
+    let b = -1;
+    for (const char of run.text) {
+      const c = char.codePointAt(0)!;
+      add(c, 1);
+      if (b >= 0) add(hash2(b, c), 2);
+      if (a >= 0) add(hash3(a, b, c), 3);
+      a = b;
+      b = c;
     }
   }
   let sum = 0;

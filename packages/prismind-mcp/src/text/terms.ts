@@ -5,11 +5,13 @@ export interface QueryTerm {
   /** Normalised text of the term. */
   text: string;
   /**
-   * `trigram`: three characters or more, found as a substring by the trigram index.
+   * `trigram`: CJK, three characters or more, found as a substring by the trigram index.
    * `short`: one or two characters, which trigrams cannot match: a CJK term is found as a substring
    * through the unigram/bigram index, a Latin term as a whole word.
+   * `word`: Latin, three characters or more, found as the start of a word ("trigger" finds "triggers")
+   * through the word index: one posting list instead of a phrase of common trigrams.
    */
-  kind: 'trigram' | 'short';
+  kind: 'trigram' | 'short' | 'word';
   cjk: boolean;
 }
 
@@ -29,7 +31,7 @@ export function queryTerms(query: string): QueryTerm[] {
     if (!text || seen.has(text)) return;
     seen.add(text);
     const cjk = hasCjk(text);
-    terms.push({ text, kind: charLength(text) >= 3 ? 'trigram' : 'short', cjk });
+    terms.push({ text, kind: charLength(text) < 3 ? 'short' : cjk ? 'trigram' : 'word', cjk });
   };
   for (const chunk of normalizeText(query).split(' ')) {
     if (!chunk) continue;
@@ -50,9 +52,10 @@ export function queryTerms(query: string): QueryTerm[] {
 /** Whether a normalised text contains the term the way the index matches it. */
 export function containsTerm(normalized: string, term: QueryTerm): boolean {
   if (term.kind === 'trigram' || term.cjk) return normalized.includes(term.text);
-  // A short Latin term is a whole word: "ui" in "ui design", not in "build".
+  // A short Latin term is a whole word ("ui" in "ui design", not in "build"); a longer one starts a word.
   const escaped = term.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'u').test(normalized);
+  const end = term.kind === 'short' ? '(?![\\p{L}\\p{N}_])' : '';
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}${end}`, 'u').test(normalized);
 }
 
 /** FTS5 string literal: a phrase in double quotes, inner quotes doubled. */
