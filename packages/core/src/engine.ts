@@ -15,6 +15,7 @@ export type { Logger, LoggerOptions, LogLevel } from './logger.js';
 export { clampInteger, decodeCursor, encodeCursor, utf8ByteLength } from './limits.js';
 export type { PageInfo } from './limits.js';
 export { localFiles, withAtomicFile, writeFileAtomic } from './fs/local-files.js';
+export { currentCallSignal } from './fs/call-signal.js';
 export type { AtomicWriteOptions } from './fs/atomic-write.js';
 export { DEFAULT_MAX_READ_BYTES, readOpened, requireRegularFile } from './fs/file-access.js';
 export type { FileAccess, OpenedFile, ReadFileOptions } from './fs/file-access.js';

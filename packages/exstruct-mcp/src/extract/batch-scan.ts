@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../ooxml/worksheet-reader.js';
-import { streamSheetRows } from '../ooxml/sheet-row-stream.js';
-import { corrupt } from '../ooxml/xml.js';
+import { RowsNotSeparable, streamSheetRows } from '../ooxml/sheet-row-stream.js';
+import type { NsScope } from '../ooxml/xml-tokenizer.js';
 import type { SinkConfig } from './cell-sink.js';
 import { parseRowBatch, type BatchResult } from './row-batch.js';
 import type { RowSegment } from './row-store.js';
@@ -50,6 +50,8 @@ class BatchPool {
   >();
   readonly results: Array<Promise<BatchResult>> = [];
   private seq = 0;
+  /** Namespace declarations in force in sheetData, as entries (posted to the workers). */
+  scope: [string, string][] = [];
 
   constructor(
     workerCount: number,
@@ -86,14 +88,16 @@ class BatchPool {
     const cycle = 2 * this.workers.length + 1;
     const slot = id % cycle;
     if (slot === cycle - 1) {
-      this.results.push(Promise.resolve(parseRowBatch(id, bytes, this.config)));
+      this.results.push(Promise.resolve(parseRowBatch(id, bytes, this.config, this.scope)));
       return;
     }
     const copy = new Uint8Array(bytes); // its own memory, so it can be transferred
     const result = new Promise<BatchResult>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     result.catch(() => undefined); // awaited later; this only marks an early failure as handled
     this.results.push(result);
-    this.workers[slot % this.workers.length]!.postMessage({ seq: id, bytes: copy }, [copy.buffer]);
+    this.workers[slot % this.workers.length]!.postMessage({ seq: id, bytes: copy, scope: this.scope }, [
+      copy.buffer,
+    ]);
   }
 
   /** Back-pressure: resolves once the workers are not far behind the inflating stream. */
@@ -129,22 +133,31 @@ export async function scanInBatches(
   const pool = new BatchPool(workers, config);
   try {
     const info = emptyWorksheetInfo();
-    await streamSheetRows(
-      reader.zip,
-      part,
-      worksheetHandlers(() => undefined, info),
-      {
-        rows: (bytes) => pool.run(bytes),
-        drain: () => pool.drain(),
-      },
-    );
+    try {
+      await streamSheetRows(
+        reader.zip,
+        part,
+        worksheetHandlers(() => undefined, info),
+        {
+          start: (scope: NsScope) => (pool.scope = [...scope]),
+          rows: (bytes) => pool.run(bytes),
+          drain: () => pool.drain(),
+        },
+        { wholeRows: true },
+      );
+    } catch (error) {
+      // Rows that cannot be cut apart (no row ends for a long way): parse the sheet in one stream.
+      if (error instanceof RowsNotSeparable) return undefined;
+      throw error;
+    }
 
     const segments: RowSegment[] = [];
     const borders: Int32Array[] = [];
     for (const batch of await Promise.all(pool.results)) {
-      if (batch.error !== undefined) throw corrupt(part, batch.error);
-      // Rows without `r` are numbered by position, which a batch cannot know: parse in one pass.
-      if (batch.rowsWithoutRef) return undefined;
+      // A batch that fails may have been cut inside a comment or CDATA section, and rows without `r`
+      // are numbered by position, which a batch cannot know: either way, parse in one stream (which
+      // reports the real error, if there is one).
+      if (batch.error !== undefined || batch.rowsWithoutRef) return undefined;
       segments.push(batch.segment!);
       borders.push(batch.borders!);
       const heights = batch.rowHeights!;

@@ -3,9 +3,10 @@
 //
 // Batches go through the dedicated row-fragment tokenizer (about three times faster than a general SAX
 // parser on sheet rows, and just as strict about well-formedness: unclosed or mismatched tags fail the
-// batch); the rest of each worksheet and every other part are parsed by saxes.
+// batch); the rest of each worksheet and every other part go through the XML tokenizer.
 import { emptyWorksheetInfo, worksheetHandlers } from '../ooxml/worksheet-handlers.js';
 import { parseRowFragment, rowsText } from '../ooxml/row-fragment-parser.js';
+import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import { createCellSink, type SinkConfig } from './cell-sink.js';
 import type { RowSegment } from './row-store.js';
 
@@ -20,12 +21,21 @@ export interface BatchResult {
   error?: string;
 }
 
-/** Parses a batch. Element names arrive without their namespace prefix (`x:c` → `c`). */
-export function parseRowBatch(seq: number, bytes: Uint8Array, config: SinkConfig): BatchResult {
+/** Parses a batch; `scope` holds the namespace declarations in force in the sheet's sheetData. */
+export function parseRowBatch(
+  seq: number,
+  bytes: Uint8Array,
+  config: SinkConfig,
+  scope: [string, string][] = [],
+): BatchResult {
   try {
     const sink = createCellSink(config);
     const info = emptyWorksheetInfo();
-    parseRowFragment(rowsText(bytes), worksheetHandlers(sink.onCell, info));
+    parseRowFragment(
+      rowsText(bytes),
+      worksheetHandlers(sink.onCell, info),
+      new Map([...ROOT_SCOPE, ...scope]),
+    );
     const { segment, borders } = sink.finish();
     const rowHeights = new Float64Array(info.rowHeights.size * 2);
     let i = 0;

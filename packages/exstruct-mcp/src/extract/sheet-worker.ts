@@ -7,11 +7,12 @@ import { parseRowBatch, transferList } from './row-batch.js';
 export interface BatchRequest {
   seq: number;
   bytes: Uint8Array;
+  scope: [string, string][];
 }
 
 const { config } = workerData as { config: SinkConfig };
 
-parentPort!.on('message', ({ seq, bytes }: BatchRequest) => {
-  const result = parseRowBatch(seq, bytes, config);
+parentPort!.on('message', ({ seq, bytes, scope }: BatchRequest) => {
+  const result = parseRowBatch(seq, bytes, config, scope);
   parentPort!.postMessage(result, transferList(result));
 });

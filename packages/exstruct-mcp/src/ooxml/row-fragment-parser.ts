@@ -4,8 +4,18 @@
 // still rejects what is not well-formed (unclosed, mismatched or broken tags). Free of other
 // dependencies so worker threads load it quickly.
 import { isAscii } from 'node:buffer';
-import { decodeXmlEntities } from './ooxml-text.js';
+import { isMainNs, XML_NS, XMLNS_NS } from './namespaces.js';
 import type { SaxHandlers } from './sax.js';
+import {
+  decodeAttribute,
+  decodeText,
+  DEFAULT_MAX_DEPTH,
+  normalizeLineEnds,
+  ROOT_SCOPE,
+  XmlError,
+  type NsScope,
+  type XmlAttribute,
+} from './xml-tokenizer.js';
 
 const NO_ATTRS: Record<string, string> = Object.freeze({});
 const utf8 = new TextDecoder('utf-8');
@@ -20,12 +30,16 @@ export function rowsText(bytes: Uint8Array): string {
 }
 export class RowFragmentError extends Error {
   override name = 'RowFragmentError';
+  constructor(
+    message: string,
+    readonly limit = false,
+  ) {
+    super(message);
+  }
 }
 
-function localOf(qname: string): string {
-  const colon = qname.indexOf(':');
-  return colon < 0 ? qname : qname.slice(colon + 1);
-}
+/** Longest single piece of markup (tag, comment, CDATA section) accepted between rows and cells. */
+export const MAX_TOKEN_CHARS = 16 * 1024 * 1024;
 
 // One-letter attribute names (`r`, `s`, `t` on every cell) as constant strings: V8 then reuses the cells'
 // hidden class instead of hashing a fresh key string per attribute — a third of the tokenizer's time.
@@ -132,6 +146,7 @@ function shortcutCell(
     }
     const eq = xml.indexOf('=', i);
     if (eq < 0 || xml.charCodeAt(eq + 1) !== 34 /* " */ || !isPlainName(xml, i, eq)) return 0;
+    if (xml.startsWith('xmlns', i)) return 0; // a declaration changes what the content means
     const valueStart = eq + 2;
     const valueEnd = xml.indexOf('"', valueStart);
     if (valueEnd < 0) return 0;
@@ -160,7 +175,7 @@ function shortcutCell(
     const end = xml.indexOf('<', i + fOpen.length);
     const fClose = prefix === '' ? '</f>' : `</${prefix}f>`;
     if (end < 0 || !xml.startsWith(fClose, end)) return 0;
-    formula = decodeXmlEntities(xml.slice(i + fOpen.length, end));
+    formula = decodeText(xml.slice(i + fOpen.length, end));
     i = end + fClose.length;
   }
   const vOpen = prefix === '' ? '<v>' : `<${prefix}v>`;
@@ -169,7 +184,13 @@ function shortcutCell(
   const vClose = prefix === '' ? '</v></c>' : `</${prefix}v></${qname}>`;
   if (end < 0 || !xml.startsWith(vClose, end)) return 0;
   const value = xml.slice(i + vOpen.length, end);
-  cell(col, type, style, value.indexOf('&') < 0 ? value : decodeXmlEntities(value), formula);
+  cell(
+    col,
+    type,
+    style,
+    value.indexOf('&') < 0 && value.indexOf('\r') < 0 ? value : decodeText(value),
+    formula,
+  );
   return end + vClose.length;
 }
 
@@ -193,6 +214,7 @@ function shortcutRowStart(xml: string, from: number, rowStart: NonNullable<SaxHa
     }
     const eq = xml.indexOf('=', i);
     if (eq < 0 || xml.charCodeAt(eq + 1) !== 34 /* " */ || !isPlainName(xml, i, eq)) return 0;
+    if (xml.startsWith('xmlns', i)) return 0;
     const valueStart = eq + 2;
     const valueEnd = xml.indexOf('"', valueStart);
     if (valueEnd < 0) return 0;
@@ -212,127 +234,301 @@ function shortcutRowStart(xml: string, from: number, rowStart: NonNullable<SaxHa
   }
 }
 
+interface OpenElement {
+  qname: string;
+  local: string;
+  ns: string;
+  /** Set when the element declared namespaces. */
+  scope: NsScope | undefined;
+}
+
 /**
- * Parses `xml` (a sequence of elements without a single root) and reports element names without their
- * namespace prefix, as the saxes-based parsers do. Throws RowFragmentError when it is not well-formed.
+ * The streaming tokenizer of sheet rows: `write` text in pieces cut anywhere (a run of rows, or any
+ * chunk of a worksheet's sheetData), `end` when done. Element names are resolved against the
+ * declarations in force where the rows start (`scope`, from the worksheet's root) and any made inside;
+ * elements of other vocabularies than SpreadsheetML are reported with their namespace so handlers can
+ * skip them. Text split across pieces is reported in pieces. Strict: unclosed, mismatched or broken
+ * tags, undeclared prefixes, unknown entities and nesting beyond `maxDepth` throw RowFragmentError.
  */
-export function parseRowFragment(xml: string, handlers: SaxHandlers): void {
-  const open = handlers.open ?? (() => undefined);
-  const close = handlers.close ?? (() => undefined);
-  const text = handlers.text ?? (() => undefined);
-  const cell = handlers.cell;
-  const rowStart = handlers.rowStart;
-  const stack: string[] = [];
-  const n = xml.length;
-  let pos = 0;
-  while (pos < n) {
-    const lt = xml.indexOf('<', pos);
-    const textEnd = lt < 0 ? n : lt;
-    if (textEnd > pos) {
-      const raw = xml.slice(pos, textEnd);
-      if (stack.length > 0) text(decodeXmlEntities(raw));
-      else if (raw.trim() !== '') throw new RowFragmentError('Text outside of any element.');
-    }
-    if (lt < 0) break;
-    const next = xml.charCodeAt(lt + 1);
+export class RowTokenizer {
+  private left = '';
+  private readonly stack: OpenElement[] = [];
+  /** Names resolved in the base scope (most documents declare everything on the root). */
+  private readonly names = new Map<string, { local: string; ns: string }>();
+  private scoped = 0;
+  private readonly open: NonNullable<SaxHandlers['open']>;
+  private readonly close: NonNullable<SaxHandlers['close']>;
+  private readonly text: NonNullable<SaxHandlers['text']>;
 
-    if (next === 47 /* / */) {
-      const gt = xml.indexOf('>', lt + 2);
-      if (gt < 0) throw new RowFragmentError('Unterminated closing tag.');
-      const qname = xml.slice(lt + 2, gt).trimEnd();
-      const expected = stack.pop();
-      if (expected !== qname) {
-        throw new RowFragmentError(`Closing tag </${qname}> does not match <${expected ?? '(none)'}>.`);
-      }
-      close(localOf(qname));
-      pos = gt + 1;
-      continue;
-    }
-    if (next === 33 /* ! */) {
-      if (xml.startsWith('<![CDATA[', lt)) {
-        const end = xml.indexOf(']]>', lt + 9);
-        if (end < 0) throw new RowFragmentError('Unterminated CDATA section.');
-        if (stack.length === 0) throw new RowFragmentError('CDATA outside of any element.');
-        text(xml.slice(lt + 9, end));
-        pos = end + 3;
-        continue;
-      }
-      if (xml.startsWith('<!--', lt)) {
-        const end = xml.indexOf('-->', lt + 4);
-        if (end < 0) throw new RowFragmentError('Unterminated comment.');
-        pos = end + 3;
-        continue;
-      }
-      throw new RowFragmentError('Unexpected markup declaration.');
-    }
-    if (next === 63 /* ? */) {
-      const end = xml.indexOf('?>', lt + 2);
-      if (end < 0) throw new RowFragmentError('Unterminated processing instruction.');
-      pos = end + 2;
-      continue;
-    }
+  constructor(
+    private readonly handlers: SaxHandlers,
+    private readonly scope: NsScope = ROOT_SCOPE,
+    private readonly maxDepth = DEFAULT_MAX_DEPTH,
+  ) {
+    this.open = handlers.open ?? (() => undefined);
+    this.close = handlers.close ?? (() => undefined);
+    this.text = handlers.text ?? (() => undefined);
+  }
 
-    // A start tag: the name, then attributes, then `>` or `/>`.
-    let i = lt + 1;
-    while (i < n) {
-      const code = xml.charCodeAt(i);
-      if (isSpace(code) || code === 62 || code === 47) break;
-      i++;
+  write(piece: string): void {
+    const xml = this.left === '' ? piece : this.left + piece;
+    this.left = '';
+    const stopped = this.run(xml);
+    if (stopped < xml.length) {
+      this.left = xml.slice(stopped);
+      if (this.left.length > MAX_TOKEN_CHARS)
+        throw new RowFragmentError('A single tag, comment or CDATA section longer than 16 MB.', true);
     }
-    if (i === lt + 1) throw new RowFragmentError('A tag without a name.');
-    const qname = xml.slice(lt + 1, i);
-    if (cell !== undefined && (qname === 'c' || qname.endsWith(':c'))) {
-      const end = shortcutCell(xml, i, qname, cell);
-      if (end > 0) {
-        pos = end;
+  }
+
+  end(): void {
+    if (this.left !== '') {
+      if (this.left.indexOf('<') >= 0) throw new RowFragmentError('The rows end inside a tag.');
+      this.emitText(this.left);
+      this.left = '';
+    }
+    if (this.stack.length > 0)
+      throw new RowFragmentError(`Unclosed element <${this.stack[this.stack.length - 1]!.qname}>.`);
+  }
+
+  private currentScope(): NsScope {
+    for (let i = this.stack.length - 1; i >= 0 && this.scoped > 0; i--) {
+      const s = this.stack[i]!.scope;
+      if (s) return s;
+    }
+    return this.scope;
+  }
+
+  private resolve(qname: string, scope: NsScope): { local: string; ns: string } {
+    const useCache = scope === this.scope;
+    if (useCache) {
+      const known = this.names.get(qname);
+      if (known) return known;
+    }
+    const colon = qname.indexOf(':');
+    const prefix = colon < 0 ? '' : qname.slice(0, colon);
+    const ns = scope.get(prefix);
+    if (colon >= 0 && ns === undefined)
+      throw new RowFragmentError(`The prefix "${prefix}" of <${qname}> is not declared.`);
+    const resolved = { local: colon < 0 ? qname : qname.slice(colon + 1), ns: ns ?? '' };
+    if (useCache) this.names.set(qname, resolved);
+    return resolved;
+  }
+
+  private emitText(raw: string): void {
+    if (this.stack.length > 0) {
+      try {
+        this.text(decodeText(raw));
+      } catch (error) {
+        if (error instanceof XmlError) throw new RowFragmentError(error.message);
+        throw error;
+      }
+    } else if (raw.trim() !== '') throw new RowFragmentError('Text outside of any element.');
+  }
+
+  /** Tokenizes `xml` as far as it is complete; returns where it stopped (the rest waits for more). */
+  private run(xml: string): number {
+    const { cell, rowStart } = this.handlers;
+    const stack = this.stack;
+    const n = xml.length;
+    let pos = 0;
+    while (pos < n) {
+      const lt = xml.indexOf('<', pos);
+      if (lt < 0) {
+        // Keep back what may be the start of a reference or of a CR LF pair.
+        let safe = n;
+        const amp = xml.lastIndexOf('&');
+        if (amp >= pos && amp > n - 16 && xml.indexOf(';', amp) < 0) safe = amp;
+        if (xml.charCodeAt(safe - 1) === 13) safe--;
+        if (safe > pos) this.emitText(xml.slice(pos, safe));
+        return safe;
+      }
+      if (lt > pos) this.emitText(xml.slice(pos, lt));
+      pos = lt;
+      if (lt + 1 >= n) return lt;
+      const next = xml.charCodeAt(lt + 1);
+
+      if (next === 47 /* / */) {
+        const gt = xml.indexOf('>', lt + 2);
+        if (gt < 0) return lt;
+        const qname = xml.slice(lt + 2, gt).trimEnd();
+        const open = stack.pop();
+        if (open === undefined || open.qname !== qname) {
+          throw new RowFragmentError(`Closing tag </${qname}> does not match <${open?.qname ?? '(none)'}>.`);
+        }
+        if (open.scope) this.scoped--;
+        this.close(open.local, open.ns);
+        pos = gt + 1;
         continue;
       }
-    }
-    if (rowStart !== undefined && (qname === 'row' || qname.endsWith(':row'))) {
-      const end = shortcutRowStart(xml, i, rowStart);
-      if (end > 0) {
-        stack.push(qname);
-        pos = end;
+      if (next === 33 /* ! */) {
+        if (xml.startsWith('<![CDATA[', lt)) {
+          const end = xml.indexOf(']]>', lt + 9);
+          if (end < 0) return lt;
+          if (stack.length === 0) throw new RowFragmentError('CDATA outside of any element.');
+          this.text(normalizeLineEnds(xml.slice(lt + 9, end)));
+          pos = end + 3;
+          continue;
+        }
+        if (xml.startsWith('<!--', lt)) {
+          const end = xml.indexOf('-->', lt + 4);
+          if (end < 0) return lt;
+          pos = end + 3;
+          continue;
+        }
+        if (n - lt < 9 && ('<![CDATA['.startsWith(xml.slice(lt)) || '<!--'.startsWith(xml.slice(lt))))
+          return lt;
+        throw new RowFragmentError('Unexpected markup declaration.');
+      }
+      if (next === 63 /* ? */) {
+        const end = xml.indexOf('?>', lt + 2);
+        if (end < 0) return lt;
+        pos = end + 2;
         continue;
       }
+
+      // A start tag: the name, then attributes, then `>` or `/>`.
+      let i = lt + 1;
+      while (i < n) {
+        const code = xml.charCodeAt(i);
+        if (isSpace(code) || code === 62 || code === 47) break;
+        i++;
+      }
+      if (i >= n) return lt;
+      if (i === lt + 1) throw new RowFragmentError('A tag without a name.');
+      const qname = xml.slice(lt + 1, i);
+      const inScope = this.scoped > 0 ? this.currentScope() : this.scope;
+      const name = this.resolve(qname, inScope);
+      if (stack.length >= this.maxDepth)
+        throw new RowFragmentError(
+          `Elements are nested more than ${this.maxDepth} levels deep (at <${qname}>); no workbook needs that many.`,
+          true,
+        );
+      const main = isMainNs(name.ns);
+      if (cell !== undefined && main && name.local === 'c') {
+        const end = shortcutCell(xml, i, qname, cell);
+        if (end > 0) {
+          pos = end;
+          continue;
+        }
+      }
+      if (rowStart !== undefined && main && name.local === 'row') {
+        const end = shortcutRowStart(xml, i, rowStart);
+        if (end > 0) {
+          stack.push({ qname, local: name.local, ns: name.ns, scope: undefined });
+          pos = end;
+          continue;
+        }
+      }
+      const parsed = this.startTag(xml, i, qname, inScope);
+      if (parsed === undefined) return lt;
+      const [end, attrs, list, selfClosing, declared] = parsed;
+      const resolved = declared ? this.resolve(qname, declared) : name;
+      this.open(resolved.local, attrs, { ns: resolved.ns, attrs: list });
+      if (selfClosing) this.close(resolved.local, resolved.ns);
+      else {
+        stack.push({ qname, local: resolved.local, ns: resolved.ns, scope: declared });
+        if (declared) this.scoped++;
+      }
+      pos = end;
     }
+    return n;
+  }
+
+  /**
+   * The attributes of the start tag whose name ends at `i`: [index after the tag, attributes by name,
+   * attributes with namespaces, self-closing, the new scope if it declares namespaces]; undefined
+   * when the tag is not complete in `xml`.
+   */
+  private startTag(
+    xml: string,
+    from: number,
+    qname: string,
+    scope: NsScope,
+  ): [number, Record<string, string>, XmlAttribute[], boolean, NsScope | undefined] | undefined {
+    const n = xml.length;
+    let i = from;
     let attrs = NO_ATTRS;
+    const raw: [string, string][] = [];
     let selfClosing = false;
     for (;;) {
       while (i < n && isSpace(xml.charCodeAt(i))) i++;
-      if (i >= n) throw new RowFragmentError(`Unterminated tag <${qname}>.`);
+      if (i >= n) return undefined;
       const code = xml.charCodeAt(i);
       if (code === 62 /* > */) {
         i++;
         break;
       }
       if (code === 47 /* / */) {
+        if (i + 1 >= n) return undefined;
         if (xml.charCodeAt(i + 1) !== 62) throw new RowFragmentError(`Broken tag <${qname}>.`);
         selfClosing = true;
         i += 2;
         break;
       }
       const eq = xml.indexOf('=', i);
-      if (eq < 0) throw new RowFragmentError(`Attribute without a value in <${qname}>.`);
+      if (eq < 0)
+        return xml.indexOf('>', i) < 0 ? undefined : fail(`Attribute without a value in <${qname}>.`);
       const name = attributeName(xml, i, eq);
+      if (name === '' || /[\s"'<>/]/.test(name))
+        throw new RowFragmentError(`Attribute without a value in <${qname}>.`);
       let q = eq + 1;
       while (q < n && isSpace(xml.charCodeAt(q))) q++;
+      if (q >= n) return undefined;
       const quote = xml[q];
       if (quote !== '"' && quote !== "'") throw new RowFragmentError(`Unquoted attribute in <${qname}>.`);
       const close = xml.indexOf(quote, q + 1);
-      if (close < 0) throw new RowFragmentError(`Unterminated attribute in <${qname}>.`);
+      if (close < 0) return undefined;
       if (attrs === NO_ATTRS) attrs = {};
-      const raw = xml.slice(q + 1, close);
-      attrs[name] = raw.indexOf('&') < 0 ? raw : decodeXmlEntities(raw);
+      const value = xml.slice(q + 1, close);
+      let decoded: string;
+      try {
+        decoded = value.indexOf('&') < 0 && !/[\t\n\r<]/.test(value) ? value : decodeAttribute(value);
+      } catch (error) {
+        throw new RowFragmentError((error as Error).message);
+      }
+      if (attrs[name] !== undefined)
+        throw new RowFragmentError(`The attribute ${name} appears twice in <${qname}>.`);
+      attrs[name] = decoded;
+      raw.push([name, decoded]);
       i = close + 1;
     }
-    const local = localOf(qname);
-    open(local, attrs);
-    if (selfClosing) close(local);
-    else {
-      stack.push(qname);
+    let declared: Map<string, string> | undefined;
+    for (const [name, value] of raw) {
+      if (name === 'xmlns' || name.startsWith('xmlns:')) {
+        declared ??= new Map(scope);
+        declared.set(name === 'xmlns' ? '' : name.slice(6), value);
+      }
     }
-    pos = i;
+    const inScope = declared ?? scope;
+    const list: XmlAttribute[] = raw.map(([name, value]) => {
+      const colon = name.indexOf(':');
+      const prefix = colon < 0 ? '' : name.slice(0, colon);
+      let ns = '';
+      if (name === 'xmlns' || prefix === 'xmlns') ns = XMLNS_NS;
+      else if (prefix === 'xml') ns = XML_NS;
+      else if (prefix !== '') {
+        const bound = inScope.get(prefix);
+        if (bound === undefined)
+          throw new RowFragmentError(`The prefix "${prefix}" of ${name} is not declared.`);
+        ns = bound;
+      }
+      return { qname: name, prefix, local: colon < 0 ? name : name.slice(colon + 1), ns, value };
+    });
+    return [i, attrs, list, selfClosing, declared];
   }
-  if (stack.length > 0) throw new RowFragmentError(`Unclosed element <${stack[stack.length - 1]}>.`);
+}
+
+function fail(message: string): never {
+  throw new RowFragmentError(message);
+}
+
+/**
+ * Parses `xml` (a sequence of elements without a single root, e.g. a run of `<row>` elements) in one
+ * piece. Throws RowFragmentError when it is not well-formed.
+ */
+export function parseRowFragment(xml: string, handlers: SaxHandlers, scope: NsScope = ROOT_SCOPE): void {
+  const tokenizer = new RowTokenizer(handlers, scope);
+  tokenizer.write(xml);
+  tokenizer.end();
 }

@@ -1,14 +1,19 @@
-// The SAX layer without dependencies beyond saxes, so worker threads load it quickly.
-import { SaxesParser } from 'saxes';
+// The event layer over the package's one XML tokenizer (xml-tokenizer.ts), free of other dependencies so
+// worker threads load it quickly.
+import { XmlError, XmlTokenizer, type StartTag } from './xml-tokenizer.js';
+
+/** What a handler learns about an element besides its local name. */
+export type ElementInfo = Pick<StartTag, 'ns' | 'attrs'>;
 
 /**
- * SAX handlers. Element names arrive without their namespace prefix (`x:c` → `c`): OOXML producers
- * pick prefixes freely, the local names are what the schema fixes. Attribute names keep their prefix
- * (use `attr()` to look one up by local name).
+ * SAX handlers. Element names arrive as local names (`x:c` → `c`), with the resolved namespace URI in
+ * `tag.ns` for those that must tell vocabularies apart (`workbookPr` of SpreadsheetML from an extension's
+ * `x15:workbookPr`). `attrs` is keyed by the attribute names as written; `attr()` looks one up by local
+ * name, `tag.attrs` has their namespaces.
  */
 export interface SaxHandlers {
-  open?: (name: string, attrs: Record<string, string>) => void;
-  close?: (name: string) => void;
+  open?: (name: string, attrs: Record<string, string>, tag: ElementInfo) => void;
+  close?: (name: string, ns: string) => void;
   text?: (text: string) => void;
   /**
    * Optional shortcut for the start tag of a `<row>` that has content: equivalent to its open event,
@@ -37,6 +42,7 @@ export class XmlSyntaxError extends Error {
   constructor(
     readonly part: string,
     message: string,
+    readonly limit = false,
   ) {
     super(message);
     this.name = 'XmlSyntaxError';
@@ -59,22 +65,41 @@ export function attr(attrs: Record<string, string>, local: string): string | und
   return undefined;
 }
 
+export interface SaxParser {
+  write(text: string): void;
+  close(): void;
+}
+
 /**
- * A saxes parser over the handlers. Namespace processing and position tracking are off: both cost time on
- * million-cell sheets. With `fragment` it accepts a sequence of elements without one root (a batch of
- * `<row>` elements cut from sheetData).
+ * A parser over the handlers. With `fragment` it accepts a sequence of elements without one root (a
+ * batch of `<row>` elements cut from sheetData).
  */
-export function createSaxParser(part: string, handlers: SaxHandlers, fragment = false): SaxesParser {
-  const parser = new SaxesParser({ xmlns: false, position: false, fragment });
+export function createSaxParser(part: string, handlers: SaxHandlers, fragment = false): SaxParser {
   const { open, close, text } = handlers;
-  if (open) parser.on('opentag', (tag) => open(localName(tag.name), tag.attributes));
-  if (close) parser.on('closetag', (tag) => close(localName(tag.name)));
-  if (text) {
-    parser.on('text', text);
-    parser.on('cdata', text);
-  }
-  parser.on('error', (error) => {
-    throw new XmlSyntaxError(part, error.message);
-  });
-  return parser;
+  const tokenizer = new XmlTokenizer(
+    {
+      open: open
+        ? (tag) => {
+            const attrs: Record<string, string> = {};
+            for (const a of tag.attrs) attrs[a.qname] = a.value;
+            open(tag.local, attrs, tag);
+          }
+        : undefined,
+      close: close ? (tag) => close(tag.local, tag.ns) : undefined,
+      text: text ? (value) => text(value) : undefined,
+    },
+    { fragment },
+  );
+  const guard = (run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof XmlError) throw new XmlSyntaxError(part, error.message, error.limit);
+      throw error;
+    }
+  };
+  return {
+    write: (value) => guard(() => tokenizer.write(value)),
+    close: () => guard(() => tokenizer.end()),
+  };
 }

@@ -1,19 +1,43 @@
 import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { isMainNs } from './namespaces.js';
 import type { SaxHandlers } from './sax.js';
 import { createPushParser } from './xml.js';
+import { ROOT_SCOPE, type NsScope } from './xml-tokenizer.js';
 import type { ZipArchive } from './zip-archive.js';
+import { throwIfCancelled } from './cancel.js';
 
-/** Where the runs of rows go. */
+/** Where the content of sheetData goes. */
 export interface SheetRowSink {
-  /** A run of whole `<row>` elements (about `RUN_BYTES` long), in sheet order. */
+  /**
+   * Called once, before any rows, with the namespace declarations in force inside sheetData (the row
+   * tokenizer resolves prefixes with them).
+   */
+  start?(scope: NsScope): void;
+  /**
+   * The content of sheetData in sheet order. With `wholeRows`, runs of whole `<row>` elements (about
+   * `RUN_BYTES` long); without, the bytes as they arrive, cut anywhere.
+   */
   rows(bytes: Buffer): void;
   /** Awaited after each run cut from the stream: lets the consumer hold the stream back. */
   drain?(): Promise<void>;
 }
 
+export interface RowStreamOptions {
+  /** Cut the rows into runs of whole `<row>` elements (for parsing them apart, e.g. on other threads). */
+  wholeRows?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
 /** Runs of rows are cut once this many bytes have arrived. */
 export const RUN_BYTES = 1024 * 1024;
+/** A run that finds no row end within this many bytes cannot be cut into whole rows. */
+export const MAX_RUN_BYTES = 64 * 1024 * 1024;
+
+/** Thrown (with `wholeRows`) when the rows cannot be cut: the caller parses the sheet in one stream. */
+export class RowsNotSeparable extends Error {
+  override name = 'RowsNotSeparable';
+}
 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
@@ -34,92 +58,147 @@ export function cutAfterLastRow(bytes: Buffer, rowClose: Buffer): number {
   }
 }
 
+/** Bytes kept from one chunk to the next so a marker split between them is still found. */
+const SEAM = 64;
+
+/** The start tag of sheetData in `text` (latin1 of the bytes): its offset and prefix, or undefined. */
+function findSheetDataStart(text: string): { at: number; prefix: string } | undefined {
+  const re = /<([A-Za-z_][\w.-]*:)?sheetData[\s/>]/g;
+  const m = re.exec(text);
+  return m ? { at: m.index, prefix: m[1] ?? '' } : undefined;
+}
+
+/** Offset just past the `>` of the tag starting at `start`, honouring quotes; -1 when not complete. */
+function tagEnd(bytes: Buffer, start: number): number {
+  let quote = 0;
+  for (let i = start + 1; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (quote) {
+      if (c === quote) quote = 0;
+    } else if (c === 0x22 || c === 0x27) quote = c;
+    else if (c === 0x3e) return i + 1;
+  }
+  return -1;
+}
+
 /**
  * Streams a worksheet part once, splitting it where its structure allows: what surrounds sheetData
- * (columns, merges, links, drawing references) goes through the strict saxes parser with `surround`,
- * and the rows go to `sink` in runs of whole `<row>` elements cut from the inflating stream at `</row>`
- * boundaries, without being parsed here. A part that ends inside its sheetData is CORRUPT_WORKBOOK.
+ * (columns, merges, links, drawing references) goes through the strict tokenizer with `surround`, and
+ * the content of sheetData goes to `sink` without being parsed here — as it arrives, or (`wholeRows`)
+ * in runs of whole `<row>` elements cut at `</row>` boundaries. Every byte is looked at a bounded number
+ * of times, whatever the chunking or the length of rows. A part that ends inside its sheetData is
+ * CORRUPT_WORKBOOK.
  */
 export async function streamSheetRows(
   zip: ZipArchive,
   part: string,
   surround: SaxHandlers,
   sink: SheetRowSink,
+  options: RowStreamOptions = {},
 ): Promise<void> {
-  const parser = createPushParser(part, surround);
+  let scope: NsScope = ROOT_SCOPE;
+  const userOpen = surround.open;
+  const parser = createPushParser(part, {
+    ...surround,
+    open(name, attrs, tag) {
+      if (name === 'sheetData' && isMainNs(tag.ns)) scope = (tag as { scope?: NsScope }).scope ?? scope;
+      userOpen?.(name, attrs, tag);
+    },
+  });
   const decoder = new StringDecoder('utf8');
-  const feedSurround = (bytes: Buffer) => parser.write(decoder.write(bytes));
+  const feedSurround = (bytes: Buffer) => {
+    if (bytes.length > 0) parser.write(decoder.write(bytes));
+  };
 
-  let mode: 'before' | 'rows' | 'after' = 'before';
+  let mode: 'before' | 'tag' | 'rows' | 'after' = 'before';
   let rowClose = Buffer.from('</row>');
   let dataClose = Buffer.from('</sheetData');
-  // Inflated bytes not yet handed on, kept as a list so each byte is copied once per run.
+  // Bytes not yet handed on (kept as a list so each byte is copied once) and their total length.
   let parts: Buffer[] = [];
   let length = 0;
-  // The last few bytes seen, so a marker split across two chunks is still found.
-  let tail: Buffer = Buffer.alloc(0);
+  // Where the last cut point found so far ends, counted in `length` (0: none yet).
+  let cut = 0;
+  let seam: Buffer = Buffer.alloc(0);
+  let dataPrefix = '';
   const take = () => {
     const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length);
     parts = [];
     length = 0;
     return all;
   };
+  const startRows = (prefix: string) => {
+    rowClose = Buffer.from(`</${prefix}row>`);
+    dataClose = Buffer.from(`</${prefix}sheetData`);
+    sink.start?.(scope);
+    mode = 'rows';
+    seam = Buffer.alloc(0);
+    cut = 0;
+  };
   const rows = (bytes: Buffer) => {
     if (bytes.length > 0) sink.rows(bytes);
   };
+
   for await (const raw of await zip.openStream(part)) {
-    const chunk = raw as Buffer;
+    throwIfCancelled(options.signal);
+    let chunk = raw as Buffer;
     if (mode === 'after') {
       feedSurround(chunk);
       continue;
     }
     if (mode === 'before') {
-      parts.push(chunk);
-      length += chunk.length;
+      // Only the seam kept from the last chunk is looked at again.
+      const probe = seam.length > 0 ? Buffer.concat([seam, chunk]) : chunk;
+      const found = findSheetDataStart(probe.toString('latin1'));
+      if (!found) {
+        const keep = Math.min(SEAM, probe.length);
+        feedSurround(probe.subarray(0, probe.length - keep));
+        seam = Buffer.from(probe.subarray(probe.length - keep));
+        continue;
+      }
+      feedSurround(probe.subarray(0, found.at));
+      parts = [probe.subarray(found.at)];
+      length = parts[0]!.length;
+      mode = 'tag';
+      chunk = Buffer.alloc(0);
+      seam = Buffer.alloc(0);
+      dataPrefix = found.prefix;
+    }
+    if (mode === 'tag') {
+      if (chunk.length > 0) {
+        parts.push(chunk);
+        length += chunk.length;
+      }
       const head = take();
-      const match = /<([A-Za-z0-9_]+:)?sheetData(\s[^>]*)?(\/?)>/.exec(head.toString('latin1'));
-      if (!match) {
+      const end = tagEnd(head, 0);
+      if (end < 0) {
+        if (head.length > RUN_BYTES) throw corruptTag(part);
         parts = [head];
         length = head.length;
         continue;
       }
-      const tagEnd = match.index + match[0].length;
-      if (match[3] === '/') {
+      feedSurround(head.subarray(0, end));
+      if (head[end - 2] === 0x2f /* / */) {
+        // <sheetData/> or <sheetData /> (as .NET writes an empty sheet): no rows.
         mode = 'after';
-        feedSurround(head);
+        feedSurround(head.subarray(end));
         continue;
       }
-      feedSurround(head.subarray(0, tagEnd));
-      const prefix = match[1] ?? '';
-      rowClose = Buffer.from(`</${prefix}row>`);
-      dataClose = Buffer.from(`</${prefix}sheetData`);
-      mode = 'rows';
-      const rest = head.subarray(tagEnd);
-      const end = rest.indexOf(dataClose);
-      if (end >= 0) {
-        // The whole sheetData came in the first chunk.
-        rows(rest.subarray(0, end));
-        mode = 'after';
-        feedSurround(rest.subarray(end));
-        continue;
-      }
-      parts = rest.length > 0 ? [rest] : [];
-      length = rest.length;
-      tail = rest.subarray(Math.max(0, rest.length - dataClose.length));
-      continue;
+      startRows(dataPrefix);
+      chunk = head.subarray(end);
+      if (chunk.length === 0) continue;
     }
-    // mode === 'rows': look for the end of sheetData in the chunk, and across the chunk boundary in a
-    // small probe (the tail of what came before plus the chunk's first bytes), without copying chunks.
-    const seam = Buffer.concat([tail, chunk.subarray(0, dataClose.length - 1)]);
-    const seamEnd = seam.indexOf(dataClose);
+    // mode === 'rows'. Invariant: `seam` is the last (at most SEAM) bytes of what `parts` holds.
+    const probe = Buffer.concat([seam, chunk.subarray(0, dataClose.length - 1)]);
+    const seamEnd = probe.indexOf(dataClose);
     const inChunk = seamEnd >= 0 ? -1 : chunk.indexOf(dataClose);
-    const end = seamEnd >= 0 ? length - tail.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
+    const end = seamEnd >= 0 ? length - seam.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
+    if (end < 0 && options.wholeRows) {
+      // Look for a row end in this chunk only (plus the seam), so no byte is searched twice.
+      const local = cutAfterLastRow(Buffer.concat([seam, chunk]), rowClose);
+      if (local > 0) cut = length - seam.length + local;
+    }
     parts.push(chunk);
     length += chunk.length;
-    tail =
-      chunk.length >= dataClose.length
-        ? chunk.subarray(chunk.length - dataClose.length)
-        : Buffer.concat([tail, chunk]).subarray(-dataClose.length);
     if (end >= 0) {
       const all = take();
       rows(all.subarray(0, end));
@@ -127,30 +206,53 @@ export async function streamSheetRows(
       feedSurround(all.subarray(end));
       continue;
     }
-    if (length >= RUN_BYTES) {
+    if (!options.wholeRows) {
+      // Streaming: hand everything on but the bytes that may begin a split `</sheetData`.
       const all = take();
-      const cut = cutAfterLastRow(all, rowClose);
-      if (cut === 0) {
-        parts = [all];
-        length = all.length;
-        continue;
-      }
+      const keep = Math.min(all.length, dataClose.length - 1);
+      rows(all.subarray(0, all.length - keep));
+      seam = Buffer.from(all.subarray(all.length - keep));
+      parts = keep > 0 ? [seam] : [];
+      length = keep;
+      await sink.drain?.();
+      continue;
+    }
+    if (length >= RUN_BYTES && cut > 0) {
+      const all = take();
       const rest = Buffer.from(all.subarray(cut));
       rows(all.subarray(0, cut));
-      if (rest.length > 0) {
-        parts = [rest];
-        length = rest.length;
-      }
+      cut = 0;
+      parts = rest.length > 0 ? [rest] : [];
+      length = rest.length;
+      seam = rest.subarray(Math.max(0, rest.length - SEAM));
       await sink.drain?.();
+      continue;
     }
+    if (length > MAX_RUN_BYTES) {
+      throw new RowsNotSeparable(`No row ends within ${MAX_RUN_BYTES} bytes of "${part}".`);
+    }
+    seam = tailOf(seam, chunk);
   }
-  if (mode === 'rows') {
+  if ((mode as string) === 'rows' || mode === 'tag') {
     throw new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" ends inside its data.`, {
       hint: 'Re-download or re-save the workbook; the file may be truncated.',
     });
   }
   // A part without sheetData (not valid, but harmless) is all surroundings.
-  if (mode === 'before') feedSurround(take());
+  if (mode === 'before') feedSurround(seam);
   parser.write(decoder.end());
   parser.close();
+}
+
+/** The last SEAM bytes of `seam` followed by `chunk`. */
+function tailOf(seam: Buffer, chunk: Buffer): Buffer {
+  if (chunk.length >= SEAM) return Buffer.from(chunk.subarray(chunk.length - SEAM));
+  const joined = Buffer.concat([seam, chunk]);
+  return joined.subarray(Math.max(0, joined.length - SEAM));
+}
+
+function corruptTag(part: string): ToolError {
+  return new ToolError('CORRUPT_WORKBOOK', `The <sheetData> tag of "${part}" never ends.`, {
+    hint: 'The file looks damaged or crafted; open and re-save it in Excel.',
+  });
 }

@@ -1,4 +1,5 @@
 // The SAX handlers of a worksheet, free of other dependencies so worker threads can load them quickly.
+import { isMainNs } from './namespaces.js';
 import { unescapeOoxmlText } from './ooxml-text.js';
 import { translateFormula } from './formula-translate.js';
 import { attr, type SaxHandlers } from './sax.js';
@@ -113,7 +114,10 @@ export function worksheetHandlers(
   };
 
   const handlers: SaxHandlers = {
-    open(name, attrs) {
+    open(name, attrs, tag) {
+      // Elements of other vocabularies (extensions in extLst, markup-compatibility wrappers) may reuse
+      // SpreadsheetML's local names; they are not cells. (No namespace at all is taken as SpreadsheetML.)
+      if (tag.ns !== '' && !isMainNs(tag.ns)) return;
       switch (name) {
         case 'c': {
           const ref = attrs.r;
@@ -202,7 +206,8 @@ export function worksheetHandlers(
       else if (textTarget === 2) formula += text;
       else if (textTarget === 3) value = (value ?? '') + text;
     },
-    close(name) {
+    close(name, ns) {
+      if (ns !== '' && !isMainNs(ns)) return;
       switch (name) {
         case 'c':
           if (inCell) {

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { SaxesParser } from 'saxes';
-import { attr, createSaxParser, XmlSyntaxError, type SaxHandlers } from './sax.js';
+import { attr, createSaxParser, XmlSyntaxError, type SaxHandlers, type SaxParser } from './sax.js';
 import { ToolError } from '@mcp-workbench/core/engine';
 
 export { attr, localName, type SaxHandlers } from './sax.js';
@@ -9,14 +8,22 @@ export { attr, localName, type SaxHandlers } from './sax.js';
 /** CORRUPT_WORKBOOK for a part that is not well-formed XML (`error`: the parser's error or its reason). */
 export function corrupt(part: string, error: unknown): ToolError {
   const reason = error instanceof Error ? error.message : String(error);
-  if (error instanceof XmlSyntaxError) part = error.part;
+  if (error instanceof XmlSyntaxError) {
+    part = error.part;
+    if (error.limit) {
+      return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" was not read: ${reason}`, {
+        hint: 'The file looks crafted or damaged; open and re-save it in Excel, or check where it came from.',
+        details: { part },
+      });
+    }
+  }
   return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" is not well-formed XML: ${reason}`, {
     hint: 'Open and re-save the file in Excel, or check that the download was complete.',
     details: { part },
   });
 }
 
-function createParser(part: string, handlers: SaxHandlers, fragment = false): SaxesParser {
+function createParser(part: string, handlers: SaxHandlers, fragment = false): SaxParser {
   return createSaxParser(part, handlers, fragment);
 }
 
@@ -68,7 +75,7 @@ export function createPushParser(part: string, handlers: SaxHandlers, fragment =
 export function parseXmlText(xml: string, part: string, handlers: SaxHandlers): void {
   const parser = createParser(part, handlers);
   try {
-    parser.write(xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml);
+    parser.write(xml);
     parser.close();
   } catch (error) {
     if (error instanceof ToolError) throw error;
@@ -78,7 +85,10 @@ export function parseXmlText(xml: string, part: string, handlers: SaxHandlers): 
 
 /** A node of a small part's element tree (drawings, charts, rels, workbook.xml — never a sheet). */
 export interface XmlElement {
+  /** Local name. */
   name: string;
+  /** Namespace URI. */
+  ns: string;
   attrs: Record<string, string>;
   children: XmlElement[];
   /** Text directly inside this element (concatenated). */
@@ -87,11 +97,11 @@ export interface XmlElement {
 
 /** Builds an element tree of a small part. Worksheets are streamed instead (see worksheet-reader). */
 export function parseXmlTree(xml: string, part: string): XmlElement {
-  const root: XmlElement = { name: '#document', attrs: {}, children: [], text: '' };
+  const root: XmlElement = { name: '#document', ns: '', attrs: {}, children: [], text: '' };
   const stack: XmlElement[] = [root];
   parseXmlText(xml, part, {
-    open(name, attrs) {
-      const element: XmlElement = { name, attrs, children: [], text: '' };
+    open(name, attrs, tag) {
+      const element: XmlElement = { name, ns: tag.ns, attrs, children: [], text: '' };
       stack[stack.length - 1]!.children.push(element);
       stack.push(element);
     },
