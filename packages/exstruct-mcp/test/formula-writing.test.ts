@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { matches } from '../src/patch/apply-ops.js';
 import { checkFormula } from '../src/patch/formula-check.js';
 import { prepareFormula, translateFormula } from '../src/patch/formula.js';
-import { readPart, readWorkbook, workspace, type Workspace } from './patch-helpers.js';
+import { readPart, readWorkbook, workspace, type Workspace, patchError } from './patch-helpers.js';
 
 const ctx = { definedNames: new Set<string>(), macroEnabled: false, sheetNames: ['S', 'Jan', 'Feb'] };
 const codes = (formula: string) =>
@@ -77,8 +77,8 @@ describe('characters XML cannot hold', () => {
       { op: 'set_value', sheet: 'S', cell: 'B1', value: '="\u0008"' },
     ]) {
       const res = await ws.call<Out>('exstruct_patch', { xlsx_path: file, ops: [op], auto_formula: true });
-      expect(res.structured.error).toMatchObject({ op_index: 0, op: op.op });
-      expect(res.structured.error!.message).toMatch(/control character U\+00(01|1F|08).*CHAR\((1|31|8)\)/);
+      expect(patchError(res)).toMatchObject({ op_index: 0, op: op.op });
+      expect(patchError(res)!.message).toMatch(/control character U\+00(01|1F|08).*CHAR\((1|31|8)\)/);
       expect(existsSync(path.join(ws.dir, 'ctrl_patched.xlsx'))).toBe(false);
     }
     // Values can carry them: OOXML spells them _xHHHH_.
@@ -255,8 +255,8 @@ describe('references to sheets that do not exist', () => {
       ops: [{ op: 'set_formula', sheet: 'S', cell: 'B1', formula: "='No Such'!A1*2" }],
       preflight_formula_check: true,
     });
-    expect(saved.structured.error).toMatchObject({ op_index: 0, op: 'set_formula', cell: 'B1' });
-    expect(saved.structured.error!.message).toMatch(/"No Such", which does not exist.*Sheets: "S", "Data"/);
+    expect(patchError(saved)).toMatchObject({ op_index: 0, op: 'set_formula', cell: 'B1' });
+    expect(patchError(saved)!.message).toMatch(/"No Such", which does not exist.*Sheets: "S", "Data"/);
     expect(existsSync(path.join(ws.dir, 'sheets_patched.xlsx'))).toBe(false);
   });
 });

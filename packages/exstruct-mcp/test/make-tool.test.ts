@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readPart, readWorkbook, workspace, type Workspace } from './patch-helpers.js';
+import { readPart, readWorkbook, workspace, type Workspace, patchError } from './patch-helpers.js';
 
 interface Out {
   out_path: string;
@@ -108,7 +108,7 @@ describe('exstruct_make', () => {
         { op: 'add_sheet', sheet: 'x' },
       ],
     });
-    expect(failed.structured.error).toMatchObject({ op_index: 1 });
+    expect(patchError(failed)).toMatchObject({ op_index: 1 });
     expect((await readdir(ws.dir)).sort()).toEqual(['a.xlsx', 'a_1.xlsx']);
   });
 

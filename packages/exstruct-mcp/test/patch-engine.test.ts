@@ -16,6 +16,7 @@ import {
   validationOf,
   workspace,
   type Workspace,
+  patchError,
 } from './patch-helpers.js';
 
 const ctx = { definedNames: new Set(['MYLAMBDA']), macroEnabled: false };
@@ -236,7 +237,7 @@ describe('rename_sheet and delete_sheet in a real workbook', () => {
       xlsx_path: basic,
       ops: [{ op: 'delete_sheet', sheet: 'Sheet1' }],
     });
-    expect(last.structured.error?.message).toMatch(/last visible sheet/);
+    expect(patchError(last)?.message).toMatch(/last visible sheet/);
     for (const name of ['a/b', 'x'.repeat(32), 'sheet1', 'History']) {
       const bad = await ws.call<Out>('exstruct_patch', {
         xlsx_path: basic,
@@ -250,7 +251,7 @@ describe('rename_sheet and delete_sheet in a real workbook', () => {
       out_name: 'control.xlsx',
       ops: [{ op: 'rename_sheet', sheet: 'Sheet1', new_name: 'Tab\u0001X' }],
     });
-    expect(control.structured.error?.message).toMatch(/control character U\+0001/);
+    expect(patchError(control)?.message).toMatch(/control character U\+0001/);
     expect(existsSync(path.join(ws.dir, 'control.xlsx'))).toBe(false);
   });
 });
@@ -373,7 +374,7 @@ describe('tables', () => {
       xlsx_path: file,
       ops: [{ op: 'set_value', sheet: 'T', cell: 'C2', value: 'Total' }],
     });
-    expect(header.structured.error?.message).toMatch(/header cell of the table "Sales"/);
+    expect(patchError(header)?.message).toMatch(/header cell of the table "Sales"/);
     const body = await ws.call<Out>('exstruct_patch', {
       xlsx_path: file,
       ops: [{ op: 'set_value', sheet: 'T', cell: 'C3', value: 10 }],

@@ -1,6 +1,8 @@
 // Shared set-up for the editing tests: a temp root with writable fixture copies, a server wired to a
 // real MCP client, and readers that look inside the written packages.
+import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { independentProblems } from './independent-reader.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +34,7 @@ export async function workspace(options: { onConflict?: OnConflict } = {}): Prom
     ? createServer({ paths, logger: silentLogger, onConflict: options.onConflict })
     : createServer({ paths, logger: silentLogger });
   const client = await connectInMemory(server);
+  const written = new Set<string>();
   return {
     dir,
     async fixture(name, as = name) {
@@ -41,12 +44,37 @@ export async function workspace(options: { onConflict?: OnConflict } = {}): Prom
       return target;
     },
     client,
-    call: (tool, args) => callTool(client.client, tool, args),
+    async call<T>(tool: string, args: Record<string, unknown>) {
+      const res = await callTool<T>(client.client, tool, args);
+      const out = (res.structured as { out_path?: unknown } | undefined)?.out_path;
+      if (!res.isError && typeof out === 'string' && /^exstruct_(patch|make)$/.test(tool)) written.add(out);
+      return res;
+    },
     async close() {
       await client.close();
-      await rm(dir, { recursive: true, force: true });
+      try {
+        // Every workbook the tests wrote must open in readers that are not ours.
+        const files = [...written].filter((f) => existsSync(f));
+        const problems = await independentProblems(files);
+        if (problems.length)
+          throw new Error(`Independent readers refused written workbooks:\n${problems.join('\n')}`);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     },
   };
+}
+
+/**
+ * The PatchErrorDetail of a failed patch: the answer is an error result (PATCH_FAILED) whose details
+ * carry it, with nothing written.
+ */
+export function patchError(res: {
+  isError?: boolean;
+  error?: { code: string; details?: Record<string, unknown> } | undefined;
+}): { op_index: number; op: string; sheet: string; cell: string | null; message: string } | undefined {
+  if (!res.isError || res.error?.code !== 'PATCH_FAILED') return undefined;
+  return res.error.details?.error as ReturnType<typeof patchError>;
 }
 
 /** Every part of a package, decompressed. */

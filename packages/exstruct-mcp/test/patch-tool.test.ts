@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readPart, readWorkbook, workspace, type Workspace } from './patch-helpers.js';
+import { readPart, readWorkbook, workspace, type Workspace, patchError } from './patch-helpers.js';
 
 interface PatchOut {
   out_path: string;
@@ -243,10 +243,14 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
         { op: 'set_value', sheet: 'Nope', cell: 'C3', value: 1 },
       ],
     });
-    expect(res.isError).toBe(false);
-    expect(res.structured.error).toMatchObject({ op_index: 1, op: 'set_value', sheet: 'Nope', cell: 'C3' });
-    expect(res.structured.error!.message).toMatch(/does not exist.*Sheet1.*add_sheet/);
-    expect(res.structured.patch_diff).toEqual([]);
+    // An error result (a client must see that nothing happened), naming no file, with the spec's
+    // PatchErrorDetail in its details.
+    expect(res.isError).toBe(true);
+    expect(res.error?.code).toBe('PATCH_FAILED');
+    expect(res.error?.message).toMatch(/^op\[1\] set_value at Nope!C3 failed, so nothing was written/);
+    expect(res.text).not.toMatch(/out_path|_patched/);
+    expect(patchError(res)).toMatchObject({ op_index: 1, op: 'set_value', sheet: 'Nope', cell: 'C3' });
+    expect(patchError(res)!.message).toMatch(/does not exist.*Sheet1.*add_sheet/);
     expect(await readdir(ws.dir)).toEqual(['basic__sample.xlsx']);
   });
 
@@ -256,7 +260,7 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       xlsx_path: input,
       ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }],
     });
-    expect(rejected.structured.error?.message).toMatch(/starts with "=".*auto_formula=true/);
+    expect(patchError(rejected)?.message).toMatch(/starts with "=".*auto_formula=true/);
     const accepted = await ws.call<PatchOut>('exstruct_patch', {
       xlsx_path: input,
       ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: '=1+1' }],
@@ -376,7 +380,8 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       ],
       preflight_formula_check: true,
     });
-    const codes = res.structured.formula_issues.map((i) => `${i.cell}:${i.code}:${i.level}`);
+    const issues = res.error?.details?.formula_issues as PatchOut['formula_issues'];
+    const codes = issues.map((i) => `${i.cell}:${i.code}:${i.level}`);
     expect(codes).toEqual(
       expect.arrayContaining([
         'G4:ref_error:error',
@@ -387,13 +392,13 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
         'G8:na_error:warning',
       ]),
     );
-    expect(res.structured.error).toMatchObject({
+    expect(patchError(res)).toMatchObject({
       op_index: 0,
       op: 'set_formula',
       sheet: 'Sheet1',
       cell: 'G4',
     });
-    expect(res.structured.error!.message).toMatch(/nothing was saved/);
+    expect(patchError(res)!.message).toMatch(/nothing was saved/);
     expect(await readdir(ws.dir)).toEqual(['basic__sample.xlsx']);
   });
 
@@ -414,7 +419,7 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       xlsx_path: input,
       ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B5', value: 1 }],
     });
-    expect(merged.structured.error?.message).toMatch(/inside the merged range A5:B5.*A5/);
+    expect(patchError(merged)?.message).toMatch(/inside the merged range A5:B5.*A5/);
   });
 });
 

@@ -28,6 +28,7 @@ import { PatchOpError, type PatchDiffItem, type PatchValue } from './types.js';
 import { setName, undoState } from './undo-state.js';
 import { gridRange, type WorkbookEdit } from './workbook-edit.js';
 import { ruleFormulas, setRuleFormulas } from './workbook-xml.js';
+import { escapeXml } from './xml.js';
 
 export interface ApplyOptions {
   autoFormula: boolean;
@@ -163,7 +164,12 @@ function applyOne(
     case 'add_sheet': {
       const name = op.sheet;
       checkSheetName(edit, name);
-      const ref = { name, entry: undefined, edit: new SheetEdit(name, true), state: op.state ?? 'visible' };
+      const ref = {
+        name,
+        entry: undefined,
+        edit: new SheetEdit(name, true, edit.pkg?.conformance),
+        state: op.state ?? 'visible',
+      };
       const position = Math.min(op.position ?? edit.sheets.length, edit.sheets.length);
       edit.sheets.splice(position, 0, ref);
       return {
@@ -485,7 +491,7 @@ function writeValue(
   value: Scalar | null,
   autoFormula: boolean,
   opName: string,
-  type?: 'text' | 'error',
+  type?: 'text' | 'error' | 'date',
 ): PatchValue | null {
   if (type === undefined && typeof value === 'string' && value.startsWith('=')) {
     if (!autoFormula) {
@@ -510,17 +516,17 @@ function writeValue(
   resetContent(cell);
   const stored = type ? value : asCellDate(edit, sheet, row, col, value);
   cell.value = stored;
-  if (type === 'error') {
-    // An error value is a t="e" cell; its inner XML is written as is.
-    cell.attrs.set('t', 'e');
-    cell.rawInner = `<${sheet.prefix}v>${String(value)}</${sheet.prefix}v>`;
+  if (type === 'error' || type === 'date') {
+    // An error value is a t="e" cell, an ISO date a t="d" cell; their inner XML is written as is.
+    cell.attrs.set('t', type === 'error' ? 'e' : 'd');
+    cell.rawInner = `<${sheet.prefix}v>${escapeXml(String(value))}</${sheet.prefix}v>`;
     for (const key of ['cm', 'vm']) cell.attrs.delete(key);
   }
   edit.contentChanged = true;
   return stored === null ? null : { kind: 'value', value: stored };
 }
 
-function valueType(op: OpOf<'set_value' | 'set_value_if'>): 'text' | 'error' | undefined {
+function valueType(op: OpOf<'set_value' | 'set_value_if'>): 'text' | 'error' | 'date' | undefined {
   return op.op === 'set_value' ? op.value_type : undefined;
 }
 

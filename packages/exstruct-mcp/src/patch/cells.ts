@@ -1,5 +1,8 @@
 import { tryParseA1, colIndexToAlpha } from '../ooxml/cell-ref.js';
-import { buildTag, decodeXmlText, escapeXml, escapeXmlText, parseAttrs, scanTags } from './xml.js';
+import { isMainNs } from '../ooxml/namespaces.js';
+import { unescapeOoxmlText } from '../ooxml/ooxml-text.js';
+import { ROOT_SCOPE, tokenizeXml, type NsScope } from '../ooxml/xml-tokenizer.js';
+import { buildTag, escapeXml, escapeXmlText } from './xml.js';
 
 /** A cell value as the tools speak it (spec PatchValue.value; booleans are an extension). */
 export type Scalar = string | number | boolean;
@@ -19,6 +22,10 @@ export interface CellState {
   raw: string | undefined;
   /** The original inner XML (to keep `<v>` cached values when only the style changes). */
   rawInner: string | undefined;
+  /** For a `t="s"` cell: its index in the shared-string table. */
+  sharedIndex?: number;
+  /** An inline string with formatting runs (undo restores its text, not the runs). */
+  richInline?: boolean;
 }
 
 export interface RowState {
@@ -32,11 +39,16 @@ export interface RowState {
   existed: boolean;
 }
 
-/** Parses one `<row>` element (text) into cells; `sharedString` resolves `t="s"` indexes. */
+/**
+ * Parses one `<row>` element (text) into cells with the package's XML tokenizer; `sharedString`
+ * resolves `t="s"` indexes, `scope` holds the declarations in force where the row stands (the
+ * worksheet's). Values are read as XML defines them (either quote, CDATA, entities, line ends).
+ */
 export function parseRow(
   xml: string,
   rowNumber: number,
   sharedString: (index: number) => string | undefined,
+  scope: NsScope = ROOT_SCOPE,
 ): RowState {
   const state: RowState = {
     row: rowNumber,
@@ -47,85 +59,112 @@ export function parseRow(
     existed: true,
   };
   let nextCol = 0;
-  let depth = 0;
-  let childStart = -1;
-  let childTag = '';
-  let childIsCell = false;
-  const addCell = (startTag: string, inner: string, raw: string) => {
-    const cell = parseCell(startTag, inner, nextCol, sharedString, raw);
-    state.cells.set(cell.col, cell);
-    nextCol = cell.col + 1;
-  };
-  for (const tag of scanTags(xml)) {
-    if (depth === 0) {
-      if (tag.name === 'row' && tag.kind !== 'close') {
-        state.attrs = parseAttrs(xml.slice(tag.start, tag.end));
-        if (tag.kind === 'empty') break;
-        depth = 1;
-      }
-      continue;
-    }
-    if (depth === 1) {
-      if (tag.kind === 'close') break; // </row>
-      const text = xml.slice(tag.start, tag.end);
-      if (tag.kind === 'empty') {
-        if (tag.name === 'c') addCell(text, '', text);
-        else state.other += text;
-        continue;
-      }
-      childStart = tag.start;
-      childTag = text;
-      childIsCell = tag.name === 'c';
-      depth = 2;
-      continue;
-    }
-    if (tag.kind === 'open') depth++;
-    else if (tag.kind === 'close' && --depth === 1) {
-      if (childIsCell)
-        addCell(childTag, xml.slice(childStart + childTag.length, tag.start), xml.slice(childStart, tag.end));
-      else state.other += xml.slice(childStart, tag.end);
-    }
-  }
+  let cell: CellState | undefined;
+  let cellStart = 0;
+  let innerStart = 0;
+  let otherStart = -1;
+  // What the text in hand belongs to, and the inline string being read.
+  let target: 'v' | 'f' | 't' | undefined;
+  let v: string | undefined;
+  let inline: string | undefined;
+  let phonetic = 0;
+  tokenizeXml(
+    xml,
+    {
+      open(tag) {
+        const main = tag.ns === '' || isMainNs(tag.ns);
+        if (tag.depth === 1) {
+          if (main && tag.local === 'row') state.attrs = new Map(tag.attrs.map((a) => [a.qname, a.value]));
+          return;
+        }
+        if (tag.depth === 2) {
+          if (main && tag.local === 'c') {
+            const attrs = new Map(tag.attrs.map((a) => [a.qname, a.value]));
+            const ref = attrs.get('r');
+            const col = (ref ? tryParseA1(ref)?.col : undefined) ?? nextCol;
+            cell = {
+              col,
+              attrs,
+              value: null,
+              formula: undefined,
+              formulaAttrs: undefined,
+              raw: undefined,
+              rawInner: undefined,
+            };
+            cellStart = tag.start;
+            innerStart = tag.end;
+            v = undefined;
+            inline = undefined;
+          } else otherStart = tag.start;
+          return;
+        }
+        if (!cell || !main) return;
+        if (tag.depth === 3 && tag.local === 'f') {
+          cell.formulaAttrs = new Map(tag.attrs.map((a) => [a.qname, a.value]));
+          cell.formula = '';
+          target = 'f';
+        } else if (tag.depth === 3 && tag.local === 'v') {
+          v = '';
+          target = 'v';
+        } else if (tag.depth === 3 && tag.local === 'is') {
+          inline = '';
+        } else if (tag.local === 'rPh') {
+          phonetic++;
+        } else if (tag.local === 'r' && inline !== undefined) {
+          cell.richInline = true;
+        } else if (tag.local === 't' && inline !== undefined && phonetic === 0) {
+          target = 't';
+        }
+      },
+      text(text) {
+        if (target === 'f') cell!.formula += text;
+        else if (target === 'v') v += text;
+        else if (target === 't') inline += text;
+      },
+      close(tag) {
+        if (tag.depth === 2 && cell) {
+          cell.raw = xml.slice(cellStart, tag.end);
+          cell.rawInner = tag.start > innerStart ? xml.slice(innerStart, tag.start) : '';
+          finishCell(cell, v, inline, sharedString);
+          state.cells.set(cell.col, cell);
+          nextCol = cell.col + 1;
+          cell = undefined;
+        } else if (tag.depth === 2 && otherStart >= 0) {
+          state.other += xml.slice(otherStart, tag.end);
+          otherStart = -1;
+        } else if (tag.local === 'rPh') phonetic--;
+        else if (tag.local === 'f' || tag.local === 'v' || tag.local === 't') target = undefined;
+      },
+    },
+    { scope },
+  );
   return state;
 }
 
-function parseCell(
-  startTag: string,
-  inner: string,
-  fallbackCol: number,
+/** The cell's value from what its `<v>` or inline string held, by its type. */
+function finishCell(
+  cell: CellState,
+  vText: string | undefined,
+  inline: string | undefined,
   sharedString: (index: number) => string | undefined,
-  raw: string,
-): CellState {
-  const attrs = parseAttrs(startTag);
-  const ref = attrs.get('r');
-  const col = (ref ? tryParseA1(ref)?.col : undefined) ?? fallbackCol;
-  const cell: CellState = {
-    col,
-    attrs,
-    value: null,
-    formula: undefined,
-    formulaAttrs: undefined,
-    raw,
-    rawInner: inner,
-  };
-  if (!inner) return cell;
-  const type = attrs.get('t') ?? 'n';
-  const f = /<(?:\w+:)?f(\s[^>]*)?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?f>)/.exec(inner);
-  if (f) {
-    cell.formulaAttrs = parseAttrs(`<f${f[1] ?? ''}>`);
-    cell.formula = f[2] === undefined ? '' : decodeXmlText(f[2], false);
-  }
-  const v = /<(?:\w+:)?v(?:\s[^>]*)?>([\s\S]*?)<\/(?:\w+:)?v>/.exec(inner);
-  const vText = v ? decodeXmlText(v[1]!, type === 'str' || type === 'e' ? false : true) : undefined;
+): void {
+  const type = cell.attrs.get('t') ?? 'n';
+  // `<v/>` or `<v></v>` holds nothing, whatever the type (it is not shared string 0).
+  const v = vText === undefined || vText.trim() === '' ? undefined : vText;
   switch (type) {
-    case 's':
-      cell.value = vText === undefined ? null : (sharedString(Number(vText)) ?? null);
+    case 's': {
+      const index = v === undefined ? NaN : Number(v);
+      if (Number.isInteger(index) && index >= 0) {
+        cell.sharedIndex = index;
+        cell.value = sharedString(index) ?? null;
+      }
       break;
+    }
     case 'inlineStr':
-      cell.value = inlineText(inner);
+      cell.value = inline === undefined ? null : unescapeOoxmlText(inline);
       break;
     case 'b':
-      cell.value = vText === undefined ? null : vText.trim() === '1' || vText.trim() === 'true';
+      cell.value = v === undefined ? null : v.trim() === '1' || v.trim() === 'true';
       break;
     case 'str':
     case 'e':
@@ -133,18 +172,8 @@ function parseCell(
       cell.value = vText ?? null;
       break;
     default:
-      cell.value = vText === undefined || vText.trim() === '' ? null : Number(vText);
+      cell.value = v === undefined ? null : Number(unescapeOoxmlText(v));
   }
-  return cell;
-}
-
-/** The text of an inline or shared string item (`<is>`/`<si>`): all runs, without phonetic runs. */
-export function inlineText(xml: string): string {
-  const withoutPhonetic = xml.replace(/<(?:\w+:)?rPh\b[\s\S]*?<\/(?:\w+:)?rPh>/g, '');
-  let text = '';
-  const re = /<(?:\w+:)?t(?:\s[^>]*)?>([\s\S]*?)<\/(?:\w+:)?t>|<(?:\w+:)?t(?:\s[^>]*)?\/>/g;
-  for (let m = re.exec(withoutPhonetic); m; m = re.exec(withoutPhonetic)) text += decodeXmlText(m[1] ?? '');
-  return text;
 }
 
 /** A new, empty cell (no content, default style). */

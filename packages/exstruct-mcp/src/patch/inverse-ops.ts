@@ -53,6 +53,9 @@ export function restoreCell(
   const state = sheet.peek(row, col);
   if (state?.attrs.get('t') === 'e' && typeof value === 'string')
     return { op: 'set_value', sheet: name, cell, value, value_type: 'error' };
+  // An ISO date cell (t="d") goes back as one, not as text.
+  if (state?.attrs.get('t') === 'd' && typeof value === 'string' && value.trim() !== '')
+    return { op: 'set_value', sheet: name, cell, value: value.trim(), value_type: 'date' };
   if (isRichText(edit, state)) undoState(edit).richCells.push(`${name}!${cell}`);
   // Text that set_value would take for a formula or a date goes back as text.
   if (
@@ -71,11 +74,8 @@ export function arrayRefAt(sheet: SheetEdit, row: number, col: number): string |
 
 /** Whether a cell, as loaded, holds text with formatting runs (inline or shared). */
 function isRichText(edit: WorkbookEdit, cell: CellState | undefined): boolean {
-  const inner = cell?.rawInner ?? '';
-  const type = cell?.attrs.get('t');
-  if (type === 'inlineStr') return /<(?:\w+:)?r[\s>]/.test(inner);
-  const index = type === 's' ? /<(?:\w+:)?v>\s*(\d+)/.exec(inner)?.[1] : undefined;
-  return index !== undefined && undoState(edit).richStrings.has(Number(index));
+  if (cell?.richInline) return true;
+  return cell?.sharedIndex !== undefined && undoState(edit).richStrings.has(cell.sharedIndex);
 }
 
 export function listCells(cells: string[]): string {

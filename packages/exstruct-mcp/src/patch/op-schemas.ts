@@ -63,6 +63,9 @@ const vertical = z
   .describe('Vertical alignment.');
 
 /** The error values a cell can hold (`t="e"`). */
+/** The ISO 8601 forms a `t="d"` cell holds: a date, a date and time, or a time of day. */
+const ISO_8601 = /^(\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/;
+
 export const ERROR_VALUES = [
   '#NULL!',
   '#DIV/0!',
@@ -122,10 +125,11 @@ export const OP_SCHEMAS = {
         'The value; null clears the cell. Text starting with "=" needs auto_formula=true.',
       ),
       value_type: z
-        .enum(['text', 'error'])
+        .enum(['text', 'error', 'date'])
         .optional()
         .describe(
-          '"text": write the value as text even if it starts with "="; "error": an error value such as "#N/A".',
+          '"text": write the value as text even if it starts with "="; "error": an error value such as "#N/A"; ' +
+            '"date": an ISO 8601 date cell (t="d", as LibreOffice and some writers store dates; undo uses it).',
         ),
     })
     .strict()
@@ -138,6 +142,12 @@ export const OP_SCHEMAS = {
         });
       if (v.value_type === 'text' && typeof v.value !== 'string')
         ctx.addIssue({ code: 'custom', path: ['value'], message: 'value_type "text" needs a text value' });
+      if (v.value_type === 'date' && !(typeof v.value === 'string' && ISO_8601.test(v.value)))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['value'],
+          message: 'value_type "date" needs ISO 8601 text such as "2025-01-31" or "2025-01-31T08:30:00"',
+        });
     })
     .describe('Write one value into one cell (replaces a formula there).'),
   set_formula: z

@@ -1,7 +1,17 @@
 import path from 'node:path/posix';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { ZipArchive, type ZipEntryInfo } from '../ooxml/zip-archive.js';
-import { childElements, findElement, parseAttrs } from './xml.js';
+import {
+  conformanceOf,
+  isMainNs,
+  isRelNs,
+  MAIN_NS,
+  MAIN_NS_STRICT,
+  REL_NS,
+  REL_NS_STRICT,
+  type Conformance,
+} from '../ooxml/namespaces.js';
+import { childElements, findElement, parseAttrs, parseTree, type Located } from './xml.js';
 
 export const REL = {
   officeDocument: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument',
@@ -27,12 +37,29 @@ export interface SheetEntry {
   name: string;
   sheetId: number;
   rId: string;
-  /** Package path of the worksheet part, e.g. `xl/worksheets/sheet1.xml`. */
+  /** Package path of the sheet's part, e.g. `xl/worksheets/sheet1.xml` (`''` when it has none). */
   part: string;
   /** visible | hidden | veryHidden */
   state: string;
-  /** `worksheet`, or `chartsheet`/`dialogsheet`/… — only worksheets can be edited. */
+  /**
+   * `worksheet`, or `chartsheet`/`dialogsheet`/`macrosheet`, or `none` for a sheet whose relationship
+   * is missing or empty (LibreOffice writes `r:id=""` for old macro and dialog sheets) — only
+   * worksheets can be edited; every sheet can be renamed, moved or deleted.
+   */
   kind: string;
+  /** The `<sheet>` element in workbook.xml. */
+  element: Located;
+}
+
+/** `state` as Excel reads it: anything but `hidden`/`veryHidden` (ExcelJS writes `show`) is visible. */
+export function sheetState(value: string | undefined): 'visible' | 'hidden' | 'veryHidden' {
+  return value === 'hidden' || value === 'veryHidden' ? value : 'visible';
+}
+
+/** `…/relationships/styles` (either conformance class) → `styles`; undefined for other types. */
+export function relKind(type: string): string | undefined {
+  const slash = type.lastIndexOf('/');
+  return slash > 0 && isRelNs(type.slice(0, slash)) ? type.slice(slash + 1) : undefined;
 }
 
 /** The structural parts of an opened workbook: what edits need to know, read once. */
@@ -49,6 +76,8 @@ export class WorkbookPackage {
     readonly workbookRelsXml: string,
     readonly workbookRels: Relationship[],
     readonly sheets: SheetEntry[],
+    /** Transitional or Strict: new parts and relationships are written in the workbook's vocabulary. */
+    readonly conformance: Conformance,
   ) {}
 
   static async open(file: string): Promise<WorkbookPackage> {
@@ -100,7 +129,15 @@ export class WorkbookPackage {
         ...r,
         part: r.part ? canonical(entryNames, r.part) : undefined,
       }));
-      const sheets = parseSheets(workbookXml, workbookRels);
+      const root = parseTree(workbookXml).find((n) => n.local === 'workbook');
+      if (!root || !isMainNs(root.ns)) {
+        throw new ToolError(
+          'UNSUPPORTED_FORMAT',
+          `The workbook part "${workbookPart}" is not a SpreadsheetML workbook (its root is ${root ? `<${root.qname}> in "${root.ns}"` : 'missing'}).`,
+          { hint: 'Give a .xlsx or .xlsm file saved by Excel or a compatible program.' },
+        );
+      }
+      const sheets = parseSheets(root, workbookRels);
       return new WorkbookPackage(
         file,
         archive,
@@ -112,6 +149,7 @@ export class WorkbookPackage {
         workbookRelsXml,
         workbookRels,
         sheets,
+        conformanceOf(root.ns),
       );
     } catch (error) {
       archive.close();
@@ -119,9 +157,14 @@ export class WorkbookPackage {
     }
   }
 
-  /** The package path of the first workbook relationship of this type. */
-  relatedPart(type: string): string | undefined {
-    return this.workbookRels.find((r) => r.type === type)?.part;
+  /** The package path of the first workbook relationship of this kind (`styles`, …), in either class. */
+  relatedPart(kind: string): string | undefined {
+    return this.relsOf(kind)[0]?.part;
+  }
+
+  /** The workbook's relationships of a kind, Transitional or Strict. */
+  relsOf(kind: string): Relationship[] {
+    return this.workbookRels.filter((r) => relKind(r.type) === kind);
   }
 
   has(part: string): boolean {
@@ -170,22 +213,28 @@ function resolveTarget(baseDir: string, target: string): string {
   return path.normalize(joined).replace(/^\/+/, '');
 }
 
-function parseSheets(workbookXml: string, rels: Relationship[]): SheetEntry[] {
-  const sheetsEl = findElement(workbookXml, 'sheets');
+const MAIN = [MAIN_NS, MAIN_NS_STRICT];
+
+function parseSheets(workbook: Located, rels: Relationship[]): SheetEntry[] {
+  const sheetsEl = workbook.children.find((el) => el.local === 'sheets' && MAIN.includes(el.ns));
   if (!sheetsEl) return [];
-  return childElements(workbookXml, sheetsEl).map((el) => {
-    const attrs = parseAttrs(workbookXml.slice(el.start, el.openEnd));
-    const rIdKey = [...attrs.keys()].find((k) => k.endsWith(':id')) ?? 'r:id';
-    const rId = attrs.get(rIdKey) ?? '';
-    const rel = rels.find((r) => r.id === rId);
-    const kind = rel?.type.split('/').pop() ?? 'worksheet';
-    return {
-      name: attrs.get('name') ?? '',
-      sheetId: Number(attrs.get('sheetId') ?? 0),
-      rId,
-      part: rel?.part ?? '',
-      state: attrs.get('state') ?? 'visible',
-      kind,
-    };
-  });
+  return sheetsEl.children
+    .filter((el) => el.local === 'sheet' && MAIN.includes(el.ns))
+    .map((el) => {
+      // The relationship id is the `id` attribute of the relationships namespace, whatever its prefix
+      // and wherever that prefix was declared.
+      const rId =
+        el.nsAttrs.find((a) => a.local === 'id' && (a.ns === REL_NS || a.ns === REL_NS_STRICT))?.value ?? '';
+      const rel = rId === '' ? undefined : rels.find((r) => r.id === rId);
+      const kind = rel && !rel.external && rel.part ? (relKind(rel.type) ?? 'none') : 'none';
+      return {
+        name: el.attrs.get('name') ?? '',
+        sheetId: Number(el.attrs.get('sheetId') ?? 0),
+        rId,
+        part: kind === 'none' ? '' : rel!.part!,
+        state: sheetState(el.attrs.get('state')),
+        kind,
+        element: el,
+      };
+    });
 }

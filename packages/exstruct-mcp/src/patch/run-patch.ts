@@ -28,13 +28,17 @@ export interface PatchRequest {
 }
 
 export interface PatchResult {
-  out_path: string;
+  /** The written file (or, for dry_run and skip, the one that would be written); null after a failure. */
+  out_path: string | null;
   patch_diff: PatchDiffItem[];
   inverse_ops: PatchOp[];
   formula_issues: FormulaIssue[];
   warnings: string[];
   error: PatchErrorDetail | null;
 }
+
+/** Workbooks and templates, with and without macros: one package format, so one editor. */
+export const EDITABLE_EXTENSIONS = ['.xlsx', '.xlsm', '.xltx', '.xltm'] as const;
 
 /** Checks the file type; legacy .xls cannot be edited without Excel (spec 11.3). */
 export function assertEditable(file: string): void {
@@ -48,12 +52,12 @@ export function assertEditable(file: string): void {
       },
     );
   }
-  if (ext !== '.xlsx' && ext !== '.xlsm') {
+  if (!(EDITABLE_EXTENSIONS as readonly string[]).includes(ext)) {
     throw new ToolError(
       'UNSUPPORTED_FORMAT',
-      `Only .xlsx and .xlsm workbooks can be edited; got "${ext || 'no extension'}".`,
+      `Only ${EDITABLE_EXTENSIONS.join(', ')} workbooks can be edited; got "${ext || 'no extension'}".`,
       {
-        hint: 'Give the path of an .xlsx or .xlsm file.',
+        hint: 'Give the path of an .xlsx or .xlsm workbook (or an .xltx/.xltm template).',
       },
     );
   }
@@ -72,7 +76,7 @@ class PreflightFailed extends Error {
 export async function runPatch(request: PatchRequest): Promise<PatchResult> {
   assertEditable(request.input);
   const warnings: string[] = [];
-  const result = (outPath: string, extra: Partial<PatchResult> = {}): PatchResult => ({
+  const result = (outPath: string | null, extra: Partial<PatchResult> = {}): PatchResult => ({
     out_path: outPath,
     patch_diff: [],
     inverse_ops: [],
@@ -98,7 +102,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
     } catch (error) {
       if (!(error instanceof PatchOpError)) throw error;
       const { opIndex, op } = error as PatchOpError & { opIndex: number; op: PatchOp };
-      return result(outPath, {
+      return result(null, {
         error: {
           op_index: opIndex,
           op: op.op,
@@ -111,7 +115,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
     warnings.push(...applied.warnings);
     const options = {
       preflight: request.preflightFormulaCheck ?? false,
-      macroEnabled: path.extname(request.input).toLowerCase() === '.xlsm',
+      macroEnabled: ['.xlsm', '.xltm'].includes(path.extname(request.input).toLowerCase()),
     };
     let outcome: WriteOutcome;
     if (request.dryRun) {
@@ -129,7 +133,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
         const issues = error.outcome.formulaIssues;
         const first = issues.find((i) => i.level === 'error')!;
         const origin = findOrigin(request.ops, first.sheet, first.cell);
-        return result(outPath, {
+        return result(null, {
           formula_issues: issues,
           error: {
             op_index: origin?.index ?? -1,

@@ -1,11 +1,16 @@
 import { StringDecoder } from 'node:string_decoder';
+import { throwIfCancelled } from '../ooxml/cancel.js';
+import { isMainNs } from '../ooxml/namespaces.js';
+import { unescapeOoxmlText } from '../ooxml/ooxml-text.js';
+import { XmlError, XmlTokenizer } from '../ooxml/xml-tokenizer.js';
+import { corrupt } from '../ooxml/xml.js';
 import type { ZipArchive } from '../ooxml/zip-archive.js';
-import { inlineText } from './cells.js';
 
 /**
- * Reads only the shared strings whose indexes are asked for, streaming the part and stopping after
- * the highest one: an edit never needs the whole table in memory. `rich` collects the indexes of
- * those with formatting runs.
+ * Reads only the shared strings whose indexes are asked for, streaming the part through the package's
+ * XML tokenizer and stopping after the highest one: an edit never needs the whole table in memory, and
+ * a string of any length costs time in proportion to it. Text is the runs' text without phonetic runs.
+ * `rich` collects the indexes of those with formatting runs.
  */
 export async function loadSharedStrings(
   archive: ZipArchive,
@@ -16,42 +21,48 @@ export async function loadSharedStrings(
   const found = new Map<number, string>();
   if (!part || wanted.size === 0 || !archive.has(part)) return found;
   const last = Math.max(...wanted);
+  let index = -1;
+  let text: string | undefined;
+  let runs = false;
+  let inText = false;
+  let phonetic = 0;
+  const tokenizer = new XmlTokenizer({
+    open(tag) {
+      if (!isMainNs(tag.ns)) return;
+      if (tag.depth === 2 && tag.local === 'si') {
+        index++;
+        text = wanted.has(index) ? '' : undefined;
+        runs = false;
+      } else if (text === undefined) return;
+      else if (tag.local === 'rPh') phonetic++;
+      else if (tag.local === 'r') runs = true;
+      else if (tag.local === 't' && phonetic === 0) inText = true;
+    },
+    text(value) {
+      if (inText) text += value;
+    },
+    close(tag) {
+      if (text === undefined) return;
+      if (tag.local === 't') inText = false;
+      else if (tag.local === 'rPh') phonetic--;
+      else if (tag.depth === 2 && tag.local === 'si') {
+        found.set(index, unescapeOoxmlText(text));
+        if (runs) rich?.add(index);
+        text = undefined;
+      }
+    },
+  });
   const stream = await archive.openStream(part);
   const decoder = new StringDecoder('utf8');
-  let text = '';
-  let index = -1;
-  const open = /<(?:\w+:)?si[\s>/]/g;
   try {
     for await (const chunk of stream) {
-      text += decoder.write(chunk as Buffer);
-      let pos = 0;
-      for (;;) {
-        open.lastIndex = pos;
-        const m = open.exec(text);
-        if (!m) break;
-        const selfClosing = text.indexOf('/>', m.index) === text.indexOf('>', m.index) - 1;
-        let end: number;
-        if (selfClosing) end = text.indexOf('>', m.index) + 1;
-        else {
-          const close = text.indexOf('si>', m.index + 3);
-          // find the real closing tag `</si>` or `</x:si>`
-          const closeTag = /<\/(?:\w+:)?si>/g;
-          closeTag.lastIndex = m.index;
-          const c = closeTag.exec(text);
-          if (!c || close === -1) break;
-          end = c.index + c[0].length;
-        }
-        index++;
-        if (wanted.has(index)) {
-          const item = text.slice(m.index, end);
-          found.set(index, inlineText(item));
-          if (rich && /<(?:\w+:)?r[\s>]/.test(item)) rich.add(index);
-        }
-        pos = end;
-        if (index >= last) return found;
-      }
-      text = text.slice(pos);
+      throwIfCancelled();
+      tokenizer.write(decoder.write(chunk as Buffer));
+      if (index > last || (index === last && text === undefined)) break;
     }
+  } catch (error) {
+    if (error instanceof XmlError) throw corrupt(part, error);
+    throw error;
   } finally {
     stream.destroy();
   }

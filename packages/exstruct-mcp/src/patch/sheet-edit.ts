@@ -3,6 +3,9 @@ import { colIndexToAlpha, parseRange, type CellRange } from '../ooxml/cell-ref.j
 import { emptyCell, parseRow, serializeRow, type CellState, type RowState } from './cells.js';
 import { translateFormula } from './formula.js';
 import { SheetScanner } from './sheet-scanner.js';
+import { sheetDataScope } from './xml.js';
+import { MAIN_NS, REL_NS, type Conformance } from '../ooxml/namespaces.js';
+import { ROOT_SCOPE, type NsScope } from '../ooxml/xml-tokenizer.js';
 import {
   parseCols,
   parseMerges,
@@ -28,6 +31,7 @@ export const NEW_SHEET_HEAD =
   'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">' +
   '<dimension ref="A1"/><sheetViews><sheetView workbookViewId="0"/></sheetViews>' +
   '<sheetFormatPr defaultRowHeight="15"/><sheetData>';
+const NEW_SHEET_SCOPE: NsScope = new Map([...ROOT_SCOPE, ['', MAIN_NS], ['r', REL_NS]]);
 export const NEW_SHEET_TAIL =
   '</sheetData><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>';
 
@@ -38,6 +42,8 @@ export const NEW_SHEET_TAIL =
  */
 export class SheetEdit {
   prefix = '';
+  /** Namespace declarations in force inside sheetData (rows are read with them). */
+  scope: NsScope = NEW_SHEET_SCOPE;
   head = NEW_SHEET_HEAD;
   tail = NEW_SHEET_TAIL;
   emptySheetData = false;
@@ -67,8 +73,14 @@ export class SheetEdit {
   constructor(
     public name: string,
     readonly isNew: boolean,
+    conformance?: Conformance,
   ) {
     this.whole = isNew;
+    if (isNew && conformance?.strict) {
+      // A new sheet of a Strict workbook speaks Strict too.
+      this.head = this.head.replace(MAIN_NS, conformance.main).replace(REL_NS, conformance.rel);
+      this.scope = new Map([...ROOT_SCOPE, ['', conformance.main], ['r', conformance.rel]]);
+    }
   }
 
   get cols(): ColSpan[] {
@@ -211,14 +223,15 @@ export async function loadSheet(
     head: (bytes, prefix, empty) => {
       head = bytes.toString('utf8');
       edit.prefix = prefix;
+      edit.scope = sheetDataScope(head);
       edit.emptySheetData = empty;
     },
     row: (row, bytes) => {
       if (rows === 'all' || rows.has(row)) rowTexts.set(row, bytes.toString('utf8'));
-      else if (bytes.includes('ref="'))
+      else if (bytes.includes('ref='))
         collectMasters(
           edit,
-          parseRow(bytes.toString('utf8'), row, () => undefined),
+          parseRow(bytes.toString('utf8'), row, () => undefined, edit.scope),
         );
     },
     gap: () => undefined,
@@ -234,7 +247,7 @@ export async function loadSheet(
   else for (const row of rows) edit.loadedRows.add(row);
   const needed: string[] = [];
   for (const [row, text] of rowTexts) {
-    const state = parseRow(text, row, sharedString);
+    const state = parseRow(text, row, sharedString, edit.scope);
     edit.rows.set(row, state);
     collectMasters(edit, state);
     needed.push(text);
@@ -309,6 +322,7 @@ export async function* writeSheet(
     head: (bytes, prefix, empty) => {
       edit.prefix = prefix;
       const text = bytes.toString('utf8');
+      edit.scope = sheetDataScope(text);
       emit(edit.renderHead(text));
       if (empty) emit(`<${prefix}sheetData>`);
     },
@@ -321,7 +335,7 @@ export async function* writeSheet(
       }
       const inGroup = groupRows.some((r) => row >= r.start.row && row <= r.end.row);
       if (inGroup || hooks.wants?.(bytes)) {
-        const state = parseRow(bytes.toString('utf8'), row, () => undefined);
+        const state = parseRow(bytes.toString('utf8'), row, () => undefined, edit.scope);
         const before = state.raw;
         hooks.visit?.(state);
         if (inGroup) explicitShared(edit, state);

@@ -67,7 +67,7 @@ export class SheetScanner {
         lt < 0 ||
         buf[lt] !== LT ||
         buf[lt + 1] === SLASH ||
-        !(next === GT || next === SLASH || next === 0x20)
+        !(next === GT || next === SLASH || next === 0x20 || next === 0x09 || next === 0x0a || next === 0x0d)
       ) {
         from = at + 9;
         continue;
@@ -77,17 +77,18 @@ export class SheetScanner {
         from = at + 9;
         continue;
       }
-      const close = buf.indexOf(GT, at);
+      const close = tagEndBytes(buf, lt);
       if (close === -1) return;
       this.setPrefix(prefix);
-      const empty = buf[close - 1] === SLASH;
+      // (tagEndBytes gives the offset just past the `>`.)
+      const empty = buf[close - 2] === SLASH;
       if (empty) {
         this.handler.head(buf.subarray(0, lt), prefix, true);
-        this.pending = buf.subarray(close + 1);
+        this.pending = buf.subarray(close);
         this.phase = 'tail';
       } else {
-        this.handler.head(buf.subarray(0, close + 1), prefix, false);
-        this.pending = buf.subarray(close + 1);
+        this.handler.head(buf.subarray(0, close), prefix, false);
+        this.pending = buf.subarray(close);
         this.phase = 'rows';
       }
       return;

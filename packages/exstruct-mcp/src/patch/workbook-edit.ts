@@ -4,7 +4,9 @@ import type { SheetDeletion } from './formula.js';
 import type { PatchOp } from './op-schemas.js';
 import path from 'node:path';
 import { parseRelationships, relsPartOf, type SheetEntry, type WorkbookPackage } from './package.js';
-import { parseAttrs } from './xml.js';
+import { findElement, parseTree } from './xml.js';
+import { parseDefinedNames } from './workbook-xml.js';
+import { MAIN_NS, MAIN_NS_STRICT } from '../ooxml/namespaces.js';
 import { loadSharedStrings } from './shared-strings.js';
 import { SheetEdit, loadSheet } from './sheet-edit.js';
 import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
@@ -78,8 +80,12 @@ export class WorkbookEdit {
   /** Whether the workbook counts days from 1904 (`<workbookPr date1904="1">`), for writing dates. */
   get date1904(): boolean {
     if (this.dateSystem1904 === undefined) {
-      const pr = this.pkg ? /<(?:\w+:)?workbookPr\b[^>]*>/.exec(this.pkg.workbookXml)?.[0] : undefined;
-      this.dateSystem1904 = pr !== undefined && /\sdate1904\s*=\s*["'](?:1|true)["']/.test(pr);
+      // SpreadsheetML's own workbookPr, not an extension's (`<x15:workbookPr>` in extLst).
+      const pr = this.pkg
+        ? findElement(this.pkg.workbookXml, 'workbookPr', { ns: [MAIN_NS, MAIN_NS_STRICT] })
+        : undefined;
+      const flag = pr?.attrs.get('date1904');
+      this.dateSystem1904 = flag === '1' || flag === 'true';
     }
     return this.dateSystem1904;
   }
@@ -196,9 +202,7 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     ops,
     pkg.sheets.map((s) => s.name),
   );
-  const stylesPart = pkg.relatedPart(
-    'http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles',
-  );
+  const stylesPart = pkg.relatedPart('styles');
   const stylesXml = stylesPart && pkg.has(stylesPart) ? await pkg.archive.readText(stylesPart) : undefined;
   const refs: SheetRef[] = pkg.sheets.map((entry) => ({
     name: entry.name,
@@ -230,16 +234,14 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
   }
   const richStrings = new Set<number>();
   if (wanted.size > 0) {
-    const sstPart = pkg.relatedPart(
-      'http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings',
-    );
+    const sstPart = pkg.relatedPart('sharedStrings');
     const strings = await loadSharedStrings(pkg.archive, sstPart, wanted, richStrings);
     for (const ref of refs) {
       for (const [row, state] of ref.edit?.rows ?? []) {
-        if (state.raw && /t="s"/.test(state.raw))
+        if (state.raw && [...state.cells.values()].some((c) => c.sharedIndex !== undefined))
           ref.edit!.rows.set(
             row,
-            parseRow(state.raw, row, (i) => strings.get(i)),
+            parseRow(state.raw, row, (i) => strings.get(i), ref.edit!.scope),
           );
       }
     }
@@ -248,11 +250,7 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     if (ref.edit && ref.entry && targets.has(ref.name)) await loadTableHeaders(pkg, ref.entry.part, ref.edit);
   const edit = new WorkbookEdit(pkg, refs, stylesXml);
   undoState(edit).richStrings = richStrings; // undoing an overwrite cannot bring their runs back
-  edit.definedNames = new Set(
-    [...pkg.workbookXml.matchAll(/<(?:\w+:)?definedName\b[^>]*\bname="([^"]+)"/g)].map((m) =>
-      m[1]!.toUpperCase(),
-    ),
-  );
+  edit.definedNames = new Set(parseDefinedNames(pkg.workbookXml).map((n) => n.name.toUpperCase()));
   return edit;
 }
 
@@ -264,9 +262,9 @@ async function loadTableHeaders(pkg: WorkbookPackage, part: string, sheet: Sheet
   for (const rel of rels) {
     if (!rel.type.endsWith('/table') || !rel.part || !pkg.has(rel.part)) continue;
     const xml = await pkg.archive.readText(rel.part);
-    const root = /<(?:\w+:)?table\b[^>]*>/.exec(xml)?.[0];
+    const root = parseTree(xml).find((n) => n.local === 'table');
     if (!root) continue;
-    const attrs = parseAttrs(root);
+    const attrs = root.attrs;
     const headerRows = Number(attrs.get('headerRowCount') ?? 1);
     const ref = attrs.get('ref');
     if (!ref || headerRows < 1) continue;

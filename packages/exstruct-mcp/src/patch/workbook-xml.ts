@@ -1,4 +1,6 @@
 import { applySheetChanges, type SheetChanges, type SheetDeletion } from './formula.js';
+import type { Conformance } from '../ooxml/namespaces.js';
+import { qualify } from '../ooxml/xml-tokenizer.js';
 import {
   buildTag,
   childElements,
@@ -9,12 +11,13 @@ import {
   parseAttrs,
   prefixOf,
   splice,
+  type Located,
 } from './xml.js';
 
 export interface SheetListItem {
   name: string;
-  /** The original `<sheet>` element, for sheets that existed. */
-  original: string | undefined;
+  /** The original `<sheet>` element (located in workbook.xml), for sheets that existed. */
+  original: Located | undefined;
   /** Original position, for sheets that existed. */
   originalIndex: number | undefined;
   sheetId: number;
@@ -45,9 +48,21 @@ export interface WorkbookXmlChanges {
  * Rewrites workbook.xml: the sheet list, sheet-scoped defined names (their `localSheetId` follows the
  * sheets), references to renamed/deleted sheets in defined names, the active tab and `calcPr`.
  */
-export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, relIdAttr: string): string {
-  const root = findElement(xml, 'workbook');
-  const p = root ? prefixOf(root.qname) : '';
+export function rewriteWorkbookXml(
+  xml: string,
+  changes: WorkbookXmlChanges,
+  conformance: Conformance,
+): string {
+  const root = findElement(xml, 'workbook', { ns: [conformance.main] })!;
+  // New elements go where the root's declarations are in force: a prefix bound to the main namespace
+  // there (or the default namespace), else a declaration on the element itself.
+  const element = (local: string) => qualify(root.scope, conformance.main, local, 'x');
+  const open = (local: string, attrs = '', empty = false) => {
+    const q = element(local);
+    return `<${q.qname}${q.declaration}${attrs}${empty ? '/>' : '>'}`;
+  };
+  const close = (local: string) => `</${element(local).qname}>`;
+  const original = xml;
   let out = xml;
   // Work from the end of the document backwards so earlier offsets stay valid.
   const calc = findElement(out, 'calcPr');
@@ -60,7 +75,7 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
       const after = ['definedNames', 'externalReferences', 'functionGroups', 'sheets']
         .map((n) => findElement(out, n))
         .find((el) => el !== undefined);
-      if (after) out = splice(out, after.end, after.end, `<${p}calcPr fullCalcOnLoad="1"/>`);
+      if (after) out = splice(out, after.end, after.end, open('calcPr', ' fullCalcOnLoad="1"', true));
     }
   }
   const oldToNew = new Map<number, number>();
@@ -104,7 +119,8 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
       const attrs = new Map([['name', e.name]]);
       if (e.localSheetId !== undefined) attrs.set('localSheetId', String(e.localSheetId));
       if (e.hidden) attrs.set('hidden', '1');
-      kept += `${buildTag(`${p}definedName`, attrs, false)}${escapeXml(e.value)}</${p}definedName>`;
+      const q = element('definedName');
+      kept += `${buildTag(q.qname, attrs, false).slice(0, -1)}${q.declaration}>${escapeXml(e.value)}</${q.qname}>`;
     }
     if (names?.empty) {
       if (kept) out = splice(out, names.start, names.end, `<${names.qname}>${kept}</${names.qname}>`);
@@ -117,21 +133,34 @@ export function rewriteWorkbookXml(xml: string, changes: WorkbookXmlChanges, rel
       const after = ['externalReferences', 'functionGroups', 'sheets']
         .map((n) => findElement(out, n))
         .find((el) => el !== undefined)!;
-      out = splice(out, after.end, after.end, `<${p}definedNames>${kept}</${p}definedNames>`);
+      out = splice(out, after.end, after.end, `${open('definedNames')}${kept}${close('definedNames')}`);
     }
   }
-  const sheetsEl = findElement(out, 'sheets')!;
+  const sheetsEl = findElement(out, 'sheets', { ns: [conformance.main] })!;
   const rendered = changes.sheets
     .map((s) => {
       if (s.original) {
-        const loc = findElement(s.original, 'sheet')!;
-        const attrs = parseAttrs(s.original.slice(loc.start, loc.openEnd));
-        if (attrs.get('name') === s.name) return s.original;
+        // The element as written (end tag, content and declarations included); only its name may change.
+        const el = s.original;
+        const text = original.slice(el.start, el.end);
+        // A state Excel does not know (ExcelJS writes "show") means visible; written so, other readers
+        // (openpyxl refuses the file otherwise) agree.
+        const state = el.attrs.get('state');
+        const badState = state !== undefined && !['visible', 'hidden', 'veryHidden'].includes(state);
+        if (el.attrs.get('name') === s.name && !badState) return text;
+        const attrs = new Map(el.attrs);
         attrs.set('name', s.name);
-        return buildTag(loc.qname, attrs, true);
+        if (badState) attrs.delete('state');
+        const rest = original.slice(el.openEnd, el.end);
+        return buildTag(el.qname, attrs, el.empty) + (el.empty ? '' : rest);
       }
+      // A new sheet: its name in the main namespace and its r:id in the relationships namespace, with
+      // the prefixes in force inside <sheets> (openpyxl declares r on each <sheet>, not on the root),
+      // or declared on the new element.
+      const name = qualify(sheetsEl.scope, conformance.main, 'sheet', 'x');
+      const id = qualify(sheetsEl.scope, conformance.rel, 'id', 'r', true);
       const state = s.state && s.state !== 'visible' ? ` state="${s.state}"` : '';
-      return `<${p}sheet name="${escapeXmlAttr(s.name)}" sheetId="${s.sheetId}"${state} ${relIdAttr}="${s.rId}"/>`;
+      return `<${name.qname}${name.declaration}${id.declaration} name="${escapeXmlAttr(s.name)}" sheetId="${s.sheetId}"${state} ${id.qname}="${escapeXmlAttr(s.rId)}"/>`;
     })
     .join('');
   out = splice(out, sheetsEl.openEnd, sheetsEl.closeStart, rendered);

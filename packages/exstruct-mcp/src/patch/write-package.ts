@@ -2,13 +2,8 @@ import type { Readable } from 'node:stream';
 import path from 'node:path/posix';
 import { parseRow, replaceFormulaText, type RowState } from './cells.js';
 import { checkFormula, type FormulaIssue } from './formula-check.js';
-import {
-  parseRelationships,
-  REL,
-  relsPartOf,
-  WORKSHEET_CONTENT_TYPE,
-  type WorkbookPackage,
-} from './package.js';
+import { relType } from '../ooxml/namespaces.js';
+import { parseRelationships, relsPartOf, WORKSHEET_CONTENT_TYPE, type WorkbookPackage } from './package.js';
 import { addressOf, writeSheet, type RowHooks, type SharedMaster, type SheetEdit } from './sheet-edit.js';
 import { SheetScanner } from './sheet-scanner.js';
 import type { WorkbookEdit, SheetRef } from './workbook-edit.js';
@@ -24,7 +19,8 @@ import {
 import { undoState } from './undo-state.js';
 import { applySheetChanges, rewriteSheetReferences, translateFormula } from './formula.js';
 import { rewritePivotSources } from './pivot-sources.js';
-import { escapeXml } from './xml.js';
+import { escapeXml, sheetDataScope } from './xml.js';
+import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import { openInflated } from './inflate.js';
 import type { PatchOp } from './op-schemas.js';
@@ -102,7 +98,7 @@ export async function writePackage(
       const originalIndex = pkg.sheets.indexOf(ref.entry);
       list.push({
         name: ref.name,
-        original: originalSheetElement(pkg.workbookXml, originalIndex),
+        original: ref.entry.element,
         originalIndex,
         sheetId: ref.entry.sheetId,
         rId: ref.entry.rId,
@@ -122,7 +118,11 @@ export async function writePackage(
       state: ref.state,
     });
     newParts.set(ref, part);
-    relAdds.push({ id: rId, type: REL.worksheet, target: path.relative(workbookDir, part) });
+    relAdds.push({
+      id: rId,
+      type: relType(pkg.conformance, 'worksheet'),
+      target: path.relative(workbookDir, part),
+    });
     typeAdds.push({ part, type: WORKSHEET_CONTENT_TYPE });
   }
 
@@ -136,15 +136,15 @@ export async function writePackage(
       deleted.add(part.toLowerCase());
       typeRemoves.push(part);
     }
-    for (const ref of edit.removed) if (ref.entry) relRemoves.push(ref.entry.rId);
+    for (const ref of edit.removed) if (ref.entry?.rId) relRemoves.push(ref.entry.rId);
   }
 
   // Formulas changed: Excel must recalculate, and the calculation chain is stale.
-  const calcChain = pkg.relatedPart(REL.calcChain);
+  const calcChain = pkg.relatedPart('calcChain');
   if (edit.formulasChanged && calcChain) {
     deleted.add(calcChain.toLowerCase());
     typeRemoves.push(calcChain);
-    relRemoves.push(...pkg.workbookRels.filter((r) => r.type === REL.calcChain).map((r) => r.id));
+    relRemoves.push(...pkg.relsOf('calcChain').map((r) => r.id));
   }
 
   // Styles.
@@ -153,14 +153,13 @@ export async function writePackage(
     if (edit.stylesCreated) {
       const part = `${workbookDir === '.' ? '' : `${workbookDir}/`}styles.xml`;
       added.push({ part, data: styles.render() });
-      relAdds.push({ id: nextRelId(), type: REL.styles, target: 'styles.xml' });
+      relAdds.push({ id: nextRelId(), type: relType(pkg.conformance, 'styles'), target: 'styles.xml' });
       typeAdds.push({ part, type: STYLES_CONTENT_TYPE });
     } else {
-      replaced.set(pkg.relatedPart(REL.styles)!.toLowerCase(), styles.render());
+      replaced.set(pkg.relatedPart('styles')!.toLowerCase(), styles.render());
     }
   }
 
-  const relIdAttr = /\s(\w+):id="/.exec(originalSheetElement(pkg.workbookXml, 0) ?? '')?.[1] ?? 'r';
   // Defined names set by restore_design_snapshot; a name local to a sheet deleted later goes with it.
   const names: DefinedNameEdit[] = undoState(edit).names.flatMap((n) => {
     const local = n.scope ? edit.sheets.indexOf(n.scope) : undefined;
@@ -184,7 +183,7 @@ export async function writePackage(
           fullCalcOnLoad: edit.contentChanged,
           names,
         },
-        `${relIdAttr}:id`,
+        pkg.conformance,
       ),
     );
   }
@@ -311,11 +310,6 @@ export async function writePackage(
   return outcome;
 }
 
-function originalSheetElement(workbookXml: string, index: number): string | undefined {
-  const matches = [...workbookXml.matchAll(/<(?:\w+:)?sheet\s[^>]*?\/?>/g)];
-  return matches[index]?.[0];
-}
-
 /** Where a shared formula's master sits and its text. */
 type MasterText = Pick<SharedMaster, 'row' | 'col' | 'formula'>;
 
@@ -418,11 +412,12 @@ async function scanFormulas(
   part: string,
   visit: (state: RowState) => void,
 ): Promise<void> {
+  let scope = ROOT_SCOPE;
   const scanner = new SheetScanner({
-    head: () => undefined,
+    head: (bytes) => (scope = sheetDataScope(bytes.toString('utf8'))),
     row: (row, bytes) => {
       if (bytes.includes('<f') || bytes.includes(':f'))
-        visit(parseRow(bytes.toString('utf8'), row, () => undefined));
+        visit(parseRow(bytes.toString('utf8'), row, () => undefined, scope));
     },
     gap: () => undefined,
     tail: () => undefined,

@@ -1,4 +1,11 @@
-import { decodeXmlEntities, unescapeOoxmlText } from '../ooxml/ooxml-text.js';
+import { unescapeOoxmlText } from '../ooxml/ooxml-text.js';
+import {
+  decodeText,
+  ROOT_SCOPE,
+  tokenizeXml,
+  type NsScope,
+  type XmlAttribute,
+} from '../ooxml/xml-tokenizer.js';
 
 /**
  * Small, byte-faithful XML helpers for OOXML surgery: parts are edited in place (a tag inserted,
@@ -24,107 +31,31 @@ export function escapeXml(text: string): string {
 }
 
 export function escapeXmlAttr(text: string): string {
-  return text.replace(INVALID_XML_CHARS, '').replace(/[&<>"]/g, (ch) => XML_ESCAPES[ch]!);
+  // Tabs and line ends as character references: written raw, a reader turns them into spaces.
+  return text
+    .replace(INVALID_XML_CHARS, '')
+    .replace(/[&<>"\t\n\r]/g, (ch) => XML_ESCAPES[ch] ?? `&#${ch.charCodeAt(0)};`);
 }
 
-/** Decodes entities and the OOXML `_xHHHH_` escapes of a text node or attribute value. */
+/** Decodes a raw text node as XML does (line ends, entities) and, by default, OOXML's `_xHHHH_` escapes. */
 export function decodeXmlText(text: string, ooxmlEscapes = true): string {
-  const decoded = decodeXmlEntities(text);
+  const decoded = decodeText(text);
   return ooxmlEscapes ? unescapeOoxmlText(decoded) : decoded;
-}
-
-export interface Tag {
-  /** Qualified name as written (`x:row`). */
-  qname: string;
-  /** Local name (`row`). */
-  name: string;
-  kind: 'open' | 'close' | 'empty';
-  /** Offsets in the scanned text: `text.slice(start, end)` is the whole tag. */
-  start: number;
-  end: number;
-}
-
-/**
- * Iterates the tags of an XML text in document order (comments, processing instructions, CDATA
- * and the doctype are skipped). Attribute values may contain `>`.
- */
-export function* scanTags(text: string, from = 0, to = text.length): Generator<Tag> {
-  let i = text.indexOf('<', from);
-  while (i !== -1 && i < to) {
-    const next = text.charCodeAt(i + 1);
-    if (next === 33 /* ! */) {
-      const close = text.startsWith('<!--', i)
-        ? text.indexOf('-->', i + 4) + 3
-        : text.startsWith('<![CDATA[', i)
-          ? text.indexOf(']]>', i + 9) + 3
-          : text.indexOf('>', i + 2) + 1;
-      if (close <= 2) return;
-      i = text.indexOf('<', close);
-      continue;
-    }
-    if (next === 63 /* ? */) {
-      const close = text.indexOf('?>', i + 2);
-      if (close === -1) return;
-      i = text.indexOf('<', close + 2);
-      continue;
-    }
-    const end = tagEnd(text, i);
-    if (end === -1) return;
-    const closing = next === 47; /* / */
-    const nameStart = closing ? i + 2 : i + 1;
-    let nameEnd = nameStart;
-    while (nameEnd < end && !isNameEnd(text.charCodeAt(nameEnd))) nameEnd++;
-    const qname = text.slice(nameStart, nameEnd);
-    const colon = qname.indexOf(':');
-    const kind = closing ? 'close' : text.charCodeAt(end - 2) === 47 ? 'empty' : 'open';
-    yield { qname, name: colon === -1 ? qname : qname.slice(colon + 1), kind, start: i, end };
-    i = text.indexOf('<', end);
-  }
-}
-
-function isNameEnd(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13 || code === 47 || code === 62;
-}
-
-/** Offset just past the `>` that ends the tag starting at `start`, honouring quoted attributes. */
-export function tagEnd(text: string, start: number): number {
-  let quote = 0;
-  for (let i = start + 1; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (quote) {
-      if (code === quote) quote = 0;
-    } else if (code === 34 || code === 39) {
-      quote = code;
-    } else if (code === 62) {
-      return i + 1;
-    }
-  }
-  return -1;
-}
-
-const ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-
-/** The attributes of one start tag, in written order, values decoded. */
-export function parseAttrs(tag: string): Map<string, string> {
-  const attrs = new Map<string, string>();
-  const nameEnd = tag.search(/[\s/>]/);
-  ATTR.lastIndex = nameEnd === -1 ? tag.length : nameEnd;
-  for (let m = ATTR.exec(tag); m; m = ATTR.exec(tag)) {
-    attrs.set(m[1]!, decodeXmlText(m[2] ?? m[3] ?? '', false));
-  }
-  return attrs;
-}
-
-/** Rebuilds a start tag from a name and attributes (values escaped). */
-export function buildTag(qname: string, attrs: Map<string, string>, empty: boolean): string {
-  let out = `<${qname}`;
-  for (const [key, value] of attrs) out += ` ${key}="${escapeXmlAttr(value)}"`;
-  return out + (empty ? '/>' : '>');
 }
 
 /** An element located in a text: its start tag, and where its content and end tag are. */
 export interface Located {
+  /** Qualified name as written (`x:row`). */
   qname: string;
+  local: string;
+  /** Resolved namespace URI (`''` when the text does not declare it, see `parseTree`). */
+  ns: string;
+  /** Attributes by qualified name, values decoded. */
+  attrs: Map<string, string>;
+  /** The attributes with their resolved namespaces. */
+  nsAttrs: XmlAttribute[];
+  /** Namespace declarations in force inside the element. */
+  scope: NsScope;
   start: number;
   /** Offset just past the start tag. */
   openEnd: number;
@@ -133,67 +64,148 @@ export interface Located {
   /** Offset just past the whole element. */
   end: number;
   empty: boolean;
+  children: Located[];
 }
 
-/** Finds the first element with this local name at or after `from` (any depth). */
-export function findElement(
-  text: string,
-  localName: string,
-  from = 0,
-  to = text.length,
-): Located | undefined {
-  const tags = scanTags(text, from, to);
-  for (const tag of tags) {
-    if (tag.name === localName && tag.kind !== 'close') return elementFrom(tag, tags);
+export interface TreeOptions {
+  /** Declarations in force where the text starts (for pieces of a part: a head, a tail, a snippet). */
+  scope?: NsScope;
+}
+
+/** Prefixes a piece of a part may use without declaring them (its root declared them). */
+const LENIENT_SCOPE_LIMIT = 64;
+
+/**
+ * The elements of an XML text (a whole part, or a piece of one such as a worksheet's head or tail) as
+ * a tree with offsets, read by the package's one tokenizer: names resolved from their declarations,
+ * attributes in either quote, entities and line ends as XML defines them. The top-level elements are
+ * the returned list. A piece may end with elements still open (their `end` is then the text's end) and
+ * start with end tags of elements opened before it. Prefixes a piece uses without a declaration in
+ * `scope` resolve to `''` rather than failing: a piece cut from a part cannot carry its root's
+ * declarations, and the part as a whole was checked when it was read.
+ */
+export function parseTree(text: string, options: TreeOptions = {}): Located[] {
+  const top: Located[] = [];
+  const stack: Located[] = [];
+  const scope = withUndeclared(text, options.scope ?? ROOT_SCOPE);
+  tokenizeXml(
+    text,
+    {
+      open(tag) {
+        const node: Located = {
+          qname: tag.qname,
+          local: tag.local,
+          ns: tag.ns,
+          attrs: new Map(tag.attrs.map((a) => [a.qname, a.value])),
+          nsAttrs: tag.attrs,
+          scope: tag.scope,
+          start: tag.start,
+          openEnd: tag.end,
+          closeStart: tag.end,
+          end: tag.end,
+          empty: tag.selfClosing,
+          children: [],
+        };
+        (stack.length ? stack[stack.length - 1]!.children : top).push(node);
+        if (!tag.selfClosing) stack.push(node);
+      },
+      close(tag) {
+        // (A self-closing element was never pushed; depth 0 closes one opened before this piece.)
+        if (tag.depth === 0 || tag.start === tag.end) return;
+        const node = stack.pop();
+        if (node && !node.empty) {
+          node.closeStart = tag.start;
+          node.end = tag.end;
+        }
+      },
+    },
+    { partial: true, scope },
+  );
+  for (const open of stack) open.closeStart = open.end = text.length;
+  return top;
+}
+
+/** The scope plus an empty binding for each prefix the text uses that it does not declare. */
+function withUndeclared(text: string, scope: NsScope): NsScope {
+  let extended: Map<string, string> | undefined;
+  const re = /<\/?([A-Za-z_][\w.-]*):|\s([A-Za-z_][\w.-]*):[\w.-]+\s*=/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const prefix = m[1] ?? m[2]!;
+    if (prefix === 'xmlns' || scope.has(prefix) || extended?.has(prefix)) continue;
+    if (text.includes(`xmlns:${prefix}=`)) continue;
+    extended ??= new Map(scope);
+    extended.set(prefix, '');
+    if (extended.size > LENIENT_SCOPE_LIMIT) break;
+  }
+  return extended ?? scope;
+}
+
+/** Every element of a tree, in document order. */
+export function* walk(nodes: readonly Located[]): Generator<Located> {
+  const stack = [...nodes].reverse();
+  while (stack.length) {
+    const node = stack.pop()!;
+    yield node;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+}
+
+export interface FindOptions extends TreeOptions {
+  /** Only elements of these namespaces (default: any). */
+  ns?: readonly string[];
+}
+
+/** Finds the first element with this local name (any depth, document order). */
+export function findElement(text: string, localName: string, options: FindOptions = {}): Located | undefined {
+  for (const node of walk(parseTree(text, options))) {
+    if (node.local === localName && (!options.ns || options.ns.includes(node.ns))) return node;
   }
   return undefined;
 }
 
-/** Every direct child element of the element `parent` (its content range), in order. */
-export function childElements(text: string, parent: Located): Located[] {
-  const children: Located[] = [];
-  let pos = parent.openEnd;
-  while (pos < parent.closeStart) {
-    const tags = scanTags(text, pos, parent.closeStart);
-    const first = tags.next();
-    if (first.done || first.value.kind === 'close') break;
-    const child = elementFrom(first.value, tags);
-    if (!child) break;
-    children.push(child);
-    pos = child.end;
-  }
-  return children;
+/** Every direct child element of `parent` (found in the same text), in order. */
+export function childElements(_text: string, parent: Located): Located[] {
+  return parent.children;
 }
 
-/** The element that `start` (a start or empty tag) opens, reading the following tags up to its end tag. */
-function elementFrom(start: Tag, following: Iterator<Tag>): Located | undefined {
-  if (start.kind === 'empty') {
-    return {
-      qname: start.qname,
-      start: start.start,
-      openEnd: start.end,
-      closeStart: start.end,
-      end: start.end,
-      empty: true,
-    };
+/**
+ * The declarations in force inside a worksheet's sheetData, from the part's head (everything up to
+ * and including the sheetData start tag, or up to an empty `<sheetData/>`).
+ */
+export function sheetDataScope(head: string): NsScope {
+  const top = parseTree(head);
+  for (const node of walk(top)) if (node.local === 'sheetData') return node.scope;
+  return top.find((node) => node.children.length > 0 || !node.empty)?.scope ?? top[0]?.scope ?? ROOT_SCOPE;
+}
+
+/** The attributes of the first start tag of a text (a tag alone or a whole element), values decoded. */
+export function parseAttrs(tag: string): Map<string, string> {
+  const start = tag.indexOf('<');
+  if (start < 0) return new Map();
+  const end = tagEnd(tag, start);
+  const first = tag.slice(start, end < 0 ? tag.length : end);
+  const text = first.endsWith('/>') ? first : `${first.endsWith('>') ? first.slice(0, -1) : first}/>`;
+  return parseTree(text)[0]?.attrs ?? new Map<string, string>();
+}
+
+/** Offset just past the `>` that ends the tag starting at `start`, honouring quoted attributes. */
+function tagEnd(text: string, start: number): number {
+  let quote = 0;
+  for (let i = start + 1; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (quote) {
+      if (code === quote) quote = 0;
+    } else if (code === 34 || code === 39) quote = code;
+    else if (code === 62) return i + 1;
   }
-  let depth = 1;
-  for (let next = following.next(); !next.done; next = following.next()) {
-    const tag = next.value;
-    if (tag.qname !== start.qname) continue;
-    if (tag.kind === 'open') depth++;
-    else if (tag.kind === 'close' && --depth === 0) {
-      return {
-        qname: start.qname,
-        start: start.start,
-        openEnd: start.end,
-        closeStart: tag.start,
-        end: tag.end,
-        empty: false,
-      };
-    }
-  }
-  return undefined;
+  return -1;
+}
+
+/** Rebuilds a start tag from a name and attributes (values escaped). */
+export function buildTag(qname: string, attrs: Map<string, string>, empty: boolean): string {
+  let out = `<${qname}`;
+  for (const [key, value] of attrs) out += ` ${key}="${escapeXmlAttr(value)}"`;
+  return out + (empty ? '/>' : '>');
 }
 
 /** The namespace prefix (with colon) of a qualified name: `x:row` → `x:`, `row` → ``. */

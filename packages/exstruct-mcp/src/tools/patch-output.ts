@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { PathPolicy } from '@mcp-workbench/core';
+import { ToolError, type PathPolicy } from '@mcp-workbench/core';
 import { ON_CONFLICT_POLICIES } from '../output/on-conflict.js';
 import { opsCheatSheet } from '../patch/catalogue.js';
 import { OP_NAMES } from '../patch/op-schemas.js';
@@ -56,7 +56,9 @@ export const patchOutputShape = {
     .describe('Ops that undo the applied ones (return_inverse_ops=true).'),
   formula_issues: z.array(FormulaIssueSchema),
   warnings: z.array(z.string()),
-  error: PatchErrorDetailSchema.nullable().describe('Set when an op failed; then nothing was written.'),
+  error: PatchErrorDetailSchema.nullable().describe(
+    'Always null in a result: a failed op is an error result (code PATCH_FAILED) whose details hold this PatchErrorDetail.',
+  ),
 };
 
 export const opsInput = z
@@ -106,8 +108,25 @@ export const commonEditInput = {
     ),
 };
 
-/** Paths in the result are shown as the client can pass them back (absolute, inside a root). */
-export function shapeResult(result: PatchResult): PatchResult {
+/**
+ * The answer of a patch: a failed op (or a failed formula check) is an error result — nothing was
+ * written, and a client must see that — whose details keep the spec's PatchErrorDetail under `error`
+ * with the formula issues and warnings; a success names the file it wrote. Paths are shown as the
+ * client can pass them back (absolute, inside a root).
+ */
+export function shapeResult(result: PatchResult): PatchResult & { out_path: string } {
+  if (result.error || result.out_path === null) {
+    const error = result.error!;
+    const where = error.cell ? ` at ${error.sheet}!${error.cell}` : error.sheet ? ` on "${error.sheet}"` : '';
+    throw new ToolError(
+      'PATCH_FAILED',
+      `op[${error.op_index}] ${error.op}${where} failed, so nothing was written: ${error.message}`,
+      {
+        hint: 'Fix that op (exstruct_describe_op explains each op) and send the whole patch again: ops apply all or nothing.',
+        details: { error, formula_issues: result.formula_issues, warnings: result.warnings },
+      },
+    );
+  }
   return { ...result, out_path: path.normalize(result.out_path) };
 }
 

@@ -1,0 +1,102 @@
+// Checks that a workbook written by this package opens in readers that are not ours: every XML part
+// parsed strictly and namespace-aware by saxes (always), and the whole workbook loaded by openpyxl
+// (Debian's python3-openpyxl) when it is installed. CI installs it and sets EXSTRUCT_REQUIRE_OPENPYXL=1,
+// which turns its absence into a failure instead of a skip.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { SaxesParser } from 'saxes';
+import { ZipArchive } from '../src/ooxml/zip-archive.js';
+
+const run = promisify(execFile);
+
+/** Debian's interpreter (pyenv shims elsewhere on PATH have no openpyxl). */
+const PYTHON = ['/usr/bin/python3', 'python3'].find((p) => (p.startsWith('/') ? existsSync(p) : true))!;
+
+let openpyxlState: Promise<boolean> | undefined;
+
+/** Whether openpyxl can be used; throws when CI requires it and it is missing. */
+export function openpyxlAvailable(): Promise<boolean> {
+  openpyxlState ??= run(PYTHON, ['-c', 'import openpyxl']).then(
+    () => true,
+    () => {
+      if (process.env.EXSTRUCT_REQUIRE_OPENPYXL === '1')
+        throw new Error(
+          'openpyxl is required (EXSTRUCT_REQUIRE_OPENPYXL=1): apt-get install -y python3-openpyxl',
+        );
+      return false;
+    },
+  );
+  return openpyxlState;
+}
+
+/** Parses every XML part of a package with saxes (strict, namespaces on); returns the problems found. */
+export async function strictXmlProblems(file: string): Promise<string[]> {
+  const problems: string[] = [];
+  const zip = await ZipArchive.open(file);
+  try {
+    const names = new Set(zip.list().map((e) => e.name));
+    for (const { name } of zip.list()) {
+      if (!/\.(xml|rels)$/i.test(name)) continue;
+      const parser = new SaxesParser({ xmlns: true, position: true });
+      let error: Error | undefined;
+      parser.on('error', (e) => {
+        error ??= e;
+      });
+      parser.write((await zip.readText(name)).replace(/^\uFEFF/, ''));
+      parser.close();
+      if (error) problems.push(`${name}: ${error.message}`);
+    }
+    if (!names.has('[Content_Types].xml')) problems.push('no [Content_Types].xml');
+  } finally {
+    zip.close();
+  }
+  return problems;
+}
+
+const OPENPYXL_SCRIPT = `
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import openpyxl
+out = {}
+for path in sys.argv[1:]:
+    try:
+        wb = openpyxl.load_workbook(path, keep_vba=path.lower().endswith(("m",)))
+        cells = 0
+        for ws in wb.worksheets:
+            for row in ws.iter_rows():
+                for c in row:
+                    if c.value is not None:
+                        cells += 1
+        out[path] = {"ok": True, "sheets": wb.sheetnames, "cells": cells}
+    except Exception as e:
+        out[path] = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
+print(json.dumps(out))
+`;
+
+export interface OpenpyxlResult {
+  ok: boolean;
+  sheets?: string[];
+  cells?: number;
+  error?: string;
+}
+
+/** Loads workbooks with openpyxl in one process; undefined when openpyxl is not installed. */
+export async function loadWithOpenpyxl(files: string[]): Promise<Record<string, OpenpyxlResult> | undefined> {
+  if (files.length === 0 || !(await openpyxlAvailable())) return undefined;
+  const { stdout } = await run(PYTHON, ['-c', OPENPYXL_SCRIPT, ...files], { maxBuffer: 16 * 1024 * 1024 });
+  return JSON.parse(stdout) as Record<string, OpenpyxlResult>;
+}
+
+/**
+ * Every problem independent readers have with these workbooks (an empty list when all open): the
+ * strict XML parse of each part, then openpyxl where present.
+ */
+export async function independentProblems(files: string[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const file of files) for (const p of await strictXmlProblems(file)) problems.push(`${file}: ${p}`);
+  const loaded = await loadWithOpenpyxl(files);
+  for (const [file, result] of Object.entries(loaded ?? {}))
+    if (!result.ok) problems.push(`${file}: openpyxl: ${result.error}`);
+  return problems;
+}
