@@ -1,4 +1,4 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
@@ -32,6 +32,16 @@ async function fakeApp(name: string, code: number): Promise<{ bin: string; log: 
 }
 
 describe('md-review-mcp over stdio (the built bin)', () => {
+  it('never loads the electron module (its binary cannot be downloaded on every machine)', async () => {
+    const dist = path.dirname(BIN);
+    const files = (await readdir(dist, { recursive: true })).filter((f) => f.endsWith('.js') && !f.startsWith('ui'));
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      const code = await readFile(path.join(dist, file), 'utf8');
+      expect(code, file).not.toMatch(/from\s*['"]electron['"]|(require|import)\(\s*['"]electron['"]\s*\)/);
+    }
+  });
+
   it('--no-open prints the URL to stderr, answers pending after --wait-seconds, and the page works', async () => {
     const env = { MD_REVIEW_HOME: ws.home };
     const session = await spawnStdioClient(
