@@ -1,5 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
-import { createToolServer, silentLogger, ToolError, type Logger, type PathPolicy } from '@mcp-workbench/core';
+import { createToolServer, silentLogger, type Logger, type PathPolicy } from '@mcp-workbench/core';
 import { systemLauncher, type Launcher } from './launch/launcher.js';
 import { defaultHome } from './review/home.js';
 import { ReviewHub, type ReadFileBytes } from './review/hub.js';
@@ -37,19 +36,9 @@ const INSTRUCTIONS =
   'review.request blocks until the person finalizes (or answers status "pending" after wait_seconds: call it again ' +
   'with the same arguments). review.list finds sessions you lost track of.';
 
-/** Reads a reviewed file, checking it against the path policy at every read (roots may change). */
+/** Reads a reviewed file through the path policy at every read (roots may change; nothing is followed out). */
 function policyReader(paths: PathPolicy): ReadFileBytes {
-  return async (file) => {
-    const real = await paths.resolve(file, { mustExist: true, kind: 'file' });
-    const { size } = await stat(real);
-    if (size > LIMITS.maxFileBytes) {
-      throw new ToolError(
-        'LIMIT_EXCEEDED',
-        `${file} has grown to ${size} bytes; a reviewed file has at most ${LIMITS.maxFileBytes}.`,
-      );
-    }
-    return readFile(real);
-  };
+  return (file) => paths.readFile(file, { maxBytes: LIMITS.maxFileBytes });
 }
 
 /** One server instance: its own sessions in memory, its own review web server (started on first use). */

@@ -34,7 +34,9 @@ async function fakeApp(name: string, code: number): Promise<{ bin: string; log: 
 describe('md-review-mcp over stdio (the built bin)', () => {
   it('never loads the electron module (its binary cannot be downloaded on every machine)', async () => {
     const dist = path.dirname(BIN);
-    const files = (await readdir(dist, { recursive: true })).filter((f) => f.endsWith('.js') && !f.startsWith('ui'));
+    const files = (await readdir(dist, { recursive: true })).filter(
+      (f) => f.endsWith('.js') && !f.startsWith('ui'),
+    );
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) {
       const code = await readFile(path.join(dist, file), 'utf8');

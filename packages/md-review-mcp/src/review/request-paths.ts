@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, isWithin as within, ToolError, type PathPolicy } from '@mcp-workbench/core/engine';
 import { LIMITS } from './limits.js';
@@ -98,8 +98,13 @@ export async function resolveRequestPaths(
       );
     }
     let real: string;
+    let size: number;
     try {
-      real = await policy.resolve(absolute, { mustExist: true, kind: 'file' });
+      // Opened, not just resolved: a FIFO or device is refused here, and its size is the file's own.
+      const opened = await policy.openFile(absolute);
+      await opened.handle.close();
+      real = opened.path;
+      size = opened.stats.size;
     } catch (error) {
       throw specError(error, absolute);
     }
@@ -116,7 +121,6 @@ export async function resolveRequestPaths(
         'review.request shows Markdown documents; convert the file or name it .md.',
       );
     }
-    const size = (await stat(real)).size;
     if (size > LIMITS.maxFileBytes) {
       throw new ToolError(
         'LIMIT_EXCEEDED',

@@ -1,6 +1,6 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { PathPolicy, ToolError, writeFileAtomic } from '@mcp-workbench/core/engine';
+import { isToolError, PathPolicy, ToolError } from '@mcp-workbench/core/engine';
 import type { StoredSession } from './types.js';
 
 /** Letters, digits, ".", "_", "-" (a UUID from session.new-id, or a key like "abc-123"). */
@@ -36,18 +36,18 @@ export class SessionStore {
     return this.policy;
   }
 
-  private async fileOf(key: string): Promise<string> {
+  private fileOf(key: string): string {
     checkResumeKey(key);
-    return (await this.paths()).resolve(`${key}.json`, { kind: 'file' });
+    return path.join(this.dir, `${key}.json`);
   }
 
   async load(key: string): Promise<StoredSession | undefined> {
-    const file = await this.fileOf(key);
+    const file = this.fileOf(key);
     let raw: string;
     try {
-      raw = await readFile(file, 'utf8');
+      raw = (await (await this.paths()).readFile(file)).toString('utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (isToolError(error) && error.code === 'NOT_FOUND') return undefined;
       throw error;
     }
     try {
@@ -66,9 +66,11 @@ export class SessionStore {
   }
 
   async save(session: StoredSession): Promise<void> {
-    const file = await this.fileOf(session.resume_key);
+    const file = this.fileOf(session.resume_key);
     // Not tied to the tool call's signal: an edit from the page must land even if a waiting call ends.
-    await writeFileAtomic(file, `${JSON.stringify(session, null, 2)}\n`, {
+    await (
+      await this.paths()
+    ).writeFileAtomic(file, `${JSON.stringify(session, null, 2)}\n`, {
       signal: new AbortController().signal,
       mode: 0o600,
     });
