@@ -13,11 +13,12 @@ export interface ExstructServerOptions extends Pick<ServerRuntime, 'paths' | 'lo
 
 /** Everything a tool of this server may need besides the core context. */
 export interface ExstructToolDeps {
-  onConflict: OnConflict;
+  /** The server's --on-conflict; undefined: the safe default (see output/output-path.ts). */
+  onConflict: OnConflict | undefined;
 }
 
 export function createServer(options: ExstructServerOptions) {
-  const deps: ExstructToolDeps = { onConflict: options.onConflict ?? 'overwrite' };
+  const deps: ExstructToolDeps = { onConflict: options.onConflict };
   return createToolServer(
     {
       name: PACKAGE_NAME,

@@ -12,6 +12,11 @@ export interface AtomicWriteOptions {
   /** File mode for a new file (default 0o644, before umask). A replaced file keeps its own mode. */
   mode?: number;
   /**
+   * Keep the owner and permission bits of a file being replaced (default true). False writes with
+   * `mode` whatever the replaced file had: data outputs must not inherit an executable bit.
+   */
+  keepMode?: boolean;
+  /**
    * Never replace an existing target: the finished temp file is hard-linked into place, which fails
    * with EEXIST if someone created the target meanwhile (for "rename"/"skip" conflict policies).
    */
@@ -75,7 +80,7 @@ export async function atomicWriteIn(
   try {
     const handle = await openInDir(dir, tempName, CREATE_FLAGS, options.mode ?? 0o644);
     try {
-      if (previous) await keepOwnerAndMode(handle, previous);
+      if (previous && options.keepMode !== false) await keepOwnerAndMode(handle, previous);
       await write(handle);
       await handle.sync();
     } finally {

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, open } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { OnConflict } from './on-conflict.js';
@@ -42,9 +42,56 @@ export interface ResolvedOutput {
   warning: string | undefined;
 }
 
-/** Applies the conflict policy: overwrite, skip, or rename to `{stem}_1{suffix}`, `_2`, … */
-export async function resolveConflict(target: string, policy: OnConflict): Promise<ResolvedOutput> {
+/** How get_runtime_info names the default of extraction when no --on-conflict was given. */
+export const DEFAULT_POLICY_NAME = 'rename (files this server wrote are replaced)';
+
+/**
+ * Whether `file` is an extraction output this server wrote for the workbook `bookName` (its first
+ * bytes are the output's `book_name` in JSON, YAML or TOON): replacing it with a new extraction of the
+ * same workbook is what re-running extract means. Anything else is somebody's file.
+ */
+export async function isOwnOutput(file: string, bookName: string): Promise<boolean> {
+  let head: string;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(1024);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      head = buffer.toString('utf8', 0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  }
+  const json = JSON.stringify(bookName);
+  return [`{"book_name":${json}`, `book_name: ${bookName}`, `book_name: ${json}`].some((start) =>
+    head
+      .replace(/^\{\s+"/, '{"')
+      .replace(/^\{"book_name":\s+/, '{"book_name":')
+      .startsWith(start),
+  );
+}
+
+/**
+ * Applies the conflict policy: overwrite, skip, or rename to `{stem}_1{suffix}`, `_2`, … Without a
+ * policy (no tool argument, no --on-conflict), a file is replaced only when `ownedBy` says this server
+ * wrote it; anything else is kept and the output renamed.
+ */
+export async function resolveConflict(
+  target: string,
+  policy: OnConflict | undefined,
+  ownedBy?: (file: string) => Promise<boolean>,
+): Promise<ResolvedOutput> {
   if (!(await exists(target))) return { path: target, skip: false, warning: undefined };
+  if (policy === undefined) {
+    if (ownedBy && (await ownedBy(target))) return { path: target, skip: false, warning: undefined };
+    const renamed = await resolveConflict(target, 'rename');
+    return {
+      ...renamed,
+      warning: `${path.basename(target)} exists and was not written by exstruct, so it was kept; wrote ${path.basename(renamed.path)} instead (pass on_conflict="overwrite" to replace it).`,
+    };
+  }
   if (policy === 'skip') {
     return {
       path: target,

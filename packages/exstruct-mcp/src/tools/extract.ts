@@ -7,13 +7,14 @@ import {
   writeFileAtomic,
   type OutputFormat,
   type PathPolicy,
+  ToolError,
 } from '@mcp-workbench/core';
 import { extractWorkbook } from '../extract/extract-workbook.js';
 import type { SerializeOptions } from '../extract/extraction.js';
 import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
 import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
-import { resolveConflict } from '../output/output-path.js';
+import { isOwnOutput, resolveConflict } from '../output/output-path.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import type { ExstructToolDeps } from '../server.js';
 
@@ -24,13 +25,14 @@ async function writeOutput(
   paths: PathPolicy,
   target: string,
   data: Buffer | string,
-  policy: OnConflict,
+  policy: OnConflict | undefined,
   warnings: string[],
+  bookName: string,
 ): Promise<string> {
   const resolved = await paths.resolve(target, { kind: 'file' });
-  const conflict = await resolveConflict(resolved, policy);
+  const conflict = await resolveConflict(resolved, policy, (file) => isOwnOutput(file, bookName));
   if (conflict.warning) warnings.push(conflict.warning);
-  if (!conflict.skip) await writeFileAtomic(conflict.path, data);
+  if (!conflict.skip) await writeFileAtomic(conflict.path, data, { keepMode: false });
   return conflict.path;
 }
 
@@ -47,8 +49,17 @@ export function extractTool(deps: ExstructToolDeps) {
       'numbers ("0" = A) unless options.alpha_col=true gives letters ("A") and merged_ranges ("A1:C3"), which ' +
       'is easier to map to cell addresses before editing. Dates come as ISO 8601 text. The file goes next to ' +
       'the workbook as {name}.{format} unless out_dir/out_name say otherwise; out_dir is created if missing. ' +
-      "on_conflict (overwrite | skip | rename) defaults to the server's --on-conflict.",
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      "on_conflict (overwrite | skip | rename) defaults to the server's --on-conflict; without one, an existing " +
+      'file is replaced only if it is an earlier output of this workbook, anything else is kept and the output ' +
+      'renamed (_1, _2, …). The input workbook is never overwritten.',
+    // Destructive only when the server was told to overwrite by default: otherwise it replaces nothing
+    // but its own earlier outputs unless a call asks for on_conflict="overwrite".
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: deps.onConflict === 'overwrite',
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     input: {
       xlsx_path: z.string().min(1).describe('The workbook to read (.xlsx or .xlsm).'),
       mode: z.enum(EXTRACTION_MODES).default('standard').describe('light | standard (default) | verbose.'),
@@ -118,7 +129,18 @@ export function extractTool(deps: ExstructToolDeps) {
       const areasDir = args.options.print_areas_dir
         ? await paths.resolve(args.options.print_areas_dir, { kind: 'directory' })
         : undefined;
-      const conflict = await resolveConflict(target, policy);
+      // The input is never an output, whatever the names and policies say.
+      if (path.resolve(target) === path.resolve(input)) {
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          `The output would replace the workbook itself (${path.basename(input)}).`,
+          {
+            hint: 'Choose another out_name or out_dir; extraction never writes over its input.',
+          },
+        );
+      }
+      const bookName = path.basename(input);
+      const conflict = await resolveConflict(target, policy, (file) => isOwnOutput(file, bookName));
       if (conflict.skip) {
         // Nothing is written, but the workbook is still checked and described.
         const reader = await WorkbookReader.open(input);
@@ -137,7 +159,10 @@ export function extractTool(deps: ExstructToolDeps) {
       if (args.options.indent !== undefined) serialize.indent = args.options.indent;
       const warnings = [...extraction.warnings];
       if (conflict.warning) warnings.push(conflict.warning);
-      await writeFileAtomic(conflict.path, extraction.serializeToBuffer(args.format, serialize));
+      // Written with the server's default mode: never an executable bit taken from a replaced file.
+      await writeFileAtomic(conflict.path, extraction.serializeToBuffer(args.format, serialize), {
+        keepMode: false,
+      });
       const outPath = conflict.path;
 
       const result: {
@@ -156,7 +181,7 @@ export function extractTool(deps: ExstructToolDeps) {
         for (const payload of extraction.sheetPayloads()) {
           const file = path.join(sheetsDir, `${sheetFileStem(payload.sheet_name)}.${args.format}`);
           const text = formatOutput(payload, args.format, serialize);
-          result.sheet_paths.push(await writeOutput(paths, file, text, policy, warnings));
+          result.sheet_paths.push(await writeOutput(paths, file, text, policy, warnings, bookName));
         }
       }
       if (areasDir) {
@@ -169,7 +194,7 @@ export function extractTool(deps: ExstructToolDeps) {
           const name = `${sheetFileStem(sheet)}_area${index}_r${r1}-${r2}_c${c1}-${c2}.${args.format}`;
           const text = formatOutput(payload, args.format, serialize);
           result.print_area_paths.push(
-            await writeOutput(paths, path.join(areasDir, name), text, policy, warnings),
+            await writeOutput(paths, path.join(areasDir, name), text, policy, warnings, bookName),
           );
         }
       }

@@ -3,6 +3,7 @@ import { defineTool, OUTPUT_FORMATS } from '@mcp-workbench/core';
 import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { SUPPORTED_EXTENSIONS } from '../ooxml/open-package.js';
 import { DEFAULT_ZIP_LIMITS } from '../ooxml/zip-archive.js';
+import { DEFAULT_POLICY_NAME } from '../output/output-path.js';
 import type { ExstructToolDeps } from '../server.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 
@@ -39,7 +40,7 @@ export function getRuntimeInfoTool(deps: ExstructToolDeps) {
         node_version: process.version,
         platform: process.platform,
         roots: paths.roots,
-        default_on_conflict: deps.onConflict,
+        default_on_conflict: deps.onConflict ?? DEFAULT_POLICY_NAME,
         supported_formats: [...SUPPORTED_EXTENSIONS],
         output_formats: [...OUTPUT_FORMATS],
         modes: EXTRACTION_MODES.map((mode) => ({ mode, contents: MODE_SUMMARY[mode] })),

@@ -28,7 +28,8 @@ export function makeTool(deps: ExstructToolDeps) {
       const result = await runMake({
         output,
         ops,
-        onConflict: args.on_conflict ?? deps.onConflict,
+        // Edits go to a new file ({name}_patched…); unset, the policy is overwrite (the tool is destructive).
+        onConflict: args.on_conflict ?? deps.onConflict ?? 'overwrite',
         ...(args.sheet === undefined ? {} : { sheet: args.sheet }),
         autoFormula: args.auto_formula,
         dryRun: args.dry_run,

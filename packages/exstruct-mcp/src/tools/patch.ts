@@ -43,7 +43,8 @@ export function patchTool(deps: ExstructToolDeps) {
         input,
         output,
         ops,
-        onConflict: args.on_conflict ?? deps.onConflict,
+        // Edits go to a new file ({name}_patched…); unset, the policy is overwrite (the tool is destructive).
+        onConflict: args.on_conflict ?? deps.onConflict ?? 'overwrite',
         autoFormula: args.auto_formula,
         dryRun: args.dry_run,
         returnInverseOps: args.return_inverse_ops,
