@@ -1,11 +1,20 @@
 import { SEVERITIES, type InlineComment, type Severity } from './api.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
-import { blockElements, highlightIn, highlighterReady, parseBlocks, type BlockSource } from './markdown.js';
+import {
+  blockElements,
+  headOf,
+  highlightIn,
+  highlighterReady,
+  parseBlocks,
+  type BlockSource,
+} from './markdown.js';
 import { isOpen, selectedRange, unitOfLine, type State, type Unit } from './state.js';
 
 /** Rows built before the page counts as usable (about three screenfuls), then per slice. */
 const FIRST_SLICE = 60;
+/** A document longer than this is shown from its head first, before the whole of it is parsed. */
+const HEAD_LINES = 150;
 const NEXT_SLICE = 300;
 
 export interface DocActions {
@@ -56,8 +65,23 @@ export class DocView {
     if (!file) return;
     let units: Unit[];
     let build: (from: number, to: number) => HTMLElement[];
+    /** For a big document: the full parse, done after the first screen (built from its head). */
+    let completeUnits: (() => boolean) | undefined;
     if (mode === 'rendered') {
-      const blocks: BlockSource[] = parseBlocks(file.text);
+      let blocks: BlockSource[];
+      const head = headOf(file.text, HEAD_LINES);
+      if (head) {
+        // The head's last block may go on past the cut (a list, a code block): it is left out.
+        blocks = parseBlocks(head).slice(0, -1);
+        completeUnits = () => {
+          const all = parseBlocks(file.text);
+          const same =
+            !all.hasReferences && blocks.every((b, i) => all[i]?.start === b.start && all[i]?.end === b.end);
+          blocks = all;
+          units.splice(0, units.length, ...all.map((b) => ({ start: b.start, end: b.end })));
+          return same;
+        };
+      } else blocks = parseBlocks(file.text);
       units = blocks.map((b) => ({ start: b.start, end: b.end }));
       build = (from, to) => blockElements(blocks.slice(from, to));
     } else {
@@ -80,13 +104,25 @@ export class DocView {
       this.root.append(fragment);
       return to;
     };
-    const first = slice(0, FIRST_SLICE);
+    const first = slice(0, completeUnits ? units.length : FIRST_SLICE);
     if (mode === 'rendered')
       void highlighterReady.then(() => generation === this.generation && highlightIn(this.root));
     this.renderThreads();
     this.lastRenderMs = performance.now() - started;
     const rest = (from: number) => {
       if (generation !== this.generation) return; // another file or view took over
+      if (completeUnits) {
+        const agrees = completeUnits();
+        completeUnits = undefined;
+        if (!agrees) {
+          // The whole document reads differently at the start (a reference link, a block across the
+          // cut): build it again from the full parse.
+          clear(this.root);
+          this.rows = [];
+          from = slice(0, FIRST_SLICE);
+          this.renderThreads();
+        }
+      }
       if (from >= units.length) {
         if (from > FIRST_SLICE) this.renderThreads();
         onComplete?.();
@@ -95,7 +131,7 @@ export class DocView {
       const next = slice(from, NEXT_SLICE);
       setTimeout(() => rest(next), 0);
     };
-    if (first >= units.length) rest(first);
+    if (first >= units.length && !completeUnits) rest(first);
     else setTimeout(() => rest(first), 0);
   }
 

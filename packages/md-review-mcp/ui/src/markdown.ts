@@ -100,16 +100,37 @@ export interface BlockSource {
   html(): string;
 }
 
+/** The start of a document for its first screen: whole lines up to a blank line outside code fences. */
+export function headOf(source: string, minLines: number): string | undefined {
+  let fence: string | undefined;
+  let line = 0;
+  for (let at = 0; at < source.length;) {
+    const next = source.indexOf('\n', at);
+    const end = next < 0 ? source.length : next;
+    const text = source.slice(at, end).replace(/\r$/, '');
+    line++;
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
+    if (marker && (!fence || (marker[0] === fence[0] && marker.length >= fence.length)))
+      fence = fence ? undefined : marker;
+    if (!fence && line >= minLines && text.trim() === '' && next >= 0) return source.slice(0, next + 1);
+    if (next < 0) break;
+    at = next + 1;
+  }
+  return undefined;
+}
+
 /** Parses a document into its top-level blocks, each with its source line range (1-based, inclusive). */
-export function parseBlocks(source: string): BlockSource[] {
-  const env = {};
+export function parseBlocks(source: string): BlockSource[] & { hasReferences?: boolean } {
+  const env: Record<string, unknown> = {};
   const groups = topLevelGroups(md.parse(source, env));
-  return groups.map((group) => ({
+  const blocks: BlockSource[] & { hasReferences?: boolean } = groups.map((group) => ({
     // markdown-it maps are 0-based [start, end); a block's last line is end, 1-based.
     start: group.map[0] + 1,
     end: Math.max(group.map[0] + 1, trimTrailingBlank(source, group.map)),
     html: () => md.renderer.render(group.tokens, md.options, env),
   }));
+  blocks.hasReferences = Object.keys((env.references as object | undefined) ?? {}).length > 0;
+  return blocks;
 }
 
 /**
