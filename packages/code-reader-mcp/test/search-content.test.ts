@@ -143,10 +143,20 @@ describe('search_content: max_count becomes -m (spec 003)', () => {
     async (value) => {
       const error = await server.fail('search_content', { query: 'TODO', max_count: value });
       expect(error.code).toBe('INVALID_ARGUMENT');
-      expect(error.message).toContain('from 1 to 10000');
-      expect(error.details?.allowed_range).toEqual({ min: 1, max: 10_000 });
+      expect(error.message).toContain('max_count must be an integer from 1 to 10000');
     },
   );
+
+  it('declares max_count as the integer it accepts: what the input schema allows, the server takes', async () => {
+    const { tools } = await server.client.listTools();
+    for (const name of ['search_content', 'find_and_grep']) {
+      const schema = tools.find((t) => t.name === name)!.inputSchema.properties!.max_count;
+      expect(schema).toMatchObject({ type: 'integer', minimum: 1 });
+    }
+    expect((await server.json('search_content', { query: 'TODO', max_count: 2 })).limits).toMatchObject({
+      max_count: 2,
+    });
+  });
 });
 
 describe('search_content: cache keys cover the output format (spec 003)', () => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { spawnStdioClient } from '@mcp-workbench/core/testing';
+import { runInspectorCli, spawnStdioClient, toolSchemaProblems } from '@mcp-workbench/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -157,6 +157,30 @@ describe('published packages install from their tarballs and run', () => {
       }
       const { stdout } = await run(binPath, ['--version']);
       expect(stdout.trim()).toBe(pkg.version);
+    }
+  });
+
+  // Every server, including ones added later, is held to the same schema rules as the landed ones.
+  it('every server declares portable JSON Schema 2020-12 input and output schemas (strict validator + MCP Inspector)', async () => {
+    const servers = packages.filter((p) => Object.keys(p.bin).some((b) => b.endsWith('-mcp')));
+    for (const pkg of servers) {
+      const binName = Object.keys(pkg.bin).find((b) => b.endsWith('-mcp'))!;
+      const binPath = path.join(project, 'node_modules', '.bin', binName);
+      const args = ['--root', project, '--structured-output'];
+      const session = await spawnStdioClient(binPath, args, { cwd: project });
+      try {
+        const { tools } = await session.client.listTools();
+        expect(
+          tools.filter((t) => !t.outputSchema).map((t) => t.name),
+          `${pkg.name}: tools without outputSchema`,
+        ).toEqual([]);
+        expect(toolSchemaProblems(tools), pkg.name).toEqual([]);
+      } finally {
+        await session.close();
+      }
+      const inspected = await runInspectorCli('tools/list', binPath, args, { cwd: project });
+      expect(inspected.exitCode, `${pkg.name}: ${inspected.stderr}`).toBe(0);
+      expect(inspected.schemaFindings, pkg.name).toEqual([]);
     }
   });
 });

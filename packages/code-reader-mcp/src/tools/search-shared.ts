@@ -20,6 +20,7 @@ import { rejectNul } from './file-filters.js';
 import { compact, limitsSchema, listOf, render, stringList } from './shared.js';
 
 const MAX_CONTEXT = 50;
+const MAX_COUNT_RANGE = `max_count must be an integer from 1 to ${MAX_MAX_COUNT} (larger values are clamped to ${MAX_MAX_COUNT}; omit it for the default ${DEFAULT_MAX_COUNT})`;
 
 const matchRowSchema = z.object({
   file: z.string(),
@@ -52,8 +53,11 @@ export const searchOptionsInput = {
   max_filesize: z.string().optional().describe('Skip files larger than this, e.g. "1M", "500K".'),
   context_before: z.number().optional().describe(`Lines of context before each match (0-${MAX_CONTEXT}).`),
   context_after: z.number().optional().describe(`Lines of context after each match (0-${MAX_CONTEXT}).`),
+  // An integer, as declared: the schema never offers a type the server then refuses.
   max_count: z
-    .union([z.number(), z.string()])
+    .number({ error: MAX_COUNT_RANGE })
+    .int({ error: MAX_COUNT_RANGE })
+    .min(1, { error: MAX_COUNT_RANGE })
     .optional()
     .describe(
       `Most matching lines per file (ripgrep -m N, in every output mode): integer 1-${MAX_MAX_COUNT}, ` +
@@ -80,7 +84,7 @@ export type SearchOptionArgs = {
   max_filesize?: string | undefined;
   context_before?: number | undefined;
   context_after?: number | undefined;
-  max_count?: number | string | undefined;
+  max_count?: number | undefined;
   timeout_ms?: number | undefined;
   total_only?: boolean | undefined;
   count_only_matches?: boolean | undefined;

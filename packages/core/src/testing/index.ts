@@ -179,3 +179,12 @@ export function decodeToonText(text: string): unknown {
 
 export { startLinkFlipper } from './link-flipper.js';
 export type { LinkFlipper } from './link-flipper.js';
+export {
+  schemaPortabilityProblems,
+  SchemaValidator,
+  structuredAnswerProblems,
+  toolSchemaProblems,
+} from './schemas.js';
+export type { ToolCallSpec } from './schemas.js';
+export { inspectedTools, inspectorLauncher, runInspectorCli } from './inspector.js';
+export type { InspectorOptions, InspectorRun } from './inspector.js';

@@ -14,6 +14,7 @@ import type { PathPolicy } from '../paths/path-policy.js';
 import { followClientRoots } from './client-roots.js';
 import { ToolReply, type AnyTool, type ToolContext } from './define-tool.js';
 import { errorResult } from './error-answer.js';
+import { toolJsonSchema } from './json-schema.js';
 import { parseToolArguments } from './validate-input.js';
 
 export interface ServerIdentity {
@@ -72,10 +73,10 @@ function compile(tool: AnyTool): CompiledTool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+    inputSchema: toolJsonSchema(input, 'input') as Tool['inputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   };
-  const outputSchema = z.toJSONSchema(output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'];
+  const outputSchema = toolJsonSchema(output, 'output') as Tool['outputSchema'];
   return { tool, input, output, listing, structuredListing: { ...listing, outputSchema } };
 }
 
