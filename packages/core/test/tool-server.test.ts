@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   createLogger,
@@ -216,6 +217,21 @@ describe('createToolServer', () => {
     const unknown = await callTool(client, 'read_text', { path: 'a.txt', pth: 'x' });
     expect(unknown.error?.code).toBe('INVALID_ARGUMENT');
     expect(unknown.error?.message).toContain('"pth"');
+  });
+
+  it('answers malformed tools/call params with JSON-RPC -32602 Invalid params, and keeps serving', async () => {
+    const client = await start();
+    for (const params of [{ name: 5 }, {}, { name: 'read_text', arguments: 'path=a.txt' }]) {
+      const failure = await client
+        .request({ method: 'tools/call', params } as never, CallToolResultSchema)
+        .then(
+          () => undefined,
+          (error: unknown) => error as { code?: number; message?: string },
+        );
+      expect(failure?.code, JSON.stringify(params)).toBe(-32602);
+      expect(failure?.message).toContain('Invalid tools/call request');
+    }
+    expect((await callTool(client, 'read_text', { path: 'a.txt' })).isError).toBe(false);
   });
 
   it('answers an unknown tool with NOT_FOUND listing the available tools', async () => {

@@ -1,6 +1,7 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import { Query, type Node, type Tree, type Language } from 'web-tree-sitter';
 import type { LanguageId } from './languages.js';
+import { compileLinearRegex } from '../util/linear-regex.js';
 import { isCommentNode } from './metrics.js';
 import { analyzeStructure, declaredName } from './structure.js';
 
@@ -140,18 +141,7 @@ function compileCondition(condition: string): (hit: QueryHit) => boolean {
   const read = (hit: QueryHit) => (field === 'name' ? hit.name : field === 'type' ? hit.node_type : hit.text);
   if (op === '=') return (hit) => read(hit) === value;
   if (op === '~=') {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(value);
-    } catch (error) {
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `Invalid regular expression in filter: ${(error as Error).message}`,
-        {
-          hint: 'Fix the pattern after ~=, e.g. name~=^get.',
-        },
-      );
-    }
+    const regex = compileLinearRegex(value, `The filter regex after ${field}~=`, 'name~=^get');
     return (hit) => regex.test(read(hit));
   }
   throw new ToolError('INVALID_ARGUMENT', `Operator ${op} does not apply to ${field}.`, {

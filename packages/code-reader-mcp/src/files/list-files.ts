@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
 import { runRipgrep } from '../rg/run.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
@@ -76,19 +77,9 @@ export function fileFilterArgs(query: Omit<ListFilesQuery, 'roots' | 'limit' | '
   return args;
 }
 
-function compilePattern(pattern: string | undefined): RegExp | undefined {
+function compilePattern(pattern: string | undefined): TextTest | undefined {
   if (pattern === undefined || pattern === '') return undefined;
-  try {
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new ToolError(
-      'INVALID_ARGUMENT',
-      `pattern is not a valid regular expression: ${(error as Error).message}`,
-      {
-        hint: 'pattern is a JavaScript regular expression tested against the file name, e.g. "^test_.*\\\\.py$". Use glob for globs.',
-      },
-    );
-  }
+  return compileLinearRegex(pattern, 'pattern', '"^test_.*\\.py$" (use glob for globs)');
 }
 
 /** Lists files with `rg --files` (honouring .gitignore), then filters and stats them. */

@@ -42,6 +42,9 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     let timedOut = false;
     let stopped = false;
     let settled = false;
+    let cancelled = false;
+    /** Thrown by onLine: ripgrep is stopped and the run fails with it (never an uncaught exception). */
+    let consumerError: unknown;
     const stop = () => {
       if (!child.killed) child.kill('SIGTERM');
     };
@@ -52,7 +55,10 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
             timedOut = true;
             stop();
           }, options.timeoutMs);
-    const onAbort = () => stop();
+    const onAbort = () => {
+      cancelled = true;
+      stop();
+    };
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     child.stderr.setEncoding('utf8');
@@ -62,11 +68,17 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     const separator = options.separator === '\0' ? 0 : 10;
     let pending: Buffer[] = [];
     const emit = (record: Buffer) => {
-      if (stopped || timedOut) return;
+      // After a stop, a kill or a cancel, records are not read any more (the last may be cut short).
+      if (stopped || timedOut || cancelled || consumerError !== undefined) return;
       let line = record.toString('utf8');
       if (separator === 10 && line.endsWith('\r')) line = line.slice(0, -1);
-      if (options.onLine(line) === false) {
-        stopped = true;
+      try {
+        if (options.onLine(line) === false) {
+          stopped = true;
+          stop();
+        }
+      } catch (error) {
+        consumerError = error;
         stop();
       }
     };
@@ -88,6 +100,10 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
         reject(new ToolError('CANCELLED', 'The request was cancelled.'));
         return;
       }
+      if (consumerError !== undefined) {
+        reject(consumerError);
+        return;
+      }
       resolve({ exitCode, stderr: stderr.trim(), timedOut, stopped });
     };
     child.on('error', (error) => {
@@ -105,13 +121,16 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     let exitCode: number | null = null;
     let exited = false;
     let drained = false;
-    child.on('exit', (code) => {
+    let killedBySignal = false;
+    child.on('exit', (code, signal) => {
       exitCode = code;
+      killedBySignal = signal !== null;
       exited = true;
       if (drained) finish(exitCode);
     });
     child.stdout.on('close', () => {
-      if (pending.length > 0) emit(Buffer.concat(pending));
+      // A last record without its separator is whole only if rg ended by itself.
+      if (pending.length > 0 && !killedBySignal) emit(Buffer.concat(pending));
       pending = [];
       drained = true;
       if (exited) finish(exitCode);

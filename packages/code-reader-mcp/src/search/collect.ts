@@ -54,6 +54,15 @@ function clip(text: string, column: number): string {
   return head + chars.slice(start, start + MAX_LINE_CHARS).join('') + tail;
 }
 
+/** One `rg --json` line; undefined for a line that is not whole JSON (e.g. cut short by a kill). */
+function parseEvent(line: string): RgLineEvent | undefined {
+  try {
+    return JSON.parse(line) as RgLineEvent;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Turns `rg --json` lines into matches with their context lines. ripgrep prints each line once, even
  * where the context of two matches overlaps, so a context line goes to the `after` of the previous
@@ -85,7 +94,8 @@ export class JsonMatchCollector {
     // A file's `end` and the final `summary` (a third of the lines, with bulky stats) carry nothing
     // the answer uses; parsing them was most of the garbage of a search with many files.
     if (line.startsWith('{"type":"end"') || line.startsWith('{"type":"summary"')) return true;
-    const event = JSON.parse(line) as RgLineEvent;
+    const event = parseEvent(line);
+    if (!event) return true;
     if (event.type === 'begin') {
       this.currentFile = textOf(event.data.path);
       this.skipping = this.seenFiles.has(this.currentFile);

@@ -157,7 +157,7 @@ export function checkCodeScaleTool(deps: ToolDeps) {
           );
         }
         const outcomes = await mapConcurrent(args.file_paths, METRICS_CONCURRENCY, (input) =>
-          measure(paths, input),
+          measure(paths, input, ctx.signal),
         );
         const rows = outcomes.flatMap((o) => (o.row ? [o.row] : []));
         const totals = {
@@ -264,7 +264,13 @@ export function checkCodeScaleTool(deps: ToolDeps) {
   });
 }
 
-async function measure(paths: ReturnType<typeof pathsOf>, input: string): Promise<Outcome> {
+async function measure(
+  paths: ReturnType<typeof pathsOf>,
+  input: string,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  // A cancelled batch stops before the next file instead of parsing the rest for nobody.
+  if (signal.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
   try {
     const real = await paths.resolve(input, { mustExist: true, kind: 'file' });
     const shown = paths.display(real);

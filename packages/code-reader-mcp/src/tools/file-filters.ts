@@ -15,7 +15,9 @@ export const fileFilterInput = {
   pattern: z
     .string()
     .optional()
-    .describe('Regular expression tested against the file name, e.g. "^test_.*\\\\.py$".'),
+    .describe(
+      'Regular expression (RE2/ripgrep syntax: no look-around or backreferences) tested against the file name, e.g. "^test_.*\\\\.py$".',
+    ),
   glob: stringList.describe(
     'Include glob(s) relative to each root, e.g. "src/**/*.ts" (ripgrep glob syntax).',
   ),

@@ -32,7 +32,7 @@ export function queryCodeTool(deps: ToolDeps) {
       `Find syntax nodes in one source file. query_key is one of ${QUERY_KEYS.join(', ')} (works in every supported ` +
       'language); query_string is a raw tree-sitter query such as "(call_expression function: (identifier) @fn)" ' +
       '(give one of the two). filter narrows results: "name=main", "name~=^get", "type=method_definition", ' +
-      '"text~=TODO", "lines>50", comma-separated (all must hold).',
+      '"text~=TODO", "lines>50", comma-separated (all must hold); ~= takes an RE2/ripgrep regex (no look-around or backreferences).',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput,

@@ -188,3 +188,5 @@ export {
 export type { ToolCallSpec } from './schemas.js';
 export { inspectedTools, inspectorLauncher, runInspectorCli } from './inspector.js';
 export type { InspectorOptions, InspectorRun } from './inspector.js';
+export { cancelAtRandomMoments, pingLatencyDuring, seededRandom } from './responsiveness.js';
+export type { PingLatency, RandomCancelOptions, RandomCancelReport } from './responsiveness.js';

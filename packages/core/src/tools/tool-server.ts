@@ -57,6 +57,8 @@ export function enableStructuredOutput(server: McpServer): boolean {
   return mode !== undefined;
 }
 
+const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+
 interface CompiledTool {
   tool: AnyTool;
   input: z.ZodObject<z.ZodRawShape>;
@@ -114,7 +116,11 @@ export function createToolServer(
     ),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  // Registered with a loose schema: the SDK parses a request with the registered schema before anything
+  // else and answers a ZodError with -32603 (Internal error). With the loose one, the SDK's own tools/call
+  // check runs first and answers malformed params with -32602 (Invalid params), as JSON-RPC asks.
+  server.setRequestHandler(LooseCallToolRequest, async (loose, extra): Promise<CallToolResult> => {
+    const request = CallToolRequestSchema.parse(loose); // already checked by the SDK: cannot fail here
     const entry = compiled.get(request.params.name);
     if (!entry) {
       return errorResult(

@@ -1,0 +1,53 @@
+// A cancelled or killed ripgrep must never crash the server: its last line may be cut short.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRipgrep } from '../src/rg/run.js';
+import { JsonMatchCollector } from '../src/search/collect.js';
+import { emptyDir, removeDir } from './helpers.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await emptyDir();
+  // ~12 MB of matching lines: rg is still streaming JSON when the run is cancelled.
+  const line = 'TODO: 日本語の行 with enough text to make each JSON record long ' + 'x'.repeat(60);
+  await writeFile(path.join(dir, 'big.log'), `${line}\n`.repeat(100_000));
+});
+afterAll(async () => removeDir(dir));
+
+describe('ripgrep runs that end early', () => {
+  it('the collector skips a half-written JSON line instead of throwing', () => {
+    const collector = new JsonMatchCollector(0, 100);
+    expect(collector.push('{"type":"match","data":{"path":{"text":"a.ts"},"lines":{"te')).toBe(true);
+    expect(collector.matches).toEqual([]);
+  });
+
+  it('a run cancelled mid-stream rejects with CANCELLED and never hands a cut line to the reader', async () => {
+    for (let round = 0; round < 20; round++) {
+      const controller = new AbortController();
+      let lines = 0;
+      const stopAt = 1 + Math.floor(Math.random() * 2000);
+      const run = runRipgrep(['--json', 'TODO', 'big.log'], {
+        cwd: dir,
+        signal: controller.signal,
+        // Reads like the collector did before: JSON.parse of every line it is given.
+        onLine: (line) => {
+          JSON.parse(line);
+          if (++lines === stopAt) controller.abort();
+        },
+      });
+      await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
+    }
+  });
+
+  it('an exception thrown by the reader fails the run instead of escaping as an uncaught exception', async () => {
+    const run = runRipgrep(['--json', 'TODO', 'big.log'], {
+      cwd: dir,
+      onLine: () => {
+        throw new Error('reader broke');
+      },
+    });
+    await expect(run).rejects.toThrow('reader broke');
+  });
+});
