@@ -11,7 +11,10 @@ import {
   type SpawnedClient,
   type ToolCallSpec,
 } from '@mcp-workbench/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Each test spawns the built server (and the Inspector spawns it again): room for a busy CI machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 import { copyFixture, removeDir } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));

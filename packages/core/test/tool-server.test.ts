@@ -222,12 +222,10 @@ describe('createToolServer', () => {
   it('answers malformed tools/call params with JSON-RPC -32602 Invalid params, and keeps serving', async () => {
     const client = await start();
     for (const params of [{ name: 5 }, {}, { name: 'read_text', arguments: 'path=a.txt' }]) {
-      const failure = await client
-        .request({ method: 'tools/call', params } as never, CallToolResultSchema)
-        .then(
-          () => undefined,
-          (error: unknown) => error as { code?: number; message?: string },
-        );
+      const failure = await client.request({ method: 'tools/call', params }, CallToolResultSchema).then(
+        () => undefined,
+        (error: unknown) => error as { code?: number; message?: string },
+      );
       expect(failure?.code, JSON.stringify(params)).toBe(-32602);
       expect(failure?.message).toContain('Invalid tools/call request');
     }

@@ -13,7 +13,10 @@ import {
   type SpawnedClient,
   type ToolCallSpec,
 } from '@mcp-workbench/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Each test spawns the built server (and the Inspector spawns it again): room for a busy CI machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 import { FIXTURES } from './extract-helpers.js';
 
 const BIN = path.join(FIXTURES, '..', '..', 'dist', 'index.js');

@@ -101,7 +101,9 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
         return;
       }
       if (consumerError !== undefined) {
-        reject(consumerError);
+        reject(
+          consumerError instanceof Error ? consumerError : new Error('The ripgrep output reader failed.'),
+        );
         return;
       }
       resolve({ exitCode, stderr: stderr.trim(), timedOut, stopped });

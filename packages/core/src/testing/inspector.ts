@@ -65,7 +65,8 @@ export function runInspectorCli(
         // No catalog or client config is read from or written to the user's home.
         env: {
           ...process.env,
-          MCP_CATALOG_PATH: path.join(options.cwd ?? process.cwd(), '.inspector-catalog.json'),
+          MCP_CATALOG_PATH: path.join(os.tmpdir(), 'mcp-workbench-inspector', 'mcp.json'),
+          MCP_CLIENT_CONFIG_PATH: path.join(os.tmpdir(), 'mcp-workbench-inspector', 'client.json'),
         },
       },
       (error, stdout, stderr) => {

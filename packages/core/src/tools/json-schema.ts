@@ -78,7 +78,9 @@ function portable(node: Schema, key?: string): Schema {
   }
   for (const keyword of MANY) {
     const list = node[keyword];
-    if (Array.isArray(list)) node[keyword] = list.map((child) => (isSchema(child) ? portable(child) : child));
+    if (Array.isArray(list)) {
+      node[keyword] = (list as unknown[]).map((child) => (isSchema(child) ? portable(child) : child));
+    }
   }
   for (const keyword of MAP) {
     const map = node[keyword];
