@@ -1,0 +1,97 @@
+import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createToolServer, defineTool, PathPolicy } from '../src/index.js';
+import {
+  cancelAtRandomMoments,
+  callTool,
+  connectInMemory,
+  pingLatencyDuring,
+  seededRandom,
+  structuredAnswerProblems,
+  type TestClient,
+} from '../src/testing/index.js';
+
+let session: TestClient | undefined;
+afterEach(async () => {
+  await session?.close();
+  session = undefined;
+});
+
+// Busy work in slices: yields between slices (a responsive tool), or not at all (a blocking one).
+const spin = defineTool({
+  name: 'spin',
+  title: 'Spin',
+  description: 'Burns CPU for ms milliseconds, in slices unless block is set.',
+  annotations: { readOnlyHint: true },
+  input: { ms: z.number(), block: z.boolean().default(false) },
+  output: { slices: z.number() },
+  async run(args, { signal }) {
+    const end = performance.now() + args.ms;
+    let slices = 0;
+    while (performance.now() < end) {
+      if (signal.aborted) throw new Error('aborted');
+      if (!args.block) await new Promise((resolve) => setImmediate(resolve));
+      slices++;
+    }
+    return { slices };
+  },
+});
+
+async function start(structuredOutput = false) {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'core-helpers-')));
+  await writeFile(path.join(dir, 'a.txt'), 'x');
+  const paths = await PathPolicy.create({ roots: [dir] });
+  session = await connectInMemory(
+    createToolServer({ name: 't', version: '1' }, [spin], { paths, structuredOutput }),
+  );
+  return session.client;
+}
+
+describe('core/testing helpers', () => {
+  it('seededRandom repeats for a seed and differs between seeds', () => {
+    const a = seededRandom(7);
+    const b = seededRandom(7);
+    const c = seededRandom(8);
+    const first = [a(), a(), a()];
+    expect([b(), b(), b()]).toEqual(first);
+    expect(c()).not.toBe(first[0]);
+    expect(first.every((x) => x >= 0 && x < 1)).toBe(true);
+  });
+
+  it('cancelAtRandomMoments cancels some calls, lets others finish, and pings after each', async () => {
+    const client = await start();
+    const rounds: boolean[] = [];
+    const report = await cancelAtRandomMoments(
+      client,
+      (i) => ({ name: 'spin', arguments: { ms: i % 2 === 0 ? 200 : 1 } }),
+      { times: 6, maxDelayMs: 50, seed: 1, afterEach: async ({ cancelled }) => void rounds.push(cancelled) },
+    );
+    expect(report.cancelled + report.answered).toBe(6);
+    expect(report.cancelled).toBeGreaterThan(0);
+    expect(rounds).toHaveLength(6);
+  });
+
+  it('pingLatencyDuring tells a responsive call from one that blocks the event loop', async () => {
+    const client = await start();
+    const free = await pingLatencyDuring(client, callTool(client, 'spin', { ms: 300 }));
+    expect(free.pings).toBeGreaterThan(2);
+    const blocked = await pingLatencyDuring(client, callTool(client, 'spin', { ms: 300, block: true }));
+    expect(blocked.slowestPingMs).toBeGreaterThan(free.slowestPingMs);
+    expect(blocked.slowestPingMs).toBeGreaterThan(200);
+  });
+
+  it('structuredAnswerProblems validates answers against the output schema, and names what is missing', async () => {
+    const plain = await start(false);
+    expect(
+      (await structuredAnswerProblems(plain, [{ name: 'spin', arguments: { ms: 1 } }])).join('\n'),
+    ).toContain('no outputSchema declared');
+    await session!.close();
+    const structured = await start(true);
+    expect(await structuredAnswerProblems(structured, [{ name: 'spin', arguments: { ms: 1 } }])).toEqual([]);
+    const failing = await structuredAnswerProblems(structured, [{ name: 'spin', arguments: { ms: 'x' } }]);
+    expect(failing.join('\n')).toContain('failed');
+  });
+});
