@@ -54,11 +54,11 @@ export async function openDatabase(file: string, options: OpenOptions): Promise<
   const db = new Database(file, { timeout: options.busyTimeoutMs });
   cacheStatements(db);
   try {
-    await retryBusy(() => db.pragma('journal_mode = WAL'), 'enabling WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
+    await retryBusy(() => db.exec('PRAGMA journal_mode = WAL'), 'enabling WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
     // After each checkpoint the WAL file is cut back to 4 MiB, so it cannot grow without bound.
-    db.pragma('journal_size_limit = 4194304');
+    db.exec('PRAGMA journal_size_limit = 4194304');
     await migrate(db, file);
     return db;
   } catch (error) {
@@ -68,17 +68,25 @@ export async function openDatabase(file: string, options: OpenOptions): Promise<
 }
 
 /**
- * Prepared statements are reused: parsing the same SQL on every call costs more than running it. The
- * stores only ever run statements to completion (get/all/run), so sharing one is safe; the cache is
- * bounded because a few statements embed a number (LIMIT n).
+ * Every prepared statement of every connection, kept for the life of the process. better-sqlite3 12's
+ * Statement destructor, run by the garbage collector on Node 24, can abort the process
+ * (`node::RemoveEnvironmentCleanupHook`: "Assertion failed: (env) != nullptr"; fixed upstream only in the
+ * Node-API rewrite, 13.x, which crashed on Node 20). A statement that is never collected never runs it.
+ */
+const keptStatements: Map<string, Database.Statement>[] = [];
+
+/**
+ * Prepared statements are reused: parsing the same SQL on every call costs more than running it, and
+ * (see above) a statement must never become garbage. The stores only ever run statements to completion
+ * (get/all/run), so sharing one is safe; the SQL texts are a fixed, small set.
  */
 function cacheStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Database.Statement>();
+  keptStatements.push(cache);
   db.prepare = ((sql: string) => {
     let statement = cache.get(sql);
     if (!statement) {
-      if (cache.size >= 500) cache.clear();
       statement = prepare(sql);
       cache.set(sql, statement);
     }
@@ -86,17 +94,21 @@ function cacheStatements(db: Db): void {
   }) as Db['prepare'];
 }
 
+function userVersion(db: Db): number {
+  return (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+}
+
 async function migrate(db: Db, file: string): Promise<void> {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = userVersion(db);
   if (current > SCHEMA_VERSION) throw tooNew(file, current);
   if (current === SCHEMA_VERSION) return;
   await retryBusy(() => db.exec('BEGIN IMMEDIATE'), 'migrating');
   try {
     // Read again under the write lock: another process may have migrated meanwhile.
-    const version = db.pragma('user_version', { simple: true }) as number;
+    const version = userVersion(db);
     if (version > SCHEMA_VERSION) throw tooNew(file, version);
     for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');

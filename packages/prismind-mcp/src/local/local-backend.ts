@@ -140,7 +140,7 @@ export class LocalBackend implements Backend {
     await this.mutex.run(async () => {
       try {
         // Fold the WAL back into the database so the folder is one file again when nobody uses it.
-        this.db.pragma('wal_checkpoint(TRUNCATE)');
+        this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       } catch {
         // another process is using the database: it checkpoints later
       }
