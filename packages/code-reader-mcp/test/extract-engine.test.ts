@@ -1,23 +1,21 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyDir, removeDir } from './helpers.js';
 
-// Count the reads the engine makes.
-const reads = vi.hoisted(() => ({ count: 0 }));
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const original = await importOriginal<typeof import('node:fs/promises')>();
-  return {
-    ...original,
-    readFile: (...args: Parameters<typeof original.readFile>) => {
-      reads.count++;
-      return original.readFile(...args);
-    },
-  };
-});
+import { localFiles, type FileAccess } from '@mcp-workbench/core/engine';
+import { extractSections } from '../src/extract/extract.js';
+import { EXTRACT_LIMITS } from '../src/extract/limits.js';
 
-const { extractSections } = await import('../src/extract/extract.js');
-const { EXTRACT_LIMITS } = await import('../src/extract/limits.js');
+// Count the files the engine opens.
+const reads = { count: 0 };
+const files: FileAccess = {
+  ...localFiles,
+  openFile: (file) => {
+    reads.count++;
+    return localFiles.openFile(file);
+  },
+};
 
 let dir: string;
 beforeAll(async () => {
@@ -35,7 +33,7 @@ describe('extractSections', () => {
         { file_path: 'a.txt', realPath: real, sections: [{ start_line: 1, end_line: 1 }, { start_line: 3 }] },
         { file_path: 'a.txt', realPath: real, sections: [{ start_line: 2, end_line: 2 }] },
       ],
-      { allowTruncate: false, failFast: false },
+      { files, allowTruncate: false, failFast: false },
     );
     expect(reads.count).toBe(1);
     expect(result.files.flatMap((f) => f.sections.map((s) => s.content))).toEqual([
@@ -51,11 +49,7 @@ describe('extractSections', () => {
       const limits = { ...EXTRACT_LIMITS, max_total_lines: maxLines, max_total_bytes: maxBytes };
       const result = await extractSections(
         [{ file_path: 'a.txt', realPath: real, sections: [{ start_line: 1 }] }],
-        {
-          allowTruncate: true,
-          failFast: false,
-          limits,
-        },
+        { files, allowTruncate: true, failFast: false, limits },
       );
       return [result.truncatedBy, result.files[0]?.sections[0]?.content];
     };

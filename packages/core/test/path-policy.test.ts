@@ -387,6 +387,21 @@ describe('PathPolicy roots', () => {
     expect(policy.allows(path.join(root, 'sub', 'file.txt'))).toBe(true);
   });
 
+  it('matches deny globs whatever the Unicode normalisation of the names (NFD folders from macOS)', async () => {
+    const nfdFolder = path.join(root, 'café'.normalize('NFD'));
+    await file(path.join(nfdFolder, 'plan.txt'));
+    for (const glob of ['café/'.normalize('NFC'), 'café/'.normalize('NFD'), '/café/**']) {
+      const policy = await PathPolicy.create({ roots: [root], denyGlobs: [glob] });
+      await expect(policy.resolve(path.join(nfdFolder, 'plan.txt')), glob).rejects.toMatchObject({
+        code: 'PATH_DENIED',
+      });
+      await expect(policy.resolve(`${'café'.normalize('NFC')}/plan.txt`)).rejects.toMatchObject({
+        code: 'PATH_DENIED',
+      });
+      expect(policy.allows(path.join(nfdFolder, 'plan.txt'))).toBe(false);
+    }
+  });
+
   it('exposes the deny globs normalised, for tools that hand them to ripgrep', async () => {
     const policy = await PathPolicy.create({ roots: [root], denyGlobs: ['secrets\\**', '  ', ' *.pem '] });
     expect(policy.denyGlobs).toEqual(['secrets/**', '*.pem']);

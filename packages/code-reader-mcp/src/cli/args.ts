@@ -1,6 +1,8 @@
 /** The parsed command line of `code-reader`. */
 export interface CliOptions {
   roots: string[];
+  /** Paths refused even inside a root (.gitignore style), as the server's --deny-glob. */
+  denyGlobs: string[];
   outputFormat: 'toon' | 'json';
   partialRead: boolean;
   metricsOnly: boolean;
@@ -27,6 +29,7 @@ export class CliUsageError extends Error {
 
 const VALUE_FLAGS = new Set([
   '--root',
+  '--deny-glob',
   '--output-format',
   '--start-line',
   '--end-line',
@@ -64,6 +67,7 @@ function integer(flag: string, value: string): number {
 export function parseCliArgs(argv: readonly string[]): CliOptions {
   const options: CliOptions = {
     roots: [],
+    denyGlobs: [],
     outputFormat: 'toon',
     partialRead: false,
     metricsOnly: false,
@@ -107,6 +111,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       switch (flag) {
         case '--root':
           options.roots.push(value);
+          break;
+        case '--deny-glob':
+          options.denyGlobs.push(value);
           break;
         case '--output-format':
           if (value !== 'toon' && value !== 'json')
@@ -162,6 +169,8 @@ Usage:
 Options:
   --output-format toon|json   answer format (default toon)
   --root DIR                  directory the CLI may read (repeatable; default: the current directory)
+  --deny-glob GLOB            path refused even inside a root, .gitignore style: ".env", "*.pem",
+                              "secrets/" (repeatable; "!glob" re-allows), as the server's flag
   -h, --help                  show this help
   -v, --version               print the version
   --                          end of options (a FILE starting with "-" goes after it)

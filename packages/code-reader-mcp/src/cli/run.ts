@@ -130,7 +130,10 @@ export interface CliIo {
 export async function runCli(options: CliOptions, io: CliIo): Promise<number> {
   try {
     const { name, args } = await toolCallOf(options);
-    const paths = await PathPolicy.create({ roots: options.roots.length > 0 ? options.roots : [io.cwd] });
+    const paths = await PathPolicy.create({
+      roots: options.roots.length > 0 ? options.roots : [io.cwd],
+      denyGlobs: options.denyGlobs,
+    });
     const tool = allTools(createToolDeps()).find((candidate) => candidate.name === name);
     if (!tool) throw new ToolError('INTERNAL', `Tool ${name} is missing.`);
     io.stdout(`${await invokeTool(tool, args, paths, options.outputFormat)}\n`);

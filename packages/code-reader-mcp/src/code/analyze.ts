@@ -1,4 +1,4 @@
-import type { Tree } from 'web-tree-sitter';
+import type { FileAccess } from '@mcp-workbench/core/engine';
 import type { LanguageId } from './languages.js';
 import { ContentCache } from './analysis-cache.js';
 import { contentHash, fileMetrics, unsupportedWarning, type FileMetrics } from './metrics.js';
@@ -22,11 +22,12 @@ export const analysisCache = new ContentCache<Analysis>();
  * still use the grammar's comment nodes). A file read again with the same content comes from the cache.
  */
 export async function analyzeFile(
+  files: FileAccess,
   realPath: string,
   shownPath: string,
   withStructure: boolean,
 ): Promise<Analysis> {
-  const source = await readSource(realPath, shownPath);
+  const source = await readSource(files, realPath, shownPath);
   const hash = contentHash(source.text);
   // The shown path is part of the answer (warnings name it); a project change shows it differently.
   const key = `${realPath}\0${shownPath}\0${withStructure}`;
@@ -46,17 +47,19 @@ async function analyzeSource(
   const warnings: string[] = [];
   const unsupported = unsupportedWarning(source.language, shownPath);
   if (unsupported) warnings.push(unsupported);
-  let tree: Tree | undefined;
+  const parsed = source.language ? await parseSource(source.language, source.text) : undefined;
+  const tree = parsed?.tree;
   try {
-    if (source.language) tree = (await parseSource(source.language, source.text)).tree;
     const metrics = await fileMetrics(source.text, source.bytes, tree, hash);
     const structure =
       tree && withStructure && source.language ? analyzeStructure(tree, source.language) : undefined;
     if (tree?.rootNode.hasError)
       warnings.push(`${shownPath} has syntax errors; the structure may be incomplete.`);
     return { language: source.language, metrics, structure, warnings };
+  } catch (error) {
+    throw parsed ? parsed.fail(error) : error;
   } finally {
-    tree?.delete();
+    parsed?.release();
   }
 }
 

@@ -1,5 +1,5 @@
-import type { Language, Tree } from 'web-tree-sitter';
-import { ToolError } from '@mcp-workbench/core/engine';
+import type { Language, Query, Tree } from 'web-tree-sitter';
+import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import { ContentCache } from './analysis-cache.js';
 import type { LanguageId } from './languages.js';
 import { contentHash } from './metrics.js';
@@ -9,12 +9,20 @@ import { analyzeStructure, type CodeStructure } from './structure.js';
 
 /** Reads and parses a file that must be in a supported language, runs `use`, then frees the tree. */
 export async function withParsedFile<T>(
+  files: FileAccess,
   realPath: string,
   shownPath: string,
-  use: (parsed: { tree: Tree; language: Language; languageId: LanguageId; text: string }) => T | Promise<T>,
+  use: (parsed: {
+    tree: Tree;
+    language: Language;
+    languageId: LanguageId;
+    text: string;
+    /** Compiles a query for this tree (same tree-sitter instance); the caller deletes it. */
+    query: (source: string) => Query;
+  }) => T | Promise<T>,
   source?: SourceFile,
 ): Promise<T> {
-  source ??= await readSource(realPath, shownPath);
+  source ??= await readSource(files, realPath, shownPath);
   if (!source.language) {
     throw new ToolError(
       'UNSUPPORTED_FORMAT',
@@ -24,11 +32,19 @@ export async function withParsedFile<T>(
       },
     );
   }
-  const { tree, language } = await parseSource(source.language, source.text);
+  const parsed = await parseSource(source.language, source.text);
   try {
-    return await use({ tree, language, languageId: source.language, text: source.text });
+    return await use({
+      tree: parsed.tree,
+      language: parsed.language,
+      languageId: source.language,
+      text: source.text,
+      query: parsed.query,
+    });
+  } catch (error) {
+    throw parsed.fail(error);
   } finally {
-    tree.delete();
+    parsed.release();
   }
 }
 
@@ -48,13 +64,18 @@ export interface FileStructure {
 export const structureCache = new ContentCache<FileStructure>(16);
 
 /** A file's structure, its language and its line count, in one parse (or from the cache). */
-export async function readStructure(realPath: string, shownPath: string): Promise<FileStructure> {
-  const source = await readSource(realPath, shownPath);
+export async function readStructure(
+  files: FileAccess,
+  realPath: string,
+  shownPath: string,
+): Promise<FileStructure> {
+  const source = await readSource(files, realPath, shownPath);
   const hash = contentHash(source.text);
   const key = `${realPath}\0${shownPath}`; // the warning names the shown path
   const cached = structureCache.get(key, hash);
   if (cached) return { ...cached, warnings: [...cached.warnings] };
   const result = await withParsedFile(
+    files,
     realPath,
     shownPath,
     ({ tree, languageId }) => ({

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import { pathToFileURL } from 'node:url';
+import type { Language, Parser, Query, Tree } from 'web-tree-sitter';
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { LanguageId } from './languages.js';
 
@@ -22,18 +23,92 @@ const GRAMMAR_FILES: Record<LanguageId, string> = {
   bash: '@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm',
 };
 
-let runtime: Promise<void> | undefined;
-const grammars = new Map<LanguageId, Promise<Language>>();
-const parsers = new Map<LanguageId, Parser>();
+type TreeSitter = typeof import('web-tree-sitter');
 
-/** Loads the tree-sitter runtime and a grammar on first use only (server start stays fast). */
-export async function loadLanguage(id: LanguageId): Promise<Language> {
-  runtime ??= Parser.init();
-  await runtime;
-  let grammar = grammars.get(id);
+/**
+ * One instance of the tree-sitter WASM module with its grammars and parsers. A trap inside the module
+ * (memory access out of bounds, …) leaves its memory broken: every later call would fail the same way
+ * until a restart. Such an instance is retired and the next call loads a fresh one.
+ */
+interface Runtime {
+  ts: TreeSitter;
+  grammars: Map<LanguageId, Promise<Language>>;
+  parsers: Map<LanguageId, Parser>;
+  retired: boolean;
+}
+
+let current: Promise<Runtime> | undefined;
+let generation = 0;
+/**
+ * Objects of retired instances, kept alive for good: web-tree-sitter frees trees, parsers, queries and
+ * cursors from a FinalizationRegistry, and a finalizer running on broken memory traps outside any call
+ * (an uncaught exception). A retired instance and what it made are never collected; a few per crash.
+ */
+const graveyard: unknown[] = [];
+
+function loadRuntime(): Promise<Runtime> {
+  current ??= (async () => {
+    // The first instance is the package itself; a fresh one after a crash is the same file imported
+    // under another URL, which gives a new module (and so a new WASM instance).
+    const ts: TreeSitter =
+      generation === 0
+        ? await import('web-tree-sitter')
+        : ((await import(
+            `${pathToFileURL(require.resolve('web-tree-sitter').replace(/\.cjs$/, '.js')).href}?instance=${generation}`
+          )) as TreeSitter);
+    await ts.Parser.init();
+    return { ts, grammars: new Map(), parsers: new Map(), retired: false };
+  })().catch((error: unknown) => {
+    current = undefined;
+    throw error;
+  });
+  return current;
+}
+
+// WebAssembly is a global of Node; this package's TypeScript lib settings do not declare it.
+const WasmRuntimeError = (
+  globalThis as unknown as { WebAssembly: { RuntimeError: abstract new (...args: never[]) => Error } }
+).WebAssembly.RuntimeError;
+
+/** True for a trap of the WASM module (its memory can no longer be trusted). */
+export function isTreeSitterCrash(error: unknown): boolean {
+  return error instanceof WasmRuntimeError;
+}
+
+/**
+ * Retires the instance `error` came from if it is a WASM trap, keeping `objects` (trees, queries,
+ * cursors of that instance) alive with it; returns the error to throw: a ToolError saying what happened
+ * for a trap, else `error` itself.
+ */
+export function afterTreeSitterFailure(runtime: Runtime, error: unknown, ...objects: unknown[]): unknown {
+  if (!isTreeSitterCrash(error)) return error;
+  if (!runtime.retired) {
+    runtime.retired = true;
+    graveyard.push(runtime, ...runtime.parsers.values());
+    generation++;
+    current = undefined;
+  }
+  graveyard.push(...objects);
+  return new ToolError(
+    'INTERNAL',
+    `tree-sitter failed on this input (${(error as Error).message}); its parser was restarted.`,
+    {
+      hint: 'Retry: later calls use a fresh parser. If this input fails again, read the file with extract_code_section instead.',
+      cause: error,
+    },
+  );
+}
+
+/** How many tree-sitter instances were retired after a crash (for tests and logs). */
+export function retiredInstances(): number {
+  return generation;
+}
+
+async function loadLanguage(runtime: Runtime, id: LanguageId): Promise<Language> {
+  let grammar = runtime.grammars.get(id);
   if (!grammar) {
-    grammar = Language.load(require.resolve(GRAMMAR_FILES[id])).catch((error: unknown) => {
-      grammars.delete(id);
+    grammar = runtime.ts.Language.load(require.resolve(GRAMMAR_FILES[id])).catch((error: unknown) => {
+      runtime.grammars.delete(id);
       throw new ToolError(
         'BACKEND_UNAVAILABLE',
         `The ${id} grammar could not be loaded: ${(error as Error).message}`,
@@ -43,24 +118,55 @@ export async function loadLanguage(id: LanguageId): Promise<Language> {
         },
       );
     });
-    grammars.set(id, grammar);
+    runtime.grammars.set(id, grammar);
   }
   return grammar;
 }
 
+/** A parsed source: its tree, and queries compiled against the same instance and grammar. */
+export interface ParsedSource {
+  tree: Tree;
+  language: Language;
+  /** Compiles a query (S-expression) for this grammar; the caller deletes it (or `fail`s with it). */
+  query: (source: string) => Query;
+  /**
+   * Turns an error raised while using the tree into the one to throw; a WASM trap retires the
+   * instance, keeping `objects` (queries, cursors made from the tree) alive with it.
+   */
+  fail: (error: unknown, ...objects: unknown[]) => unknown;
+  /** Frees the tree (not after a trap: the tree then stays with its retired instance). */
+  release: () => void;
+}
+
 /**
- * Parses source text. The caller owns the tree and must `delete()` it (trees live in WASM memory).
- * One parser per language is reused; JavaScript is single-threaded, so no two parses overlap.
+ * Parses source text. The caller must `release()` the result (trees live in WASM memory). One parser
+ * per language is reused; JavaScript is single-threaded, so no two parses overlap.
  */
-export async function parseSource(id: LanguageId, text: string): Promise<{ tree: Tree; language: Language }> {
-  const language = await loadLanguage(id);
-  let parser = parsers.get(id);
-  if (!parser) {
-    parser = new Parser();
-    parser.setLanguage(language);
-    parsers.set(id, parser);
+export async function parseSource(id: LanguageId, text: string): Promise<ParsedSource> {
+  const runtime = await loadRuntime();
+  const language = await loadLanguage(runtime, id);
+  let tree: Tree | null;
+  try {
+    let parser = runtime.parsers.get(id);
+    if (!parser) {
+      parser = new runtime.ts.Parser();
+      parser.setLanguage(language);
+      runtime.parsers.set(id, parser);
+    }
+    tree = parser.parse(text);
+  } catch (error) {
+    throw afterTreeSitterFailure(runtime, error);
   }
-  const tree = parser.parse(text);
   if (!tree) throw new ToolError('INTERNAL', `tree-sitter could not parse the ${id} source.`);
-  return { tree, language };
+  const parsed = tree;
+  return {
+    tree: parsed,
+    language,
+    query: (source) => new runtime.ts.Query(language, source),
+    fail: (error, ...objects) => afterTreeSitterFailure(runtime, error, parsed, ...objects),
+    release: () => {
+      if (!runtime.retired) parsed.delete();
+      else graveyard.push(parsed);
+    },
+  };
 }

@@ -1,7 +1,8 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { Query, type Node, type Tree, type Language } from 'web-tree-sitter';
+import type { Node, Query, Tree } from 'web-tree-sitter';
 import type { LanguageId } from './languages.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
+import { isTreeSitterCrash } from './parser.js';
 import { isCommentNode } from './metrics.js';
 import { analyzeStructure, declaredName } from './structure.js';
 
@@ -36,12 +37,71 @@ function hitOf(capture: string, node: Node): QueryHit {
   };
 }
 
-/** A raw tree-sitter query (S-expression); a query the grammar rejects is the caller's INVALID_ARGUMENT. */
-export function runQueryString(tree: Tree, language: Language, source: string): QueryHit[] {
+/** Longest query_string accepted (tree-sitter compiles it in one go, in WASM memory). */
+export const MAX_QUERY_CHARS = 65_536;
+/**
+ * Deepest nesting of ( and [ accepted. tree-sitter's query compiler recurses per level and traps
+ * beyond about 2,000 (breaking the WASM instance); real queries nest a dozen levels at most.
+ */
+export const MAX_QUERY_DEPTH = 256;
+
+/** The deepest ( / [ nesting of a query, outside strings and `;` comments. */
+export function queryDepth(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  let inComment = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (inComment) {
+      if (char === '\n') inComment = false;
+    } else if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === ';') inComment = true;
+    else if (char === '(' || char === '[') deepest = Math.max(deepest, ++depth);
+    else if (char === ')' || char === ']') depth--;
+  }
+  return deepest;
+}
+
+/** Refuses a query too long or too deeply nested to hand to tree-sitter (before any parsing). */
+export function checkQueryString(source: string): void {
+  if (source.length > MAX_QUERY_CHARS) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `query_string has ${source.length} characters; the limit is ${MAX_QUERY_CHARS}.`,
+      {
+        hint: 'Write a shorter query, or run several smaller ones.',
+        details: { limit: 'max_query_chars', value: source.length, max: MAX_QUERY_CHARS },
+      },
+    );
+  }
+  const depth = queryDepth(source);
+  if (depth > MAX_QUERY_DEPTH) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `query_string nests ${depth} levels deep; the limit is ${MAX_QUERY_DEPTH}.`,
+      {
+        hint: 'Nest patterns less deeply; tree-sitter queries rarely need more than a few levels.',
+        details: { limit: 'max_query_depth', value: depth, max: MAX_QUERY_DEPTH },
+      },
+    );
+  }
+}
+
+/**
+ * A raw tree-sitter query (S-expression); a query the grammar rejects is the caller's
+ * INVALID_ARGUMENT. `compile` builds it against the tree's grammar (see ParsedSource.query).
+ */
+export function runQueryString(tree: Tree, compile: (source: string) => Query, source: string): QueryHit[] {
+  checkQueryString(source);
   let query: Query;
   try {
-    query = new Query(language, source);
+    query = compile(source);
   } catch (error) {
+    if (isTreeSitterCrash(error)) throw error; // a trap, not a bad query
     throw new ToolError('INVALID_ARGUMENT', `The tree-sitter query is invalid: ${(error as Error).message}`, {
       hint: 'Write an S-expression with node types of this grammar, e.g. "(function_declaration name: (identifier) @name)", or use query_key.',
     });

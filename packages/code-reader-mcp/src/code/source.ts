@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
+import { readCapped } from '../util/read-capped.js';
 import { decodeText } from '../extract/read-lines.js';
 import { detectLanguage, type LanguageId } from './languages.js';
 
@@ -12,19 +12,26 @@ export interface SourceFile {
   language: LanguageId | undefined;
 }
 
-export async function readSource(realPath: string, shownPath: string): Promise<SourceFile> {
-  const info = await stat(realPath);
-  if (info.size > MAX_ANALYZE_BYTES) {
-    throw new ToolError(
-      'LIMIT_EXCEEDED',
-      `${shownPath} is ${info.size} bytes, above the analysis limit of ${MAX_ANALYZE_BYTES} bytes.`,
-      {
-        hint: 'Use search_content or extract_code_section on parts of this file instead.',
-        details: { limit: 'max_file_size', value: info.size, max: MAX_ANALYZE_BYTES },
-      },
-    );
-  }
-  const buffer = await readFile(realPath);
+export async function readSource(
+  files: FileAccess,
+  realPath: string,
+  shownPath: string,
+): Promise<SourceFile> {
+  const buffer = await readCapped(
+    files,
+    realPath,
+    shownPath,
+    MAX_ANALYZE_BYTES,
+    (size) =>
+      new ToolError(
+        'LIMIT_EXCEEDED',
+        `${shownPath} is ${size} bytes, above the analysis limit of ${MAX_ANALYZE_BYTES} bytes.`,
+        {
+          hint: 'Use search_content or extract_code_section on parts of this file instead.',
+          details: { limit: 'max_file_size', value: size, max: MAX_ANALYZE_BYTES },
+        },
+      ),
+  );
   let text: string;
   try {
     // Drops a UTF-8 BOM and decodes UTF-16 with a BOM, as extraction and ripgrep read files.

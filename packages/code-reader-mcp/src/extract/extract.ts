@@ -1,4 +1,4 @@
-import { ToolError, toToolError, utf8ByteLength } from '@mcp-workbench/core/engine';
+import { ToolError, toToolError, utf8ByteLength, type FileAccess } from '@mcp-workbench/core/engine';
 import { EXTRACT_LIMITS, type ExtractLimitName, type ExtractLimits } from './limits.js';
 import { loadFile, type LoadedFile } from './read-lines.js';
 
@@ -53,6 +53,8 @@ export interface FileExtraction {
 }
 
 export interface ExtractOptions {
+  /** How files are read (the server's PathPolicy; a CLI's localFiles). */
+  files: FileAccess;
   allowTruncate: boolean;
   failFast: boolean;
   limits?: ExtractLimits;
@@ -243,7 +245,7 @@ export async function extractSections(
       const realPath = request.realPath as string;
       let pending = files.get(realPath);
       if (!pending) {
-        pending = loadFile(realPath, shown(request), limits.max_file_size);
+        pending = loadFile(options.files, realPath, shown(request), limits.max_file_size);
         files.set(realPath, pending);
       }
       loaded = await pending;

@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
+import { readCapped } from '../util/read-capped.js';
 import { EXTRACT_LIMITS } from './limits.js';
 
 /** A file read once, split into lines (line endings kept so content comes back byte-exact). */
@@ -8,24 +8,29 @@ export interface LoadedFile {
   bytes: number;
 }
 
+/** Reads a file inside the roots (see readCapped) and splits it into lines. */
 export async function loadFile(
+  files: FileAccess,
   realPath: string,
   shownPath: string,
   maxFileSize: number = EXTRACT_LIMITS.max_file_size,
 ): Promise<LoadedFile> {
-  const info = await stat(realPath);
-  if (info.size > maxFileSize) {
-    throw new ToolError(
-      'LIMIT_EXCEEDED',
-      `${shownPath} is ${info.size} bytes, above max_file_size (${maxFileSize} bytes).`,
-      {
-        hint: 'Use search_content or get_code_outline to find the lines you need in this file, or read a smaller file.',
-        details: { limit: 'max_file_size', value: info.size, max: maxFileSize },
-      },
-    );
-  }
-  const text = decodeText(await readFile(realPath), shownPath);
-  return { lines: splitLinesKeepEnds(text), bytes: info.size };
+  const buffer = await readCapped(
+    files,
+    realPath,
+    shownPath,
+    maxFileSize,
+    (size) =>
+      new ToolError(
+        'LIMIT_EXCEEDED',
+        `${shownPath} is ${size} bytes, above max_file_size (${maxFileSize} bytes).`,
+        {
+          hint: 'Use search_content or get_code_outline to find the lines you need in this file, or read a smaller file.',
+          details: { limit: 'max_file_size', value: size, max: maxFileSize },
+        },
+      ),
+  );
+  return { lines: splitLinesKeepEnds(decodeText(buffer, shownPath)), bytes: buffer.length };
 }
 
 /**

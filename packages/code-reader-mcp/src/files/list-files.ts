@@ -1,8 +1,9 @@
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
 import { runRipgrep } from '../rg/run.js';
+import { denyExcludeGlobs } from '../search/rg-args.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
 export const DEFAULT_LIST_LIMIT = 2_000;
@@ -35,7 +36,9 @@ export interface ListFilesQuery {
   countOnly?: boolean;
   /** The server's deny globs: passed to ripgrep as excludes and checked again on each path. */
   denyGlobs?: readonly string[];
-  isDenied?: (realPath: string) => boolean;
+  isDenied?: (foundPath: string) => boolean;
+  /** Of the files found, those the policy allows by their real location (checked on every result). */
+  allowedFiles?: (files: string[]) => Promise<Set<string>>;
   signal?: AbortSignal;
 }
 
@@ -64,7 +67,9 @@ interface Candidate {
 }
 
 /** ripgrep arguments shared by file listing and by searches that honour the same filters. */
-export function fileFilterArgs(query: Omit<ListFilesQuery, 'roots' | 'limit' | 'isDenied'>): string[] {
+export function fileFilterArgs(
+  query: Omit<ListFilesQuery, 'roots' | 'limit' | 'isDenied' | 'allowedFiles'>,
+): string[] {
   const args: string[] = [];
   if (query.hidden) args.push('--hidden');
   // Honour .gitignore outside a git repository too (ripgrep only reads it inside one by default).
@@ -73,12 +78,26 @@ export function fileFilterArgs(query: Omit<ListFilesQuery, 'roots' | 'limit' | '
   for (const type of query.types ?? []) args.push('--type', type);
   for (const glob of query.globs ?? []) args.push('--glob', glob);
   for (const ext of query.extensions ?? []) args.push('--glob', `*.${ext.replace(/^\./, '')}`);
-  for (const glob of [...(query.exclude ?? []), ...(query.denyGlobs ?? [])]) args.push('--glob', `!${glob}`);
+  for (const glob of [...(query.exclude ?? []), ...denyExcludeGlobs(query.denyGlobs ?? [])])
+    args.push('--glob', `!${glob}`);
   return args;
 }
 
+/** Longest `pattern` accepted: a file-name regex (a longer one is a mistake, and costly to compile). */
+export const MAX_PATTERN_CHARS = 4096;
+
 function compilePattern(pattern: string | undefined): TextTest | undefined {
   if (pattern === undefined || pattern === '') return undefined;
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `pattern has ${pattern.length} characters; the limit is ${MAX_PATTERN_CHARS}.`,
+      {
+        hint: 'pattern is tested against file names: a short regular expression is enough (use glob or extensions for lists).',
+        details: { limit: 'max_pattern_chars', value: pattern.length, max: MAX_PATTERN_CHARS },
+      },
+    );
+  }
   return compileLinearRegex(pattern, 'pattern', '"^test_.*\\.py$" (use glob for globs)');
 }
 
@@ -133,6 +152,10 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
     }
   }
 
+  if (query.allowedFiles) {
+    const allowed = await query.allowedFiles(candidates.map((c) => c.abs));
+    candidates.splice(0, candidates.length, ...candidates.filter((c) => allowed.has(c.abs)));
+  }
   if (query.countOnly && !needsStat)
     return { files: [], realPaths: [], count: candidates.length, truncated: false };
 
@@ -142,7 +165,8 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
   for (let start = 0; start < candidates.length; start += STAT_CONCURRENCY) {
     if (!query.countOnly && matched > query.limit) break;
     const chunk = candidates.slice(start, start + STAT_CONCURRENCY);
-    const stats = await Promise.all(chunk.map((c) => stat(c.abs).catch(() => undefined)));
+    // lstat: the entry itself, never where a link put in its place since the listing points.
+    const stats = await Promise.all(chunk.map((c) => lstat(c.abs).catch(() => undefined)));
     chunk.forEach((candidate, index) => {
       const info = stats[index];
       if (!info?.isFile()) return; // vanished (or replaced) since ripgrep listed it

@@ -77,7 +77,21 @@ export async function fitPage<T>(
     }
     tokens ??= await loadTokenizer();
     const used = tokens(text);
-    if (used <= budget) return done(page, offset, count, hasMore);
+    // Tokens bound what a model reads; bytes bound what the transport carries. Text of very long
+    // tokens (runs of one character) could be megabytes within a token budget: cap bytes too.
+    const withinBytes = bytes <= budget * MAX_BYTES_PER_TOKEN;
+    if (used <= budget && withinBytes) return done(page, offset, count, hasMore);
+    if (count <= 1 && !withinBytes) {
+      throw new ToolError(
+        'LIMIT_EXCEEDED',
+        `A single result is ${bytes} bytes, more than the answer may carry (${budget * MAX_BYTES_PER_TOKEN} bytes for a budget of ${budget} tokens).`,
+        { hint: 'Narrow the request (a smaller range, fewer context lines).' },
+      );
+    }
+    if (!withinBytes) {
+      count = Math.max(1, Math.floor((count * budget * MAX_BYTES_PER_TOKEN * 0.9) / bytes));
+      continue;
+    }
     if (count <= 1) {
       throw new ToolError(
         'LIMIT_EXCEEDED',
@@ -93,6 +107,11 @@ export async function fitPage<T>(
 
 /** More bytes per o200k token than answers (code, paths, JSON, TOON) have on average. */
 const BYTES_PER_TOKEN_CAP = 8;
+/**
+ * Hard cap on answer bytes per token of budget: 20,000 tokens → at most 640 KB, far under the 10 MiB
+ * a stdio client accepts in one message, whatever the content.
+ */
+export const MAX_BYTES_PER_TOKEN = 32;
 
 function done<T>(page: T[], offset: number, count: number, hasMore: boolean): Page<T> {
   return { rows: page, nextOffset: hasMore ? offset + count : undefined };

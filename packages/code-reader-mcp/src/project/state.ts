@@ -1,5 +1,8 @@
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { PathPolicy, ResolveOptions } from '@mcp-workbench/core/engine';
+import type { FileAccess, PathPolicy, ResolveOptions } from '@mcp-workbench/core/engine';
+
+const REALPATH_CONCURRENCY = 32;
 
 /**
  * Per-server state: the project directory chosen with `set_project_path`. Relative paths resolve
@@ -43,13 +46,48 @@ export class ProjectPaths {
     return this.policy.resolve(absolute, options);
   }
 
+  /** Opens, reads and writes files inside the roots (what engines read through). */
+  get files(): FileAccess {
+    return this.policy;
+  }
+
   /**
-   * The server's deny globs and roots as a predicate over real paths found by walking a root (ripgrep
-   * output), or undefined when there are no deny globs. Paths a client names go through `resolve`.
+   * The roots and deny globs as a predicate over paths ripgrep reported (true: leave it out), checked
+   * as the paths read. Paths a client names go through `resolve`; see also `allowedFiles`.
    */
-  deniedPredicate(): ((realPath: string) => boolean) | undefined {
-    if (this.policy.denyGlobs.length === 0) return undefined;
-    return (realPath) => !this.policy.allows(realPath);
+  deniedPredicate(): (foundPath: string) => boolean {
+    return (foundPath) => !this.policy.allows(foundPath);
+  }
+
+  /**
+   * Of the files ripgrep reported, those the policy allows by their real location: each folder's real
+   * path (resolved once per folder) must lie in a root, and the real file path must match no deny glob.
+   * ripgrep never follows links (it runs with --no-follow and no config), so this only drops files a
+   * changing tree slipped in; it is checked for every result whatever the flags.
+   */
+  async allowedFiles(files: Iterable<string>): Promise<Set<string>> {
+    const byDir = new Map<string, string[]>();
+    for (const file of new Set(files)) {
+      const dir = path.dirname(file);
+      const list = byDir.get(dir);
+      if (list) list.push(file);
+      else byDir.set(dir, [file]);
+    }
+    const allowed = new Set<string>();
+    const dirs = [...byDir.keys()];
+    for (let start = 0; start < dirs.length; start += REALPATH_CONCURRENCY) {
+      const chunk = dirs.slice(start, start + REALPATH_CONCURRENCY);
+      const reals = await Promise.all(chunk.map((dir) => realpath(dir).catch(() => undefined)));
+      chunk.forEach((dir, index) => {
+        const realDir = reals[index];
+        if (realDir === undefined) return;
+        for (const file of byDir.get(dir)!) {
+          if (this.policy.allows(file) && this.policy.allows(path.join(realDir, path.basename(file))))
+            allowed.add(file);
+        }
+      });
+    }
+    return allowed;
   }
 
   get denyGlobs(): readonly string[] {

@@ -1,11 +1,27 @@
-import { spawn } from 'node:child_process';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { ToolError, toToolError } from '@mcp-workbench/core/engine';
+import { JsonClipper } from './json-clipper.js';
 import { locateRipgrep } from './locate.js';
+
+/** A record that streamed in too long to keep and was cut on the way (see JsonClipper). */
+export interface ClippedInfo {
+  /** Its size as ripgrep wrote it. */
+  bytes: number;
+  /** Array items left out (for a match: submatches beyond the kept ones). */
+  droppedItems: number;
+  /** Bytes of its longest string before clipping (for a match or context record: the line). */
+  longestString: number;
+}
 
 export interface RgRunOptions {
   cwd: string;
-  /** Called for each stdout record; return false to stop ripgrep early (enough results). */
-  onLine(line: string): boolean | void;
+  /**
+   * Called for each stdout record; return false to stop ripgrep early (enough results). A `--json`
+   * record over `maxRecordBytes` arrives cut short (valid JSON, long strings and arrays clipped) with
+   * `clipped` saying so: one huge minified line must not exhaust the heap.
+   */
+  onLine(line: string, clipped?: ClippedInfo): boolean | void;
   /**
    * What ends a record: '\n' (default, e.g. `--json` lines) or '\0' (`--files --null`, so that file
    * names holding a newline survive).
@@ -13,6 +29,8 @@ export interface RgRunOptions {
   separator?: '\n' | '\0';
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Records (lines) longer than this are clipped while they stream in (default 1 MiB). */
+  maxRecordBytes?: number;
 }
 
 export interface RgRunResult {
@@ -25,6 +43,32 @@ export interface RgRunResult {
 }
 
 const MAX_STDERR = 16_384;
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+/**
+ * What ripgrep is always started with: no config file (a RIPGREP_CONFIG_PATH with --follow would walk
+ * links out of the roots), and never following links, whatever else the arguments say.
+ */
+export const RG_SAFETY_ARGS = ['--no-config', '--no-follow'] as const;
+
+/**
+ * ripgrep's environment: nothing of the server's (no RIPGREP_CONFIG_PATH, no variables a
+ * preprocessor could read), except what Windows needs to start a process at all.
+ */
+export function ripgrepEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (process.platform !== 'win32') return {};
+  const keep: NodeJS.ProcessEnv = {};
+  for (const name of ['SystemRoot', 'SYSTEMROOT', 'windir']) if (env[name]) keep[name] = env[name];
+  return keep;
+}
+
+/** The command line is too long for the OS (one argument over 128 KiB, or all over ~2 MiB on Linux). */
+function commandTooLong(error: unknown): ToolError {
+  return new ToolError('LIMIT_EXCEEDED', 'The search is too large to hand to ripgrep in one command.', {
+    hint: 'Use a shorter query or fewer globs, or search fewer files at a time (a lower file_limit).',
+    cause: error,
+  });
+}
 
 /** Runs rg without a shell (arguments are passed as an array, never interpreted). */
 export async function runRipgrep(args: readonly string[], options: RgRunOptions): Promise<RgRunResult> {
@@ -36,8 +80,19 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     });
   }
   if (options.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  try {
+    child = spawn(binary, [...RG_SAFETY_ARGS, ...args], {
+      cwd: options.cwd,
+      env: ripgrepEnvironment(),
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'E2BIG') throw commandTooLong(error);
+    throw error;
+  }
   return new Promise<RgRunResult>((resolve, reject) => {
-    const child = spawn(binary, args, { cwd: options.cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let timedOut = false;
     let stopped = false;
@@ -66,30 +121,53 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
       if (stderr.length < MAX_STDERR) stderr += chunk;
     });
     const separator = options.separator === '\0' ? 0 : 10;
+    const maxRecord = options.maxRecordBytes ?? MAX_RECORD_BYTES;
     let pending: Buffer[] = [];
-    const emit = (record: Buffer) => {
+    let pendingBytes = 0;
+    let clipper: JsonClipper | undefined;
+    const deliver = (line: string, clipped?: ClippedInfo) => {
       // After a stop, a kill or a cancel, records are not read any more (the last may be cut short).
       if (stopped || timedOut || cancelled || consumerError !== undefined) return;
-      let line = record.toString('utf8');
-      if (separator === 10 && line.endsWith('\r')) line = line.slice(0, -1);
       try {
-        if (options.onLine(line) === false) {
-          stopped = true;
-          stop();
-        }
+        if (options.onLine(line, clipped) !== false) return;
+        stopped = true;
       } catch (error) {
         consumerError = error;
-        stop();
       }
+      stop();
+    };
+    const emit = (last: Buffer) => {
+      if (clipper) {
+        clipper.feed(last);
+        const { text, droppedItems, longestString } = clipper.finish();
+        deliver(text, { bytes: pendingBytes + last.length, droppedItems, longestString });
+      } else {
+        let line = Buffer.concat([...pending, last]).toString('utf8');
+        if (separator === 10 && line.endsWith('\r')) line = line.slice(0, -1);
+        deliver(line);
+      }
+      pending = [];
+      pendingBytes = 0;
+      clipper = undefined;
+    };
+    // Part of a record: kept, or once the record is too long, copied through the clipper.
+    const take = (part: Buffer) => {
+      if (clipper) clipper.feed(part);
+      else if (separator === 10 && pendingBytes + part.length > maxRecord) {
+        clipper = new JsonClipper();
+        for (const kept of pending) clipper.feed(kept);
+        clipper.feed(part);
+        pending = [];
+      } else pending.push(part);
+      pendingBytes += part.length;
     };
     child.stdout.on('data', (chunk: Buffer) => {
       let start = 0;
       for (let end = chunk.indexOf(separator); end >= 0; end = chunk.indexOf(separator, start)) {
-        emit(Buffer.concat([...pending, chunk.subarray(start, end)]));
-        pending = [];
+        emit(chunk.subarray(start, end));
         start = end + 1;
       }
-      if (start < chunk.length) pending.push(chunk.subarray(start));
+      if (start < chunk.length) take(chunk.subarray(start));
     });
     const finish = (exitCode: number | null) => {
       if (settled) return;
@@ -101,9 +179,7 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
         return;
       }
       if (consumerError !== undefined) {
-        reject(
-          consumerError instanceof Error ? consumerError : new Error('The ripgrep output reader failed.'),
-        );
+        reject(toToolError(consumerError));
         return;
       }
       resolve({ exitCode, stderr: stderr.trim(), timedOut, stopped });
@@ -112,6 +188,10 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
+      if ((error as { code?: string }).code === 'E2BIG') {
+        reject(commandTooLong(error));
+        return;
+      }
       reject(
         new ToolError('BACKEND_UNAVAILABLE', `Could not start ripgrep (${binary}): ${error.message}`, {
           hint: 'Check that the rg binary is executable, or set CODE_READER_RG_PATH to a working rg.',
@@ -132,7 +212,7 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     });
     child.stdout.on('close', () => {
       // A last record without its separator is whole only if rg ended by itself.
-      if (pending.length > 0 && !killedBySignal) emit(Buffer.concat(pending));
+      if (pendingBytes > 0 && !killedBySignal) emit(Buffer.alloc(0));
       pending = [];
       drained = true;
       if (exited) finish(exitCode);

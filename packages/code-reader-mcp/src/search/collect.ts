@@ -1,3 +1,4 @@
+import type { ClippedInfo } from '../rg/run.js';
 import type { FileCount, SearchMatch } from './types.js';
 
 /** Long lines (minified code) are cut around the first match so one line cannot flood an answer. */
@@ -14,7 +15,7 @@ interface RgLineEvent {
     path?: RgText;
     lines?: RgText;
     line_number?: number | null;
-    submatches?: { start: number; end: number }[];
+    submatches?: { match?: RgText; start: number; end: number }[];
   };
 }
 
@@ -88,8 +89,11 @@ export class JsonMatchCollector {
     private readonly maxMatches: number,
   ) {}
 
+  /** Lines too long to keep whole (clipped while streaming in), reported once each in warnings. */
+  readonly clippedLines: { file: string; line: number; bytes: number }[] = [];
+
   /** Feeds one line; returns false once more than maxMatches matches were seen (stop ripgrep). */
-  push(line: string): boolean {
+  push(line: string, clipped?: ClippedInfo): boolean {
     if (!line.startsWith('{')) return true;
     // A file's `end` and the final `summary` (a third of the lines, with bulky stats) carry nothing
     // the answer uses; parsing them was most of the garbage of a search with many files.
@@ -106,24 +110,26 @@ export class JsonMatchCollector {
     }
     if (this.skipping) return true;
     if (event.type === 'context') {
-      this.context(event);
+      this.context(event, clipped);
       return true;
     }
     if (event.type !== 'match') return true;
     if (this.matches.length >= this.maxMatches) return false;
-    this.match(event);
+    this.match(event, clipped);
     return true;
   }
 
-  private match(event: RgLineEvent): void {
-    const raw = stripNewline(textOf(event.data.lines));
+  private match(event: RgLineEvent, clipped: ClippedInfo | undefined): void {
     const lineNumber = event.data.line_number ?? 0;
     const first = event.data.submatches?.[0];
-    const column = first ? charColumn(bytesOf(event.data.lines), first.start) : 1;
-    const submatches = Math.max(1, event.data.submatches?.length ?? 1);
+    const shown = clipped ? this.clippedMatch(event, clipped) : undefined;
+    const raw = shown?.text ?? stripNewline(textOf(event.data.lines));
+    const column = shown?.column ?? (first ? charColumn(bytesOf(event.data.lines), first.start) : 1);
+    const submatches = Math.max(1, (event.data.submatches?.length ?? 1) + (clipped?.droppedItems ?? 0));
     this.totalSubmatches += submatches;
     this.counts.set(this.currentFile, (this.counts.get(this.currentFile) ?? 0) + submatches);
-    const match: SearchMatch = { file: this.currentFile, line: lineNumber, column, text: clip(raw, column) };
+    const text = shown ? raw : clip(raw, column);
+    const match: SearchMatch = { file: this.currentFile, line: lineNumber, column, text };
     // Only keep before-lines that end right above this match (a gap means they belonged elsewhere).
     if (this.pendingBefore.length > 0 && this.pendingBeforeStart + this.pendingBefore.length === lineNumber) {
       match.before = this.pendingBefore;
@@ -134,8 +140,31 @@ export class JsonMatchCollector {
     this.last = { match, endLine: lineNumber + spanned - 1 };
   }
 
-  private context(event: RgLineEvent): void {
-    const text = clip(stripNewline(textOf(event.data.lines)), 1);
+  /**
+   * A match line that was clipped while streaming in (only its first 64 KiB are here). When the match
+   * starts in the kept part, it is shown as usual; beyond it, the matched text stands in for the line,
+   * and the column counts the characters kept plus one per byte after them (exact for ASCII, which
+   * such lines, minified code and data, nearly always are).
+   */
+  private clippedMatch(event: RgLineEvent, clipped: ClippedInfo): { text: string; column: number } {
+    const lineNumber = event.data.line_number ?? 0;
+    this.clippedLines.push({ file: this.currentFile, line: lineNumber, bytes: clipped.longestString });
+    const head = bytesOf(event.data.lines);
+    const first = event.data.submatches?.[0];
+    const marker = `…[line of ${clipped.longestString} bytes, clipped]`;
+    if (!first || first.start < head.length) {
+      const column = first ? charColumn(head, first.start) : 1;
+      return { text: clip(stripNewline(head.toString('utf8')), column) + marker, column };
+    }
+    const keptChars = [...head.toString('utf8')].length;
+    const column = keptChars + (first.start - head.length) + 1;
+    const matched = clip(textOf(first.match), 1);
+    return { text: `…${matched}${marker}`, column };
+  }
+
+  private context(event: RgLineEvent, clipped?: ClippedInfo): void {
+    const body = clip(stripNewline(textOf(event.data.lines)), 1);
+    const text = clipped ? `${body}…[line of ${clipped.longestString} bytes, clipped]` : body;
     const lineNumber = event.data.line_number ?? 0;
     const last = this.last;
     if (last) {

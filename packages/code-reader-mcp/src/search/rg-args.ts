@@ -6,6 +6,14 @@ const CASE_FLAG = {
   insensitive: '--ignore-case',
 } as const;
 
+/**
+ * The server's deny globs as ripgrep excludes, in both Unicode forms: ripgrep compares bytes, and a
+ * folder named on macOS is stored decomposed (NFD). Every result is checked against the policy again.
+ */
+export function denyExcludeGlobs(denyGlobs: readonly string[]): string[] {
+  return [...new Set(denyGlobs.flatMap((glob) => [glob.normalize('NFC'), glob.normalize('NFD')]))];
+}
+
 /** Filters that decide which files are searched (shared by the search and by the cache's file stamp). */
 export function searchFileFilterArgs(query: SearchQuery): string[] {
   const args: string[] = [];
@@ -14,7 +22,8 @@ export function searchFileFilterArgs(query: SearchQuery): string[] {
   args.push(query.noIgnore ? '--no-ignore' : '--no-require-git');
   if (query.maxFilesize) args.push('--max-filesize', query.maxFilesize);
   for (const glob of query.includeGlobs) args.push('--glob', glob);
-  for (const glob of [...query.excludeGlobs, ...query.denyGlobs]) args.push('--glob', `!${glob}`);
+  for (const glob of [...query.excludeGlobs, ...denyExcludeGlobs(query.denyGlobs)])
+    args.push('--glob', `!${glob}`);
   return args;
 }
 

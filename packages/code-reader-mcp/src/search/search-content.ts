@@ -27,7 +27,9 @@ export interface SearchEngineOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   /** Paths a walk may find but the server denies (checked again on each result). */
-  isDenied?: (realPath: string) => boolean;
+  isDenied?: (foundPath: string) => boolean;
+  /** Of the files found, those the policy allows by their real location (checked on every result). */
+  allowedFiles?: (files: string[]) => Promise<Set<string>>;
   /** Skip the cache lookup (continuation of a cursor re-validates through the fingerprint instead). */
   bypassCache?: boolean;
 }
@@ -75,8 +77,8 @@ export class SearchEngine {
         timeoutMs: options.timeoutMs,
         ...(counting ? { separator: '\0' as const } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-        onLine: (line) => {
-          if (!counting) return collector.push(line);
+        onLine: (line, clipped) => {
+          if (!counting) return collector.push(line, clipped);
           counter.push(line);
           return true;
         },
@@ -87,19 +89,21 @@ export class SearchEngine {
     if (result.stopped) ({ collector, counts, result } = await run(true));
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;
-    const denied = options.isDenied;
+    const found = counting ? counts : collector.fileCounts();
+    const real = await options.allowedFiles?.(found.map((c) => c.file));
+    const denied = (file: string) =>
+      options.isDenied?.(file) === true || (real !== undefined && !real.has(file));
     // ripgrep searches files in parallel, so its order varies between runs: sort by path (lines stay
     // in file order) so that equal searches give equal answers and cursors line up.
-    const allowedCounts = (counting ? counts : collector.fileCounts())
-      .filter((c) => !denied?.(c.file))
-      .sort((a, b) => compareText(a.file, b.file));
+    const allowedCounts = found.filter((c) => !denied(c.file)).sort((a, b) => compareText(a.file, b.file));
     const matches = counting
       ? []
       : collector.matches
-          .filter((m) => !denied?.(m.file))
+          .filter((m) => !denied(m.file))
           .sort((a, b) => compareText(a.file, b.file) || a.line - b.line);
     const limitHit = !counting && result.stopped;
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
+    const longLines = collector.clippedLines.filter((l) => !denied(l.file)).slice(0, 3);
     if (limitHit) {
       warnings.push(
         `Stopped after ${this.maxCollected} matching lines (files in path order); narrow the search or lower max_count.`,
@@ -112,6 +116,7 @@ export class SearchEngine {
       limitHit,
       timedOut: result.timedOut,
       warnings,
+      ...(longLines.length > 0 ? { longLines } : {}),
     };
   }
 

@@ -54,4 +54,6 @@ export interface SearchOutcome {
   timedOut: boolean;
   /** Non-fatal ripgrep messages (unreadable files and the like). */
   warnings: string[];
+  /** Match lines too long to keep whole: read only in part while streaming (at most a few). */
+  longLines?: { file: string; line: number; bytes: number }[];
 }

@@ -170,6 +170,7 @@ export function extractCodeSectionTool(deps: ToolDeps) {
         }
       }
       const result = await extractSections(resolved, {
+        files: ctx.paths,
         allowTruncate: args.allow_truncate === true,
         failFast: args.fail_fast === true,
       });

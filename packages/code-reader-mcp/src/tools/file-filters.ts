@@ -87,7 +87,6 @@ export async function fileQueryOf(
     // The same directory twice ("." and "./") would list its files twice.
     if (!roots.some((root) => root.dir === dir)) roots.push({ dir, display: paths.display(dir) });
   }
-  const isDenied = paths.deniedPredicate();
   return compact({
     roots,
     pattern: args.pattern,
@@ -104,6 +103,7 @@ export async function fileQueryOf(
     limit,
     countOnly,
     denyGlobs: paths.denyGlobs,
-    isDenied,
+    isDenied: paths.deniedPredicate(),
+    allowedFiles: (files: string[]) => paths.allowedFiles(files),
   });
 }

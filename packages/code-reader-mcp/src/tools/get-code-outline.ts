@@ -187,7 +187,7 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     textFormat: formatOf,
     async run(args, ctx) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { structure, language, totalLines, warnings } = await readStructure(real, shown);
+      const { structure, language, totalLines, warnings } = await readStructure(ctx.paths, real, shown);
       return pageSections({
         ...pagingOf(args, ['get_code_outline', shown]),
         sections: { outline: outlineOf(structure) },

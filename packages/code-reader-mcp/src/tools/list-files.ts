@@ -71,7 +71,11 @@ export function listFilesTool(deps: ToolDeps) {
         const result = await listFiles({ ...query, signal: ctx.signal });
         return { count: result.count, truncated: false, limits };
       }
-      const key = hashKey(['list_files', query.roots, { ...query, isDenied: undefined }]);
+      const key = hashKey([
+        'list_files',
+        query.roots,
+        { ...query, isDenied: undefined, allowedFiles: undefined },
+      ]);
       let offset = 0;
       let rows: FileRow[] | undefined;
       let limitHit = false;

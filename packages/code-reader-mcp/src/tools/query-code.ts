@@ -58,12 +58,17 @@ export function queryCodeTool(deps: ToolDeps) {
         });
       }
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { hits, language } = await withParsedFile(real, shown, ({ tree, language, languageId }) => ({
-        hits: args.query_key
-          ? runQueryKey(tree, languageId, args.query_key)
-          : runQueryString(tree, language, args.query_string as string),
-        language: languageId,
-      }));
+      const { hits, language } = await withParsedFile(
+        ctx.paths,
+        real,
+        shown,
+        ({ tree, query, languageId }) => ({
+          hits: args.query_key
+            ? runQueryKey(tree, languageId, args.query_key)
+            : runQueryString(tree, query, args.query_string as string),
+          language: languageId,
+        }),
+      );
       const results = applyFilter(hits, args.filter);
       const query = args.query_key ?? (args.query_string as string);
       return pageSections({

@@ -184,11 +184,11 @@ export async function searchAnswer(
 ) {
   const { query } = built;
   const timeoutMs = clampInteger('timeout_ms', options.timeoutMs, DEFAULT_TIMEOUT_MS, 100, MAX_TIMEOUT_MS);
-  const isDenied = paths.deniedPredicate();
   const run: SearchRun = await deps.search.search(query, {
     timeoutMs,
     signal: ctx.signal,
-    ...(isDenied ? { isDenied } : {}),
+    isDenied: paths.deniedPredicate(),
+    allowedFiles: (files) => paths.allowedFiles(files),
   });
   const { outcome } = run;
   const rows = pagedRowsOf(query.mode, outcome);
@@ -201,6 +201,12 @@ export async function searchAnswer(
   }
   const display = memoDisplay(paths);
   const warnings = [...built.warnings, ...outcome.warnings];
+  for (const long of outcome.longLines ?? []) {
+    warnings.push(
+      `Line ${long.line} of ${display(long.file)} is ${long.bytes} bytes, too long to read whole: ` +
+        'only its first 64 KiB were kept (a match past them is shown by its matched text, its column counted in bytes after them).',
+    );
+  }
   const limits = { max_count: query.maxCount, max_answer_tokens: options.budget, timeout_ms: timeoutMs };
 
   const shape = (

@@ -19,6 +19,15 @@ export function normalizeDenyGlob(pattern: string): string {
 }
 
 /**
+ * Names compare in Unicode NFC: macOS (and files copied from it) store names decomposed (NFD), so a
+ * folder `café` on disk may not be the bytes of the glob `café/` a user typed. Globs and paths are both
+ * put in NFC before matching.
+ */
+function nfc(text: string): string {
+  return text.normalize('NFC');
+}
+
+/**
  * Deny globs, matched on the root-relative path with `/` separators, with .gitignore semantics:
  * - a glob with no `/` except a trailing one matches a name at any depth (`.env`, `*.pem`, `secrets/`);
  * - any other `/` anchors it at the root (`src/gen/**`, `/secrets/`; the leading `/` is optional);
@@ -40,7 +49,11 @@ export class DenyGlobs {
       const body = (negate ? pattern.slice(1) : pattern).replace(/\/+$/, '');
       const glob = body.replace(/^\/+/, '');
       if (glob === '') return []; // '', '/', '!': nothing to match
-      const rule = { negate, anchored: body.includes('/'), test: picomatch(glob, { dot: true, nocase }) };
+      const rule = {
+        negate,
+        anchored: body.includes('/'),
+        test: picomatch(nfc(glob), { dot: true, nocase }),
+      };
       return [{ pattern, rule }];
     });
     this.patterns = compiled.map((c) => c.pattern);
@@ -50,7 +63,9 @@ export class DenyGlobs {
   /** The first denied prefix of `relativePath` (e.g. `secrets` for `secrets/a.txt`), or undefined. */
   match(relativePath: string): string | undefined {
     if (relativePath === '') return undefined;
-    const parts = relativePath.split('/').filter((part) => part !== '');
+    const parts = nfc(relativePath)
+      .split('/')
+      .filter((part) => part !== '');
     for (let i = 1; i <= parts.length; i++) {
       const prefix = parts.slice(0, i).join('/');
       let denied = false;

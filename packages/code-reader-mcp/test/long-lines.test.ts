@@ -1,0 +1,155 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JsonClipper } from '../src/rg/json-clipper.js';
+import { runRipgrep, type ClippedInfo } from '../src/rg/run.js';
+import { JsonMatchCollector } from '../src/search/collect.js';
+import { connect, emptyDir, removeDir } from './helpers.js';
+
+function clipped(value: unknown, limits: ConstructorParameters<typeof JsonClipper>[0], piece = 7) {
+  const bytes = Buffer.from(JSON.stringify(value));
+  const clipper = new JsonClipper(limits);
+  for (let i = 0; i < bytes.length; i += piece) clipper.feed(bytes.subarray(i, i + piece));
+  const { text, droppedItems, longestString } = clipper.finish();
+  return { value: JSON.parse(text) as unknown, droppedItems, longestString };
+}
+
+describe('JsonClipper', () => {
+  const limits = { stringBytes: 8, arrayItems: 2, totalStringBytes: 1000 };
+
+  it('keeps short records as they are', () => {
+    const record = { type: 'match', data: { lines: { text: 'short' }, n: [1, 2], ok: true, x: null } };
+    for (const piece of [1, 3, 1000])
+      expect(clipped(record, limits, piece)).toEqual({ value: record, droppedItems: 0, longestString: 5 });
+  });
+
+  it('cuts long strings at a character boundary, never inside UTF-8 or an escape', () => {
+    expect(clipped({ s: 'ééééééé' }, limits).value).toEqual({ s: 'éééé' });
+    expect(clipped({ s: 'ab\u0001cdefgh' }, limits).value).toEqual({ s: 'ab\u0001' }); // \u0001 is 6 bytes
+    expect(clipped({ s: 'a"b\\c"defghij' }, limits).value).toEqual({ s: 'a"b\\c"' });
+    // A character is never split: the cut may come up to three bytes after the limit.
+    expect(clipped({ s: '日本語のテキスト' }, limits).value).toEqual({ s: '日本語' });
+    // An escaped quote in the part that is cut away does not end the string early.
+    expect(clipped({ s: 'abcdefghij"klm', t: 'ok' }, limits).value).toEqual({ s: 'abcdefgh', t: 'ok' });
+  });
+
+  it('drops array items beyond the limit (counting them), nested values and all', () => {
+    const record = { subs: [{ a: 1 }, { a: [2, 3, 4] }, { a: ']' }, { a: [[5]] }], after: 'kept' };
+    expect(clipped(record, limits)).toMatchObject({
+      value: { subs: [{ a: 1 }, { a: [2, 3] }], after: 'kept' },
+      droppedItems: 3, // two of subs, one of the inner [2, 3, 4]
+    });
+  });
+
+  it('measures the longest string before clipping, without its line break, and never cuts keys', () => {
+    const { value, longestString } = clipped({ a_long_key: `${'x'.repeat(30)}\u0001\n`, b: 'yy' }, limits);
+    expect(value).toEqual({ a_long_key: 'xxxxxxxx', b: 'yy' });
+    expect(longestString).toBe(31);
+  });
+
+  it('stops keeping string bytes once the record budget is spent', () => {
+    const { value } = clipped(
+      { a: 'x'.repeat(20), b: 'y'.repeat(20), c: 'z' },
+      { ...limits, totalStringBytes: 10 },
+    );
+    expect(value).toEqual({ a: 'xxxxxxxx', b: 'yy', c: '' });
+  });
+});
+
+describe('JsonMatchCollector with clipped records', () => {
+  const line = (data: Record<string, unknown>, type = 'match') => JSON.stringify({ type, data });
+  const info: ClippedInfo = { bytes: 5_000_100, droppedItems: 10, longestString: 5_000_000 };
+
+  it('shows a match in the kept start as usual, one past it by its text, and counts every submatch', () => {
+    const collector = new JsonMatchCollector(1, 100);
+    collector.push(line({ path: { text: '/r/a.js' } }, 'begin'));
+    collector.push(
+      line({
+        path: { text: '/r/a.js' },
+        lines: { text: `${'é'.repeat(10)}needle${'x'.repeat(100)}` },
+        line_number: 1,
+        submatches: [{ match: { text: 'needle' }, start: 20, end: 26 }],
+      }),
+      info,
+    );
+    collector.push(
+      line({
+        path: { text: '/r/a.js' },
+        lines: { text: 'y'.repeat(50) },
+        line_number: 2,
+        submatches: [{ match: { text: 'needle' }, start: 4_000_000, end: 4_000_006 }],
+      }),
+      info,
+    );
+    collector.push(
+      line({ path: { text: '/r/a.js' }, lines: { text: 'z'.repeat(10) }, line_number: 3 }, 'context'),
+      info,
+    );
+    const [first, second] = collector.matches;
+    expect(first).toMatchObject({ line: 1, column: 11 });
+    expect(first!.text).toMatch(/^éééééééééé needle|^ééééééééééneedle/);
+    expect(first!.text).toContain('[line of 5000000 bytes, clipped]');
+    expect(second).toMatchObject({
+      line: 2,
+      column: 4_000_001,
+      text: '…needle…[line of 5000000 bytes, clipped]',
+    });
+    expect(second!.after).toEqual(['zzzzzzzzzz…[line of 5000000 bytes, clipped]']);
+    expect(collector.fileCounts()).toEqual([{ file: '/r/a.js', count: 22 }]);
+    expect(collector.clippedLines.map((l) => l.line)).toEqual([1, 2]);
+  });
+});
+
+describe('runRipgrep', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await emptyDir();
+    await writeFile(
+      path.join(dir, 'long.txt'),
+      `${'a'.repeat(50_000)}needle${'b'.repeat(50_000)}\nshort needle\n`,
+    );
+  });
+  afterAll(async () => removeDir(dir));
+
+  it('hands over records longer than maxRecordBytes clipped, with their size', async () => {
+    const seen: { length: number; clipped?: ClippedInfo }[] = [];
+    await runRipgrep(['--json', '-e', 'needle', '--', '.'], {
+      cwd: dir,
+      maxRecordBytes: 4096,
+      onLine: (text, clip) => {
+        if (text.includes('"type":"match"'))
+          seen.push({ length: text.length, ...(clip ? { clipped: clip } : {}) });
+      },
+    });
+    expect(seen).toHaveLength(2);
+    const long = seen.find((s) => s.clipped);
+    expect(long?.clipped?.bytes).toBeGreaterThan(100_000);
+    expect(long?.length).toBeLessThan(70_000);
+    expect(seen.filter((s) => !s.clipped)).toHaveLength(1);
+  });
+
+  it('ends with the error of a consumer that throws (never a crash of the server)', async () => {
+    await expect(
+      runRipgrep(['--json', '-e', 'needle', '--', '.'], {
+        cwd: dir,
+        onLine: () => {
+          throw new Error('consumer failed');
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+
+  it('search_content over a line longer than the record limit answers with a warning', async () => {
+    await writeFile(path.join(dir, 'huge.js'), `${'c'.repeat(1_500_000)}needle\n`);
+    const server = await connect([dir]);
+    try {
+      const answer = await server.json('search_content', { query: 'needle', files: ['huge.js'] });
+      expect(answer.matches).toEqual([
+        { file: 'huge.js', line: 1, column: 1_500_001, text: '…needle…[line of 1500006 bytes, clipped]' },
+      ]);
+      expect(String(answer.warnings)).toContain('Line 1 of huge.js is 1500006 bytes, too long to read whole');
+    } finally {
+      await server.close();
+    }
+  });
+});
