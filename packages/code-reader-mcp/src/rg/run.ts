@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { ToolError, toToolError } from '@mcp-workbench/core/engine';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { JsonClipper } from './json-clipper.js';
 import { locateRipgrep } from './locate.js';
 
@@ -179,7 +179,9 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
         return;
       }
       if (consumerError !== undefined) {
-        reject(toToolError(consumerError));
+        reject(
+          consumerError instanceof Error ? consumerError : new Error('The ripgrep output reader failed.'),
+        );
         return;
       }
       resolve({ exitCode, stderr: stderr.trim(), timedOut, stopped });
