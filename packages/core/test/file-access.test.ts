@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setProcFdSupport } from '../src/fs/beneath.js';
-import { localFiles, PathPolicy } from '../src/index.js';
+import { localFiles, PathPolicy, toToolError } from '../src/index.js';
 import { startLinkFlipper } from '../src/testing/index.js';
 
 let base: string;
@@ -107,7 +107,7 @@ describe.each([
     expect(await readdir(path.join(root, 'made', 'other'))).toEqual(['leaf']);
     await expect(
       policy.writeFileAtomic('missing-dir/file.txt', 'x', { createParents: false }),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    ).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 
@@ -127,7 +127,7 @@ describe('the check-then-open race', () => {
     const outcomes = { read: 0, written: 0, leaked: 0 };
     const refusals: Record<string, number> = {};
     const refused = (reason: unknown) => {
-      const code = (reason as { code?: string }).code ?? String(reason);
+      const code = toToolError(reason).code; // as a tool answers it
       refusals[code] = (refusals[code] ?? 0) + 1;
     };
     try {

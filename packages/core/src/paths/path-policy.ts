@@ -1,7 +1,7 @@
 import { realpath, stat, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ToolError, toToolError } from '../errors.js';
+import { ToolError } from '../errors.js';
 import { atomicWriteIn, type AtomicWriteOptions } from '../fs/atomic-write.js';
 import { PathChangedError, openDirBeneath } from '../fs/beneath.js';
 import {
@@ -376,7 +376,7 @@ export class PathPolicy implements FileAccess {
       try {
         return await attempt();
       } catch (error) {
-        if (!(error instanceof PathChangedError)) throw toToolError(error, { path: input });
+        if (!(error instanceof PathChangedError)) throw namedAfter(error, input);
         if (tries >= 1) {
           throw new ToolError(
             'CONFLICT',
@@ -519,4 +519,21 @@ export class PathPolicy implements FileAccess {
     }
     return undefined;
   }
+}
+
+/**
+ * An error of the operating system keeps its code (callers test `EEXIST` and the like), but names the
+ * path as the caller gave it instead of the descriptor path the walk used (`/proc/self/fd/23/x`).
+ */
+function namedAfter(error: unknown, input: string): unknown {
+  if (!(error instanceof Error)) return error;
+  const errno = error as Error & { path?: unknown; dest?: unknown };
+  for (const key of ['path', 'dest'] as const) {
+    const value = errno[key];
+    if (typeof value === 'string' && value.startsWith('/proc/self/fd/')) {
+      errno.message = errno.message.split(value).join(input);
+      errno[key] = input;
+    }
+  }
+  return error;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { FileAccess } from '@mcp-workbench/core/engine';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import type { ZipLimits } from '../ooxml/zip-archive.js';
 import { convertSheetKeysToAlpha } from './alpha-col.js';
@@ -18,6 +19,8 @@ export interface ExtractOptions {
   zipLimits?: Partial<ZipLimits>;
   /** Row-batch parsing (and worker threads) for big sheets; false to always parse in one pass. */
   batches?: BatchOptions | false;
+  /** How the workbook is opened: a server's PathPolicy (default: the user's own paths). */
+  files?: FileAccess;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface ExtractOptions {
  */
 export async function extractWorkbook(file: string, options: ExtractOptions = {}): Promise<Extraction> {
   const features = modeFeatures(options.mode ?? 'standard');
-  const reader = await WorkbookReader.open(file, options.zipLimits);
+  const reader = await WorkbookReader.open(file, options.zipLimits, options.files);
   const warnings: string[] = [];
   try {
     const wanted = options.sheets

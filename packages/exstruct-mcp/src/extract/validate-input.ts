@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { toToolError } from '@mcp-workbench/core/engine';
+import { toToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 
 export interface InputProblem {
@@ -21,11 +21,11 @@ export interface ValidationResult {
  * Checks that a workbook can be extracted without extracting it: format, encryption, zip integrity and
  * every sheet's part. Problems are returned (not thrown) so an agent sees all of them in one answer.
  */
-export async function validateInput(file: string): Promise<ValidationResult> {
+export async function validateInput(file: string, files?: FileAccess): Promise<ValidationResult> {
   const warnings: string[] = [];
   let reader: WorkbookReader;
   try {
-    reader = await WorkbookReader.open(file);
+    reader = await WorkbookReader.open(file, {}, files);
   } catch (error) {
     const problem = toToolError(error);
     return {

@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 import { ZipArchive, type ZipLimits } from './zip-archive.js';
 
 /** Extensions read as SpreadsheetML packages (workbooks, macro workbooks and their templates). */
@@ -56,20 +56,15 @@ export function checkExtension(file: string): void {
   }
 }
 
-async function readHead(file: string, bytes: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+  return buffer.subarray(0, bytesRead);
 }
 
-async function isEncryptedOle(file: string): Promise<boolean> {
+async function isEncryptedOle(handle: FileHandle): Promise<boolean> {
   // The directory of a small encrypted package sits near the start; a bounded read is enough to find it.
-  const head = await readHead(file, 1024 * 1024);
+  const head = await readHead(handle, 1024 * 1024);
   return head.includes(ENCRYPTED_PACKAGE_UTF16);
 }
 
@@ -81,10 +76,39 @@ async function isEncryptedOle(file: string): Promise<boolean> {
 export async function openWorkbookPackage(
   file: string,
   limits: Partial<ZipLimits> = {},
+  files: FileAccess = localFiles,
 ): Promise<ZipArchive> {
-  const head = await readHead(file, 8);
+  // Opened once, as checked (a server passes its PathPolicy); the archive owns the handle afterwards.
+  const { handle } = await files.openFile(file);
+  try {
+    await checkKind(file, handle);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  let zip: ZipArchive;
+  try {
+    zip = await ZipArchive.fromHandle(handle, limits);
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(
+      'CORRUPT_WORKBOOK',
+      `"${path.basename(file)}" is a damaged or truncated zip package: ${(error as Error).message}`,
+      { hint: 'Re-download or re-save the workbook; the end of the file may be missing.' },
+    );
+  }
+  if (zip.list().some((entry) => entry.encrypted)) {
+    zip.close();
+    throw encrypted(file);
+  }
+  return zip;
+}
+
+/** What the file really is, from its first bytes: an encrypted or legacy OLE file, or not a zip. */
+async function checkKind(file: string, handle: FileHandle): Promise<void> {
+  const head = await readHead(handle, 8);
   if (head.length >= 8 && head.subarray(0, 8).equals(OLE_MAGIC)) {
-    if (await isEncryptedOle(file)) throw encrypted(file);
+    if (await isEncryptedOle(handle)) throw encrypted(file);
     checkExtension(file);
     throw unsupported(
       `"${path.basename(file)}" is a legacy binary (OLE) Excel file despite its extension.`,
@@ -102,20 +126,4 @@ export async function openWorkbookPackage(
       },
     );
   }
-  let zip: ZipArchive;
-  try {
-    zip = await ZipArchive.open(file, limits);
-  } catch (error) {
-    if (error instanceof ToolError) throw error;
-    throw new ToolError(
-      'CORRUPT_WORKBOOK',
-      `"${path.basename(file)}" is a damaged or truncated zip package: ${(error as Error).message}`,
-      { hint: 'Re-download or re-save the workbook; the end of the file may be missing.' },
-    );
-  }
-  if (zip.list().some((entry) => entry.encrypted)) {
-    zip.close();
-    throw encrypted(file);
-  }
-  return zip;
 }

@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import { readThemeColors } from './colors.js';
 import { openWorkbookPackage } from './open-package.js';
 import { findRel } from './relationships.js';
@@ -21,8 +21,13 @@ export class WorkbookReader {
     readonly workbook: WorkbookPart,
   ) {}
 
-  static async open(file: string, limits: Partial<ZipLimits> = {}): Promise<WorkbookReader> {
-    const zip = await openWorkbookPackage(file, limits);
+  /** Opens a workbook; a server passes `files` (its PathPolicy) so the file is opened as checked. */
+  static async open(
+    file: string,
+    limits: Partial<ZipLimits> = {},
+    files?: FileAccess,
+  ): Promise<WorkbookReader> {
+    const zip = await openWorkbookPackage(file, limits, files);
     try {
       return new WorkbookReader(file, zip, await readWorkbookPart(zip));
     } catch (error) {

@@ -1,8 +1,8 @@
-import { open as openFile, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 
 /** Caps that stop a zip bomb: bytes are counted while inflating, never trusted from headers. */
 export interface ZipLimits {
@@ -99,9 +99,21 @@ export class ZipArchive {
     private readonly limits: ZipLimits,
   ) {}
 
-  static async open(file: string, limits: Partial<ZipLimits> = {}): Promise<ZipArchive> {
+  /**
+   * Opens a package through `files` (a server passes its PathPolicy: the file is opened as it was
+   * checked, and only a regular file is read).
+   */
+  static async open(
+    file: string,
+    limits: Partial<ZipLimits> = {},
+    files: FileAccess = localFiles,
+  ): Promise<ZipArchive> {
+    return ZipArchive.fromHandle((await files.openFile(file)).handle, limits);
+  }
+
+  /** Reads a package from an open handle, which the archive then owns (closed with it). */
+  static async fromHandle(handle: FileHandle, limits: Partial<ZipLimits> = {}): Promise<ZipArchive> {
     const resolved = { ...DEFAULT_ZIP_LIMITS, ...limits };
-    const handle = await openFile(file, 'r');
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
       handle
         .stat()

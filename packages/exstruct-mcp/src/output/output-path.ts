@@ -1,6 +1,6 @@
-import { access, open } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 import type { OnConflict } from './on-conflict.js';
 
 /** `{stem}_patched{suffix}` next to the input, or `out_name` in `out_dir` (spec 8, 11.2). */
@@ -50,10 +50,14 @@ export const DEFAULT_POLICY_NAME = 'rename (files this server wrote are replaced
  * bytes are the output's `book_name` in JSON, YAML or TOON): replacing it with a new extraction of the
  * same workbook is what re-running extract means. Anything else is somebody's file.
  */
-export async function isOwnOutput(file: string, bookName: string): Promise<boolean> {
+export async function isOwnOutput(
+  file: string,
+  bookName: string,
+  files: FileAccess = localFiles,
+): Promise<boolean> {
   let head: string;
   try {
-    const handle = await open(file, 'r');
+    const { handle } = await files.openFile(file);
     try {
       const buffer = Buffer.alloc(1024);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

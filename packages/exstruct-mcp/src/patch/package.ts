@@ -1,5 +1,5 @@
 import path from 'node:path/posix';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import { ZipArchive, type ZipEntryInfo } from '../ooxml/zip-archive.js';
 import {
   conformanceOf,
@@ -80,10 +80,11 @@ export class WorkbookPackage {
     readonly conformance: Conformance,
   ) {}
 
-  static async open(file: string): Promise<WorkbookPackage> {
+  /** Opens a workbook to edit; a server passes `files` (its PathPolicy) so it is opened as checked. */
+  static async open(file: string, files?: FileAccess): Promise<WorkbookPackage> {
     let archive: ZipArchive;
     try {
-      archive = await ZipArchive.open(file);
+      archive = await ZipArchive.open(file, {}, files);
     } catch (error) {
       if (error instanceof ToolError) throw error;
       throw new ToolError(

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 import type { OnConflict } from '../output/on-conflict.js';
 import { createSeedWorkbook } from './new-workbook.js';
 import type { PatchOp } from './op-schemas.js';
@@ -15,6 +15,8 @@ export interface MakeRequest {
   dryRun?: boolean;
   returnInverseOps?: boolean;
   preflightFormulaCheck?: boolean;
+  /** How the output is written (a server's PathPolicy; default the user's own paths). */
+  files?: FileAccess;
 }
 
 /** Builds a new workbook: an empty one with one sheet, then the ops, through the patch engine. */
@@ -35,7 +37,7 @@ export async function runMake(request: MakeRequest): Promise<PatchResult> {
     path.extname(request.output).toLowerCase() as '.xlsx' | '.xlsm',
   );
   try {
-    const result = await runPatch({ ...request, input: seed.file });
+    const result = await runPatch({ ...request, input: seed.file, inputFiles: localFiles });
     return result;
   } finally {
     await seed.dispose();

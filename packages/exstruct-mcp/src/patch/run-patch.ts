@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError, withAtomicFile } from '@mcp-workbench/core/engine';
+import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 import { parseRange, tryParseA1 } from '../ooxml/cell-ref.js';
 import type { OnConflict } from '../output/on-conflict.js';
 import { applyOps } from './apply-ops.js';
@@ -25,6 +25,13 @@ export interface PatchRequest {
   preflightFormulaCheck?: boolean;
   /** Deflate level for rewritten parts (1 fastest … 9 smallest). */
   compressionLevel?: number;
+  /**
+   * How the input is read and the output written: a server passes its PathPolicy (opened as checked,
+   * the temp file created in the checked folder); default: the user's own paths.
+   */
+  files?: FileAccess;
+  /** How the input is opened when not through `files` (exstruct_make's seed lives in the server's temp folder). */
+  inputFiles?: FileAccess;
 }
 
 export interface PatchResult {
@@ -93,7 +100,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
   } else if (conflict.warning) warnings.push(conflict.warning);
   let outPath = conflict.path;
 
-  const pkg = await WorkbookPackage.open(request.input);
+  const pkg = await WorkbookPackage.open(request.input, request.inputFiles ?? request.files);
   try {
     const edit = await openWorkbookEdit(pkg, request.ops);
     let applied;
@@ -167,7 +174,7 @@ async function writeAtomically(
   for (let attempt = 0; ; attempt++) {
     let outcome: WriteOutcome | undefined;
     try {
-      await withAtomicFile(
+      await (request.files ?? localFiles).withAtomicFile(
         target,
         async (file) => {
           const zip = new ZipWriter(file, request.compressionLevel ?? 6);

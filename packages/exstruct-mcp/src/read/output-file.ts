@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { parseToon, ToolError } from '@mcp-workbench/core/engine';
+import { localFiles, parseToon, readOpened, ToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import type { CellValue } from '../extract/cell-value.js';
 import { columnIndex } from '../extract/extraction.js';
 import type { CellRow, SheetData } from '../extract/model.js';
@@ -136,21 +135,42 @@ function toSheets(
 const cache = new Map<string, OutputFile>();
 const CACHE_SIZE = 4;
 
+/** Largest output file read (a JavaScript string holds at most ~512 MiB of text). */
+export const MAX_OUTPUT_FILE_BYTES = 512 * 1024 * 1024;
+
 /**
  * Loads an extraction output, parsed once and cached while the file is unchanged, so paging through a
- * big output costs only the rows each page returns.
+ * big output costs only the rows each page returns. The file is opened through `files` (a server's
+ * PathPolicy: as checked, regular files only) even when the cache has it.
  */
-export async function loadOutputFile(file: string): Promise<OutputFile> {
-  const info = await stat(file);
+export async function loadOutputFile(file: string, files: FileAccess = localFiles): Promise<OutputFile> {
+  const opened = await files.openFile(file);
+  let text: string;
+  let fingerprint: string;
   const pathHash = createHash('sha256').update(file).digest('base64url').slice(0, 12);
-  const fingerprint = `${pathHash}:${info.size}:${Math.trunc(info.mtimeMs)}`;
-  const cached = cache.get(file);
-  if (cached && cached.fingerprint === fingerprint) {
-    cache.delete(file);
-    cache.set(file, cached);
-    return cached;
+  const info = opened.stats;
+  try {
+    fingerprint = `${pathHash}:${info.size}:${Math.trunc(info.mtimeMs)}:${info.ino}`;
+    const cached = cache.get(file);
+    if (cached && cached.fingerprint === fingerprint) {
+      cache.delete(file);
+      cache.set(file, cached);
+      return cached;
+    }
+    if (info.size > MAX_OUTPUT_FILE_BYTES) {
+      throw new ToolError(
+        'LIMIT_EXCEEDED',
+        `"${path.basename(file)}" is ${info.size} bytes; outputs up to ${MAX_OUTPUT_FILE_BYTES} bytes can be read.`,
+        {
+          hint: 'Extract again with options.sheets_dir to get one file per sheet, and read those.',
+          details: { limit: 'max_output_file_bytes', value: info.size, max: MAX_OUTPUT_FILE_BYTES },
+        },
+      );
+    }
+    text = (await readOpened(opened, { maxBytes: MAX_OUTPUT_FILE_BYTES })).toString('utf8');
+  } finally {
+    await opened.handle.close();
   }
-  const text = await readFile(file, 'utf8');
   const { bookName, sheets } = toSheets(file, parseByExtension(file, text));
   const isJson = !/\.(toon|ya?ml)$/i.test(file);
   const loaded: OutputFile = {

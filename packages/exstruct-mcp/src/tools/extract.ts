@@ -4,7 +4,6 @@ import {
   defineTool,
   formatOutput,
   OUTPUT_FORMATS,
-  writeFileAtomic,
   type OutputFormat,
   type PathPolicy,
   ToolError,
@@ -30,9 +29,10 @@ async function writeOutput(
   bookName: string,
 ): Promise<string> {
   const resolved = await paths.resolve(target, { kind: 'file' });
-  const conflict = await resolveConflict(resolved, policy, (file) => isOwnOutput(file, bookName));
+  const conflict = await resolveConflict(resolved, policy, (file) => isOwnOutput(file, bookName, paths));
   if (conflict.warning) warnings.push(conflict.warning);
-  if (!conflict.skip) await writeFileAtomic(conflict.path, data, { keepMode: false });
+  // Through the policy: the folder is opened as checked and the temp file created in it.
+  if (!conflict.skip) await paths.writeFileAtomic(conflict.path, data, { keepMode: false });
   return conflict.path;
 }
 
@@ -140,10 +140,10 @@ export function extractTool(deps: ExstructToolDeps) {
         );
       }
       const bookName = path.basename(input);
-      const conflict = await resolveConflict(target, policy, (file) => isOwnOutput(file, bookName));
+      const conflict = await resolveConflict(target, policy, (file) => isOwnOutput(file, bookName, paths));
       if (conflict.skip) {
         // Nothing is written, but the workbook is still checked and described.
-        const reader = await WorkbookReader.open(input);
+        const reader = await WorkbookReader.open(input, {}, paths);
         const sheetNames = reader.sheetNames;
         reader.close();
         return {
@@ -153,14 +153,18 @@ export function extractTool(deps: ExstructToolDeps) {
         };
       }
 
-      const extraction = await extractWorkbook(input, { mode: args.mode, alphaCol: args.options.alpha_col });
+      const extraction = await extractWorkbook(input, {
+        mode: args.mode,
+        alphaCol: args.options.alpha_col,
+        files: paths,
+      });
       await progress(1, 2, 'extracted');
       const serialize: SerializeOptions = { pretty: args.options.pretty };
       if (args.options.indent !== undefined) serialize.indent = args.options.indent;
       const warnings = [...extraction.warnings];
       if (conflict.warning) warnings.push(conflict.warning);
       // Written with the server's default mode: never an executable bit taken from a replaced file.
-      await writeFileAtomic(conflict.path, extraction.serializeToBuffer(args.format, serialize), {
+      await paths.writeFileAtomic(conflict.path, extraction.serializeToBuffer(args.format, serialize), {
         keepMode: false,
       });
       const outPath = conflict.path;

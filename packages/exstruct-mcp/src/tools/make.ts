@@ -35,6 +35,7 @@ export function makeTool(deps: ExstructToolDeps) {
         dryRun: args.dry_run,
         returnInverseOps: args.return_inverse_ops,
         preflightFormulaCheck: args.preflight_formula_check,
+        files: paths,
       });
       return shapeResult(result);
     },

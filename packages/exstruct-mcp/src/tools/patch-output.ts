@@ -5,6 +5,7 @@ import { ON_CONFLICT_POLICIES } from '../output/on-conflict.js';
 import { opsCheatSheet } from '../patch/catalogue.js';
 import { OP_NAMES } from '../patch/op-schemas.js';
 import type { PatchResult } from '../patch/run-patch.js';
+import { fitEditAnswer } from './answer-size.js';
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -127,7 +128,8 @@ export function shapeResult(result: PatchResult): PatchResult & { out_path: stri
       },
     );
   }
-  return { ...result, out_path: path.normalize(result.out_path) };
+  // Written already: a result too large to send is cut to fit (each cut named in warnings).
+  return fitEditAnswer({ ...result, out_path: path.normalize(result.out_path) });
 }
 
 export async function resolveOutput(paths: PathPolicy, target: string): Promise<string> {

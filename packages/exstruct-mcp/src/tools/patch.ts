@@ -49,6 +49,7 @@ export function patchTool(deps: ExstructToolDeps) {
         dryRun: args.dry_run,
         returnInverseOps: args.return_inverse_ops,
         preflightFormulaCheck: args.preflight_formula_check,
+        files: paths,
       });
       return shapeResult(result);
     },

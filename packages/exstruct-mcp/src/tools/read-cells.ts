@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
 import { readCells } from '../read/direct-reads.js';
 import { loadOutputFile, selectSheet } from '../read/output-file.js';
+import { fitAnswer } from './answer-size.js';
 import { CellItemSchema, outPathInput, sheetInput } from './read-schemas.js';
 
 export const readCellsTool = defineTool({
@@ -31,9 +32,14 @@ export const readCellsTool = defineTool({
   async run(args, { paths }) {
     const output = await loadOutputFile(
       await paths.resolve(args.out_path, { mustExist: true, kind: 'file' }),
+      paths,
     );
     const sheet = selectSheet(output, args.sheet);
     const result = readCells(sheet, args.addresses, { includeFormulas: args.include_formulas });
-    return { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result };
+    return fitAnswer(
+      { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result },
+      `The ${args.addresses.length} cells`,
+      'Ask for fewer addresses per call; cells with long texts make big answers.',
+    );
   },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
 import { readFormulas } from '../read/direct-reads.js';
 import { loadOutputFile, selectSheet } from '../read/output-file.js';
+import { fitAnswer } from './answer-size.js';
 import { CellValueSchema, outPathInput, sheetInput } from './read-schemas.js';
 
 export const readFormulasTool = defineTool({
@@ -28,9 +29,14 @@ export const readFormulasTool = defineTool({
   async run(args, { paths }) {
     const output = await loadOutputFile(
       await paths.resolve(args.out_path, { mustExist: true, kind: 'file' }),
+      paths,
     );
     const sheet = selectSheet(output, args.sheet);
     const result = readFormulas(sheet, args.range, { includeValues: args.include_values });
-    return { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result };
+    return fitAnswer(
+      { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result },
+      'The formulas',
+      'Pass a smaller range; a sheet of long formulas makes a big answer.',
+    );
   },
 });

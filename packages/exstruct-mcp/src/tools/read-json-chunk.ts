@@ -2,9 +2,13 @@ import { z } from 'zod';
 import { defineTool, reply } from '@mcp-workbench/core';
 import { readJsonChunk } from '../read/json-chunk.js';
 import { loadOutputFile } from '../read/output-file.js';
+import { fitAnswer } from './answer-size.js';
 import { outPathInput, sheetInput } from './read-schemas.js';
 
 const range = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
+
+/** Largest max_bytes: a chunk ~ a quarter million tokens, far under what one message may carry. */
+const MAX_CHUNK_BYTES = 1_000_000;
 
 export const readJsonChunkTool = defineTool({
   name: 'exstruct_read_json_chunk',
@@ -26,9 +30,9 @@ export const readJsonChunkTool = defineTool({
       .number()
       .int()
       .min(200)
-      .max(10_000_000)
+      .max(MAX_CHUNK_BYTES)
       .default(50_000)
-      .describe('Most UTF-8 bytes of the returned chunk (default 50000).'),
+      .describe(`Most UTF-8 bytes of the returned chunk (default 50000, at most ${MAX_CHUNK_BYTES}).`),
     filter: z
       .object({
         rows: range.optional().describe('[first, last] row numbers, 1-based inclusive, e.g. [1, 200].'),
@@ -52,13 +56,19 @@ export const readJsonChunkTool = defineTool({
   },
   async run(args, { paths }) {
     const file = await paths.resolve(args.out_path, { mustExist: true, kind: 'file' });
-    const output = await loadOutputFile(file);
+    const output = await loadOutputFile(file, paths);
     const result = readJsonChunk(output, {
       sheet: args.sheet,
       maxBytes: args.max_bytes,
       filter: args.filter,
       cursor: args.cursor,
     });
+    // One row (or a sheet's other fields) larger than max_bytes still comes whole: bound it too.
+    fitAnswer(
+      result.chunk,
+      'This chunk',
+      'A single row or the sheet fields are this large: narrow with filter.cols (or filter.rows), or read cells with exstruct_read_range.',
+    );
     // The text block embeds the chunk as JSON (not as an escaped string), with the paging fields first.
     const head = JSON.stringify({ next_cursor: result.next_cursor ?? null, warnings: result.warnings });
     return reply(result, `${head.slice(0, -1)},"chunk":${result.chunk}}`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
 import { readRange } from '../read/direct-reads.js';
 import { loadOutputFile, selectSheet } from '../read/output-file.js';
+import { fitAnswer } from './answer-size.js';
 import { CellItemSchema, outPathInput, sheetInput } from './read-schemas.js';
 
 export const readRangeTool = defineTool({
@@ -37,6 +38,7 @@ export const readRangeTool = defineTool({
   async run(args, { paths }) {
     const output = await loadOutputFile(
       await paths.resolve(args.out_path, { mustExist: true, kind: 'file' }),
+      paths,
     );
     const sheet = selectSheet(output, args.sheet);
     const result = readRange(sheet, args.range, {
@@ -44,6 +46,10 @@ export const readRangeTool = defineTool({
       includeEmpty: args.include_empty,
       maxCells: args.max_cells,
     });
-    return { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result };
+    return fitAnswer(
+      { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name, ...result },
+      `The range ${result.range}`,
+      'Read a smaller range (fewer rows or columns); cells with long texts make big answers.',
+    );
   },
 });

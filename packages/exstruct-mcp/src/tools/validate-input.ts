@@ -24,6 +24,6 @@ export const validateInputTool = defineTool({
   },
   async run(args, { paths }) {
     const file = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
-    return validateInput(file);
+    return validateInput(file, paths);
   },
 });
