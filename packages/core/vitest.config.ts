@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
+    testTimeout: 60_000, // spawned servers can take many seconds to start on a busy 2-core CI machine
     // Journals of pending atomic writes go to a scratch folder, not the user's state folder.
     env: { MCP_WORKBENCH_STATE_DIR: path.join(os.tmpdir(), 'mcp-workbench-test-state') },
     reporters: ['default', 'json'],

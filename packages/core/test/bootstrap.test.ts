@@ -122,7 +122,7 @@ describe('runStdioServer over real stdio', () => {
     const child = spawn(process.execPath, [serverScript, '--root', dir], { stdio: 'pipe' });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    await expect.poll(() => stderr, { timeout: 5000 }).toContain('ready');
+    await expect.poll(() => stderr, { timeout: 30_000 }).toContain('ready');
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
