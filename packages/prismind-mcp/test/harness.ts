@@ -10,6 +10,7 @@ import { PathPolicy } from '@mcp-workbench/core';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '@mcp-workbench/core/testing';
 import { expect } from 'vitest';
 import { createServer } from '../src/server.js';
+import { postgresBackend } from './pg/postgres-fixture.js';
 
 export interface BackendFixture {
   name: string;
@@ -37,7 +38,7 @@ export const localBackend: BackendFixture = {
   },
 };
 
-export const BACKENDS: BackendFixture[] = [localBackend];
+export const BACKENDS: BackendFixture[] = [localBackend, postgresBackend];
 
 /** Reads a tool's answer from its text block (JSON, or TOON once core answers text-first in TOON). */
 export function decodeText(text: string): Record<string, unknown> {

@@ -73,7 +73,10 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
       session_duration_seconds: 4985,
       message: 'セッション状態を保存しました。',
     });
-    expect(ended.saved_to).toEqual(expect.arrayContaining(['prismind.db']));
+    // Where the state went: the local database file, or the PostgreSQL store (URL without password).
+    expect(ended.saved_to).toEqual(
+      expect.arrayContaining([backend.name === 'local' ? 'prismind.db' : expect.stringMatching(/^postgres/)]),
+    );
     await client.close();
 
     client = await connect(store, { now: () => new Date(clock) });

@@ -47,6 +47,13 @@ const ConfigSchema = z
       .object({
         backend: z.enum(['local', 'google', 'postgres']).default('local'),
         url: z.string().default(''),
+        /** PostgreSQL schema of the tables (a URL's `?schema=` wins), so several stores can share a database. */
+        schema: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _ (a PostgreSQL identifier)')
+          .default('prismind'),
+        /** Connections each server process keeps to PostgreSQL. */
+        pool_size: z.number().int().min(1).max(100).default(5),
         busy_timeout_ms: z.number().int().min(0).max(600_000).default(5000),
       })
       .strict()

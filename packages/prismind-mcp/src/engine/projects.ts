@@ -180,6 +180,7 @@ export async function listProjects(engine: Engine) {
         updated_at: p.updated_at,
       })),
       current_project: current,
+      ...(engine.backend.info ? { storage: engine.backend.info } : {}),
       message:
         projects.length === 0
           ? 'プロジェクトはまだありません。setup_project で作成してください。'

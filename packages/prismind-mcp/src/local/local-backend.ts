@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
 import type { Embedder } from '../search/embedder.js';
-import type { Backend, Stores } from '../store/backend.js';
+import type { Backend, BackendInfo, Stores } from '../store/backend.js';
 import { LocalCatalog } from './catalog.js';
 import { DB_FILE, type LocalContext } from './context.js';
 import { openDatabase, retryBusy, type Db } from './database.js';
@@ -44,6 +44,18 @@ export class LocalBackend implements Backend {
 
   get location(): string {
     return this.options.home;
+  }
+
+  get info(): BackendInfo {
+    return {
+      backend: this.kind,
+      location: this.location,
+      keyword_search: 'SQLite FTS5 trigram index + short-term index (1–2 character CJK pieces, words)',
+      similarity_search: 'rarest indexed pieces of the query (fts5vocab)',
+      similarity_score: this.options.embedder
+        ? `embeddings (${this.options.embedder.model}), n-grams while the endpoint is down`
+        : 'character n-grams',
+    };
   }
 
   private context(writable: boolean): { ctx: LocalContext; stores: Stores; vectors: PendingVector[] } {

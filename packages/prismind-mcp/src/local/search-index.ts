@@ -1,7 +1,7 @@
 import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../model/types.js';
 import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../search/rank.js';
+import { catalogText, knowledgeText, tagKey } from '../search/texts.js';
 import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../store/backend.js';
-import { normalizeText } from '../text/normalize.js';
 import { queryTerms, type QueryTerm } from '../text/terms.js';
 import { filterSql, toEntry, type CatalogRow } from './catalog.js';
 import { assertWritable, json, type LocalContext } from './context.js';
@@ -10,26 +10,6 @@ import { embedLater, similarities, type PendingVector } from './vectors.js';
 
 /** How many rows that contain every term are scored at most (the newest first). */
 const STRICT_CANDIDATES = 80;
-/** The start of a document that the catalog cache indexes besides its fields. */
-const BODY_INDEXED = 2000;
-
-export function catalogText(entry: CatalogEntry, body: string): string {
-  return [
-    entry.name,
-    entry.location.split('/').pop()?.replace(/\.md$/, '') ?? '',
-    entry.doc_type,
-    entry.phase_task,
-    entry.feature,
-    entry.keywords.join(' '),
-    entry.reference_timing,
-    body.slice(0, BODY_INDEXED),
-  ].join('\n');
-}
-
-export function knowledgeText(entry: Pick<KnowledgeEntry, 'content' | 'tags' | 'category'>): string {
-  return [entry.content, entry.tags.join(' '), entry.category].join('\n');
-}
-
 interface KnowledgeRow extends Omit<KnowledgeEntry, 'tags'> {
   id: number;
   tags: string;
@@ -45,10 +25,6 @@ function toKnowledge(row: KnowledgeRow): KnowledgeEntry {
     source: row.source,
     created_at: row.created_at,
   };
-}
-
-export function tagKey(tag: string): string {
-  return normalizeText(tag);
 }
 
 /** The catalog cache and the knowledge base, with trigram + short-term full-text search. */

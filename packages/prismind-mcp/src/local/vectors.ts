@@ -1,5 +1,6 @@
 import { blobToVector, EmbedderDown, vectorCosine, vectorToBlob } from '../search/embedder.js';
 import { GramScorer } from '../search/rank.js';
+import { embedderWarning } from '../search/texts.js';
 import type { LocalContext } from './context.js';
 
 export type VectorKind = 'catalog' | 'knowledge';
@@ -9,10 +10,6 @@ export interface PendingVector {
   item: number;
   model: string;
   vector: Float32Array;
-}
-
-export function embedderWarning(url: string): string {
-  return `埋め込みサーバ (${url}) が応答しないため、n-gram 類似度で検索しました。`;
 }
 
 /**

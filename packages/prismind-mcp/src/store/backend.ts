@@ -151,10 +151,24 @@ export interface SearchIndex {
 
 export type BackendKind = 'local' | 'google' | 'postgres';
 
+/** What a backend runs on, chosen at start (reported by list_projects as `storage`). */
+export interface BackendInfo {
+  backend: BackendKind;
+  location: string;
+  /** How terms are matched, e.g. "SQLite FTS5 trigram + short-term index", "pg_trgm …". */
+  keyword_search: string;
+  /** Where fuzzy candidates come from, e.g. "pgvector HNSW over n-gram vectors". */
+  similarity_search: string;
+  /** What relevance_score's similarity half is computed from. */
+  similarity_score: string;
+}
+
 export interface Backend {
   readonly kind: BackendKind;
   /** Human-readable location (the home folder, a database URL without password). */
   readonly location: string;
+  /** The search machinery chosen at start, for the runtime report. */
+  readonly info?: BackendInfo;
   /** Runs reads on a consistent snapshot. */
   read<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

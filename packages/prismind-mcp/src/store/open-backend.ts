@@ -38,11 +38,22 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
       logger,
     });
   }
+  if (backend === 'postgres') {
+    // Loaded on demand: a local store never loads the PostgreSQL client.
+    const { PostgresBackend } = await import('../backends/postgres/postgres-backend.js');
+    return PostgresBackend.open({
+      url: config.storage.url,
+      schema: config.storage.schema,
+      poolSize: config.storage.pool_size,
+      embedder: embedderOf(config, logger),
+      logger,
+    });
+  }
   throw new ToolError(
     'BACKEND_UNAVAILABLE',
     `storage.backend = "${backend}" is not available in this version of prismind-mcp.`,
     {
-      hint: 'Use backend = "local" (the default) in config.toml or unset PRISMIND_BACKEND; Google Workspace and PostgreSQL come in a later release.',
+      hint: 'Use backend = "local" (the default) or "postgres" in config.toml, or unset PRISMIND_BACKEND; Google Workspace comes in a later release.',
       details: { key: 'storage.backend', backend },
     },
   );

@@ -9,7 +9,8 @@ export function listProjectsTool(engine: Engine) {
     name: 'list_projects',
     title: 'List projects',
     description:
-      'All registered projects (newest change first) and current_project, the one tools use by default.',
+      'All registered projects (newest change first) and current_project, the one tools use by default; ' +
+      'storage tells which store (local folder, PostgreSQL, …) and search machinery this server runs on.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {},
     output: {
@@ -23,6 +24,16 @@ export function listProjectsTool(engine: Engine) {
         }),
       ),
       current_project: z.string().describe('Id of the current project ("" if none).'),
+      storage: z
+        .object({
+          backend: z.string(),
+          location: z.string(),
+          keyword_search: z.string(),
+          similarity_search: z.string(),
+          similarity_score: z.string(),
+        })
+        .optional()
+        .describe('The store this server runs on and the search machinery it chose at start.'),
       message,
     },
     async run() {

@@ -1,0 +1,213 @@
+import { ToolError, type Logger } from '@mcp-workbench/core/engine';
+import type pg from 'pg';
+import type { Embedder } from '../../search/embedder.js';
+import type { Backend, BackendInfo, Stores } from '../../store/backend.js';
+import {
+  connectionSettings,
+  createPool,
+  isConnectionFailure,
+  isRetryable,
+  unavailable,
+  type ConnectionSettings,
+} from './connection.js';
+import type { PgContext } from './context.js';
+import { PgCatalog } from './catalog.js';
+import { PgDocuments } from './documents.js';
+import { prepareDatabase } from './migrate.js';
+import { PgProjects } from './projects.js';
+import { tablesOf, type Extensions, type Tables } from './schema.js';
+import { PgSearchIndex } from './search-index.js';
+import { PgSessions } from './sessions.js';
+import { PgTracker } from './tracker.js';
+import { storeVectors, type PendingVector } from './vectors.js';
+
+export interface PostgresBackendOptions {
+  url: string;
+  /** `storage.schema`; a `?schema=` in the URL wins. */
+  schema: string;
+  poolSize: number;
+  embedder?: Embedder | undefined;
+  logger: Logger;
+}
+
+/** How often a transaction that lost a deadlock or a serialisation check is run again. */
+const ATTEMPTS = 5;
+/** The longest a write waits for another server's lock before it gives up with BACKEND_UNAVAILABLE. */
+const LOCK_TIMEOUT = '60s';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The shared store for teams: every store in one PostgreSQL schema, reached through a `pg` pool. Many
+ * servers on many machines share it: a write is one transaction that locks the project it changes
+ * (advisory lock, then the rows it read with FOR UPDATE), so concurrent writers queue instead of
+ * overwriting each other; reads run on a REPEATABLE READ snapshot and never wait.
+ */
+export class PostgresBackend implements Backend {
+  readonly kind = 'postgres' as const;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly settings: ConnectionSettings,
+    private readonly t: Tables,
+    private readonly ext: Extensions,
+    private readonly options: PostgresBackendOptions,
+  ) {}
+
+  static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
+    const settings = connectionSettings(options.url, options.schema);
+    const pool = createPool(settings, options.poolSize);
+    const t = tablesOf(settings.schema);
+    try {
+      const prepared = await prepareDatabase(pool, t, settings.schema, settings.display, options.logger);
+      return new PostgresBackend(pool, settings, t, prepared.extensions, options);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      if (error instanceof ToolError) throw error;
+      if (isConnectionFailure(error)) throw unavailable(settings.display, error);
+      throw new ToolError(
+        'BACKEND_UNAVAILABLE',
+        `The PostgreSQL store at ${settings.display} could not be prepared: ${(error as Error).message}`,
+        {
+          hint: 'The role in storage.url needs CREATE on the database (or an existing schema it owns). See the server log.',
+          cause: error,
+        },
+      );
+    }
+  }
+
+  get location(): string {
+    return this.settings.display;
+  }
+
+  get info(): BackendInfo {
+    return {
+      backend: this.kind,
+      location: this.location,
+      keyword_search: this.ext.trgm
+        ? 'pg_trgm trigram index (LIKE) + short-term lexemes (tsvector, GIN)'
+        : 'LIKE without an index (pg_trgm is not installed) + short-term lexemes (tsvector, GIN)',
+      similarity_search: this.ext.vector
+        ? 'pgvector HNSW over n-gram vectors'
+        : this.ext.trgm
+          ? 'pg_trgm word similarity (pgvector is not installed)'
+          : 'none (neither pgvector nor pg_trgm is installed)',
+      similarity_score: this.options.embedder
+        ? `embeddings (${this.options.embedder.model}), n-grams while the endpoint is down`
+        : 'character n-grams',
+    };
+  }
+
+  private context(
+    client: pg.PoolClient,
+    writable: boolean,
+  ): { ctx: PgContext; stores: Stores; vectors: PendingVector[] } {
+    const ctx: PgContext = {
+      client,
+      t: this.t,
+      ext: this.ext,
+      writable,
+      locked: new Set(),
+      after: [],
+      embedder: this.options.embedder,
+      logger: this.options.logger,
+      display: this.settings.display,
+    };
+    const vectors: PendingVector[] = [];
+    const stores: Stores = {
+      projects: new PgProjects(ctx),
+      sessions: new PgSessions(ctx),
+      documents: new PgDocuments(ctx),
+      tracker: new PgTracker(ctx),
+      catalog: new PgCatalog(ctx),
+      search: new PgSearchIndex(ctx, vectors),
+    };
+    return { ctx, stores, vectors };
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw unavailable(this.settings.display, error);
+    }
+  }
+
+  async read<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return this.transaction(false, work);
+  }
+
+  async write<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return this.transaction(true, work);
+  }
+
+  private async transaction<T>(writable: boolean, work: (stores: Stores) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      const { ctx, stores, vectors } = this.context(client, writable);
+      let broken = false;
+      try {
+        await client.query(
+          writable
+            ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`
+            : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+        );
+        const value = await work(stores);
+        await client.query('COMMIT');
+        client.release();
+        await this.finish(ctx, vectors);
+        return value;
+      } catch (error) {
+        broken = isConnectionFailure(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+        client.release(broken);
+        if (isRetryable(error) && attempt < ATTEMPTS) {
+          await sleep(10 * attempt + Math.random() * 20 * attempt);
+          continue;
+        }
+        if (broken) throw unavailable(this.settings.display, error);
+        if ((error as { code?: unknown }).code === '55P03') {
+          throw new ToolError(
+            'BACKEND_UNAVAILABLE',
+            `Another server held a lock on this project for ${LOCK_TIMEOUT}; nothing was saved.`,
+            {
+              hint: 'Retry; if it keeps happening, look for a stuck session in pg_stat_activity.',
+              cause: error,
+            },
+          );
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** After COMMIT: embedding (network) and then storing its vectors in a short transaction of their own. */
+  private async finish(ctx: PgContext, vectors: PendingVector[]): Promise<void> {
+    for (const task of ctx.after) {
+      try {
+        await task();
+      } catch (error) {
+        this.options.logger.warn('Work after a transaction failed; it is done again when needed', error);
+      }
+    }
+    if (vectors.length === 0) return;
+    try {
+      await this.saveVectors(vectors);
+    } catch (error) {
+      this.options.logger.warn('Storing embedding vectors failed; they will be computed again', error);
+    }
+  }
+
+  private async saveVectors(rows: PendingVector[]): Promise<void> {
+    const client = await this.connect();
+    try {
+      await storeVectors(client, this.t, rows);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

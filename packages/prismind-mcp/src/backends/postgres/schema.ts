@@ -1,0 +1,210 @@
+/**
+ * Names of prismind's tables in its schema, quoted once (the schema name is checked to be a plain
+ * identifier before it gets here). Every statement uses these, never the search_path: servers of
+ * several stores (schemas) may share one session pool (PGlite's socket multiplexes one session).
+ */
+export interface Tables {
+  schema: string;
+  migrations: string;
+  meta: string;
+  projects: string;
+  folders: string;
+  current: string;
+  sessions: string;
+  tasks: string;
+  catalog: string;
+  documents: string;
+  knowledge: string;
+  vectors: string;
+  knowledgeVec: string;
+  catalogVec: string;
+}
+
+export function tablesOf(schema: string): Tables {
+  const q = (name: string) => `"${schema}"."${name}"`;
+  return {
+    schema: `"${schema}"`,
+    migrations: q('migrations'),
+    meta: q('meta'),
+    projects: q('projects'),
+    folders: q('project_folders'),
+    current: q('current_project'),
+    sessions: q('sessions'),
+    tasks: q('tasks'),
+    catalog: q('catalog'),
+    documents: q('documents'),
+    knowledge: q('knowledge'),
+    vectors: q('vectors'),
+    knowledgeVec: q('knowledge_vec'),
+    catalogVec: q('catalog_vec'),
+  };
+}
+
+/** Where the extensions live (their schema, quoted), if they are installed. */
+export interface Extensions {
+  trgm: string | undefined;
+  vector: string | undefined;
+}
+
+/** Dimension of the hashed character n-gram vectors kept for pgvector's HNSW index. */
+export const GRAM_DIM = 256;
+
+/**
+ * Versioned migrations of the PostgreSQL store, applied in order under an advisory lock (two servers
+ * starting together migrate once); `migrations` records each version. Never edit a released one: add
+ * the next. Timestamps stay ISO 8601 text, exactly as the tools show them and as the local store keeps them.
+ */
+export function migrations(t: Tables): readonly string[] {
+  return [
+    // 1: every store of part 1.
+    `
+    CREATE TABLE ${t.meta} (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE ${t.projects} (
+      project_key text PRIMARY KEY,
+      project_id text NOT NULL,
+      name text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      config jsonb NOT NULL,
+      created_at text NOT NULL,
+      updated_at text NOT NULL,
+      deleted_at text,
+      views_created boolean NOT NULL DEFAULT false
+    );
+    CREATE TABLE ${t.folders} (
+      project_key text NOT NULL,
+      folder text NOT NULL,
+      PRIMARY KEY (project_key, folder)
+    );
+    CREATE TABLE ${t.current} (
+      user_name text PRIMARY KEY,
+      project_id text NOT NULL,
+      switched_at text NOT NULL
+    );
+    CREATE TABLE ${t.sessions} (
+      project_key text NOT NULL,
+      project text NOT NULL,
+      user_name text NOT NULL,
+      current_phase text NOT NULL DEFAULT '',
+      current_task text NOT NULL DEFAULT '',
+      last_completed text NOT NULL DEFAULT '',
+      blockers jsonb NOT NULL DEFAULT '[]',
+      notes text NOT NULL DEFAULT '',
+      last_summary text NOT NULL DEFAULT '',
+      next_action text NOT NULL DEFAULT '',
+      started_at text,
+      updated_at text NOT NULL,
+      PRIMARY KEY (project_key, user_name)
+    );
+    CREATE INDEX sessions_latest ON ${t.sessions} (project_key, updated_at);
+    CREATE TABLE ${t.tasks} (
+      id bigserial PRIMARY KEY,
+      project_key text NOT NULL,
+      phase text NOT NULL,
+      task_id text NOT NULL,
+      name text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      status text NOT NULL CHECK (status IN ('not_started', 'in_progress', 'completed', 'blocked')),
+      blockers jsonb NOT NULL DEFAULT '[]',
+      completed_at text,
+      notes text NOT NULL DEFAULT '',
+      priority text NOT NULL DEFAULT 'medium' CHECK (priority IN ('high', 'medium', 'low')),
+      category text NOT NULL DEFAULT '',
+      blocked_by jsonb NOT NULL DEFAULT '[]',
+      updated_at text NOT NULL,
+      -- Bumped by every update: a row version for readers that compare what they saw.
+      version integer NOT NULL DEFAULT 1
+    );
+    CREATE UNIQUE INDEX tasks_by_task ON ${t.tasks} (project_key, phase, lower(task_id));
+    CREATE TABLE ${t.catalog} (
+      id bigserial PRIMARY KEY,
+      doc_id text NOT NULL UNIQUE,
+      project text NOT NULL,
+      project_key text NOT NULL,
+      name text NOT NULL,
+      source text NOT NULL,
+      doc_type text NOT NULL,
+      phase_task text NOT NULL,
+      feature text NOT NULL DEFAULT '',
+      reference_timing text NOT NULL DEFAULT '',
+      related_docs jsonb NOT NULL DEFAULT '[]',
+      keywords jsonb NOT NULL DEFAULT '[]',
+      updated_at text NOT NULL,
+      created_by text NOT NULL DEFAULT '',
+      status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'archived')),
+      created_at text NOT NULL,
+      location text NOT NULL,
+      content_hash text NOT NULL,
+      keywords_generated boolean NOT NULL DEFAULT false,
+      -- The search cache: normalised text (pg_trgm) and the short-term lexemes (1–2 character CJK pieces, words).
+      search_text text,
+      tokens tsvector,
+      version integer NOT NULL DEFAULT 1
+    );
+    CREATE INDEX catalog_by_project ON ${t.catalog} (project_key, status, updated_at);
+    CREATE INDEX catalog_by_phase_task ON ${t.catalog} (project_key, phase_task);
+    CREATE UNIQUE INDEX catalog_by_location ON ${t.catalog} (project_key, location);
+    CREATE INDEX catalog_tokens ON ${t.catalog} USING gin (tokens);
+    CREATE TABLE ${t.documents} (
+      project_key text NOT NULL,
+      location text NOT NULL,
+      doc_id text NOT NULL,
+      folder text NOT NULL,
+      file_name text NOT NULL,
+      body text NOT NULL,
+      content_hash text NOT NULL,
+      updated_at text NOT NULL,
+      PRIMARY KEY (project_key, location)
+    );
+    CREATE INDEX documents_by_folder ON ${t.documents} (project_key, folder);
+    CREATE TABLE ${t.knowledge} (
+      id bigserial PRIMARY KEY,
+      knowledge_id text NOT NULL UNIQUE,
+      content text NOT NULL,
+      category text NOT NULL,
+      project text,
+      project_key text,
+      tags jsonb NOT NULL DEFAULT '[]',
+      tag_keys text[] NOT NULL DEFAULT '{}',
+      source text NOT NULL DEFAULT '',
+      created_at text NOT NULL,
+      search_text text NOT NULL,
+      tokens tsvector NOT NULL
+    );
+    CREATE INDEX knowledge_by_project ON ${t.knowledge} (project_key, category);
+    CREATE INDEX knowledge_tag_keys ON ${t.knowledge} USING gin (tag_keys);
+    CREATE INDEX knowledge_tokens ON ${t.knowledge} USING gin (tokens);
+    CREATE TABLE ${t.vectors} (
+      kind text NOT NULL,
+      item bigint NOT NULL,
+      model text NOT NULL,
+      dim integer NOT NULL,
+      vector real[] NOT NULL,
+      PRIMARY KEY (kind, item, model)
+    );
+    `,
+  ];
+}
+
+/** Objects that need pg_trgm: trigram indexes for substring (LIKE) and word-similarity search. */
+export function trgmFeature(t: Tables, ext: string): string {
+  return `
+    CREATE INDEX IF NOT EXISTS knowledge_trgm ON ${t.knowledge} USING gin (search_text ${ext}.gin_trgm_ops);
+    CREATE INDEX IF NOT EXISTS catalog_trgm ON ${t.catalog} USING gin (search_text ${ext}.gin_trgm_ops);
+  `;
+}
+
+/** Objects that need pgvector: n-gram vectors with HNSW indexes (cosine) for similarity candidates. */
+export function vectorFeature(t: Tables, ext: string): string {
+  return `
+    CREATE TABLE IF NOT EXISTS ${t.knowledgeVec} (
+      id bigint PRIMARY KEY REFERENCES ${t.knowledge} (id) ON DELETE CASCADE,
+      vec ${ext}.vector(${GRAM_DIM}) NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS ${t.catalogVec} (
+      id bigint PRIMARY KEY REFERENCES ${t.catalog} (id) ON DELETE CASCADE,
+      vec ${ext}.vector(${GRAM_DIM}) NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS knowledge_vec_hnsw ON ${t.knowledgeVec} USING hnsw (vec ${ext}.vector_cosine_ops);
+    CREATE INDEX IF NOT EXISTS catalog_vec_hnsw ON ${t.catalogVec} USING hnsw (vec ${ext}.vector_cosine_ops);
+  `;
+}

@@ -1,0 +1,346 @@
+import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../../model/types.js';
+import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../../search/rank.js';
+import { catalogText, knowledgeText, tagKey } from '../../search/texts.js';
+import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../../store/backend.js';
+import { shortTermTokens } from '../../text/grams.js';
+import { normalizeText } from '../../text/normalize.js';
+import { queryTerms, type QueryTerm } from '../../text/terms.js';
+import { catalogFilter, ENTRY_COLUMNS, Params } from './catalog.js';
+import { assertWritable, containsPattern, keyOf, lockProject, query, type PgContext } from './context.js';
+import {
+  embedLater,
+  foldedGramVector,
+  putGramVector,
+  similarities,
+  type PendingVector,
+  type VectorKind,
+} from './vectors.js';
+
+/** How many rows that contain every term are scored at most (the newest first). */
+const STRICT_CANDIDATES = 80;
+/** How many loosely matching rows (similar, or sharing pieces of the query) are scored at most. */
+const LOOSE_CANDIDATES = 100;
+/** pg_trgm word similarity a row needs to be a loose candidate when pgvector is not there. */
+const WORD_SIMILARITY = 0.3;
+
+const KNOWLEDGE_COLUMNS =
+  'k.id, k.knowledge_id, k.content, k.category, k.project, k.tags, k.source, k.created_at';
+const CATALOG_COLUMNS = `c.id, ${ENTRY_COLUMNS.split(',')
+  .map((c) => `c.${c.trim()}`)
+  .join(', ')}`;
+
+interface Identified {
+  id: string | number;
+}
+type KnowledgeRow = KnowledgeEntry & Identified;
+type CatalogRow = CatalogEntry & Identified;
+
+function toKnowledge(row: KnowledgeRow): KnowledgeEntry {
+  return {
+    knowledge_id: row.knowledge_id,
+    content: row.content,
+    category: row.category,
+    project: row.project,
+    tags: row.tags,
+    source: row.source,
+    created_at: row.created_at,
+  };
+}
+
+function toEntry(row: CatalogRow): CatalogEntry {
+  const { id: _id, ...entry } = row as CatalogRow & { total_count?: unknown };
+  delete (entry as { total_count?: unknown }).total_count;
+  return entry;
+}
+
+/** The lexemes of the short-term index (1–2 character CJK pieces and whole words), as an array. */
+function tokensOf(text: string): string[] {
+  return shortTermTokens(text)
+    .split(' ')
+    .filter((t) => t.length > 0);
+}
+
+/** A tsquery lexeme in quotes (its own quotes doubled, backslashes escaped): data, never syntax. */
+function lexeme(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
+/**
+ * The conditions a row must meet to contain every term, each term decided on its own: Japanese of
+ * three characters or more as a substring through pg_trgm's trigram index (LIKE), one or two
+ * characters — and Latin words — through the lexemes of the short-term index (a tsvector with a GIN
+ * index: 「罠」 is a lexeme of 「罠を仕掛ける」, "ui" of "UI design", "trigger:*" a prefix of "triggers").
+ */
+function strictConditions(terms: QueryTerm[], alias: string, params: Params): string[] {
+  const where: string[] = [];
+  for (const term of terms.filter((t) => t.kind === 'trigram')) {
+    where.push(`${alias}.search_text LIKE ${params.add(containsPattern(term.text))}`);
+  }
+  const lexemes = terms
+    .filter((t) => t.kind !== 'trigram')
+    .map((t) => (t.kind === 'word' ? `${lexeme(t.text)}:*` : lexeme(t.text)));
+  if (lexemes.length > 0) where.push(`${alias}.tokens @@ ${params.add(lexemes.join(' & '))}::tsquery`);
+  return where;
+}
+
+/** The catalog cache and the knowledge base, searched with pg_trgm and the short-term lexemes. */
+export class PgSearchIndex implements SearchIndex {
+  constructor(
+    private readonly ctx: PgContext,
+    private readonly vectorQueue: PendingVector[],
+  ) {}
+
+  async indexDocument(entry: CatalogEntry, body: string): Promise<void> {
+    assertWritable(this.ctx);
+    await lockProject(this.ctx, entry.project);
+    const text = catalogText(entry, body);
+    const rows = await query<{ id: string }>(
+      this.ctx,
+      `UPDATE ${this.ctx.t.catalog} SET search_text = $2, tokens = array_to_tsvector($3::text[])
+       WHERE doc_id = $1 RETURNING id`,
+      [entry.doc_id, normalizeText(text), tokensOf(text)],
+    );
+    if (rows.length === 0) throw new Error(`indexDocument: ${entry.doc_id} has no catalog row`);
+    const id = Number(rows[0]!.id);
+    await putGramVector(this.ctx, 'catalog', id, text);
+    await query(this.ctx, `DELETE FROM ${this.ctx.t.vectors} WHERE kind = 'catalog' AND item = $1`, [id]);
+    embedLater(this.ctx, 'catalog', id, text, this.vectorQueue);
+  }
+
+  async rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number> {
+    assertWritable(this.ctx);
+    await lockProject(this.ctx, project);
+    await query(
+      this.ctx,
+      `UPDATE ${this.ctx.t.catalog} SET search_text = NULL, tokens = NULL WHERE project_key = $1`,
+      [keyOf(project)],
+    );
+    for (const doc of docs) await this.indexDocument(doc.entry, doc.body);
+    return docs.length;
+  }
+
+  async searchCatalog(q: CatalogQuery): Promise<SearchResult<ScoredCatalogEntry>> {
+    const terms = queryTerms(q.query ?? '');
+    const warnings: string[] = [];
+    if (terms.length === 0) {
+      const params = new Params();
+      const where = catalogFilter(q, params);
+      const rows = await query<CatalogRow & { total_count: string }>(
+        this.ctx,
+        `SELECT ${CATALOG_COLUMNS}, count(*) OVER () AS total_count FROM ${this.ctx.t.catalog} c
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY c.updated_at DESC, c.id DESC LIMIT ${params.add(q.limit)}`,
+        params.values,
+      );
+      const total = rows.length > 0 ? Number(rows[0]!.total_count) : await this.countCatalog(q);
+      return {
+        total_count: total,
+        items: rows.map((r) => ({ ...toEntry(r), relevance_score: 1, all_terms: true })),
+        warnings,
+      };
+    }
+    const found = await this.search<CatalogRow>(
+      'catalog',
+      terms,
+      q.query ?? '',
+      (params) => catalogFilter(q, params),
+      q.limit,
+    );
+    const scored = await this.score(
+      'catalog',
+      q.query ?? '',
+      terms,
+      found,
+      (r) => catalogText(r, ''),
+      warnings,
+    );
+    return {
+      total_count: scored.total,
+      items: scored.rows
+        .slice(0, q.limit)
+        .map(({ row, score, strict }) => ({ ...toEntry(row), relevance_score: score, all_terms: strict })),
+      warnings,
+    };
+  }
+
+  /** The number of matches when the page asked for is empty (limit beyond them, or none). */
+  private async countCatalog(q: CatalogQuery): Promise<number> {
+    const params = new Params();
+    const where = catalogFilter(q, params);
+    const rows = await query<{ n: string }>(
+      this.ctx,
+      `SELECT count(*) AS n FROM ${this.ctx.t.catalog} c ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`,
+      params.values,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async addKnowledge(entry: KnowledgeEntry): Promise<void> {
+    assertWritable(this.ctx);
+    const text = knowledgeText(entry);
+    const rows = await query<{ id: string }>(
+      this.ctx,
+      `INSERT INTO ${this.ctx.t.knowledge} (knowledge_id, content, category, project, project_key, tags, tag_keys,
+         source, created_at, search_text, tokens)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, array_to_tsvector($11::text[])) RETURNING id`,
+      [
+        entry.knowledge_id,
+        entry.content,
+        entry.category,
+        entry.project,
+        entry.project === null ? null : keyOf(entry.project),
+        JSON.stringify(entry.tags),
+        [...new Set(entry.tags.map(tagKey))],
+        entry.source,
+        entry.created_at,
+        normalizeText(text),
+        tokensOf(text),
+      ],
+    );
+    const id = Number(rows[0]!.id);
+    await putGramVector(this.ctx, 'knowledge', id, text);
+    embedLater(this.ctx, 'knowledge', id, text, this.vectorQueue);
+  }
+
+  async searchKnowledge(q: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>> {
+    const warnings: string[] = [];
+    const terms = queryTerms(q.query);
+    const filter = (params: Params) => {
+      const where: string[] = [];
+      if (q.project !== undefined) where.push(`k.project_key = ${params.add(keyOf(q.project))}`);
+      if (q.category !== undefined) where.push(`k.category = ${params.add(q.category)}`);
+      const tags = [...new Set((q.tags ?? []).map(tagKey))];
+      if (tags.length > 0) where.push(`k.tag_keys @> ${params.add(tags)}::text[]`);
+      return where;
+    };
+    const found = await this.search<KnowledgeRow>('knowledge', terms, q.query, filter, q.limit);
+    const scored = await this.score('knowledge', q.query, terms, found, (r) => knowledgeText(r), warnings);
+    return {
+      total_count: scored.total,
+      items: scored.rows
+        .slice(0, q.limit)
+        .map(({ row, score }) => ({ ...toKnowledge(row), relevance_score: score })),
+      warnings,
+    };
+  }
+
+  async listKnowledge(project?: string): Promise<KnowledgeEntry[]> {
+    const rows =
+      project === undefined
+        ? await query<KnowledgeRow>(
+            this.ctx,
+            `SELECT ${KNOWLEDGE_COLUMNS} FROM ${this.ctx.t.knowledge} k ORDER BY k.id`,
+          )
+        : await query<KnowledgeRow>(
+            this.ctx,
+            `SELECT ${KNOWLEDGE_COLUMNS} FROM ${this.ctx.t.knowledge} k WHERE k.project_key = $1 ORDER BY k.id`,
+            [keyOf(project)],
+          );
+    return rows.map(toKnowledge);
+  }
+
+  /**
+   * Candidates from the indexes, never from a scan of the table: rows containing every term (counted in
+   * full, the newest scored), then — when those are fewer than asked — rows near the query: the nearest
+   * folded n-gram vectors by pgvector's HNSW index, or (without pgvector) rows whose words are similar
+   * to it by pg_trgm's word similarity.
+   */
+  private async search<R extends Identified>(
+    kind: VectorKind,
+    terms: QueryTerm[],
+    text: string,
+    filter: (params: Params) => string[],
+    limit: number,
+  ): Promise<{ strict: R[]; loose: R[]; strictTotal: number }> {
+    const table = kind === 'catalog' ? this.ctx.t.catalog : this.ctx.t.knowledge;
+    const alias = kind === 'catalog' ? 'c' : 'k';
+    const columns = kind === 'catalog' ? CATALOG_COLUMNS : KNOWLEDGE_COLUMNS;
+    const params = new Params();
+    const where = [...strictConditions(terms, alias, params), ...filter(params)];
+    const strictRows = await query<R & { total_count: string }>(
+      this.ctx,
+      `SELECT ${columns}, count(*) OVER () AS total_count FROM ${table} ${alias}
+       WHERE ${where.join(' AND ')} ORDER BY ${alias}.id DESC LIMIT ${STRICT_CANDIDATES}`,
+      params.values,
+    );
+    const strictTotal = strictRows.length > 0 ? Number(strictRows[0]!.total_count) : 0;
+    const strict = strictRows.map((r) => {
+      const { total_count: _t, ...row } = r;
+      return row as unknown as R;
+    });
+    if (strict.length >= limit) return { strict, loose: [], strictTotal };
+    const loose = await this.near<R>(
+      kind,
+      text,
+      filter,
+      strict.map((r) => Number(r.id)),
+    );
+    return { strict, loose, strictTotal };
+  }
+
+  private async near<R extends Identified>(
+    kind: VectorKind,
+    text: string,
+    filter: (params: Params) => string[],
+    exclude: number[],
+  ): Promise<R[]> {
+    const { ext, t } = this.ctx;
+    const table = kind === 'catalog' ? t.catalog : t.knowledge;
+    const alias = kind === 'catalog' ? 'c' : 'k';
+    const columns = kind === 'catalog' ? CATALOG_COLUMNS : KNOWLEDGE_COLUMNS;
+    const params = new Params();
+    const where = [...filter(params), `NOT (${alias}.id = ANY(${params.add(exclude)}::bigint[]))`];
+    if (kind === 'catalog') where.push(`${alias}.search_text IS NOT NULL`);
+    if (ext.vector) {
+      // Filters are checked after the index walk: let pgvector keep walking until enough rows pass.
+      await this.ctx.client.query(
+        "SELECT set_config('hnsw.ef_search', '100', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+      );
+      const vectors = kind === 'catalog' ? t.catalogVec : t.knowledgeVec;
+      return query<R>(
+        this.ctx,
+        `SELECT ${columns} FROM ${vectors} v JOIN ${table} ${alias} ON ${alias}.id = v.id
+         WHERE ${where.join(' AND ')}
+         ORDER BY v.vec OPERATOR(${ext.vector}.<=>) ${params.add(foldedGramVector(text))}::${ext.vector}.vector
+         LIMIT ${LOOSE_CANDIDATES}`,
+        params.values,
+      );
+    }
+    if (ext.trgm) {
+      await this.ctx.client.query("SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)", [
+        String(WORD_SIMILARITY),
+      ]);
+      return query<R>(
+        this.ctx,
+        `SELECT ${columns} FROM ${table} ${alias}
+         WHERE ${params.add(normalizeText(text))} OPERATOR(${ext.trgm}.<%) ${alias}.search_text AND ${where.join(' AND ')}
+         ORDER BY ${alias}.id DESC LIMIT ${LOOSE_CANDIDATES}`,
+        params.values,
+      );
+    }
+    return [];
+  }
+
+  private async score<R extends Identified>(
+    kind: VectorKind,
+    text: string,
+    terms: QueryTerm[],
+    found: { strict: R[]; loose: R[]; strictTotal: number },
+    textOf: (row: R) => string,
+    warnings: string[],
+  ): Promise<{ total: number; rows: { row: R; score: number; strict: boolean }[] }> {
+    const all = [...found.strict, ...found.loose];
+    const texts = all.map((row) => ({ id: Number(row.id), text: textOf(row) }));
+    const sims = await similarities(this.ctx, kind, text, texts, warnings, this.vectorQueue);
+    const rows = all
+      .map((row, i) => {
+        const strict = i < found.strict.length;
+        const share = strict ? 1 : coverage(terms, texts[i]!.text);
+        return { row, score: relevance(share, sims[i]!), strict };
+      })
+      .filter((r) => r.strict || r.score >= LOOSE_MIN_RELEVANCE)
+      .sort((a, b) => b.score - a.score || Number(b.row.id) - Number(a.row.id));
+    const looseKept = rows.filter((r) => !r.strict).length;
+    return { total: found.strictTotal + looseKept, rows };
+  }
+}

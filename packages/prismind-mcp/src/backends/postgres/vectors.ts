@@ -1,0 +1,132 @@
+import type pg from 'pg';
+import { EmbedderDown, vectorCosine } from '../../search/embedder.js';
+import { GramScorer } from '../../search/rank.js';
+import { embedderWarning } from '../../search/texts.js';
+import { gramVector } from '../../text/ngram.js';
+import { query, type PgContext } from './context.js';
+import { GRAM_DIM, type Tables } from './schema.js';
+
+export type VectorKind = 'catalog' | 'knowledge';
+
+export interface PendingVector {
+  kind: VectorKind;
+  item: number;
+  model: string;
+  vector: Float32Array;
+}
+
+/**
+ * The character n-gram vector of part 1 folded into GRAM_DIM dimensions and normalised, in pgvector's
+ * text form: what the HNSW index compares (cosine) to find texts that share pieces with a query.
+ * Ranking still uses the exact n-gram cosine; the folded vector only finds the candidates.
+ */
+export function foldedGramVector(text: string): string {
+  const folded = new Float64Array(GRAM_DIM);
+  for (const [key, weight] of gramVector(text).grams) {
+    folded[((key % GRAM_DIM) + GRAM_DIM) % GRAM_DIM]! += weight;
+  }
+  let norm = 0;
+  for (const v of folded) norm += v * v;
+  norm = Math.sqrt(norm) || 1;
+  return `[${Array.from(folded, (v) => (v === 0 ? '0' : (v / norm).toFixed(5))).join(',')}]`;
+}
+
+/** Keeps the folded n-gram vector of a row (when pgvector is there). */
+export async function putGramVector(
+  ctx: PgContext,
+  kind: VectorKind,
+  id: number,
+  text: string,
+): Promise<void> {
+  if (!ctx.ext.vector) return;
+  const table = kind === 'knowledge' ? ctx.t.knowledgeVec : ctx.t.catalogVec;
+  await query(
+    ctx,
+    `INSERT INTO ${table} (id, vec) VALUES ($1, $2::${ctx.ext.vector}.vector)
+     ON CONFLICT (id) DO UPDATE SET vec = excluded.vec`,
+    [id, foldedGramVector(text)],
+  );
+}
+
+/**
+ * Similarity of each candidate text to the query: embedding cosine when an embedder is configured and
+ * answers (stored vectors of the current model are reused; missing ones are embedded in the same request
+ * as the query and stored after the transaction), else calibrated n-gram cosine — never an error.
+ */
+export async function similarities(
+  ctx: PgContext,
+  kind: VectorKind,
+  text: string,
+  candidates: { id: number; text: string }[],
+  warnings: string[],
+  queue: PendingVector[],
+): Promise<number[]> {
+  const embedder = ctx.embedder;
+  if (embedder && candidates.length > 0) {
+    try {
+      const stored = new Map<number, Float32Array>();
+      const rows = await query<{ item: string; vector: number[] }>(
+        ctx,
+        `SELECT item, vector FROM ${ctx.t.vectors} WHERE kind = $1 AND model = $2 AND item = ANY($3::bigint[])`,
+        [kind, embedder.model, candidates.map((c) => c.id)],
+      );
+      for (const row of rows) stored.set(Number(row.item), Float32Array.from(row.vector));
+      const missing = candidates.filter((c) => !stored.has(c.id));
+      const [queryVector, ...fresh] = await embedder.embed([text, ...missing.map((c) => c.text)]);
+      missing.forEach((c, i) => {
+        stored.set(c.id, fresh[i]!);
+        queue.push({ kind, item: c.id, model: embedder.model, vector: fresh[i]! });
+      });
+      return candidates.map((c) => vectorCosine(queryVector!, stored.get(c.id)!));
+    } catch (error) {
+      if (!(error instanceof EmbedderDown)) throw error;
+      warnings.push(embedderWarning(embedder.url));
+    }
+  } else if (embedder && !embedder.available) {
+    warnings.push(embedderWarning(embedder.url));
+  }
+  const scorer = new GramScorer(text);
+  return candidates.map((c) => scorer.similarity(c.text));
+}
+
+/** Embeds a new or changed text after the transaction; a down embedder only leaves the vector missing. */
+export function embedLater(
+  ctx: PgContext,
+  kind: VectorKind,
+  item: number,
+  text: string,
+  queue: PendingVector[],
+): void {
+  const embedder = ctx.embedder;
+  if (!embedder) return;
+  ctx.after.push(async () => {
+    try {
+      const [vector] = await embedder.embed([text]);
+      queue.push({ kind, item, model: embedder.model, vector: vector! });
+    } catch (error) {
+      if (!(error instanceof EmbedderDown)) throw error;
+    }
+  });
+}
+
+export async function storeVectors(client: pg.PoolClient, t: Tables, rows: PendingVector[]): Promise<void> {
+  if (rows.length === 0) return;
+  // One statement for the batch: rows of arrays, unnested in the same order.
+  await client.query(
+    `INSERT INTO ${t.vectors} (kind, item, model, dim, vector)
+     SELECT r.kind, r.item, r.model, r.dim, ARRAY(SELECT e::real FROM jsonb_array_elements_text(r.v) WITH ORDINALITY AS x (e, n) ORDER BY n)
+     FROM jsonb_to_recordset($1::jsonb) AS r(kind text, item bigint, model text, dim integer, v jsonb)
+     ON CONFLICT (kind, item, model) DO UPDATE SET dim = excluded.dim, vector = excluded.vector`,
+    [
+      JSON.stringify(
+        rows.map((r) => ({
+          kind: r.kind,
+          item: r.item,
+          model: r.model,
+          dim: r.vector.length,
+          v: Array.from(r.vector),
+        })),
+      ),
+    ],
+  );
+}
