@@ -73,7 +73,9 @@ describe('config.toml and the store', () => {
   it('tools answer STORE_TOO_NEW for a database from a newer version, and BACKEND_UNAVAILABLE for a backend not in this release', async () => {
     mkdirSync(store.home, { recursive: true });
     const db = new Database(path.join(store.home, 'prismind.db'));
-    db.pragma('user_version = 99');
+    // exec, not pragma(): a better-sqlite3 12 Statement collected on Node 24 aborts the process
+    // (see src/local/database.ts); exec makes no Statement object.
+    db.exec('PRAGMA user_version = 99');
     db.close();
     const client = await connect(store);
     try {
