@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isoToSerial, serialToIso } from '../src/extract/cell-value.js';
+import { classifyFormatCode } from '../src/ooxml/number-format.js';
 
 describe('isoToSerial (the inverse of the dates extraction writes)', () => {
   it('reads dates, date-times and times of day in both date systems', () => {
@@ -45,5 +46,31 @@ describe('isoToSerial (the inverse of the dates extraction writes)', () => {
       ),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('classifyFormatCode (which number formats show dates)', () => {
+  it.each([
+    ['yyyy/m/d', 'date'],
+    ['[$-411]ggge"年"m"月"d"日"', 'date'],
+    ['[$-F800]dddd, mmmm dd, yyyy', 'date'],
+    ['mmm-yy', 'date'],
+    ['h:mm AM/PM', 'time'],
+    ['[$-F400]h:mm:ss AM/PM', 'time'],
+    ['mm:ss', 'time'],
+    ['[h]:mm', undefined],
+    ['[mm]:ss', undefined],
+    ['General', undefined],
+    ['[Red]General', undefined],
+    ['[$-409]General', undefined],
+    ['[$-409]General;[Red]\\-General', undefined],
+    ['0.00E+00', undefined],
+    ['#,##0.00 "days"', undefined],
+    ['[$€-407] #,##0.00', undefined],
+    ['[<=9999999]###-####;(###) ###-####', undefined],
+    ['0" m"', undefined],
+    ['@', undefined],
+  ] as const)('%s → %s', (code, kind) => {
+    expect(classifyFormatCode(code)).toBe(kind);
   });
 });

@@ -80,10 +80,12 @@ describe('cell values', () => {
       ],
     });
     expect(sheet.rows).toEqual([
-      { r: 1, c: { '0': 'plain', '1': 'rich text', '2': '氏名', '4': 'line\rbreak' } },
+      { r: 1, c: { '0': 'plain', '1': 'rich text', '2': '氏名', '3': '   ', '4': 'line\rbreak' } },
       { r: 2, c: { '0': 42, '1': -3.25, '2': 0.001, '3': 7 } },
       { r: 3, c: { '0': true, '1': false, '2': '#DIV/0!', '3': '#REF!' } },
       { r: 4, c: { '0': 'inline', '1': 'ab', '2': '2024-02-29T10:00:00' } },
+      // Blank strings are values (a formula answering "" too); a cell without a value is not.
+      { r: 5, c: { '1': ' ', '2': '' } },
     ]);
   });
 
@@ -175,7 +177,7 @@ describe('row batches (the fast path for big sheets)', () => {
     const batched = await sheetOf(tricky, { batches: { minBytes: 1 } });
     expect(batched).toEqual(onePass);
     expect(batched.rows).toEqual([
-      { r: 1, c: { '0': '<b>&', '2': 'a & b' } },
+      { r: 1, c: { '0': '<b>&', '1': ' ', '2': 'a & b' } },
       { r: 2, c: { '0': true, '1': '#N/A', '2': 'c<d' } },
       { r: 4, c: { '0': 1.5 } },
     ]);
@@ -380,6 +382,18 @@ describe('table candidates', () => {
 
   it('finds a dense block of values on a sheet without borders', async () => {
     const sheet = await sheetOf({ sheets: [{ name: 'T', body: `<sheetData>${grid(5, 3)}</sheetData>` }] });
+    expect(sheet.table_candidates).toEqual(['A1:C5']);
+  });
+
+  it('keeps blank strings in rows but leaves them out of table blocks', async () => {
+    // Column D holds "" and " " (a formula answering "" down the column) beside a 5 × 3 block.
+    const body = grid(5, 3).replace(
+      /<row r="(\d+)">(.*?)<\/row>/g,
+      (_m, r: string, cells: string) =>
+        `<row r="${r}">${cells}<c r="D${r}" t="str"><f>""</f><v>${Number(r) % 2 ? ' ' : ''}</v></c></row>`,
+    );
+    const sheet = await sheetOf({ sheets: [{ name: 'T', body: `<sheetData>${body}</sheetData>` }] });
+    expect(sheet.rows?.map((r) => r.c['3'])).toEqual([' ', '', ' ', '', ' ']);
     expect(sheet.table_candidates).toEqual(['A1:C5']);
   });
 

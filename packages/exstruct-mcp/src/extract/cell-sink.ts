@@ -12,8 +12,8 @@ export interface SinkConfig {
   dateKind: Uint8Array;
   /** Per cell style: 1 when the style draws a border. */
   bordered: Uint8Array;
-  /** Per shared string: 1 when it is empty or only whitespace (such cells count as empty). */
-  blankShared: Uint8Array;
+  /** How many shared strings there are (an index past them is no value). */
+  sharedCount: number;
 }
 
 export function sinkConfig(cellStyles: readonly CellStyle[], sharedStrings: readonly string[]): SinkConfig {
@@ -23,11 +23,7 @@ export function sinkConfig(cellStyles: readonly CellStyle[], sharedStrings: read
     dateKind[i] = style.dateKind === 'date' ? 1 : style.dateKind === 'time' ? 2 : 0;
     bordered[i] = style.bordered ? 1 : 0;
   });
-  const blankShared = new Uint8Array(sharedStrings.length);
-  sharedStrings.forEach((text, i) => {
-    blankShared[i] = text.trim() === '' ? 1 : 0;
-  });
-  return { dateKind, bordered, blankShared };
+  return { dateKind, bordered, sharedCount: sharedStrings.length };
 }
 
 const configs = new WeakMap<WorkbookReader, Promise<SinkConfig>>();
@@ -86,12 +82,13 @@ export interface CellSink {
 
 /**
  * Turns raw sheet cells into the columnar row store: shared strings stay indexes, numbers formatted as
- * dates are marked as dates, empty and whitespace-only cells are dropped, bordered cells are noted for
- * table detection (even when empty).
+ * dates are marked as dates, bordered cells are noted for table detection (even when empty). A cell
+ * holding an empty or whitespace-only string is kept (an agent must be able to tell it from an empty
+ * cell); a cell without a value (`<c/>`, `<v/>` of a number, shared string or error) is not.
  */
 export function createCellSink(config: SinkConfig): CellSink {
   const builder = new SegmentBuilder();
-  const { dateKind, bordered, blankShared } = config;
+  const { dateKind, bordered, sharedCount } = config;
   const anyBorders = bordered.includes(1);
   let borders: number[] = [];
   const onCell: CellHandler = (row, col, type, style, raw) => {
@@ -99,8 +96,10 @@ export function createCellSink(config: SinkConfig): CellSink {
     if (raw === undefined) return;
     switch (type) {
       case 's': {
+        // `<v/>` is no index at all (+'' would be shared string 0).
+        if (raw === '') return;
         const index = +raw;
-        if (!(index >= 0) || blankShared[index] !== 0) return;
+        if (!(Number.isInteger(index) && index >= 0 && index < sharedCount)) return;
         builder.add(row, col, Kind.Shared, index);
         return;
       }
@@ -109,6 +108,8 @@ export function createCellSink(config: SinkConfig): CellSink {
         return;
       case 'str':
       case 'inlineStr':
+        builder.addText(row, col, raw);
+        return;
       case 'e':
       case 'd':
         if (raw.trim() !== '') builder.addText(row, col, raw);

@@ -92,7 +92,7 @@ export async function extractSheet(
   const merged = mergedCells(info.merges, rows);
   // Tables are detected on every value, merged ones included, before merged values may leave rows.
   const excelTables = await readExcelTables(reader, info, rels);
-  const tableCandidates = detectTableCandidates(rows, pairsStream(scan.borders), excelTables);
+  const tableCandidates = detectTableCandidates(rows.valueCells, pairsStream(scan.borders), excelTables);
   if (!options.mergedValuesInRows) dropMergedValues(info.merges, rows);
   if (features.hyperlinks) attachHyperlinks(info, rels, rows);
 

@@ -1,6 +1,7 @@
 import { columnLetters } from '../ooxml/columns.js';
 import { serialToIso, type CellValue } from './cell-value.js';
 import type { CellRow } from './model.js';
+import type { CellSource } from './table-candidates.js';
 
 /**
  * How a cell's value is stored. Shared strings stay an index into the shared-string table and dates stay
@@ -137,6 +138,7 @@ export class RowStore {
   private readonly keyJson: [Array<string | undefined>, Array<string | undefined>] = [[], []];
   private readonly dateJson = new Map<number, string>();
   private readonly sharedNumberLike: Array<1 | 2 | undefined> = [];
+  private readonly sharedBlank: Array<boolean | undefined> = [];
 
   constructor(
     readonly segments: RowSegment[],
@@ -244,6 +246,29 @@ export class RowStore {
     visit: (r: number, c: number, key: number, numberLike: boolean) => void,
     withNumberLike = false,
   ): void {
+    this.visitIn(r1, c1, r2, c2, visit, withNumberLike, false);
+  }
+
+  /**
+   * The cells that hold something to read, for table detection: cells whose value is an empty or
+   * whitespace-only string are in the rows but do not make a block of values.
+   */
+  get valueCells(): CellSource {
+    return {
+      forEachIn: (r1, c1, r2, c2, visit, withNumberLike = false) =>
+        this.visitIn(r1, c1, r2, c2, visit, withNumberLike, true),
+    };
+  }
+
+  private visitIn(
+    r1: number,
+    c1: number,
+    r2: number,
+    c2: number,
+    visit: (r: number, c: number, key: number, numberLike: boolean) => void,
+    withNumberLike: boolean,
+    skipBlank: boolean,
+  ): void {
     const anyRemoved = this.removed.size > 0;
     for (let s = 0; s < this.segments.length; s++) {
       const segment = this.segments[s]!;
@@ -262,10 +287,26 @@ export class RowStore {
           if (c < c1 || c > c2) continue;
           const key = this.segmentBase[s]! + i;
           if (anyRemoved && this.removed.has(key)) continue;
+          if (skipBlank && this.isBlank(segment, i)) continue;
           visit(rows[row]!, c, key, withNumberLike && this.isNumberLike(segment, i));
         }
       }
     }
+  }
+
+  /** An empty or whitespace-only string (worked out once per shared string). */
+  private isBlank(segment: RowSegment, i: number): boolean {
+    const kind = segment.kinds[i] as Kind;
+    if (kind === Kind.Shared) {
+      const index = segment.nums[i]!;
+      let known = this.sharedBlank[index];
+      if (known === undefined) {
+        known = (this.context.sharedStrings[index] ?? '').trim() === '';
+        this.sharedBlank[index] = known;
+      }
+      return known;
+    }
+    return kind === Kind.Text && segment.texts[segment.nums[i]!]!.trim() === '';
   }
 
   private isNumberLike(segment: RowSegment, i: number): boolean {

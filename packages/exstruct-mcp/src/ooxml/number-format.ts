@@ -19,23 +19,77 @@ export function classifyNumberFormat(numFmtId: number, formatCode: string | unde
   return classifyFormatCode(formatCode);
 }
 
-/** Classifies a custom format code such as `yyyy/m/d`, `h:mm AM/PM` or `[$-411]ggge"年"m"月"d"日"`. */
+/**
+ * Classifies a custom format code such as `yyyy/m/d`, `h:mm AM/PM` or `[$-411]ggge"年"m"月"d"日"`, from
+ * the tokens of its first section: quoted and escaped literals, padding and repeat directives,
+ * bracketed colours, conditions and locales, `General` and scientific `E+`/`E-` are not date tokens
+ * (`[Red]General` and `[$-409]General` are plain numbers).
+ */
 export function classifyFormatCode(code: string): DateKind {
   // Only the first section (positive numbers) decides.
   const section = splitSections(code)[0] ?? '';
-  if (/^\s*general\s*$/i.test(section)) return undefined;
-  // Elapsed-time formats ([h], [mm], [ss]) show durations, not points in time.
-  if (/\[(h+|m+|s+)\]/i.test(section)) return undefined;
-  const stripped = section
-    .replace(/"[^"]*"/g, '') // quoted literals
-    .replace(/\\./g, '') // escaped characters
-    .replace(/\[[^\]]*\]/g, '') // colours, conditions, locales
-    .replace(/[_*]./g, '') // padding/repeat directives
-    .replace(/E[+-]/gi, ''); // scientific notation
-  if (/[yde]/i.test(stripped) || /g{1,3}/i.test(stripped.replace(/general/gi, ''))) return 'date';
-  if (/[hs]/i.test(stripped)) return 'time';
+  let date = false;
+  let time = false;
+  let month = false;
+  let digits = false;
+  for (let i = 0; i < section.length; i++) {
+    const ch = section[i]!;
+    if (ch === '"') {
+      const end = section.indexOf('"', i + 1);
+      i = end < 0 ? section.length : end;
+      continue;
+    }
+    if (ch === '\\' || ch === '_' || ch === '*') {
+      i++; // the next character is a literal, a width or a fill
+      continue;
+    }
+    if (ch === '[') {
+      const end = section.indexOf(']', i + 1);
+      const inner = section.slice(i + 1, end < 0 ? section.length : end);
+      // Elapsed-time formats ([h], [mm], [ss]) show durations, not points in time.
+      if (/^(h+|m+|s+)$/i.test(inner)) return undefined;
+      i = end < 0 ? section.length : end;
+      continue;
+    }
+    const rest = section.slice(i, i + 7).toLowerCase();
+    if (rest === 'general') {
+      i += 6;
+      continue;
+    }
+    if (rest.startsWith('am/pm') || rest.startsWith('a/p')) {
+      time = true;
+      i += rest.startsWith('am/pm') ? 4 : 2;
+      continue;
+    }
+    switch (ch.toLowerCase()) {
+      case 'e':
+        if (section[i + 1] === '+' || section[i + 1] === '-')
+          i++; // scientific notation
+        else date = true; // the era year of Japanese formats
+        break;
+      case 'y':
+      case 'd':
+      case 'g': // era name
+        date = true;
+        break;
+      case 'h':
+      case 's':
+        time = true;
+        break;
+      case 'm':
+        month = true;
+        break;
+      case '0':
+      case '#':
+      case '?':
+        digits = true;
+        break;
+    }
+  }
+  if (date) return 'date';
+  if (time) return 'time';
   // A lone `m` is a month next to date tokens (handled above) or minutes next to h/s; alone it is a month.
-  if (/m/i.test(stripped) && !/[0#?]/.test(stripped)) return 'date';
+  if (month && !digits) return 'date';
   return undefined;
 }
 

@@ -1,4 +1,5 @@
 import { colorFromAttrs, resolveColor, type ColorRef } from './colors.js';
+import { isMainNs } from './namespaces.js';
 import { classifyNumberFormat, type DateKind } from './number-format.js';
 import { parseXmlText } from './xml.js';
 import type { ZipArchive } from './zip-archive.js';
@@ -47,23 +48,28 @@ export async function readStyles(
   const fills: FillDef[] = [];
   const borders: boolean[] = [];
   const xfs: Array<{ numFmtId: number; fillId: number; borderId: number }> = [];
-  let section: 'fills' | 'borders' | 'cellXfs' | undefined;
+  // The top-level list being read: a <numFmt>, <fill> or <border> of a differential format (<dxfs>, used
+  // by conditional formats and pivot tables) must not count among the cells' own.
+  let section: 'numFmts' | 'fills' | 'borders' | 'cellXfs' | 'other' | undefined;
   let fill: FillDef | undefined;
   let border = false;
   let inBorder = false;
+  let depth = 0;
   parseXmlText(await zip.readText(part), part, {
-    open(name, attrs) {
+    open(name, attrs, tag) {
+      // Extension vocabularies (x14:, x15: in extLst) reuse these local names.
+      if (tag.ns !== '' && !isMainNs(tag.ns)) return;
+      if (depth++ === 1) {
+        section =
+          name === 'numFmts' || name === 'fills' || name === 'borders' || name === 'cellXfs' ? name : 'other';
+        return;
+      }
       switch (name) {
         case 'numFmt':
-          numFmts.set(Number(attrs.numFmtId), attrs.formatCode ?? '');
-          break;
-        case 'fills':
-        case 'borders':
-        case 'cellXfs':
-          section = name;
+          if (section === 'numFmts') numFmts.set(Number(attrs.numFmtId), attrs.formatCode ?? '');
           break;
         case 'fill':
-          fill = { patternType: undefined, fg: undefined, bg: undefined };
+          if (section === 'fills') fill = { patternType: undefined, fg: undefined, bg: undefined };
           break;
         case 'patternFill':
           if (fill) fill.patternType = attrs.patternType ?? 'none';
@@ -99,15 +105,15 @@ export async function readStyles(
           break;
       }
     },
-    close(name) {
+    close(name, ns) {
+      if (ns !== '' && !isMainNs(ns)) return;
+      if (--depth === 1) section = undefined;
       if (name === 'fill' && fill) {
         fills.push(fill);
         fill = undefined;
       } else if (name === 'border' && inBorder) {
         borders.push(border);
         inBorder = false;
-      } else if (name === section) {
-        section = undefined;
       }
     },
   });

@@ -1,4 +1,5 @@
 import { ToolError } from '@mcp-workbench/core/engine';
+import { isMainNs } from './namespaces.js';
 import { findRel, isRelType, readRelationships, type Relationship } from './relationships.js';
 import { attr, parseXmlText } from './xml.js';
 import type { ZipArchive } from './zip-archive.js';
@@ -56,7 +57,10 @@ export async function readWorkbookPart(zip: ZipArchive): Promise<WorkbookPart> {
   let date1904 = false;
   let currentName: DefinedName | undefined;
   parseXmlText(await zip.readText(part), part, {
-    open(name, attrs) {
+    open(name, attrs, tag) {
+      // Only SpreadsheetML's own elements: Excel 2013+ writes <x15:workbookPr> (no date1904) in extLst
+      // after the real one, which must not reset the 1904 flag.
+      if (tag.ns !== '' && !isMainNs(tag.ns)) return;
       if (name === 'sheet') {
         const rel = rels.get(attr(attrs, 'id') ?? '');
         const kind = (rel && SHEET_KINDS.find((k) => isRelType(rel, k))) ?? 'worksheet';
@@ -81,7 +85,8 @@ export async function readWorkbookPart(zip: ZipArchive): Promise<WorkbookPart> {
     text(text) {
       if (currentName) currentName.formula += text;
     },
-    close(name) {
+    close(name, ns) {
+      if (ns !== '' && !isMainNs(ns)) return;
       if (name === 'definedName' && currentName) {
         definedNames.push(currentName);
         currentName = undefined;
