@@ -31,7 +31,7 @@ export interface ExtractOptions {
 export async function extractWorkbook(file: string, options: ExtractOptions = {}): Promise<Extraction> {
   const features = modeFeatures(options.mode ?? 'standard');
   const reader = await WorkbookReader.open(file, options.zipLimits, options.files);
-  const warnings: string[] = [];
+  const warnings: string[] = reader.decryptionNote ? [reader.decryptionNote] : [];
   try {
     const wanted = options.sheets
       ? new Set(options.sheets.map((name) => reader.sheet(name).name))

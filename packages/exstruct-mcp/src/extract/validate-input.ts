@@ -38,6 +38,7 @@ export async function validateInput(file: string, files?: FileAccess): Promise<V
   }
   try {
     const errors: InputProblem[] = [];
+    if (reader.decryptionNote) warnings.push(reader.decryptionNote);
     for (const sheet of reader.workbook.sheets) {
       if (!sheet.part || !reader.zip.has(sheet.part)) {
         errors.push({

@@ -1,6 +1,13 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
+import {
+  ToolError,
+  localFiles,
+  readOpened,
+  type FileAccess,
+  type OpenedFile,
+} from '@mcp-workbench/core/engine';
+import { DEFAULT_PASSWORD, DecryptError, decryptWithDefaultPassword } from './decrypt-package.js';
 import { ZipArchive, type ZipLimits } from './zip-archive.js';
 
 /** Extensions read as SpreadsheetML packages (workbooks, macro workbooks and their templates). */
@@ -17,11 +24,27 @@ function unsupported(message: string, format: string, hint: string): ToolError {
   return new ToolError('UNSUPPORTED_FORMAT', message, { hint, details: { format } });
 }
 
-function encrypted(file: string): ToolError {
-  return new ToolError('ENCRYPTED_WORKBOOK', `"${path.basename(file)}" is password-protected (encrypted).`, {
-    hint: 'Remove the password in Excel (File → Info → Protect Workbook → Encrypt with Password) and save a copy.',
-  });
+const HINT_REMOVE_PASSWORD =
+  'Remove the password in Excel (File → Info → Protect Workbook → Encrypt with Password) and save a copy.';
+
+function encrypted(file: string, why?: DecryptError): ToolError {
+  const name = path.basename(file);
+  if (why?.reason === 'unsupported' || why?.reason === 'damaged') {
+    return new ToolError(
+      'ENCRYPTED_WORKBOOK',
+      `"${name}" is encrypted and could not be decrypted: ${why.message}`,
+      { hint: HINT_REMOVE_PASSWORD, details: { reason: why.reason } },
+    );
+  }
+  return new ToolError(
+    'ENCRYPTED_WORKBOOK',
+    `"${name}" is encrypted with a password to open (not Excel's default "${DEFAULT_PASSWORD}", which is read without asking).`,
+    { hint: HINT_REMOVE_PASSWORD, details: { reason: 'password' } },
+  );
 }
+
+/** Largest encrypted workbook decrypted (it is read whole into memory, and decrypted there). */
+export const MAX_ENCRYPTED_BYTES = 512 * 1024 * 1024;
 
 /** Rejects formats this reader does not handle, before any parsing, with a message that names the fix. */
 export function checkExtension(file: string): void {
@@ -70,8 +93,9 @@ async function isEncryptedOle(handle: FileHandle): Promise<boolean> {
 
 /**
  * Opens a workbook package after checking what the file really is: an encrypted workbook (OLE file with
- * EncryptedPackage), a legacy .xls (OLE), something that is not a zip at all, or a damaged zip each get
- * their own error code. Reusable by every reader and writer of workbooks.
+ * EncryptedPackage) is decrypted when it uses Excel's default password and refused otherwise; a legacy
+ * .xls (OLE), something that is not a zip at all, or a damaged zip each get their own error code.
+ * Reusable by every reader and writer of workbooks.
  */
 export async function openWorkbookPackage(
   file: string,
@@ -79,23 +103,29 @@ export async function openWorkbookPackage(
   files: FileAccess = localFiles,
 ): Promise<ZipArchive> {
   // Opened once, as checked (a server passes its PathPolicy); the archive owns the handle afterwards.
-  const { handle } = await files.openFile(file);
+  return openWorkbookHandle(file, await files.openFile(file), limits);
+}
+
+/** The same as openWorkbookPackage on a file already opened (the archive owns its handle afterwards). */
+export async function openWorkbookHandle(
+  file: string,
+  opened: OpenedFile,
+  limits: Partial<ZipLimits> = {},
+): Promise<ZipArchive> {
+  const { handle } = opened;
+  let kind: 'zip' | 'encrypted';
   try {
-    await checkKind(file, handle);
+    kind = await checkKind(file, handle);
   } catch (error) {
     await handle.close();
     throw error;
   }
+  if (kind === 'encrypted') return openEncrypted(file, opened, limits);
   let zip: ZipArchive;
   try {
     zip = await ZipArchive.fromHandle(handle, limits);
   } catch (error) {
-    if (error instanceof ToolError) throw error;
-    throw new ToolError(
-      'CORRUPT_WORKBOOK',
-      `"${path.basename(file)}" is a damaged or truncated zip package: ${(error as Error).message}`,
-      { hint: 'Re-download or re-save the workbook; the end of the file may be missing.' },
-    );
+    throw damagedZip(file, error);
   }
   if (zip.list().some((entry) => entry.encrypted)) {
     zip.close();
@@ -104,11 +134,48 @@ export async function openWorkbookPackage(
   return zip;
 }
 
-/** What the file really is, from its first bytes: an encrypted or legacy OLE file, or not a zip. */
-async function checkKind(file: string, handle: FileHandle): Promise<void> {
+function damagedZip(file: string, error: unknown): Error {
+  if (error instanceof ToolError) return error;
+  return new ToolError(
+    'CORRUPT_WORKBOOK',
+    `"${path.basename(file)}" is a damaged or truncated zip package: ${(error as Error).message}`,
+    { hint: 'Re-download or re-save the workbook; the end of the file may be missing.' },
+  );
+}
+
+/** An encrypted workbook: decrypted in memory when Excel's default password opens it. */
+async function openEncrypted(
+  file: string,
+  opened: OpenedFile,
+  limits: Partial<ZipLimits>,
+): Promise<ZipArchive> {
+  let plain: Buffer;
+  try {
+    const ole = await readOpened(opened, {
+      maxBytes: MAX_ENCRYPTED_BYTES,
+      shownAs: `"${path.basename(file)}"`,
+    });
+    plain = await decryptWithDefaultPassword(ole);
+  } catch (error) {
+    if (error instanceof DecryptError) throw encrypted(file, error);
+    throw error;
+  } finally {
+    await opened.handle.close();
+  }
+  if (plain.length < 2 || !plain.subarray(0, 2).equals(ZIP_MAGIC))
+    throw encrypted(file, new DecryptError('the decrypted package is not a zip.', 'damaged'));
+  try {
+    return await ZipArchive.fromBuffer(plain, limits, { decrypted: true });
+  } catch (error) {
+    throw damagedZip(file, error);
+  }
+}
+
+/** What the file really is, from its first bytes: a zip, an encrypted workbook, or an error. */
+async function checkKind(file: string, handle: FileHandle): Promise<'zip' | 'encrypted'> {
   const head = await readHead(handle, 8);
   if (head.length >= 8 && head.subarray(0, 8).equals(OLE_MAGIC)) {
-    if (await isEncryptedOle(handle)) throw encrypted(file);
+    if (await isEncryptedOle(handle)) return 'encrypted';
     checkExtension(file);
     throw unsupported(
       `"${path.basename(file)}" is a legacy binary (OLE) Excel file despite its extension.`,
@@ -126,4 +193,5 @@ async function checkKind(file: string, handle: FileHandle): Promise<void> {
       },
     );
   }
+  return 'zip';
 }

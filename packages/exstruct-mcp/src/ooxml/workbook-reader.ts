@@ -1,5 +1,6 @@
 import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import { readThemeColors } from './colors.js';
+import { DEFAULT_PASSWORD } from './decrypt-package.js';
 import { openWorkbookPackage } from './open-package.js';
 import { findRel } from './relationships.js';
 import { readSharedStrings } from './shared-strings.js';
@@ -34,6 +35,13 @@ export class WorkbookReader {
       zip.close();
       throw error;
     }
+  }
+
+  /** Said once per reading when the workbook was decrypted with Excel's default password. */
+  get decryptionNote(): string | undefined {
+    return this.zip.decrypted
+      ? `The workbook is encrypted with Excel's default password ("${DEFAULT_PASSWORD}", used when a workbook is protected without a password to open); it was decrypted in memory.`
+      : undefined;
   }
 
   /** Names of every sheet, in workbook order (chart sheets included). */

@@ -97,6 +97,8 @@ export class ZipArchive {
     private readonly zip: yauzl.ZipFile,
     private readonly byName: Map<string, { info: ZipEntryInfo; entry: yauzl.Entry }>,
     private readonly limits: ZipLimits,
+    /** True when the package was decrypted from an OLE file with Excel's default password. */
+    readonly decrypted = false,
   ) {}
 
   /**
@@ -113,7 +115,6 @@ export class ZipArchive {
 
   /** Reads a package from an open handle, which the archive then owns (closed with it). */
   static async fromHandle(handle: FileHandle, limits: Partial<ZipLimits> = {}): Promise<ZipArchive> {
-    const resolved = { ...DEFAULT_ZIP_LIMITS, ...limits };
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
       handle
         .stat()
@@ -130,6 +131,29 @@ export class ZipArchive {
       await handle.close();
       throw error;
     });
+    return ZipArchive.fromZipFile(zip, limits, {});
+  }
+
+  /** Reads a package held in memory (a workbook decrypted from its OLE container). */
+  static async fromBuffer(
+    buffer: Buffer,
+    limits: Partial<ZipLimits> = {},
+    origin: { decrypted?: boolean } = {},
+  ): Promise<ZipArchive> {
+    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
+      yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: true }, (error, opened) =>
+        error ? reject(error) : resolve(opened),
+      );
+    });
+    return ZipArchive.fromZipFile(zip, limits, origin);
+  }
+
+  private static async fromZipFile(
+    zip: yauzl.ZipFile,
+    limits: Partial<ZipLimits>,
+    origin: { decrypted?: boolean },
+  ): Promise<ZipArchive> {
+    const resolved = { ...DEFAULT_ZIP_LIMITS, ...limits };
     const byName = new Map<string, { info: ZipEntryInfo; entry: yauzl.Entry }>();
     await new Promise<void>((resolve, reject) => {
       zip.on('entry', (entry: yauzl.Entry) => {
@@ -151,7 +175,7 @@ export class ZipArchive {
       zip.close();
       throw error;
     });
-    const archive = new ZipArchive(zip, byName, resolved);
+    const archive = new ZipArchive(zip, byName, resolved, origin.decrypted === true);
     const declared = [...byName.values()].reduce((sum, { info }) => sum + info.uncompressedSize, 0);
     if (declared > resolved.maxTotalBytes) {
       archive.close();
