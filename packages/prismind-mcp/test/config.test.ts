@@ -70,7 +70,7 @@ describe('config.toml and the store', () => {
     );
   });
 
-  it('tools answer STORE_TOO_NEW for a database from a newer version, and BACKEND_UNAVAILABLE for a backend not in this release', async () => {
+  it('tools answer STORE_TOO_NEW for a database from a newer version, and AUTH_REQUIRED for Google without credentials', async () => {
     mkdirSync(store.home, { recursive: true });
     const db = new Database(path.join(store.home, 'prismind.db'));
     // exec, not pragma(): a better-sqlite3 12 Statement collected on Node 24 aborts the process
@@ -87,7 +87,9 @@ describe('config.toml and the store', () => {
     }
     const google = await connect(store, { env: { PRISMIND_BACKEND: 'google' } });
     try {
-      expect((await google.fail('start_session')).code).toBe('BACKEND_UNAVAILABLE');
+      const error = await google.fail('start_session');
+      expect(error.code).toBe('AUTH_REQUIRED');
+      expect(error.hint).toContain('prismind-mcp auth login');
     } finally {
       await google.close();
     }

@@ -3,13 +3,14 @@
  * real MCP Client over InMemoryTransport. Part 1 has the local store; the Google (local fake API) and
  * PostgreSQL backends add their own entry here and the same tests run against them.
  */
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PathPolicy } from '@mcp-workbench/core';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '@mcp-workbench/core/testing';
 import { expect } from 'vitest';
 import { createServer } from '../src/server.js';
+import { CLIENT, FakeGoogle } from './google-fake/server.js';
 import { postgresBackend } from './pg/postgres-fixture.js';
 
 export interface BackendFixture {
@@ -23,6 +24,8 @@ export interface StoreFixture {
   env: Record<string, string>;
   /** The local folder of the store (config.toml lives here). */
   home: string;
+  /** The fake Google APIs the store talks to (the Google backend only). */
+  google?: FakeGoogle;
   cleanup(): Promise<void>;
 }
 
@@ -38,7 +41,55 @@ export const localBackend: BackendFixture = {
   },
 };
 
-export const BACKENDS: BackendFixture[] = [localBackend, postgresBackend];
+export const GOOGLE_SCOPES = [
+  'https://www.googleapis.com/auth/drive.file',
+  'https://www.googleapis.com/auth/spreadsheets',
+];
+
+/** token.json as `prismind-mcp auth login` leaves it, for the fake's OAuth client. */
+export async function writeGoogleToken(
+  home: string,
+  google: FakeGoogle,
+  scopes = GOOGLE_SCOPES,
+): Promise<void> {
+  await writeFile(
+    path.join(home, 'token.json'),
+    JSON.stringify({
+      type: 'authorized_user',
+      client_id: CLIENT.id,
+      client_secret: CLIENT.secret,
+      refresh_token: google.issueRefreshToken(scopes),
+      token_uri: `${google.url}/token`,
+      scopes,
+    }),
+  );
+}
+
+/** Google Workspace through the official clients, against a local fake of the REST APIs. */
+export const googleBackend: BackendFixture = {
+  name: 'google',
+  async create() {
+    const home = await tempDir();
+    const google = await FakeGoogle.start();
+    await writeGoogleToken(home, google);
+    // What a person made in Drive before setting a project up with their ids.
+    google.seed('folder', '1xyz', 'チーム共有');
+    google.seed('spreadsheet', '1abc', 'TrapxTrapCpp_Prismind', '1xyz');
+    return {
+      env: { PRISMIND_HOME: home, PRISMIND_BACKEND: 'google', PRISMIND_GOOGLE_API_URL: google.url },
+      home,
+      google,
+      async cleanup() {
+        await google.stop();
+        await rm(home, { recursive: true, force: true, maxRetries: 5 });
+        // A request the fake did not understand is a bug in the client code.
+        expect(google.problems).toEqual([]);
+      },
+    };
+  },
+};
+
+export const BACKENDS: BackendFixture[] = [localBackend, googleBackend, postgresBackend];
 
 /** Reads a tool's answer from its text block (JSON, or TOON once core answers text-first in TOON). */
 export function decodeText(text: string): Record<string, unknown> {

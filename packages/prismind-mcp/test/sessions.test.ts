@@ -73,10 +73,15 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
       session_duration_seconds: 4985,
       message: 'セッション状態を保存しました。',
     });
-    // Where the state went: the local database file, or the PostgreSQL store (URL without password).
-    expect(ended.saved_to).toEqual(
-      expect.arrayContaining([backend.name === 'local' ? 'prismind.db' : expect.stringMatching(/^postgres/)]),
-    );
+    // Where the state went: the local database file, the PostgreSQL store (URL without password), or
+    // the project's summary sheet (with its local cache).
+    const savedTo: Record<string, unknown[]> = {
+      local: ['prismind.db'],
+      postgres: [expect.stringMatching(/^postgres/)],
+      google: ['prismind.db', 'Google Sheets（サマリ）'],
+    };
+    expect(Object.keys(savedTo)).toContain(backend.name);
+    expect(ended.saved_to).toEqual(expect.arrayContaining(savedTo[backend.name] ?? []));
     await client.close();
 
     client = await connect(store, { now: () => new Date(clock) });

@@ -14,14 +14,20 @@ async function cli(store: StoreFixture, ...args: string[]) {
   return { code, stdout, stderr };
 }
 
-/** What an agent sees of a project, without timestamps that differ between the two stores. */
+/**
+ * What an agent sees of a project, without timestamps that differ between the two stores (and, where the
+ * store assigns document ids — Google Docs ids — without those).
+ */
 async function answers(store: StoreFixture) {
   const client = await connect(store);
+  const assigned = store.google ? ['doc_id', 'location', 'content_hash'] : [];
   try {
     const strip = (value: unknown) =>
       JSON.parse(
         JSON.stringify(value, (k, v: unknown) =>
-          k === 'started_at' || k === 'url' || k === 'doc_url' || k === 'message' ? undefined : v,
+          k === 'started_at' || k === 'url' || k === 'doc_url' || k === 'message' || assigned.includes(k)
+            ? undefined
+            : v,
         ),
       ) as unknown;
     await client.call('switch_project', { project: 'trapxtrap' });

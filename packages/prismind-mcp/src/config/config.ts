@@ -17,6 +17,19 @@ const ConfigSchema = z
       .object({
         credentials_path: z.string().default('credentials.json'),
         token_path: z.string().default('token.json'),
+        // The narrowest that work: files Prismind makes (drive.file) and the project's spreadsheet.
+        scopes: z
+          .array(z.string().min(1))
+          .min(1)
+          .default([
+            'https://www.googleapis.com/auth/drive.file',
+            'https://www.googleapis.com/auth/spreadsheets',
+          ]),
+        // A proxy or a test double in front of the Google APIs (PRISMIND_GOOGLE_API_URL overrides it).
+        api_url: z.string().default(''),
+        max_retry_seconds: z.number().min(0).max(600).default(30),
+        retry_initial_delay_ms: z.number().int().min(1).max(60_000).default(500),
+        request_timeout_ms: z.number().int().min(1000).max(600_000).default(30_000),
       })
       .strict()
       .prefault({}),
@@ -161,5 +174,7 @@ export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
   }
   const url = env.PRISMIND_DATABASE_URL?.trim();
   if (url) config.storage = { ...config.storage, url };
+  const googleUrl = env.PRISMIND_GOOGLE_API_URL?.trim();
+  if (googleUrl) config.google = { ...config.google, api_url: googleUrl };
   return config;
 }

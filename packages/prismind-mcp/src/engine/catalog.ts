@@ -73,6 +73,21 @@ function headingOf(body: string): string | undefined {
 export async function syncCatalog(engine: Engine, input: { project?: string | undefined }) {
   return engine.backend.write(async (stores) => {
     const project = await resolveProject(engine, stores, input.project);
+    if (stores.catalog.syncFromMaster) {
+      const counts = await stores.catalog.syncFromMaster(project, nowIso(engine));
+      return {
+        success: true,
+        synced_count: counts.synced,
+        added_count: counts.added,
+        updated_count: counts.updated,
+        archived_count: counts.archived,
+        message:
+          `目録を同期しました（${counts.synced}件）。` +
+          (counts.added || counts.updated || counts.archived
+            ? `追加 ${counts.added}件、更新 ${counts.updated}件、ドキュメントが見つからずアーカイブ ${counts.archived}件。`
+            : ''),
+      };
+    }
     const rows = await stores.catalog.list({ project: project.project_id, status: 'all' });
     const byId = new Map(rows.map((e) => [e.doc_id, e]));
     const byLocation = new Map(rows.map((e) => [e.location.normalize('NFC'), e]));
@@ -143,7 +158,7 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       };
       if (next.keywords.length === 0) next.keywords = extractKeywords(doc.body, 8, next.name);
       let body = doc.body;
-      if (!known || !doc.fields?.doc_id) {
+      if (stores.documents.carriesFields !== false && (!known || !doc.fields?.doc_id)) {
         // Give the file its front matter, so its id stays with it when it is moved or renamed.
         if (!doc.fields) body = bodyOf(next.name, doc.body);
         next.content_hash = (await stores.documents.write(project, next, body)).content_hash;

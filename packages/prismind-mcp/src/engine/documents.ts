@@ -1,7 +1,7 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import { docTypeOf, oneOf, REFERENCE_TIMINGS, CATALOG_STATUSES, type DocType } from '../model/vocab.js';
-import type { StoredDocument, Stores } from '../store/backend.js';
+import type { StoredDocument, Stores, WriteChange } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
 import { safeName } from '../local/names.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
@@ -120,7 +120,7 @@ export async function createDocument(engine: Engine, input: CreateDocumentInput)
     const entry: CatalogEntry = {
       doc_id: newId('doc'),
       name,
-      source: engine.backend.kind,
+      source: stores.documents.source ?? engine.backend.kind,
       doc_type: docType,
       project: project.project_id,
       phase_task: phaseTask,
@@ -137,7 +137,12 @@ export async function createDocument(engine: Engine, input: CreateDocumentInput)
       keywords_generated: !(given && given.length > 0),
     };
     const created = await stores.documents.create(project, { entry, folder, file_name: fileName, body });
-    const stored = { ...entry, location: created.location, content_hash: created.content_hash };
+    const stored = {
+      ...entry,
+      doc_id: created.doc_id ?? entry.doc_id,
+      location: created.location,
+      content_hash: created.content_hash,
+    };
     await stores.catalog.put(stored);
     await stores.search.indexDocument(stored, body);
     return {
@@ -256,6 +261,8 @@ async function readChecked(engine: Engine, docId: string) {
   if (doc.content_hash === entry.content_hash && Object.keys(edited).length === 0) {
     return { entry, doc, project, url: first.url, handEdited: false };
   }
+  // No hash yet (a catalog rebuilt from a master that does not carry it): first sight, not an edit.
+  const firstSight = entry.content_hash === '' && Object.keys(edited).length === 0;
   const seen: CatalogEntry = {
     ...entry,
     ...edited,
@@ -265,11 +272,12 @@ async function readChecked(engine: Engine, docId: string) {
   if (entry.keywords_generated && doc.content_hash !== entry.content_hash && !edited.keywords) {
     seen.keywords = extractKeywords(doc.body, KEYWORDS, `${seen.name} ${seen.feature}`);
   }
+  if (firstSight) seen.updated_at = entry.updated_at;
   await engine.backend.write(async (stores) => {
     await stores.catalog.put(seen);
     await stores.search.indexDocument(seen, doc.body);
   });
-  return { entry: seen, doc, project, url: first.url, handEdited: true };
+  return { entry: seen, doc, project, url: first.url, handEdited: !firstSight };
 }
 
 export interface GetDocumentInput {
@@ -429,7 +437,7 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     if (
       input.expected_hash !== undefined
         ? input.expected_hash !== doc.content_hash
-        : doc.content_hash !== entry.content_hash
+        : entry.content_hash !== '' && doc.content_hash !== entry.content_hash
     ) {
       throw new ToolError(
         'CONFLICT',
@@ -451,10 +459,11 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     const updated: string[] = [];
     const next: CatalogEntry = { ...entry };
     let body = doc.body;
+    let change: WriteChange | undefined;
     if (input.content !== undefined) {
-      body = input.append
-        ? `${doc.body.trimEnd()}\n\n${input.content.replace(/\r\n/g, '\n').trimEnd()}\n`
-        : bodyOf(entry.name, input.content);
+      const added = input.content.replace(/\r\n/g, '\n').trimEnd();
+      body = input.append ? `${doc.body.trimEnd()}\n\n${added}\n` : bodyOf(entry.name, input.content);
+      if (input.append && added) change = { append: `${added}\n` };
       if (body !== doc.body) updated.push('content');
     }
     const name = text('name');
@@ -500,7 +509,12 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
       };
     }
     next.updated_at = nowIso(engine);
-    const written = await stores.documents.write(project, next, body);
+    const written = await stores.documents.write(
+      project,
+      next,
+      body,
+      updated.includes('content') ? change : undefined,
+    );
     next.content_hash = written.content_hash;
     await stores.catalog.put(next);
     await stores.search.indexDocument(next, body);

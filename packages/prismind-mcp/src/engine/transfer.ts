@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError, writeFileAtomic } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, KnowledgeEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
+import { safeName } from '../local/names.js';
+import { folderFor } from './documents.js';
 import { checkProjectId, projectNotFound, type Engine } from './engine.js';
 
 /** `prismind-export.json`: everything of one project, beside its documents as Markdown files. */
@@ -41,11 +43,18 @@ export async function exportProject(engine: Engine, projectId: string, dir: stri
   const data = await engine.backend.read(async (stores) => {
     const project = await stores.projects.get(projectId);
     if (!project) throw projectNotFound(projectId);
-    const catalog = await stores.catalog.list({ project: project.project_id, status: 'all' });
+    // Documents go into the export as Markdown files under their folder; a store whose locations are
+    // not paths (a Google Docs id) gets <type folder>/<name>.md, and the exported catalog says so.
+    const stored = await stores.catalog.list({ project: project.project_id, status: 'all' });
+    const catalog: CatalogEntry[] = [];
     const documents: { location: string; body: string }[] = [];
-    for (const entry of catalog) {
+    for (const entry of stored) {
+      const location = entry.location.endsWith('.md')
+        ? entry.location
+        : `${folderFor(project, entry.doc_type)}/${safeName(entry.name, 'document')}.md`;
+      catalog.push({ ...entry, location });
       const doc = await stores.documents.read(project, entry);
-      if (doc) documents.push({ location: entry.location, body: doc.body });
+      if (doc) documents.push({ location, body: doc.body });
     }
     const all = await stores.search.listKnowledge();
     const file: ExportFile = {
@@ -114,6 +123,11 @@ export async function importProject(engine: Engine, dir: string) {
         },
       );
     }
+    if (engine.backend.kind === 'google') {
+      // The export's spreadsheet and folders belong to the store it came from: this one makes its own.
+      data.project.spreadsheet_id = '';
+      data.project.root_folder_id = '';
+    }
     await stores.projects.create(data.project);
     await stores.tracker.createSheets(data.project);
     for (const task of data.tasks) await stores.tracker.add(data.project.project_id, task);
@@ -131,9 +145,10 @@ export async function importProject(engine: Engine, dir: string) {
       });
       const stored = {
         ...entry,
+        doc_id: created.doc_id ?? entry.doc_id,
         location: created.location,
         content_hash: created.content_hash,
-        source: engine.backend.kind,
+        source: stores.documents.source ?? engine.backend.kind,
       };
       await stores.catalog.put(stored);
       await stores.search.indexDocument(stored, body);

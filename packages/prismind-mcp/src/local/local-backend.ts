@@ -20,6 +20,8 @@ export interface LocalBackendOptions {
   busyTimeoutMs: number;
   embedder?: Embedder | undefined;
   logger: Logger;
+  /** Regenerate the Markdown views (進捗.md, 目録.md, サマリ.md) on writes (default true). */
+  views?: boolean;
 }
 
 /**
@@ -82,12 +84,21 @@ export class LocalBackend implements Backend {
   }
 
   async read<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return this.readWith((stores) => work(stores));
+  }
+
+  async write<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+    return this.writeWith((stores) => work(stores));
+  }
+
+  /** read() that also hands the work its transaction context (for backends built on this one). */
+  async readWith<T>(work: (stores: Stores, ctx: LocalContext) => Promise<T>): Promise<T> {
     const { ctx, stores, vectors } = this.context(false);
     const result = await this.mutex.run(async () => {
       // One snapshot for every statement of the read (WAL: never blocked by writers).
       this.db.exec('BEGIN DEFERRED');
       try {
-        return await work(stores);
+        return await work(stores, ctx);
       } finally {
         if (this.db.inTransaction) this.db.exec('COMMIT');
       }
@@ -96,13 +107,14 @@ export class LocalBackend implements Backend {
     return result;
   }
 
-  async write<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
+  /** write() that also hands the work its transaction context (for backends built on this one). */
+  async writeWith<T>(work: (stores: Stores, ctx: LocalContext) => Promise<T>): Promise<T> {
     const { ctx, stores, vectors } = this.context(true);
     const result = await this.mutex.run(async () => {
       await retryBusy(() => this.db.exec('BEGIN IMMEDIATE'), 'starting a write');
       try {
-        const value = await work(stores);
-        await stageViews(ctx);
+        const value = await work(stores, ctx);
+        if (this.options.views !== false) await stageViews(ctx);
         await ctx.files.place();
         try {
           await retryBusy(() => this.db.exec('COMMIT'), 'committing');

@@ -113,6 +113,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE VIRTUAL TABLE knowledge_tri_vocab USING fts5vocab (knowledge_tri, 'row');
   CREATE VIRTUAL TABLE knowledge_short_vocab USING fts5vocab (knowledge_short, 'row');
   `,
+  // 3: what a remote backend remembers between calls (Google: folder and sheet ids, indexed document text).
+  `
+  CREATE TABLE remote_cache (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -77,16 +77,34 @@ export interface NewDocument {
   body: string;
 }
 
+/** How a write changes the body, for stores that can apply the change itself (append without rewriting). */
+export interface WriteChange {
+  /** The text appended after the existing body (`body` is then the existing body plus this). */
+  append?: string;
+}
+
 /** Design docs, procedure docs and the other document types. */
 export interface DocumentStore {
-  /** Creates the document in its folder; returns its location, URL and body hash. */
+  /** 保存先 of the documents this store makes (default: the backend's kind). */
+  readonly source?: string;
+  /** Documents carry their catalog fields (front matter) and get them written on sync (default true). */
+  readonly carriesFields?: boolean;
+  /**
+   * Creates the document in its folder; returns its location, URL and body hash, and the document's
+   * own id when the store assigns ids (a Google Docs id).
+   */
   create(
     project: ProjectConfig,
     doc: NewDocument,
-  ): Promise<{ location: string; url: string; content_hash: string }>;
+  ): Promise<{ location: string; url: string; content_hash: string; doc_id?: string }>;
   read(project: ProjectConfig, entry: CatalogEntry): Promise<StoredDocument | undefined>;
   /** Replaces the body (and the catalog fields the document carries); returns the new body hash. */
-  write(project: ProjectConfig, entry: CatalogEntry, body: string): Promise<{ content_hash: string }>;
+  write(
+    project: ProjectConfig,
+    entry: CatalogEntry,
+    body: string,
+    change?: WriteChange,
+  ): Promise<{ content_hash: string }>;
   /** Every document found in the project's folders (for sync_catalog). */
   scan(project: ProjectConfig): Promise<{ location: string; doc: StoredDocument }[]>;
   url(project: ProjectConfig, entry: CatalogEntry): string;
@@ -109,11 +127,24 @@ export interface CatalogFilter {
   limit?: number;
 }
 
+export interface SyncCounts {
+  synced: number;
+  added: number;
+  updated: number;
+  archived: number;
+}
+
 /** The master list of documents (the spec's 目録 sheet). */
 export interface Catalog {
   get(docId: string): Promise<CatalogEntry | undefined>;
   list(filter: CatalogFilter): Promise<CatalogEntry[]>;
   put(entry: CatalogEntry): Promise<void>;
+  /**
+   * For a catalog kept apart from the documents (the Google 目録 sheet): rebuilds the cache from that
+   * master, registers documents found in the project's folders that it lacks and archives rows whose
+   * document is gone. Without it, sync_catalog treats the document files as the master.
+   */
+  syncFromMaster?(project: ProjectConfig, at: string): Promise<SyncCounts>;
 }
 
 export interface CatalogQuery extends CatalogFilter {

@@ -49,11 +49,23 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
       logger,
     });
   }
+  if (backend === 'google') {
+    // Loaded on demand too: the Google clients are large and a local store never needs them.
+    const { GoogleBackend } = await import('../google/google-backend.js');
+    const { googleSettings } = await import('../google/settings.js');
+    return GoogleBackend.open({
+      home: config.home,
+      busyTimeoutMs: config.storage.busy_timeout_ms,
+      settings: googleSettings(config),
+      embedder: embedderOf(config, logger),
+      logger,
+    });
+  }
   throw new ToolError(
     'BACKEND_UNAVAILABLE',
-    `storage.backend = "${backend}" is not available in this version of prismind-mcp.`,
+    `storage.backend = "${String(backend)}" is not available in this version of prismind-mcp.`,
     {
-      hint: 'Use backend = "local" (the default) or "postgres" in config.toml, or unset PRISMIND_BACKEND; Google Workspace comes in a later release.',
+      hint: 'Use backend = "local" (the default), "google" or "postgres" in config.toml, or unset PRISMIND_BACKEND.',
       details: { key: 'storage.backend', backend },
     },
   );
