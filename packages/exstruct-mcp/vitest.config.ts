@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
-    // Closing a workspace checks every workbook it wrote with openpyxl, in one process per workspace.
+    // At the end of each file, every workbook its workspaces wrote is loaded by openpyxl in one process.
+    setupFiles: ['test/setup.ts'],
     hookTimeout: 120_000,
     reporters: ['default', 'json'],
     outputFile: { json: '.reports/vitest.json' },

@@ -100,3 +100,36 @@ export async function independentProblems(files: string[]): Promise<string[]> {
     if (!result.ok) problems.push(`${file}: openpyxl: ${result.error}`);
   return problems;
 }
+
+// openpyxl takes a second or two to start on a busy machine, so the workbooks a test file wrote are
+// checked in one python process when the file ends (test/setup.ts), not one per workspace.
+interface PendingCheck {
+  /** The test that wrote the files, named in a failure. */
+  test: string;
+  files: string[];
+  /** Removes the files once checked. */
+  cleanup: () => Promise<void>;
+}
+
+const pending: PendingCheck[] = [];
+
+/** Queues workbooks for the openpyxl check at the end of the test file; `cleanup` runs after it. */
+export function deferOpenpyxlCheck(check: PendingCheck): void {
+  pending.push(check);
+}
+
+/** Loads every queued workbook with openpyxl in one process, cleans up, and throws on any refusal. */
+export async function flushOpenpyxlChecks(): Promise<void> {
+  const batch = pending.splice(0);
+  try {
+    const loaded = await loadWithOpenpyxl(batch.flatMap((c) => c.files));
+    const problems = batch.flatMap((check) =>
+      check.files
+        .filter((file) => loaded?.[file] && !loaded[file].ok)
+        .map((file) => `${check.test}: ${file}: openpyxl: ${loaded![file]!.error}`),
+    );
+    if (problems.length) throw new Error(`openpyxl refused written workbooks:\n${problems.join('\n')}`);
+  } finally {
+    for (const check of batch) await check.cleanup();
+  }
+}

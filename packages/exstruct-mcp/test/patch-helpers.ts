@@ -2,11 +2,12 @@
 // real MCP client, and readers that look inside the written packages.
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { independentProblems } from './independent-reader.js';
+import { deferOpenpyxlCheck, strictXmlProblems } from './independent-reader.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
+import { expect } from 'vitest';
 import { PathPolicy, silentLogger } from '@mcp-workbench/core';
 import { callTool, connectInMemory, type TestClient } from '@mcp-workbench/core/testing';
 import { ZipArchive } from '../src/ooxml/zip-archive.js';
@@ -52,15 +53,23 @@ export async function workspace(options: { onConflict?: OnConflict } = {}): Prom
     },
     async close() {
       await client.close();
+      const cleanup = () => rm(dir, { recursive: true, force: true });
+      // Every workbook the tests wrote must open in readers that are not ours: the strict XML parse
+      // now, openpyxl for all of a test file's workbooks at once when the file ends.
+      const files = [...written].filter((f) => existsSync(f));
+      const problems: string[] = [];
       try {
-        // Every workbook the tests wrote must open in readers that are not ours.
-        const files = [...written].filter((f) => existsSync(f));
-        const problems = await independentProblems(files);
-        if (problems.length)
-          throw new Error(`Independent readers refused written workbooks:\n${problems.join('\n')}`);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
+        for (const file of files)
+          for (const p of await strictXmlProblems(file)) problems.push(`${file}: ${p}`);
+      } catch (error) {
+        await cleanup();
+        throw error;
       }
+      if (problems.length) {
+        await cleanup();
+        throw new Error(`Independent readers refused written workbooks:\n${problems.join('\n')}`);
+      }
+      deferOpenpyxlCheck({ test: expect.getState().currentTestName ?? dir, files, cleanup });
     },
   };
 }
