@@ -14,13 +14,14 @@ export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 
 
 /** A zip file from named entries (deflated unless `store`). Enough of PKZIP for OOXML packages. */
 export function zipBytes(
-  entries: Record<string, string | Buffer>,
+  /** Named entries; as a list, the same name may come twice (a hostile package). */
+  entries: Record<string, string | Buffer> | Array<[string, string | Buffer]>,
   options: { store?: boolean } = {},
 ): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
+  for (const [name, content] of Array.isArray(entries) ? entries : Object.entries(entries)) {
     const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
     const packed = options.store ? data : zlib.deflateRawSync(data);
     const method = options.store ? 0 : 8;

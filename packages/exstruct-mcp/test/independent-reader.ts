@@ -88,6 +88,13 @@ export async function loadWithOpenpyxl(files: string[]): Promise<Record<string, 
   return JSON.parse(stdout) as Record<string, OpenpyxlResult>;
 }
 
+/** Runs a Python script with openpyxl importable; its stdout, or undefined when openpyxl is missing. */
+export async function runWithOpenpyxl(script: string, args: string[]): Promise<string | undefined> {
+  if (!(await openpyxlAvailable())) return undefined;
+  const { stdout } = await run(PYTHON, ['-c', script, ...args], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
 /**
  * Every problem independent readers have with these workbooks (an empty list when all open): the
  * strict XML parse of each part, then openpyxl where present.

@@ -28,3 +28,28 @@ export function columnIndexOf(letters: string): number {
   }
   return n - 1 > MAX_COLUMN_INDEX ? -1 : n - 1;
 }
+
+/**
+ * A worksheet row or cell outside Excel's grid (row 1…1048576, column A…XFD). Such a file was not
+ * written by Excel; stored in 32-bit slots its row would wrap onto another (4294967297 onto 1), so it is
+ * refused instead (CORRUPT_WORKBOOK, named after its part by the reader).
+ */
+export class BeyondGridError extends Error {
+  override name = 'BeyondGridError';
+}
+
+/** The row, or BeyondGridError when it is not a row of Excel's grid (`r` absent is the caller's). */
+export function checkRow(row: number): number {
+  if (Number.isInteger(row) && row >= 1 && row <= MAX_ROW) return row;
+  throw new BeyondGridError(
+    Number.isNaN(row)
+      ? 'a <row> has an r attribute that is not a row number'
+      : `row ${row} lies beyond Excel's grid (rows 1…${MAX_ROW})`,
+  );
+}
+
+/** The 0-based column, or BeyondGridError when it lies beyond XFD. */
+export function checkColumn(col: number): number {
+  if (col <= MAX_COLUMN_INDEX) return col;
+  throw new BeyondGridError(`a cell in column ${col + 1} lies beyond Excel's grid (columns A…XFD)`);
+}

@@ -4,6 +4,7 @@ import { unescapeOoxmlText } from './ooxml-text.js';
 import { translateFormula } from './formula-translate.js';
 import { attr, type SaxHandlers } from './sax.js';
 import { columnOf } from './row-fragment-parser.js';
+import { checkColumn, checkRow } from './columns.js';
 
 /**
  * One cell as the sheet XML stores it. `type` is the `t` attribute (`s` shared string, `str` formula
@@ -107,7 +108,7 @@ export function worksheetHandlers(
 
   const startRow = (r: number, height: number | undefined, hidden: boolean) => {
     if (r < 0) info.rowsWithoutRef++;
-    rowNumber = r < 0 ? rowNumber + 1 : r;
+    rowNumber = checkRow(r < 0 ? rowNumber + 1 : r);
     nextCol = 0;
     if (hidden) info.rowHeights.set(rowNumber, 0);
     else if (height !== undefined) info.rowHeights.set(rowNumber, height);
@@ -123,6 +124,7 @@ export function worksheetHandlers(
           const ref = attrs.r;
           cellCol = ref === undefined ? nextCol : columnOf(ref, 0, ref.length);
           if (cellCol < 0) cellCol = nextCol;
+          checkColumn(cellCol);
           cellRow = rowNumber;
           nextCol = cellCol + 1;
           cellType = attrs.t;
@@ -233,7 +235,7 @@ export function worksheetHandlers(
   handlers.rowStart = startRow;
   // The shortcut means the same as the open/close events of a `<c>` holding at most <f> and <v>.
   handlers.cell = (col, type, style, text, formulaText) => {
-    cellCol = col < 0 ? nextCol : col;
+    cellCol = checkColumn(col < 0 ? nextCol : col);
     nextCol = cellCol + 1;
     const f = wantFormulas && formulaText !== '' ? formulaText : undefined;
     onCell(rowNumber, cellCol, type, style, text, f);

@@ -8,6 +8,8 @@ import {
 import { RowFragmentError, RowTokenizer } from './row-fragment-parser.js';
 import { streamSheetRows } from './sheet-row-stream.js';
 import { XmlSyntaxError } from './sax.js';
+import { ToolError } from '@mcp-workbench/core/engine';
+import { BeyondGridError } from './columns.js';
 import { corrupt } from './xml.js';
 import type { ZipArchive } from './zip-archive.js';
 
@@ -41,21 +43,41 @@ export async function scanWorksheet(
     try {
       run();
     } catch (error) {
+      if (error instanceof BeyondGridError) throw beyondGrid(part, error);
       if (!(error instanceof RowFragmentError)) throw error;
       throw corrupt(part, new XmlSyntaxError(part, error.message, error.limit));
     }
   };
-  await streamSheetRows(zip, part, handlers, {
-    start(scope) {
-      rows = new RowTokenizer(handlers, scope);
-    },
-    rows(bytes) {
-      guard(() => rows!.write(decoder.decode(bytes, { stream: true })));
-    },
-  });
+  await guardedStream(part, () =>
+    streamSheetRows(zip, part, handlers, {
+      start(scope) {
+        rows = new RowTokenizer(handlers, scope);
+      },
+      rows(bytes) {
+        guard(() => rows!.write(decoder.decode(bytes, { stream: true })));
+      },
+    }),
+  );
   guard(() => {
     rows?.write(decoder.decode());
     rows?.end();
   });
   return info;
+}
+
+/** The surroundings of sheetData go through the same handlers (and so the same grid checks). */
+async function guardedStream(part: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof BeyondGridError) throw beyondGrid(part, error);
+    throw error;
+  }
+}
+
+function beyondGrid(part: string, error: BeyondGridError): ToolError {
+  return new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" was not read: ${error.message}.`, {
+    hint: 'Excel never writes such a cell; the file looks crafted or damaged. Open and re-save it in Excel.',
+    details: { part },
+  });
 }

@@ -79,6 +79,19 @@ export interface ZipEntryInfo {
   encrypted: boolean;
 }
 
+function duplicateEntry(first: string, second: string): ToolError {
+  return new ToolError(
+    'CORRUPT_WORKBOOK',
+    first === second
+      ? `The package holds "${first}" twice; readers disagree on which copy is the workbook's, so it is not read.`
+      : `The package holds both "${first}" and "${second}", one part under two spellings (part names ignore case); readers disagree on which is the workbook's, so it is not read.`,
+    {
+      hint: 'Open the file in Excel or LibreOffice and save a copy, or rebuild it with a tool that writes each part once.',
+      details: { part: first },
+    },
+  );
+}
+
 function zipBomb(message: string, details: Record<string, unknown>): ToolError {
   return new ToolError('ZIP_BOMB', message, {
     hint: 'The file inflates far beyond a plausible workbook; it was not read. Check where it came from.',
@@ -163,9 +176,17 @@ export class ZipArchive {
           uncompressedSize: entry.uncompressedSize,
           encrypted: (entry.generalPurposeBitFlag & 0x1) !== 0,
         };
-        // Part names are case-insensitive in OPC; keep the first spelling.
-        const key = entry.fileName.toLowerCase();
-        if (!byName.has(key)) byName.set(key, { info, entry });
+        // Part names are case-insensitive in OPC, and a package may not hold two equivalent names.
+        // Readers disagree on which copy counts (Python's zipfile, so openpyxl, reads the last; this
+        // reader would read the first), so a file that shows one thing to a checker and another to
+        // Excel is refused rather than read either way (as LibreOffice and .NET's packaging refuse it).
+        const key = normalizePartName(entry.fileName);
+        const first = byName.get(key);
+        if (first) {
+          reject(duplicateEntry(first.info.name, entry.fileName));
+          return;
+        }
+        byName.set(key, { info, entry });
         zip.readEntry();
       });
       zip.once('end', () => resolve());

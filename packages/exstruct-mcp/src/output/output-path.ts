@@ -1,6 +1,6 @@
-import { access } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
+import { ToolError, localFiles, type FileAccess, type PathPolicy } from '@mcp-workbench/core/engine';
 import type { OnConflict } from './on-conflict.js';
 
 /** `{stem}_patched{suffix}` next to the input, or `out_name` in `out_dir` (spec 8, 11.2). */
@@ -26,13 +26,31 @@ export function defaultOutputName(input: string, outName: string | undefined): s
   return outName;
 }
 
+/** Whether a directory entry of that name exists (a dangling link counts: a write would meet it). */
 async function exists(file: string): Promise<boolean> {
   try {
-    await access(file);
+    await lstat(file);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Whether the server's policy lets a tool write `file` (a rename candidate must pass it too). */
+export type OutputAllowed = (file: string) => Promise<boolean>;
+
+/** The path policy as an OutputAllowed: denied and outside-root names are refused, other errors thrown. */
+export function policyAllows(paths: PathPolicy): OutputAllowed {
+  return async (file) => {
+    try {
+      await paths.resolve(file, { kind: 'file' });
+      return true;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'PATH_DENIED' || code === 'PATH_OUTSIDE_ROOT') return false;
+      throw error;
+    }
+  };
 }
 
 export interface ResolvedOutput {
@@ -41,6 +59,9 @@ export interface ResolvedOutput {
   skip: boolean;
   warning: string | undefined;
 }
+
+/** Denied rename candidates tried before giving up (a glob like `*_*` refuses them all). */
+const MAX_DENIED_CANDIDATES = 100;
 
 /** How get_runtime_info names the default of extraction when no --on-conflict was given. */
 export const DEFAULT_POLICY_NAME = 'rename (files this server wrote are replaced)';
@@ -77,6 +98,18 @@ export async function isOwnOutput(
   );
 }
 
+export interface ConflictOptions {
+  /** Whether this server wrote the existing file (then it is replaced when no policy was given). */
+  ownedBy?: (file: string) => Promise<boolean>;
+  /** Whether a rename candidate may be written (the path policy's verdict). */
+  allowed?: OutputAllowed;
+  /**
+   * Paths other outputs of the same call will take: they count as existing, and one output of a call
+   * never replaces another (two sheets whose file names clash get `_1`, `_2`, …).
+   */
+  taken?: ReadonlySet<string>;
+}
+
 /**
  * Applies the conflict policy: overwrite, skip, or rename to `{stem}_1{suffix}`, `_2`, … Without a
  * policy (no tool argument, no --on-conflict), a file is replaced only when `ownedBy` says this server
@@ -85,12 +118,20 @@ export async function isOwnOutput(
 export async function resolveConflict(
   target: string,
   policy: OnConflict | undefined,
-  ownedBy?: (file: string) => Promise<boolean>,
+  options: ConflictOptions = {},
 ): Promise<ResolvedOutput> {
+  const { ownedBy, allowed, taken } = options;
+  if (taken?.has(target)) {
+    const renamed = await resolveConflict(target, 'rename', options);
+    return {
+      ...renamed,
+      warning: `Two outputs of this call are both named ${path.basename(target)}; wrote ${path.basename(renamed.path)} for the second.`,
+    };
+  }
   if (!(await exists(target))) return { path: target, skip: false, warning: undefined };
   if (policy === undefined) {
     if (ownedBy && (await ownedBy(target))) return { path: target, skip: false, warning: undefined };
-    const renamed = await resolveConflict(target, 'rename');
+    const renamed = await resolveConflict(target, 'rename', options);
     return {
       ...renamed,
       warning: `${path.basename(target)} exists and was not written by exstruct, so it was kept; wrote ${path.basename(renamed.path)} instead (pass on_conflict="overwrite" to replace it).`,
@@ -106,15 +147,25 @@ export async function resolveConflict(
   if (policy === 'rename') {
     const suffix = path.extname(target);
     const stem = target.slice(0, target.length - suffix.length);
+    let denied = 0;
     for (let i = 1; i < 10_000; i++) {
       const candidate = `${stem}_${i}${suffix}`;
-      if (!(await exists(candidate))) {
-        return {
-          path: candidate,
-          skip: false,
-          warning: `Output exists; writing to ${path.basename(candidate)} instead (on_conflict=rename).`,
-        };
+      if (taken?.has(candidate) || (await exists(candidate))) continue;
+      // A name the deny globs refuse (or a link out of the roots) is passed over, never proposed.
+      if (allowed && !(await allowed(candidate))) {
+        if (++denied >= MAX_DENIED_CANDIDATES)
+          throw new ToolError(
+            'PATH_DENIED',
+            `The server's deny globs refuse every free name tried next to ${path.basename(target)} (${path.basename(stem)}_1${suffix} … _${i}${suffix}).`,
+            { hint: 'Choose another out_name or out_dir, or on_conflict="overwrite".' },
+          );
+        continue;
       }
+      return {
+        path: candidate,
+        skip: false,
+        warning: `Output exists; writing to ${path.basename(candidate)} instead (on_conflict=rename).`,
+      };
     }
     throw new ToolError('CONFLICT', `No free name found next to ${path.basename(target)}.`, {
       hint: 'Choose another out_name or clean up the folder.',

@@ -1,7 +1,10 @@
-import { tryParseA1, colIndexToAlpha } from '../ooxml/cell-ref.js';
+import { colIndexToAlpha } from '../ooxml/cell-ref.js';
+import { checkColumn } from '../ooxml/columns.js';
+import { columnOf } from '../ooxml/row-fragment-parser.js';
 import { isMainNs } from '../ooxml/namespaces.js';
 import { unescapeOoxmlText } from '../ooxml/ooxml-text.js';
 import { ROOT_SCOPE, tokenizeXml, type NsScope } from '../ooxml/xml-tokenizer.js';
+import { beyondGrid } from './sheet-scanner.js';
 import { buildTag, escapeXml, escapeXmlText } from './xml.js';
 
 /** A cell value as the tools speak it (spec PatchValue.value; booleans are an extension). */
@@ -81,7 +84,7 @@ export function parseRow(
           if (main && tag.local === 'c') {
             const attrs = new Map(tag.attrs.map((a) => [a.qname, a.value]));
             const ref = attrs.get('r');
-            const col = (ref ? tryParseA1(ref)?.col : undefined) ?? nextCol;
+            const col = cellColumn(ref, nextCol);
             cell = {
               col,
               attrs,
@@ -262,4 +265,14 @@ export function replaceFormulaText(cell: CellState, formula: string, dropCached:
   cell.formula = formula;
   cell.rawInner = inner;
   cell.raw = undefined;
+}
+
+/** The column of a cell's `r` (its letters), or `next` without one; beyond XFD is CORRUPT_WORKBOOK. */
+function cellColumn(ref: string | undefined, next: number): number {
+  const col = ref === undefined ? -1 : columnOf(ref, 0, ref.length);
+  try {
+    return checkColumn(col < 0 ? next : col);
+  } catch (error) {
+    throw beyondGrid(error as Error);
+  }
 }

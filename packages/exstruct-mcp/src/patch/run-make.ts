@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 import type { OnConflict } from '../output/on-conflict.js';
+import type { OutputAllowed } from '../output/output-path.js';
 import { createSeedWorkbook } from './new-workbook.js';
 import type { PatchOp } from './op-schemas.js';
 import { assertEditable, runPatch, type PatchResult } from './run-patch.js';
@@ -17,6 +18,8 @@ export interface MakeRequest {
   preflightFormulaCheck?: boolean;
   /** How the output is written (a server's PathPolicy; default the user's own paths). */
   files?: FileAccess;
+  /** Whether a rename candidate may be written (a server passes its PathPolicy's verdict). */
+  outputAllowed?: OutputAllowed;
 }
 
 /** Builds a new workbook: an empty one with one sheet, then the ops, through the patch engine. */

@@ -5,7 +5,7 @@ import type { OnConflict } from '../output/on-conflict.js';
 import { applyOps } from './apply-ops.js';
 import type { FormulaIssue } from './formula-check.js';
 import type { PatchOp } from './op-schemas.js';
-import { resolveConflict } from '../output/output-path.js';
+import { resolveConflict, type OutputAllowed } from '../output/output-path.js';
 import { WorkbookPackage } from './package.js';
 import { PatchOpError, type PatchDiffItem, type PatchErrorDetail } from './types.js';
 import { openWorkbookEdit } from './workbook-edit.js';
@@ -32,6 +32,8 @@ export interface PatchRequest {
   files?: FileAccess;
   /** How the input is opened when not through `files` (exstruct_make's seed lives in the server's temp folder). */
   inputFiles?: FileAccess;
+  /** Whether a rename candidate may be written (a server passes its PathPolicy's verdict). */
+  outputAllowed?: OutputAllowed;
 }
 
 export interface PatchResult {
@@ -92,7 +94,9 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
     error: null,
     ...extra,
   });
-  const conflict = await resolveConflict(request.output, request.onConflict);
+  const conflict = await resolveConflict(request.output, request.onConflict, {
+    allowed: request.outputAllowed,
+  });
   if (conflict.skip) {
     warnings.push(conflict.warning!);
     if (!request.dryRun) return result(conflict.path);
@@ -197,7 +201,8 @@ async function writeAtomically(
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === 'EEXIST' && request.onConflict === 'rename' && attempt < 20) {
-        target = (await resolveConflict(target, 'rename')).path; // another writer took the name
+        // another writer took the name
+        target = (await resolveConflict(target, 'rename', { allowed: request.outputAllowed })).path;
         continue;
       }
       if (code === 'EEXIST') {

@@ -1,4 +1,5 @@
 import { ToolError } from '@mcp-workbench/core/engine';
+import { checkRow } from '../ooxml/columns.js';
 
 /** What the scanner reports while it walks a worksheet part. */
 export interface SheetScanHandler {
@@ -134,7 +135,7 @@ export class SheetScanner {
             if (close === -1) break;
             end = close + this.rowClose.length;
           }
-          const row = rowNumber(buf, lt, startEnd) ?? this.lastRow + 1;
+          const row = inGrid(rowNumber(buf, lt, startEnd) ?? this.lastRow + 1);
           this.lastRow = row;
           this.handler.row(row, buf.subarray(lt, end));
           pos = end;
@@ -187,6 +188,22 @@ function tagEndBytes(buf: Buffer, start: number): number {
   return -1;
 }
 
+/** A row of Excel's grid, or CORRUPT_WORKBOOK: no row of a sheet being edited may wrap or be dropped. */
+function inGrid(row: number): number {
+  try {
+    return checkRow(row);
+  } catch (error) {
+    throw beyondGrid(error as Error);
+  }
+}
+
+/** CORRUPT_WORKBOOK for a row or cell of an edited sheet outside Excel's grid. */
+export function beyondGrid(error: Error): ToolError {
+  return new ToolError('CORRUPT_WORKBOOK', `A worksheet to edit was not read: ${error.message}.`, {
+    hint: 'Excel never writes such a cell; the file looks crafted or damaged. Open and re-save it in Excel.',
+  });
+}
+
 const R_ATTR = Buffer.from(' r="');
 
 /** The `r` attribute of a row start tag, read straight from the bytes. */
@@ -195,15 +212,10 @@ function rowNumber(buf: Buffer, start: number, end: number): number | undefined 
   if (at === -1 || at >= end) {
     // Attributes may be separated by other whitespace.
     const text = buf.toString('latin1', start, end);
-    const m = /\sr\s*=\s*["'](\d+)["']/.exec(text);
+    const m = /\sr\s*=\s*["']([^"']*)["']/.exec(text);
     return m ? Number(m[1]) : undefined;
   }
   at += R_ATTR.length;
-  let n = 0;
-  for (let i = at; i < end; i++) {
-    const c = buf[i]!;
-    if (c < 0x30 || c > 0x39) break;
-    n = n * 10 + (c - 0x30);
-  }
-  return n || undefined;
+  const close = buf.indexOf(0x22, at);
+  return Number(buf.toString('latin1', at, close === -1 || close > end ? end : close));
 }

@@ -13,27 +13,53 @@ import type { SerializeOptions } from '../extract/extraction.js';
 import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
 import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
-import { isOwnOutput, resolveConflict } from '../output/output-path.js';
+import { isOwnOutput, policyAllows, resolveConflict } from '../output/output-path.js';
+import { AllOrNothingWriter } from '../output/write-all.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import type { ExstructToolDeps } from '../server.js';
 
 const FORMATS = OUTPUT_FORMATS as readonly [OutputFormat, ...OutputFormat[]];
 
-/** Resolves a target through the path policy, applies the conflict policy and writes atomically. */
-async function writeOutput(
-  paths: PathPolicy,
-  target: string,
-  data: Buffer | string,
-  policy: OnConflict | undefined,
-  warnings: string[],
-  bookName: string,
-): Promise<string> {
-  const resolved = await paths.resolve(target, { kind: 'file' });
-  const conflict = await resolveConflict(resolved, policy, (file) => isOwnOutput(file, bookName, paths));
-  if (conflict.warning) warnings.push(conflict.warning);
-  // Through the policy: the folder is opened as checked and the temp file created in it.
-  if (!conflict.skip) await paths.writeFileAtomic(conflict.path, data, { keepMode: false });
-  return conflict.path;
+/**
+ * Every file one extraction writes: each is checked, named by the conflict policy and written to its
+ * temp file as it comes, and all are put in place together at the end, or none (AllOrNothingWriter).
+ */
+class OutputPlan {
+  private readonly taken = new Set<string>();
+  // Written with the server's default mode: never an executable bit taken from a replaced file.
+  private readonly writer: AllOrNothingWriter;
+
+  constructor(
+    private readonly paths: PathPolicy,
+    private readonly policy: OnConflict | undefined,
+    private readonly bookName: string,
+    readonly warnings: string[],
+  ) {
+    this.writer = new AllOrNothingWriter(paths, { keepMode: false });
+  }
+
+  /** Checks `target`, applies the conflict policy and starts writing; returns the path it will have. */
+  async add(target: string, data: () => Buffer | string, resolved = false): Promise<string> {
+    const checked = resolved ? target : await this.paths.resolve(target, { kind: 'file' });
+    const conflict = await resolveConflict(checked, this.policy, {
+      ownedBy: (file) => isOwnOutput(file, this.bookName, this.paths),
+      allowed: policyAllows(this.paths),
+      taken: this.taken,
+    });
+    if (conflict.warning) this.warnings.push(conflict.warning);
+    this.taken.add(conflict.path);
+    if (!conflict.skip) this.writer.add(conflict.path, data());
+    return conflict.path;
+  }
+
+  /** Puts every file in place, or none of them. */
+  async commit(): Promise<void> {
+    await this.writer.commit();
+  }
+
+  async abandon(reason: unknown): Promise<void> {
+    await this.writer.abandon(reason);
+  }
 }
 
 export function extractTool(deps: ExstructToolDeps) {
@@ -140,7 +166,10 @@ export function extractTool(deps: ExstructToolDeps) {
         );
       }
       const bookName = path.basename(input);
-      const conflict = await resolveConflict(target, policy, (file) => isOwnOutput(file, bookName, paths));
+      const conflict = await resolveConflict(target, policy, {
+        ownedBy: (file) => isOwnOutput(file, bookName, paths),
+        allowed: policyAllows(paths),
+      });
       if (conflict.skip) {
         // Nothing is written, but the workbook is still checked and described.
         const reader = await WorkbookReader.open(input, {}, paths);
@@ -163,47 +192,55 @@ export function extractTool(deps: ExstructToolDeps) {
       if (args.options.indent !== undefined) serialize.indent = args.options.indent;
       const warnings = [...extraction.warnings];
       if (conflict.warning) warnings.push(conflict.warning);
-      // Written with the server's default mode: never an executable bit taken from a replaced file.
-      await paths.writeFileAtomic(conflict.path, extraction.serializeToBuffer(args.format, serialize), {
-        keepMode: false,
-      });
-      const outPath = conflict.path;
+      // All or nothing: the outputs are put in place together once every one is written.
+      const plan = new OutputPlan(paths, policy, bookName, warnings);
+      try {
+        const outPath = await plan.add(
+          conflict.path,
+          () => extraction.serializeToBuffer(args.format, serialize),
+          true,
+        );
 
-      const result: {
-        out_path: string;
-        workbook_meta: { sheet_names: string[]; sheet_count: number };
-        warnings: string[];
-        sheet_paths?: string[];
-        print_area_paths?: string[];
-      } = {
-        out_path: outPath,
-        workbook_meta: { sheet_names: extraction.sheetNames, sheet_count: extraction.sheetNames.length },
-        warnings,
-      };
-      if (sheetsDir) {
-        result.sheet_paths = [];
-        for (const payload of extraction.sheetPayloads()) {
-          const file = path.join(sheetsDir, `${sheetFileStem(payload.sheet_name)}.${args.format}`);
-          const text = formatOutput(payload, args.format, serialize);
-          result.sheet_paths.push(await writeOutput(paths, file, text, policy, warnings, bookName));
+        const result: {
+          out_path: string;
+          workbook_meta: { sheet_names: string[]; sheet_count: number };
+          warnings: string[];
+          sheet_paths?: string[];
+          print_area_paths?: string[];
+        } = {
+          out_path: outPath,
+          workbook_meta: { sheet_names: extraction.sheetNames, sheet_count: extraction.sheetNames.length },
+          warnings,
+        };
+        if (sheetsDir) {
+          result.sheet_paths = [];
+          for (const payload of extraction.sheetPayloads()) {
+            const file = path.join(sheetsDir, `${sheetFileStem(payload.sheet_name)}.${args.format}`);
+            result.sheet_paths.push(
+              await plan.add(file, () => formatOutput(payload, args.format, serialize)),
+            );
+          }
         }
-      }
-      if (areasDir) {
-        result.print_area_paths = [];
-        const areas = extraction.printAreaPayloads();
-        if (areas.length === 0)
-          warnings.push('The workbook defines no print areas; print_areas_dir stays empty.');
-        for (const { sheet, index, payload } of areas) {
-          const { r1, r2, c1, c2 } = payload.area;
-          const name = `${sheetFileStem(sheet)}_area${index}_r${r1}-${r2}_c${c1}-${c2}.${args.format}`;
-          const text = formatOutput(payload, args.format, serialize);
-          result.print_area_paths.push(
-            await writeOutput(paths, path.join(areasDir, name), text, policy, warnings, bookName),
-          );
+        if (areasDir) {
+          result.print_area_paths = [];
+          const areas = extraction.printAreaPayloads();
+          if (areas.length === 0)
+            warnings.push('The workbook defines no print areas; print_areas_dir stays empty.');
+          for (const { sheet, index, payload } of areas) {
+            const { r1, r2, c1, c2 } = payload.area;
+            const name = `${sheetFileStem(sheet)}_area${index}_r${r1}-${r2}_c${c1}-${c2}.${args.format}`;
+            result.print_area_paths.push(
+              await plan.add(path.join(areasDir, name), () => formatOutput(payload, args.format, serialize)),
+            );
+          }
         }
+        await plan.commit();
+        await progress(2, 2, 'written');
+        return result;
+      } catch (error) {
+        await plan.abandon(error);
+        throw error;
       }
-      await progress(2, 2, 'written');
-      return result;
     },
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
+import { policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { runMake } from '../patch/run-make.js';
 import type { ExstructToolDeps } from '../server.js';
@@ -36,6 +37,7 @@ export function makeTool(deps: ExstructToolDeps) {
         returnInverseOps: args.return_inverse_ops,
         preflightFormulaCheck: args.preflight_formula_check,
         files: paths,
+        outputAllowed: policyAllows(paths),
       });
       return shapeResult(result);
     },

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import { defaultOutputName } from '../output/output-path.js';
+import { defaultOutputName, policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
 import type { ExstructToolDeps } from '../server.js';
@@ -50,6 +50,7 @@ export function patchTool(deps: ExstructToolDeps) {
         returnInverseOps: args.return_inverse_ops,
         preflightFormulaCheck: args.preflight_formula_check,
         files: paths,
+        outputAllowed: policyAllows(paths),
       });
       return shapeResult(result);
     },

@@ -1,0 +1,95 @@
+import {
+  currentCallSignal,
+  ToolError,
+  type AtomicWriteOptions,
+  type FileAccess,
+} from '@mcp-workbench/core/engine';
+
+/**
+ * Writes a set of files all or nothing. Each file added goes at once to a temp file beside its target
+ * (core's atomic write, through the path policy), so its data can be dropped as soon as it is on disk;
+ * the temp files are renamed into place only at `commit`, once every one of them is complete and
+ * flushed. A failed write, a refused path, an `abandon` or a cancelled call before that leaves none of
+ * them, and no temp file. (The renames run back to back at the end; only a failing folder stops them.)
+ */
+export class AllOrNothingWriter {
+  private readonly writes: Promise<string>[] = [];
+  private complete = 0;
+  private committing = false;
+  private failure: Error | undefined;
+  private release!: () => void;
+  private refuse!: (error: unknown) => void;
+  private readonly allComplete = new Promise<void>((resolve, reject) => {
+    this.release = resolve;
+    this.refuse = reject;
+  });
+  // Our own signal: a cancel before every file is complete abandons them all (their temps go at once);
+  // once the renames begin, a cancel no longer stops them halfway through the set.
+  private readonly abandoned = new AbortController();
+  private readonly call = currentCallSignal();
+  private readonly onCancel = () =>
+    this.fail(new ToolError('CANCELLED', 'The request was cancelled; none of its output files was written.'));
+
+  constructor(
+    private readonly files: FileAccess,
+    private readonly options: Omit<AtomicWriteOptions, 'signal'> = {},
+  ) {
+    this.allComplete.catch(() => undefined); // every writer awaits it; this only marks it handled
+    if (this.call?.aborted) this.onCancel();
+    this.call?.addEventListener('abort', this.onCancel, { once: true });
+  }
+
+  /** Starts writing `data` to `file`'s temp file; it is put in place at `commit`. */
+  add(file: string, data: string | Uint8Array): void {
+    let pending: string | Uint8Array | undefined = data;
+    const write = this.files
+      .withAtomicFile(
+        file,
+        async (handle) => {
+          await handle.writeFile(pending!);
+          pending = undefined; // the bytes are in the file: let them go while the others are written
+          await handle.sync();
+          this.complete++;
+          this.releaseIfDone();
+          await this.allComplete;
+        },
+        { ...this.options, signal: this.abandoned.signal },
+      )
+      .catch((error: unknown) => {
+        this.fail(error);
+        throw error;
+      });
+    write.catch(() => undefined); // awaited in commit/abandon
+    this.writes.push(write);
+  }
+
+  /** Puts every file in place once all are written; throws the first failure (then none is in place). */
+  async commit(): Promise<string[]> {
+    this.committing = true;
+    this.releaseIfDone();
+    const written = await Promise.allSettled(this.writes);
+    this.call?.removeEventListener('abort', this.onCancel);
+    if (this.failure !== undefined) throw this.failure;
+    return written.map((r) => (r as PromiseFulfilledResult<string>).value);
+  }
+
+  /** Gives up: no file is put in place, every temp file is removed. */
+  async abandon(reason: unknown): Promise<void> {
+    this.fail(reason);
+    await Promise.allSettled(this.writes);
+    this.call?.removeEventListener('abort', this.onCancel);
+  }
+
+  private releaseIfDone(): void {
+    if (!this.committing || this.failure !== undefined || this.complete < this.writes.length) return;
+    this.call?.removeEventListener('abort', this.onCancel);
+    this.release();
+  }
+
+  private fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = error instanceof Error ? error : new Error(String(error));
+    this.refuse(this.failure);
+    this.abandoned.abort(this.failure);
+  }
+}
