@@ -4,17 +4,25 @@ import { userOf, type Engine } from './engine/engine.js';
 import { openEngine } from './engine/open.js';
 import type { CLI_COMMANDS } from './cli-commands.js';
 import { exportProject, importProject } from './engine/transfer.js';
+import { loadConfig } from './config/config.js';
+import { loadAuth } from './google/auth.js';
+import { login, openInBrowser } from './google/login.js';
+import { googleSettings } from './google/settings.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** Opens a URL in a browser (`auth login`; default: the platform's opener). */
+  openUrl?: (url: string) => void;
 }
 
 const USAGE = `Usage:
   prismind-mcp export <project> <dir> [--config FILE]   write the project (JSON + Markdown documents) into <dir>
   prismind-mcp import <dir> [--config FILE]             read an export into this store ($PRISMIND_HOME)
   prismind-mcp init-agents [<project>] [--config FILE]  print the AGENTS.md / CLAUDE.md block for a project
+  prismind-mcp auth login [--no-browser] [--config FILE] sign in to Google (storage.backend = "google"); writes token.json
+  prismind-mcp auth status [--config FILE]             which Google credentials the server would use, and whether they work
   prismind-mcp [--config FILE] [--root DIR] …           run the MCP server on stdio (see --help)
 `;
 
@@ -41,6 +49,46 @@ async function initAgents(engine: Engine, projectId: string | undefined): Promis
   });
 }
 
+function errorText(error: unknown): string {
+  return isToolError(error)
+    ? `${error.code}: ${error.message}${error.hint ? `\n${error.hint}` : ''}`
+    : String((error as Error).message ?? error);
+}
+
+/** `auth login` (the installed-app OAuth flow) and `auth status`, without opening the store. */
+async function runAuth(
+  args: string[],
+  options: { configFile: string | undefined; noBrowser: boolean },
+  io: CliIo,
+): Promise<number> {
+  const [sub, ...extra] = args;
+  if ((sub !== 'login' && sub !== 'status') || extra.length > 0) {
+    io.stderr(`prismind-mcp: auth needs "login" or "status".\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const config = loadConfig({ configFile: options.configFile, ...(io.env ? { env: io.env } : {}) });
+    const settings = googleSettings(config);
+    if (sub === 'login') {
+      await login(settings, {
+        say: io.stderr,
+        ...(options.noBrowser ? {} : { open: io.openUrl ?? openInBrowser }),
+      });
+      return 0;
+    }
+    const logger = createLogger({ level: 'warn', name: 'prismind-mcp', write: io.stderr });
+    const auth = await loadAuth(settings, logger);
+    // What every API request does first (a service account signs its own token: no round trip).
+    await auth.client.getRequestHeaders();
+    await auth.settle();
+    io.stdout(`Google credentials: ${auth.description}\nScopes: ${settings.scopes.join(' ')}\nToken: OK\n`);
+    return 0;
+  } catch (error) {
+    io.stderr(`prismind-mcp auth ${sub}: ${errorText(error)}\n`);
+    return 1;
+  }
+}
+
 /** Runs a CLI command; returns the exit code (0 ok, 1 failed, 2 usage). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed;
@@ -48,7 +96,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        'no-browser': { type: 'boolean' },
+      },
     });
   } catch (error) {
     io.stderr(`prismind-mcp: ${(error as Error).message}\n\n${USAGE}`);
@@ -59,7 +111,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
-  const arity = { export: 2, import: 1, 'init-agents': -1 }[command as (typeof CLI_COMMANDS)[number]];
+  if (command === 'auth') {
+    return runAuth(
+      rest,
+      { configFile: parsed.values.config, noBrowser: parsed.values['no-browser'] === true },
+      io,
+    );
+  }
+  const arity = { export: 2, import: 1, 'init-agents': -1 }[
+    command as Exclude<(typeof CLI_COMMANDS)[number], 'auth'>
+  ];
   if (arity === undefined || (arity >= 0 && rest.length !== arity) || (arity < 0 && rest.length > 1)) {
     io.stderr(`prismind-mcp: wrong arguments for "${command ?? ''}".\n\n${USAGE}`);
     return 2;
@@ -86,10 +147,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     return 0;
   } catch (error) {
-    const text = isToolError(error)
-      ? `${error.code}: ${error.message}${error.hint ? `\n${error.hint}` : ''}`
-      : String((error as Error).message ?? error);
-    io.stderr(`prismind-mcp ${command}: ${text}\n`);
+    io.stderr(`prismind-mcp ${command}: ${errorText(error)}\n`);
     return 1;
   } finally {
     await engine?.backend.close();

@@ -108,6 +108,8 @@ export interface PrismindConfig extends FileConfig {
   /** The config file that was read, or would be read if it existed. */
   config_file: string;
   config_found: boolean;
+  /** GOOGLE_APPLICATION_CREDENTIALS of the environment (Application Default Credentials), if set. */
+  google_adc_file: string;
 }
 
 export interface ConfigSources {
@@ -161,7 +163,13 @@ export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
     const what = issue.code === 'unrecognized_keys' ? `unknown key "${key}"` : `"${key}": ${issue.message}`;
     throw configError(file, what, key);
   }
-  const config: PrismindConfig = { ...checked.data, home, config_file: file, config_found: found };
+  const config: PrismindConfig = {
+    ...checked.data,
+    home,
+    config_file: file,
+    config_found: found,
+    google_adc_file: env.GOOGLE_APPLICATION_CREDENTIALS?.trim() ?? '',
+  };
   const backend = env.PRISMIND_BACKEND?.trim();
   if (backend) {
     if (backend !== 'local' && backend !== 'google' && backend !== 'postgres') {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ToolError, writeFileAtomic, type Logger } from '@mcp-workbench/core/engine';
 import { GoogleAuth, JWT, OAuth2Client, type Credentials } from 'google-auth-library';
+import type { GetTokenResponse } from 'google-auth-library/build/src/auth/oauth2client.js';
 import type { GoogleSettings } from './settings.js';
 
 /** token.json as `prismind-mcp auth login` writes it (Google's `authorized_user` format, plus a cache). */
@@ -71,6 +72,21 @@ export async function saveToken(file: string, token: TokenFile): Promise<void> {
   await writeFileAtomic(file, `${JSON.stringify(token, null, 2)}\n`, { mode: 0o600, keepMode: false });
 }
 
+/**
+ * google-auth-library emits a rotated refresh token ('tokens') but then keeps refreshing with the old one
+ * (it copies its stored refresh_token over the answer). Where the server rotates, the old one stops
+ * working: this client refreshes with the newest token it was given.
+ */
+class RotatingOAuth2Client extends OAuth2Client {
+  private latestRefreshToken: string | undefined;
+
+  protected override async refreshToken(refreshToken?: string | null): Promise<GetTokenResponse> {
+    const answer = await super.refreshToken(this.latestRefreshToken ?? refreshToken);
+    if (answer.tokens.refresh_token) this.latestRefreshToken = answer.tokens.refresh_token;
+    return answer;
+  }
+}
+
 function userClient(settings: GoogleSettings, logger: Logger, writes: Set<Promise<void>>): OAuth2Client {
   const token = readJson(settings.token_file) as Partial<TokenFile>;
   if (!token.refresh_token || !token.client_id || !token.client_secret) {
@@ -85,9 +101,12 @@ function userClient(settings: GoogleSettings, logger: Logger, writes: Set<Promis
       details: { missing },
     });
   }
-  const client = new OAuth2Client({
+  const client = new RotatingOAuth2Client({
     clientId: token.client_id,
     clientSecret: token.client_secret,
+    // The access token cached in token.json can be revoked or judged expired by a skewed clock: a 401
+    // then refreshes once and retries, instead of trusting the stored expiry.
+    forceRefreshOnFailure: true,
     ...(token.token_uri ? { endpoints: { oauth2TokenUrl: token.token_uri } } : {}),
   });
   client.setCredentials({
@@ -159,7 +178,7 @@ export async function loadAuth(settings: GoogleSettings, logger: Logger): Promis
       };
     }
   }
-  const adc = process.env.GOOGLE_APPLICATION_CREDENTIALS?.trim();
+  const adc = settings.adc_file;
   if (adc) {
     const auth = new GoogleAuth({ keyFile: adc, scopes: settings.scopes });
     const client = await auth.getClient();

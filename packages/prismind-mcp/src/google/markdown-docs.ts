@@ -29,7 +29,7 @@ interface Run {
 type Paragraph = {
   runs: Run[];
   style: 'NORMAL_TEXT' | `HEADING_${1 | 2 | 3 | 4 | 5 | 6}`;
-  list?: { ordered: boolean; level: number };
+  list?: { ordered: boolean; level: number; first?: boolean };
   code?: boolean;
 };
 
@@ -97,6 +97,7 @@ function inlineRuns(tokens: Token[] | undefined, marks: Omit<Run, 'text'> = {}):
 }
 
 function listParagraphs(list: Tokens.List, level: number, into: Paragraph[]): void {
+  const start = into.length;
   for (const item of list.items) {
     const runs: Run[] = [];
     const nested: Tokens.List[] = [];
@@ -121,6 +122,7 @@ function listParagraphs(list: Tokens.List, level: number, into: Paragraph[]): vo
     });
     for (const sub of nested) listParagraphs(sub, level + 1, into);
   }
+  if (level === 0 && into[start]?.list) into[start].list.first = true;
 }
 
 /** Markdown → blocks of paragraphs and tables. */
@@ -268,7 +270,11 @@ export function insertRequests(markdown: string, at: number): docs_v1.Schema$Req
         i++;
         if (!paragraph.list) continue;
         let j = i;
-        while (j < block.paragraphs.length && block.paragraphs[j]!.list) {
+        while (
+          j < block.paragraphs.length &&
+          block.paragraphs[j]!.list &&
+          !block.paragraphs[j]!.list!.first
+        ) {
           p += len(texts[j]!) + 1;
           j++;
         }
@@ -365,6 +371,7 @@ function cellText(cell: docs_v1.Schema$TableCell): string {
 export function documentMarkdown(doc: docs_v1.Schema$Document): string {
   const blocks: string[] = [];
   let list: string[] | undefined;
+  let listId: string | undefined;
   let code: string[] | undefined;
   const close = () => {
     if (list) blocks.push(list.join('\n'));
@@ -412,9 +419,10 @@ export function documentMarkdown(doc: docs_v1.Schema$Document): string {
     const text = markText(runs, false);
     if (!text.trim()) continue;
     if (paragraph.bullet) {
-      if (!list) {
+      if (!list || listId !== paragraph.bullet.listId) {
         close();
         list = [];
+        listId = paragraph.bullet.listId ?? undefined;
       }
       const level = paragraph.bullet.nestingLevel ?? 0;
       const glyph =

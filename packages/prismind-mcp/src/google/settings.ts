@@ -10,6 +10,8 @@ export interface GoogleSettings {
   max_retry_seconds: number;
   retry_initial_delay_ms: number;
   request_timeout_ms: number;
+  /** Application Default Credentials file (GOOGLE_APPLICATION_CREDENTIALS), '' when unset. */
+  adc_file: string;
 }
 
 export function googleSettings(config: PrismindConfig): GoogleSettings {
@@ -22,5 +24,6 @@ export function googleSettings(config: PrismindConfig): GoogleSettings {
     max_retry_seconds: config.google.max_retry_seconds,
     retry_initial_delay_ms: config.google.retry_initial_delay_ms,
     request_timeout_ms: config.google.request_timeout_ms,
+    adc_file: config.google_adc_file,
   };
 }

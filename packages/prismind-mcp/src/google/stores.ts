@@ -68,7 +68,9 @@ export class GoogleTracker implements Tracker {
    */
   async createSheets(project: ProjectConfig): Promise<string[]> {
     const api = this.txn.api;
+    let madeNow = false;
     if (!project.spreadsheet_id) {
+      madeNow = true;
       const folder = await this.txn.projectFolder(project, true);
       const file = await createFile(api, this.txn.ids, 'creating the spreadsheet', {
         name: `${project.name}_Prismind`,
@@ -111,8 +113,12 @@ export class GoogleTracker implements Tracker {
     const requests: sheets_v4.Schema$Request[] = [];
     const created: string[] = [];
     // A spreadsheet Prismind just made has one empty default sheet: it becomes the first missing one.
+    // A person's own spreadsheet keeps every sheet it has (theirs to remove).
     let spare =
-      existing.length === 1 && existing[0]!.empty && !wanted.some((w) => w.title === existing[0]!.title)
+      madeNow &&
+      existing.length === 1 &&
+      existing[0]!.empty &&
+      !wanted.some((w) => w.title === existing[0]!.title)
         ? existing[0]
         : undefined;
     const used = new Set(existing.map((s) => s.id));

@@ -73,6 +73,7 @@ export class FakeGoogle {
   private readonly codes = new Map<string, { challenge: string; redirect: string; scopes: string[] }>();
   private readonly generated = new Set<string>();
   private readonly injected: Injected[] = [];
+  private readonly delays: { match: (r: { method: string; path: string }) => boolean; ms: number }[] = [];
   private readonly hooks: { match: (r: { method: string; path: string }) => boolean; run: () => void }[] = [];
   private server: http.Server | undefined;
   private clock = Date.parse('2025-01-12T00:00:00Z');
@@ -104,9 +105,20 @@ export class FakeGoogle {
   }
 
   /** A folder or spreadsheet a person made in Drive (with the id they will pass to setup_project). */
-  seed(kind: 'folder' | 'spreadsheet', id: string, name: string, parent = 'root'): void {
+  seed(kind: 'folder' | 'spreadsheet' | 'document', id: string, name: string, parent = 'root'): FakeFile {
     this.generated.add(id);
-    this.createFile({ id, name, mimeType: kind === 'folder' ? FOLDER : SHEET, parents: [parent] });
+    const mimeType = { folder: FOLDER, spreadsheet: SHEET, document: DOC }[kind];
+    return this.createFile({ id, name, mimeType, parents: [parent] });
+  }
+
+  /** Every access token handed out so far stops working (revoked, or expired early). */
+  expireAccessTokens(): void {
+    for (const token of this.accessTokens.values()) token.expires = 0;
+  }
+
+  /** Injected failures not yet served are dropped. */
+  clearFailures(): void {
+    this.injected.length = 0;
   }
 
   /** A refresh token for the test OAuth client, as `auth login` would have received it. */
@@ -126,12 +138,17 @@ export class FakeGoogle {
     this.injected.push({ match, times, status, ...(headers ? { headers } : {}) });
   }
 
+  /** Every matching request is answered `ms` later (a slow service: lets two clients race). */
+  delay(match: (r: { method: string; path: string }) => boolean, ms: number): void {
+    this.delays.push({ match, ms });
+  }
+
   /** Runs `run` (a person's edit) just before the next request that matches is served. */
   before(match: (r: { method: string; path: string }) => boolean, run: () => void): void {
     this.hooks.push({ match, run });
   }
 
-  /** Requests to the APIs (not the token endpoint), optionally since an index of the log. */
+  /** Requests to the APIs (not the token endpoint) since an index of the log (`log.length` earlier). */
   apiRequests(since = 0): LoggedRequest[] {
     return this.log.slice(since).filter((r) => r.path !== '/token' && !r.path.startsWith('/o/oauth2'));
   }
@@ -187,6 +204,8 @@ export class FakeGoogle {
       res.end(body === undefined ? '' : JSON.stringify(body));
     };
     try {
+      const delay = this.delays.find((d) => d.match(entry));
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
       const hook = this.hooks.findIndex((h) => h.match(entry));
       if (hook >= 0) this.hooks.splice(hook, 1)[0]!.run();
       const inject = this.injected.find((i) => i.times > 0 && i.match(entry));
