@@ -59,7 +59,8 @@ describe('set_project_path', () => {
     try {
       // (both: the TOON answer decodes to the JSON one; setting the same absolute directory twice is a no-op.)
       const set = await s.both('set_project_path', { project_path: path.join(dir, 'src/ts') });
-      expect(set).toEqual({ project_path: path.join(dir, 'src/ts'), roots: [dir] });
+      // Shown root-relative like every path (no absolute path in the answer).
+      expect(set).toEqual({ project_path: 'src/ts', roots: ['.'] });
       const files = await s.json('list_files');
       expect((files.files as { path: string }[]).map((f) => f.path)).toEqual([
         'legacy.js',
@@ -116,13 +117,48 @@ describe('set_project_path', () => {
       expect((await s.fail('list_files', { roots: [path.join(outer, 'elsewhere')] })).code).toBe(
         'PATH_OUTSIDE_ROOT',
       );
-      expect((await s.json('set_project_path', { project_path: 'pkg' })).project_path).toBe(
-        path.join(other, 'pkg'),
-      );
+      expect((await s.json('set_project_path', { project_path: 'pkg' })).project_path).toBe('pkg');
       expect((await s.fail('set_project_path', { project_path: outer })).code).toBe('PATH_OUTSIDE_ROOT');
     } finally {
       await s.close();
       await removeDir(outer);
+    }
+  });
+
+  it('with several roots, every path shown comes back to the same file (root name prefix)', async () => {
+    const second = await emptyDir();
+    await mkdir(path.join(second, 'src'));
+    // Same relative name as a file of the first root: without the prefix it would resolve there.
+    await mkdir(path.join(second, 'src', 'ts'), { recursive: true });
+    await writeFile(path.join(second, 'src', 'ts', 'service.ts'), 'export const second = "TODO";\n');
+    const s = await connect([dir, second]);
+    try {
+      const name = path.basename(second);
+      const listed = await s.json('list_files', { roots: [second] });
+      expect((listed.files as { path: string }[]).map((f) => f.path)).toEqual([`${name}/src/ts/service.ts`]);
+      const found = await s.json('search_content', { query: 'TODO', roots: [dir, second] });
+      const shown = (found.matches as { file: string }[]).map((m) => m.file);
+      expect(shown).toContain(`${name}/src/ts/service.ts`);
+      expect(shown).toContain(`${path.basename(dir)}/notes.txt`);
+      for (const file of shown) {
+        const back = await s.json('extract_code_section', { file_path: file, start_line: 1, end_line: 1 });
+        const result = (back.results as { resolved_path: string; sections: { content: string }[] }[])[0];
+        expect(result?.resolved_path).toBe(file);
+      }
+      const second1 = await s.json('extract_code_section', {
+        file_path: `${name}/src/ts/service.ts`,
+        start_line: 1,
+      });
+      expect(JSON.stringify(second1)).toContain('export const second');
+      const outline = await s.json('get_code_outline', { file_path: `${name}/src/ts/service.ts` });
+      expect(outline.file_path).toBe(`${name}/src/ts/service.ts`);
+      // The project directory does not change how several roots are shown.
+      await s.json('set_project_path', { project_path: 'src' });
+      const again = await s.json('search_content', { query: 'second', roots: [second] });
+      expect((again.matches as { file: string }[]).map((m) => m.file)).toEqual([`${name}/src/ts/service.ts`]);
+    } finally {
+      await s.close();
+      await removeDir(second);
     }
   });
 

@@ -361,10 +361,54 @@ describe('PathPolicy roots', () => {
     await expect(policy.resolve(path.join(root, 'inside.txt'))).rejects.toMatchObject({
       code: 'PATH_OUTSIDE_ROOT',
     });
-    expect(policy.displayPath(path.join(outside, 'secret.txt'))).toBe('secret.txt');
-    expect(policy.displayPath(path.join(root, 'sub'))).toBe('.');
+    // With several roots a shown path carries its root's name, so it comes back to the same file.
+    expect(policy.displayPath(path.join(outside, 'secret.txt'))).toBe('outside/secret.txt');
+    expect(policy.displayPath(path.join(root, 'sub', 'file.txt'))).toBe('sub/file.txt');
+    expect(policy.displayPath(path.join(root, 'sub'))).toBe('sub');
     expect(policy.displayPath('/etc/passwd')).toBe('/etc/passwd');
     expect(policy.rootOf(path.join(outside, 'secret.txt'))).toBe(outside);
+  });
+
+  it('shows every path of every root in a form that resolves back to the same file', async () => {
+    const one = await PathPolicy.create({ roots: [root] });
+    expect(one.displayPath(path.join(root, 'sub', 'file.txt'))).toBe('sub/file.txt');
+    expect(one.displayPath(root)).toBe('.');
+    const policy = await PathPolicy.create({ roots: [root, outside] });
+    const files = [
+      path.join(root, 'inside.txt'),
+      path.join(root, 'sub', 'file.txt'),
+      path.join(outside, 'secret.txt'),
+    ];
+    for (const real of files) {
+      const shown = policy.displayPath(real);
+      await expect(policy.resolve(shown, { mustExist: true }), shown).resolves.toBe(real);
+    }
+    expect(policy.displayPath(path.join(outside, 'secret.txt'))).toBe('outside/secret.txt');
+    expect(policy.displayPath(path.join(root, 'inside.txt'))).toBe('root/inside.txt');
+    expect(policy.namesRoot('outside/secret.txt')).toBe(true);
+    expect(policy.namesRoot('sub/file.txt')).toBe(false);
+    // A relative path without a root's name still resolves against the first root.
+    await expect(policy.resolve('inside.txt', { mustExist: true })).resolves.toBe(
+      path.join(root, 'inside.txt'),
+    );
+    // A name that leaves the root after the prefix is still refused.
+    await expect(policy.resolve('outside/../root-evil/x.txt')).rejects.toMatchObject({
+      code: 'PATH_OUTSIDE_ROOT',
+    });
+  });
+
+  it('tells roots with the same folder name apart (name~2)', async () => {
+    const other = path.join(base, 'other', 'sub');
+    await file(path.join(other, 'file.txt'), 'other');
+    const policy = await PathPolicy.create({ roots: [path.join(root, 'sub'), other] });
+    expect(policy.displayPath(path.join(root, 'sub', 'file.txt'))).toBe('sub/file.txt');
+    expect(policy.displayPath(path.join(other, 'file.txt'))).toBe('sub~2/file.txt');
+    await expect(policy.resolve('sub~2/file.txt', { mustExist: true })).resolves.toBe(
+      path.join(other, 'file.txt'),
+    );
+    await expect(policy.resolve('sub/file.txt', { mustExist: true })).resolves.toBe(
+      path.join(root, 'sub', 'file.txt'),
+    );
   });
 
   it('tells whether a path found by a directory walk may be shown', async () => {

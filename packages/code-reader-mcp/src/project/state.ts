@@ -42,7 +42,9 @@ export class ProjectPaths {
 
   async resolve(input: string, options: ResolveOptions = {}): Promise<string> {
     const dir = this.state.projectDir;
-    const absolute = dir && !path.isAbsolute(input) && !/^file:/i.test(input) ? path.join(dir, input) : input;
+    // A path shown with several roots starts with its root's name and resolves in that root.
+    const relative = !path.isAbsolute(input) && !/^file:/i.test(input) && !this.policy.namesRoot(input);
+    const absolute = dir && relative ? path.join(dir, input) : input;
     return this.policy.resolve(absolute, options);
   }
 
@@ -95,13 +97,14 @@ export class ProjectPaths {
   }
 
   /**
-   * Display form of a resolved path, with forward slashes: relative to the project directory when one is
-   * set and the path lies in the same root ("../other.ts" for a file beside it, so every shown path
-   * resolves back to the same file), else root-relative.
+   * Display form of a resolved path, with forward slashes, that `resolve` takes back to the same file.
+   * With one root: relative to the project directory when one is set ("../other.ts" for a file beside
+   * it), else to the root. With several roots: the policy's form, prefixed by the root's name
+   * (`api/src/x.ts`), whatever the project directory.
    */
   display(realPath: string): string {
     const dir = this.state.projectDir;
-    if (dir) {
+    if (dir && this.policy.roots.length === 1) {
       const rel = path.relative(dir, realPath);
       if (rel === '') return '.';
       if (!path.isAbsolute(rel)) {

@@ -19,15 +19,25 @@ export function setProjectPathTool(deps: ToolDeps) {
       output_format: outputFormatSchema,
     },
     output: {
-      project_path: z.string().describe('The real absolute path now used as the project directory.'),
-      roots: z.array(z.string()).describe('The allowed roots.'),
+      project_path: z
+        .string()
+        .describe('The project directory as paths are shown: relative to its root ("." for the root itself).'),
+      roots: z
+        .array(z.string())
+        .describe('The allowed roots as shown paths name them: ["."] with one root, else their names.'),
     },
     textFormat: formatOf,
     async run(args, ctx) {
       const paths = pathsOf(ctx, deps);
       const real = await paths.resolve(args.project_path, { mustExist: true, kind: 'directory' });
       deps.project.setProjectDir(real);
-      return { project_path: real, roots: ctx.paths.roots };
+      // Shown like every other path (root-relative, prefixed by the root's name with several roots):
+      // an absolute path costs tokens and tells the model nothing a relative one does not.
+      const policy = ctx.paths;
+      return {
+        project_path: policy.displayPath(real),
+        roots: policy.roots.map((root) => policy.displayPath(root)),
+      };
     },
   });
 }

@@ -53,12 +53,33 @@ interface Root {
 }
 
 /**
+ * The names that stand for the roots in shown paths when there are several: each root's own folder
+ * name, made unique with `~2`, `~3` (in root order) when two roots share a name.
+ */
+function rootNames(roots: readonly Root[], flavor: PathFlavor): Map<Root, string> {
+  const api = pathApi(flavor);
+  const key = (name: string) => (flavor === 'win32' ? name.toLowerCase() : name);
+  const taken = new Set<string>();
+  const names = new Map<Root, string>();
+  for (const root of roots) {
+    const base = api.basename(root.given) || api.basename(root.real) || 'root';
+    let name = base;
+    for (let n = 2; taken.has(key(name)); n++) name = `${base}~${n}`;
+    taken.add(key(name));
+    names.set(root, name);
+  }
+  return names;
+}
+
+/**
  * Decides whether a path given by a client may be touched, and returns its canonical real path; and
  * opens, reads and writes files inside the roots without a check-then-open race (`FileAccess`).
  * Every file any tool reads or writes goes through it.
  */
 export class PathPolicy implements FileAccess {
   private rootList: Root[] = [];
+  /** With several roots: the name each root goes by in shown paths (see `displayPath`). */
+  private names = new Map<Root, string>();
   /** The user's roots (undefined when implicit): client roots may only narrow them. */
   private userRoots: Root[] | undefined;
   /** The roots the deny globs were given for: anchored globs stay anchored there after a roots change. */
@@ -144,7 +165,7 @@ export class PathPolicy implements FileAccess {
     if (next.length === 0) {
       throw new ToolError('NOT_FOUND', `None of the roots is an existing directory: ${roots.join(', ')}`);
     }
-    this.rootList = next;
+    this.useRoots(next);
     this.userRoots = next;
     this.denyBases = next;
     this.noRootReason = undefined;
@@ -178,9 +199,14 @@ export class PathPolicy implements FileAccess {
       }
     }
     if (next.length === 0) return undefined;
-    this.rootList = next;
+    this.useRoots(next);
     this.noRootReason = undefined;
     return this.roots;
+  }
+
+  private useRoots(next: Root[]): void {
+    this.rootList = next;
+    this.names = next.length > 1 ? rootNames(next, this.flavor) : new Map();
   }
 
   private async loadRoot(input: string): Promise<Root> {
@@ -230,7 +256,7 @@ export class PathPolicy implements FileAccess {
     const { mustExist = false, kind = 'any' } = options;
     const base = this.firstRoot();
 
-    const absolute = this.absoluteFromInput(input, base);
+    const absolute = this.absoluteFromInput(input, base, true);
     const lexicalRoot = this.rootList.find(
       (r) => this.within(r.given, absolute) || this.within(r.real, absolute),
     );
@@ -400,11 +426,43 @@ export class PathPolicy implements FileAccess {
     return this.rootOf(realPath) !== undefined && this.deniedBy(realPath) === undefined;
   }
 
-  /** A resolved path shown relative to the root that holds it (for compact, portable answers). */
+  /**
+   * A resolved path as answers show it, short and always valid input for `resolve` (it comes back to the
+   * same file): relative to its root with one root; with several, prefixed by the root's name
+   * (`api/src/x.ts` for src/x.ts in the root folder `api`), because a relative path without the prefix
+   * resolves against the first root. A path in no root is shown absolute.
+   */
   displayPath(realPath: string): string {
     const root = this.rootList.find((r) => this.within(r.real, realPath));
     if (!root) return realPath;
-    return relativeTo(root.real, realPath, this.flavor) || '.';
+    const rel = relativeTo(root.real, realPath, this.flavor);
+    if (this.names.size === 0) return rel || '.';
+    const name = this.names.get(root) ?? '.';
+    return rel ? `${name}/${rel}` : name;
+  }
+
+  /**
+   * With several roots, the root a relative input names by its first segment (`api/src/x.ts` → the root
+   * named `api`), and the rest of the path; undefined otherwise (the input is relative to the first root).
+   */
+  private namedRoot(text: string): { root: Root; rest: string } | undefined {
+    if (this.names.size === 0) return undefined;
+    const slash = text.indexOf('/');
+    const first = slash < 0 ? text : text.slice(0, slash);
+    const same = (name: string) =>
+      this.flavor === 'win32' ? name.toLowerCase() === first.toLowerCase() : name === first;
+    for (const [root, name] of this.names) {
+      if (same(name)) return { root, rest: slash < 0 ? '' : text.slice(slash + 1) };
+    }
+    return undefined;
+  }
+
+  /**
+   * True when a relative input starts with the name of a root (several roots only): it resolves inside
+   * that root, not against the first root or a project folder.
+   */
+  namesRoot(input: string): boolean {
+    return this.namedRoot(normalizeSeparators(input, 'posix')) !== undefined;
   }
 
   /** The root that holds a resolved path, if any. */
@@ -416,7 +474,7 @@ export class PathPolicy implements FileAccess {
     return isWithin(root, candidate, this.flavor);
   }
 
-  private absoluteFromInput(input: string, base: string): string {
+  private absoluteFromInput(input: string, base: string, rootNamed = false): string {
     if (typeof input !== 'string' || input.trim() === '') {
       throw new ToolError('INVALID_ARGUMENT', 'The path is empty.', {
         hint: 'Give a file or directory path.',
@@ -443,7 +501,11 @@ export class PathPolicy implements FileAccess {
     }
     const api = pathApi(this.flavor);
     const normalized = normalizeSeparators(text, this.flavor);
-    return api.isAbsolute(normalized) ? api.normalize(normalized) : api.resolve(base, normalized);
+    if (api.isAbsolute(normalized)) return api.normalize(normalized);
+    // A path this policy showed with several roots starts with its root's name: it goes back there.
+    const named = rootNamed ? this.namedRoot(normalizeSeparators(normalized, 'posix')) : undefined;
+    if (named) return api.resolve(named.root.real, named.rest);
+    return api.resolve(base, normalized);
   }
 
   private async realPathOf(absolute: string) {
