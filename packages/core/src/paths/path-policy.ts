@@ -206,7 +206,7 @@ export class PathPolicy implements FileAccess {
 
   private useRoots(next: Root[]): void {
     this.rootList = next;
-    this.names = next.length > 1 ? rootNames(next, this.flavor) : new Map();
+    this.names = next.length > 1 ? rootNames(next, this.flavor) : new Map<Root, string>();
   }
 
   private async loadRoot(input: string): Promise<Root> {
