@@ -4,7 +4,9 @@ import { ContentCache } from './analysis-cache.js';
 import { contentHash, fileMetrics, unsupportedWarning, type FileMetrics } from './metrics.js';
 import { parseSource } from './parser.js';
 import { readSource, type SourceFile } from './source.js';
-import { analyzeStructure, type CodeStructure, type FunctionInfo } from './structure.js';
+import { Yielder } from '../util/yield.js';
+import { buildStructure } from './build-structure.js';
+import type { CodeStructure, FunctionInfo } from './structure.js';
 
 export interface Analysis {
   language: LanguageId | undefined;
@@ -26,6 +28,7 @@ export async function analyzeFile(
   realPath: string,
   shownPath: string,
   withStructure: boolean,
+  signal?: AbortSignal,
 ): Promise<Analysis> {
   const source = await readSource(files, realPath, shownPath);
   const hash = contentHash(source.text);
@@ -33,7 +36,7 @@ export async function analyzeFile(
   const key = `${realPath}\0${shownPath}\0${withStructure}`;
   const cached = analysisCache.get(key, hash);
   if (cached) return { ...cached, warnings: [...cached.warnings] };
-  const analysis = await analyzeSource(source, shownPath, withStructure, hash);
+  const analysis = await analyzeSource(source, shownPath, withStructure, hash, signal);
   analysisCache.set(key, hash, analysis);
   return { ...analysis, warnings: [...analysis.warnings] };
 }
@@ -43,16 +46,20 @@ async function analyzeSource(
   shownPath: string,
   withStructure: boolean,
   hash: string,
+  signal?: AbortSignal,
 ): Promise<Analysis> {
   const warnings: string[] = [];
   const unsupported = unsupportedWarning(source.language, shownPath);
   if (unsupported) warnings.push(unsupported);
-  const parsed = source.language ? await parseSource(source.language, source.text) : undefined;
+  const parsed = source.language ? await parseSource(source.language, source.text, signal) : undefined;
   const tree = parsed?.tree;
+  const yielder = new Yielder(signal);
   try {
-    const metrics = await fileMetrics(source.text, source.bytes, tree, hash);
+    const metrics = await fileMetrics(source.text, source.bytes, tree, hash, source.language, yielder);
     const structure =
-      tree && withStructure && source.language ? analyzeStructure(tree, source.language) : undefined;
+      tree && withStructure && source.language
+        ? await buildStructure(tree, source.text, source.language, yielder, signal)
+        : undefined;
     if (tree?.rootNode.hasError)
       warnings.push(`${shownPath} has syntax errors; the structure may be incomplete.`);
     return { language: source.language, metrics, structure, warnings };

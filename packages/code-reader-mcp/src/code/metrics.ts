@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Node, Tree, TreeCursor } from 'web-tree-sitter';
+import { Yielder } from '../util/yield.js';
 import { loadTokenizer } from '../tokens/count.js';
 import type { LanguageId } from './languages.js';
 
@@ -23,43 +24,71 @@ export function isCommentNode(node: Node): boolean {
   return node.type.includes('comment');
 }
 
-/** [start, end) character ranges of every comment node in the tree. */
-export function commentRanges(tree: Tree): [number, number][] {
+/**
+ * A Python string that is a statement of its own (a docstring, or a string used as a block comment) is
+ * documentation, not code: counted as comment lines, as cloc and most metrics tools count it.
+ */
+function isDocString(cursor: TreeCursor): boolean {
+  if (cursor.nodeType !== 'expression_statement') return false;
+  const node = cursor.currentNode;
+  return node.namedChildCount === 1 && node.firstNamedChild?.type === 'string';
+}
+
+/**
+ * [start, end) character ranges of every comment node in the tree (and, in Python, of docstrings).
+ * The walk gives the event loop a turn now and then (a big file has millions of nodes).
+ */
+export async function commentRanges(
+  tree: Tree,
+  language?: LanguageId,
+  yielder: Yielder = new Yielder(),
+): Promise<[number, number][]> {
   const ranges: [number, number][] = [];
   const cursor = tree.walk();
-  // Depth-first walk with a cursor: far cheaper than materialising children arrays.
-  let descend = true;
-  for (;;) {
-    if (descend && cursor.nodeType.includes('comment')) {
-      ranges.push([cursor.startIndex, cursor.endIndex]);
-      descend = false;
-    }
-    if (descend && cursor.gotoFirstChild()) continue;
-    if (cursor.gotoNextSibling()) {
-      descend = true;
-      continue;
-    }
-    let climbed = false;
-    while (cursor.gotoParent()) {
-      if (cursor.gotoNextSibling()) {
-        climbed = true;
-        break;
+  const python = language === 'python';
+  try {
+    // Depth-first walk with a cursor: far cheaper than materialising children arrays.
+    let descend = true;
+    for (;;) {
+      if (descend && (cursor.nodeType.includes('comment') || (python && isDocString(cursor)))) {
+        ranges.push([cursor.startIndex, cursor.endIndex]);
+        descend = false;
       }
+      if (yielder.due()) await yielder.pause();
+      if (descend && cursor.gotoFirstChild()) continue;
+      if (cursor.gotoNextSibling()) {
+        descend = true;
+        continue;
+      }
+      let climbed = false;
+      while (cursor.gotoParent()) {
+        if (cursor.gotoNextSibling()) {
+          climbed = true;
+          break;
+        }
+      }
+      if (!climbed) break;
+      descend = true;
     }
-    if (!climbed) break;
-    descend = true;
+  } finally {
+    cursor.delete();
   }
-  cursor.delete();
   return ranges;
 }
 
 /**
  * Counts lines: blank (only whitespace), comment (every non-blank character inside a comment node),
- * code (anything else). Without comment ranges (no grammar) every non-blank line is code.
+ * code (anything else). Without comment ranges (no grammar) every non-blank line is code. A `#!` first
+ * line is code, as cloc counts it: it tells the system how to run the file (grammars read it as a comment).
  */
 export function lineMetrics(text: string, comments: [number, number][] = []): LineMetrics {
   const inComment = new Uint8Array(text.length);
   for (const [start, end] of comments) inComment.fill(1, start, end);
+  const shebang = text.startsWith('#!') ? 0 : text.startsWith('\uFEFF#!') ? 1 : -1;
+  if (shebang >= 0) {
+    const end = text.indexOf('\n');
+    inComment.fill(0, shebang, end < 0 ? text.length : end);
+  }
   let total = 0;
   let blank = 0;
   let comment = 0;
@@ -97,14 +126,43 @@ export async function fileMetrics(
   bytes: number,
   tree: Tree | undefined,
   hash = contentHash(text),
+  language?: LanguageId,
+  yielder: Yielder = new Yielder(),
 ): Promise<FileMetrics> {
   const count = await loadTokenizer();
+  const comments = tree ? await commentRanges(tree, language, yielder) : [];
   return {
-    ...lineMetrics(text, tree ? commentRanges(tree) : []),
+    ...lineMetrics(text, comments),
     bytes,
     content_hash: hash,
-    tokens: count(text),
+    tokens: await countYielding(text, count, yielder),
   };
+}
+
+/** Pieces of about this many characters are counted between turns of the event loop. */
+const COUNT_PIECE = 64 * 1024;
+
+/**
+ * Counts the tokens of a long text piece by piece, giving the event loop a turn between pieces. Pieces
+ * end after a line break followed by a character that is not whitespace: o200k never merges a line
+ * break with what follows it there, so the sum is the count of the whole text.
+ */
+export async function countYielding(
+  text: string,
+  count: (text: string) => number,
+  yielder: Yielder,
+): Promise<number> {
+  if (text.length <= COUNT_PIECE) return count(text);
+  let total = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + COUNT_PIECE);
+    while (end < text.length && !(text[end - 1] === '\n' && !/\s/.test(text[end] as string))) end++;
+    total += count(text.slice(start, end));
+    start = end;
+    await yielder.pause();
+  }
+  return total;
 }
 
 export function unsupportedWarning(language: LanguageId | undefined, file: string): string | undefined {

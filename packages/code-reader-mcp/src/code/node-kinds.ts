@@ -58,7 +58,8 @@ export const NODE_KINDS: Record<LanguageId, NodeKinds> = {
   },
   rust: {
     classes: ['struct_item', 'enum_item', 'trait_item', 'impl_item', 'union_item'],
-    functions: ['function_item'],
+    // A trait's required methods have a signature and no body.
+    functions: ['function_item', 'function_signature_item'],
     fields: ['field_declaration'],
     imports: ['use_declaration', 'extern_crate_declaration'],
   },

@@ -5,7 +5,9 @@ import type { LanguageId } from './languages.js';
 import { contentHash } from './metrics.js';
 import { parseSource } from './parser.js';
 import { readSource, type SourceFile } from './source.js';
-import { analyzeStructure, type CodeStructure } from './structure.js';
+import { Yielder } from '../util/yield.js';
+import { buildStructure } from './build-structure.js';
+import type { CodeStructure } from './structure.js';
 
 /** Reads and parses a file that must be in a supported language, runs `use`, then frees the tree. */
 export async function withParsedFile<T>(
@@ -21,6 +23,7 @@ export async function withParsedFile<T>(
     query: (source: string) => Query;
   }) => T | Promise<T>,
   source?: SourceFile,
+  signal?: AbortSignal,
 ): Promise<T> {
   source ??= await readSource(files, realPath, shownPath);
   if (!source.language) {
@@ -32,7 +35,7 @@ export async function withParsedFile<T>(
       },
     );
   }
-  const parsed = await parseSource(source.language, source.text);
+  const parsed = await parseSource(source.language, source.text, signal);
   try {
     return await use({
       tree: parsed.tree,
@@ -68,6 +71,7 @@ export async function readStructure(
   files: FileAccess,
   realPath: string,
   shownPath: string,
+  signal?: AbortSignal,
 ): Promise<FileStructure> {
   const source = await readSource(files, realPath, shownPath);
   const hash = contentHash(source.text);
@@ -78,8 +82,8 @@ export async function readStructure(
     files,
     realPath,
     shownPath,
-    ({ tree, languageId }) => ({
-      structure: analyzeStructure(tree, languageId),
+    async ({ tree, languageId, text }) => ({
+      structure: await buildStructure(tree, text, languageId, new Yielder(signal), signal),
       language: languageId,
       totalLines: tree.rootNode.endPosition.row + (tree.rootNode.endPosition.column > 0 ? 1 : 0),
       warnings: tree.rootNode.hasError
@@ -87,6 +91,7 @@ export async function readStructure(
         : [],
     }),
     source,
+    signal,
   );
   structureCache.set(key, hash, result);
   return { ...result, warnings: [...result.warnings] };

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { Language, Parser, Query, Tree } from 'web-tree-sitter';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { SLICE_MS } from '../util/yield.js';
 import type { LanguageId } from './languages.js';
 
 const require = createRequire(import.meta.url);
@@ -35,6 +36,8 @@ interface Runtime {
   grammars: Map<LanguageId, Promise<Language>>;
   parsers: Map<LanguageId, Parser>;
   retired: boolean;
+  /** Parses run one at a time: a parse paused to let the event loop run is resumed by the same parser. */
+  queue: Promise<void>;
 }
 
 let current: Promise<Runtime> | undefined;
@@ -57,7 +60,7 @@ function loadRuntime(): Promise<Runtime> {
             `${pathToFileURL(require.resolve('web-tree-sitter').replace(/\.cjs$/, '.js')).href}?instance=${generation}`
           )) as TreeSitter);
     await ts.Parser.init();
-    return { ts, grammars: new Map(), parsers: new Map(), retired: false };
+    return { ts, grammars: new Map(), parsers: new Map(), retired: false, queue: Promise.resolve() };
   })().catch((error: unknown) => {
     current = undefined;
     throw error;
@@ -140,12 +143,19 @@ export interface ParsedSource {
 
 /**
  * Parses source text. The caller must `release()` the result (trees live in WASM memory). One parser
- * per language is reused; JavaScript is single-threaded, so no two parses overlap.
+ * per language is reused. A big file is parsed in slices of SLICE_MS: tree-sitter stops when its
+ * progress callback says so and resumes where it stopped on the next call, so the event loop gets a
+ * turn between slices (a 5 MB file no longer leaves ping unanswered for seconds). Parses take turns,
+ * since a paused parse lives in its parser; a cancelled call stops at the next slice.
  */
-export async function parseSource(id: LanguageId, text: string): Promise<ParsedSource> {
+export async function parseSource(id: LanguageId, text: string, signal?: AbortSignal): Promise<ParsedSource> {
   const runtime = await loadRuntime();
   const language = await loadLanguage(runtime, id);
-  let tree: Tree | null;
+  let release!: () => void;
+  const previous = runtime.queue;
+  runtime.queue = new Promise<void>((resolve) => (release = resolve));
+  await previous;
+  let tree: Tree | null = null;
   try {
     let parser = runtime.parsers.get(id);
     if (!parser) {
@@ -153,9 +163,23 @@ export async function parseSource(id: LanguageId, text: string): Promise<ParsedS
       parser.setLanguage(language);
       runtime.parsers.set(id, parser);
     }
-    tree = parser.parse(text);
-  } catch (error) {
-    throw afterTreeSitterFailure(runtime, error);
+    for (;;) {
+      const deadline = performance.now() + SLICE_MS;
+      try {
+        // Returning true from the callback stops the parse; the next parse() call resumes it.
+        tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+      } catch (error) {
+        throw afterTreeSitterFailure(runtime, error);
+      }
+      if (tree) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (signal?.aborted) {
+        parser.reset();
+        throw new ToolError('CANCELLED', 'The request was cancelled.');
+      }
+    }
+  } finally {
+    release();
   }
   if (!tree) throw new ToolError('INTERNAL', `tree-sitter could not parse the ${id} source.`);
   const parsed = tree;

@@ -1,10 +1,9 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { Node, Query, Tree } from 'web-tree-sitter';
-import type { LanguageId } from './languages.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 import { isTreeSitterCrash } from './parser.js';
 import { isCommentNode } from './metrics.js';
-import { analyzeStructure, declaredName } from './structure.js';
+import { declaredName, type CodeStructure } from './structure.js';
 
 export const QUERY_KEYS = ['functions', 'methods', 'classes', 'fields', 'imports', 'comments'] as const;
 export type QueryKey = (typeof QUERY_KEYS)[number];
@@ -113,10 +112,10 @@ export function runQueryString(tree: Tree, compile: (source: string) => Query, s
   }
 }
 
-/** The predefined queries: node kinds from the same tables the structure analysis uses. */
-export function runQueryKey(tree: Tree, language: LanguageId, key: QueryKey): QueryHit[] {
+/** Comment nodes of a tree, in line order (the query_key "comments"). */
+export function commentHits(tree: Tree): QueryHit[] {
   const hits: QueryHit[] = [];
-  if (key === 'comments') {
+  {
     const stack: Node[] = [tree.rootNode];
     while (stack.length > 0) {
       const node = stack.pop() as Node;
@@ -129,7 +128,10 @@ export function runQueryKey(tree: Tree, language: LanguageId, key: QueryKey): Qu
     }
     return hits.sort((a, b) => a.start_line - b.start_line);
   }
-  const structure = analyzeStructure(tree, language);
+}
+
+/** The predefined queries other than comments: from the file's structure (the same tables and masks). */
+export function structureHits(structure: CodeStructure, key: Exclude<QueryKey, 'comments'>): QueryHit[] {
   const lines = (start: number, end: number) => ({ start_line: start, end_line: end });
   if (key === 'functions' || key === 'methods') {
     const wanted = structure.functions.filter((f) => key === 'functions' || f.kind === 'method');

@@ -1,4 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
+import { Yielder } from '../util/yield.js';
 import type { LanguageId } from './languages.js';
 import { DECISION_NODES, LOGICAL_OPERATORS, NODE_KINDS, kindOf } from './node-kinds.js';
 
@@ -195,7 +196,11 @@ function oneLine(text: string, max = 160): string {
 }
 
 /** Classes, functions/methods (with complexity), fields and imports of a parsed file. */
-export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructure {
+export async function analyzeStructure(
+  tree: Tree,
+  language: LanguageId,
+  yielder: Yielder = new Yielder(),
+): Promise<CodeStructure> {
   const kinds = NODE_KINDS[language];
   const classTypes = new Set(kinds.classes);
   const functionTypes = new Set(kinds.functions);
@@ -279,6 +284,10 @@ export function analyzeStructure(tree: Tree, language: LanguageId): CodeStructur
       if (child) stack.push({ node: child, owner: nextOwner, inFunction: nextInFunction });
     }
   };
-  for (let frame = stack.pop(); frame; frame = stack.pop()) visit(frame.node, frame.owner, frame.inFunction);
+  // A big file has hundreds of thousands of nodes: the walk gives the event loop a turn now and then.
+  for (let frame = stack.pop(); frame; frame = stack.pop()) {
+    visit(frame.node, frame.owner, frame.inFunction);
+    if (yielder.due()) await yielder.pause();
+  }
   return result;
 }

@@ -213,7 +213,7 @@ export function checkCodeScaleTool(deps: ToolDeps) {
       }
       const real = await paths.resolve(args.file_path, { mustExist: true, kind: 'file' });
       const shown = paths.display(real);
-      const analysis = await analyzeFile(ctx.paths, real, shown, args.metrics_only !== true);
+      const analysis = await analyzeFile(ctx.paths, real, shown, args.metrics_only !== true, ctx.signal);
       const structure = analysis.structure;
       const complexities = structure?.functions.map((f) => f.complexity) ?? [];
       const summary = structure && {
@@ -274,7 +274,7 @@ async function measure(
   try {
     const real = await paths.resolve(input, { mustExist: true, kind: 'file' });
     const shown = paths.display(real);
-    const analysis = await analyzeFile(paths.files, real, shown, false);
+    const analysis = await analyzeFile(paths.files, real, shown, false, signal);
     // A batch says "no grammar" once for all files (noGrammarWarning), not ~55 tokens per file.
     const own = unsupportedWarning(analysis.language, shown);
     return {

@@ -1,7 +1,7 @@
 import { defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { readStructure } from '../code/parsed-file.js';
-import type { CodeStructure } from '../code/structure.js';
+import type { ClassInfo, CodeStructure } from '../code/structure.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
@@ -15,20 +15,15 @@ import {
   pagingOf,
 } from './shared.js';
 
+/** One line of the outline: a class-like type, a method, a field or a top-level function. */
 interface OutlineItem {
   kind: string;
   name: string;
   start_line: number;
   end_line: number;
-  members?: { kind: string; name: string; start_line: number; end_line: number }[];
+  /** The enclosing class-like type ("" at the top level); for Go, the receiver type of a method. */
+  class: string;
 }
-
-const memberSchema = z.object({
-  kind: z.string(),
-  name: z.string(),
-  start_line: z.number(),
-  end_line: z.number(),
-});
 
 interface Span {
   start_line: number;
@@ -61,97 +56,58 @@ function containedSpans(spans: readonly Span[]): boolean[] {
   return inside;
 }
 
-/** First index of `items` (sorted by start) whose start is at least `line`. */
-function firstFrom<T>(items: readonly T[], start: (item: T) => number, line: number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (start(items[mid] as T) < line) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The items of `items` (sorted by start) inside [from, to], in their order. */
-function within<T>(
-  items: readonly T[],
-  start: (item: T) => number,
-  end: (item: T) => number,
-  from: number,
-  to: number,
-): T[] {
-  const found: T[] = [];
-  for (let i = firstFrom(items, start, from); i < items.length; i++) {
-    const item = items[i] as T;
-    if (start(item) > to) break;
-    if (end(item) <= to) found.push(item);
-  }
-  return found;
-}
-
 /**
- * Top-level classes (with their methods and fields) and functions, in file order. The structure lists
- * come in tree pre-order, hence sorted by start line; lookups are binary searches, not scans per class.
+ * The outline as one flat list in file order: classes (each with the class around it, "" at the top
+ * level), their methods and fields, and the functions outside every class and function. Flat rows of
+ * the same keys make one TOON table, never dearer than JSON (nested member lists were, on C files).
+ * Methods declared outside their type (Go receivers, `func (p *Proxy) Run()`) are rows of their own,
+ * in file order, naming the type in `class`.
  */
 export function outlineOf(structure: CodeStructure): OutlineItem[] {
   const items: OutlineItem[] = [];
-  const classes = structure.classes;
-  const classInside = containedSpans(classes);
-  const methods = structure.functions.filter((f) => f.kind === 'method');
-  const byStart = (s: Span) => s.start_line;
-  const byEnd = (s: Span) => s.end_line;
-  // Lines covered by some class, as merged disjoint ranges.
+  const classes = [...structure.classes].sort(
+    (a, b) => a.start_line - b.start_line || b.end_line - a.end_line,
+  );
+  // The innermost class around each class: a sweep with the classes still open.
+  const open: ClassInfo[] = [];
+  for (const c of classes) {
+    while (open.length > 0 && (open[open.length - 1] as ClassInfo).end_line < c.start_line) open.pop();
+    const outer = open[open.length - 1];
+    const around = outer && c.end_line <= outer.end_line ? outer.name : '';
+    items.push({ kind: c.kind, name: c.name, start_line: c.start_line, end_line: c.end_line, class: around });
+    open.push(c);
+  }
+  for (const f of structure.functions) {
+    if (f.kind !== 'method') continue;
+    items.push({ kind: 'method', name: f.name, start_line: f.start_line, end_line: f.end_line, class: f.class });
+  }
+  for (const f of structure.fields) {
+    items.push({ kind: 'field', name: f.name, start_line: f.line, end_line: f.line, class: f.class });
+  }
+  // Lines covered by some class, as merged disjoint ranges: functions there are not top-level.
   const covered: Span[] = [];
-  for (const c of [...classes].sort((a, b) => a.start_line - b.start_line)) {
+  for (const c of classes) {
     const last = covered[covered.length - 1];
     if (last && c.start_line <= last.end_line) last.end_line = Math.max(last.end_line, c.end_line);
     else covered.push({ start_line: c.start_line, end_line: c.end_line });
   }
   const inClass = (line: number) => {
-    const i = firstFrom(covered, byStart, line + 1) - 1;
-    return i >= 0 && line <= (covered[i] as Span).end_line;
+    let lo = 0;
+    let hi = covered.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((covered[mid] as Span).start_line <= line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && line <= (covered[lo - 1] as Span).end_line;
   };
-  classes.forEach((c, index) => {
-    // Nested classes show as members of the outer one.
-    if (classInside[index]) return;
-    const members = [
-      ...within(classes, byStart, byEnd, c.start_line, c.end_line)
-        .filter((n) => n !== c)
-        .map((n) => ({ kind: n.kind, name: n.name, start_line: n.start_line, end_line: n.end_line })),
-      ...within(methods, byStart, byEnd, c.start_line, c.end_line).map((f) => ({
-        kind: 'method',
-        name: f.name,
-        start_line: f.start_line,
-        end_line: f.end_line,
-      })),
-      ...within(
-        structure.fields,
-        (f) => f.line,
-        (f) => f.line,
-        c.start_line,
-        c.end_line,
-      ).map((f) => ({
-        kind: 'field',
-        name: f.name,
-        start_line: f.line,
-        end_line: f.line,
-      })),
-    ].sort((a, b) => a.start_line - b.start_line);
-    items.push({
-      kind: c.kind,
-      name: c.name,
-      start_line: c.start_line,
-      end_line: c.end_line,
-      ...(members.length > 0 ? { members } : {}),
-    });
-  });
   const functions = structure.functions.filter((f) => f.kind === 'function' && !inClass(f.start_line));
   const functionInside = containedSpans(functions);
   functions.forEach((f, index) => {
     if (!functionInside[index])
-      items.push({ kind: 'function', name: f.name, start_line: f.start_line, end_line: f.end_line });
+      items.push({ kind: 'function', name: f.name, start_line: f.start_line, end_line: f.end_line, class: '' });
   });
+  // Stable: a class comes before its first member when they start on the same line.
   return items.sort((a, b) => a.start_line - b.start_line);
 }
 
@@ -160,8 +116,8 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     name: 'get_code_outline',
     title: 'Get code outline',
     description:
-      'A table of contents of one source file: top-level classes (with methods, fields, nested types) and functions ' +
-      'with their line ranges, plus the import count. Cheap way to navigate a big file before extract_code_section.',
+      'A table of contents of one source file, one row per class (or struct, interface, …), method, field and ' +
+      'top-level function with its line range and enclosing class (Go methods name their receiver type), plus the import count. Cheap way to navigate a big file before extract_code_section.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: { file_path: filePathInput, output_format: outputFormatSchema, ...pagingInput },
     output: {
@@ -169,15 +125,19 @@ export function getCodeOutlineTool(deps: ToolDeps) {
       language: z.string(),
       total_lines: z.number(),
       imports: z.number(),
-      outline: z.array(
-        z.object({
-          kind: z.string(),
-          name: z.string(),
-          start_line: z.number(),
-          end_line: z.number(),
-          members: z.array(memberSchema).optional(),
-        }),
-      ),
+      outline: z
+        .array(
+          z.object({
+            kind: z.string().describe('class, struct, interface, …, method, field or function.'),
+            name: z.string(),
+            start_line: z.number(),
+            end_line: z.number(),
+            class: z
+              .string()
+              .describe('The enclosing type ("" at the top level); for a Go method, its receiver type.'),
+          }),
+        )
+        .describe('Classes, their methods and fields, and top-level functions, in file order.'),
       warnings: z
         .array(z.string())
         .optional()
@@ -187,7 +147,7 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     textFormat: formatOf,
     async run(args, ctx) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { structure, language, totalLines, warnings } = await readStructure(ctx.paths, real, shown);
+      const { structure, language, totalLines, warnings } = await readStructure(ctx.paths, real, shown, ctx.signal);
       return pageSections({
         ...pagingOf(args, ['get_code_outline', shown]),
         sections: { outline: outlineOf(structure) },

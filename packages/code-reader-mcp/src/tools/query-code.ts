@@ -1,7 +1,7 @@
 import { ToolError, defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
-import { withParsedFile } from '../code/parsed-file.js';
-import { QUERY_KEYS, applyFilter, runQueryKey, runQueryString } from '../code/query.js';
+import { readStructure, withParsedFile } from '../code/parsed-file.js';
+import { QUERY_KEYS, applyFilter, commentHits, runQueryString, structureHits } from '../code/query.js';
 import { pageSections } from '../paging/sections.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
@@ -58,17 +58,24 @@ export function queryCodeTool(deps: ToolDeps) {
         });
       }
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { hits, language } = await withParsedFile(
-        ctx.paths,
-        real,
-        shown,
-        ({ tree, query, languageId }) => ({
-          hits: args.query_key
-            ? runQueryKey(tree, languageId, args.query_key)
-            : runQueryString(tree, query, args.query_string as string),
-          language: languageId,
-        }),
-      );
+      const key = args.query_key;
+      const { hits, language } =
+        key !== undefined && key !== 'comments'
+          ? await readStructure(ctx.paths, real, shown, ctx.signal).then((read) => ({
+              hits: structureHits(read.structure, key),
+              language: read.language,
+            }))
+          : await withParsedFile(
+              ctx.paths,
+              real,
+              shown,
+              ({ tree, query, languageId }) => ({
+                hits: key === 'comments' ? commentHits(tree) : runQueryString(tree, query, args.query_string as string),
+                language: languageId,
+              }),
+              undefined,
+              ctx.signal,
+            );
       const results = applyFilter(hits, args.filter);
       const query = args.query_key ?? (args.query_string as string);
       return pageSections({
