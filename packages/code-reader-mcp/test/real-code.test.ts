@@ -105,7 +105,9 @@ describe('structure of real code', () => {
     expect(rows.find((r) => r.name === 'Run')).toMatchObject({ start_line: 41, class: 'Proxy' });
     // analyze_code_structure lists the same methods.
     const structure = await server.json('analyze_code_structure', { file_path: 'src/proxy.go' });
-    const listed = (structure.functions as { kind: string; name: string }[]).filter((f) => f.kind === 'method');
+    const listed = (structure.functions as { kind: string; name: string }[]).filter(
+      (f) => f.kind === 'method',
+    );
     expect(listed.map((f) => f.name)).toEqual(methods.map((m) => m.split('.')[1]));
   });
 

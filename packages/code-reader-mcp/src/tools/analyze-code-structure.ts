@@ -81,7 +81,12 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
     textFormat: formatOf,
     async run(args, ctx) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { structure, language, totalLines, warnings } = await readStructure(ctx.paths, real, shown, ctx.signal);
+      const { structure, language, totalLines, warnings } = await readStructure(
+        ctx.paths,
+        real,
+        shown,
+        ctx.signal,
+      );
       const head = {
         file_path: shown,
         language,

@@ -79,7 +79,13 @@ export function outlineOf(structure: CodeStructure): OutlineItem[] {
   }
   for (const f of structure.functions) {
     if (f.kind !== 'method') continue;
-    items.push({ kind: 'method', name: f.name, start_line: f.start_line, end_line: f.end_line, class: f.class });
+    items.push({
+      kind: 'method',
+      name: f.name,
+      start_line: f.start_line,
+      end_line: f.end_line,
+      class: f.class,
+    });
   }
   for (const f of structure.fields) {
     items.push({ kind: 'field', name: f.name, start_line: f.line, end_line: f.line, class: f.class });
@@ -105,7 +111,13 @@ export function outlineOf(structure: CodeStructure): OutlineItem[] {
   const functionInside = containedSpans(functions);
   functions.forEach((f, index) => {
     if (!functionInside[index])
-      items.push({ kind: 'function', name: f.name, start_line: f.start_line, end_line: f.end_line, class: '' });
+      items.push({
+        kind: 'function',
+        name: f.name,
+        start_line: f.start_line,
+        end_line: f.end_line,
+        class: '',
+      });
   });
   // Stable: a class comes before its first member when they start on the same line.
   return items.sort((a, b) => a.start_line - b.start_line);
@@ -147,7 +159,12 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     textFormat: formatOf,
     async run(args, ctx) {
       const { real, shown } = await sourceFile(ctx, deps, args.file_path);
-      const { structure, language, totalLines, warnings } = await readStructure(ctx.paths, real, shown, ctx.signal);
+      const { structure, language, totalLines, warnings } = await readStructure(
+        ctx.paths,
+        real,
+        shown,
+        ctx.signal,
+      );
       return pageSections({
         ...pagingOf(args, ['get_code_outline', shown]),
         sections: { outline: outlineOf(structure) },

@@ -70,7 +70,10 @@ export function queryCodeTool(deps: ToolDeps) {
               real,
               shown,
               ({ tree, query, languageId }) => ({
-                hits: key === 'comments' ? commentHits(tree) : runQueryString(tree, query, args.query_string as string),
+                hits:
+                  key === 'comments'
+                    ? commentHits(tree)
+                    : runQueryString(tree, query, args.query_string as string),
                 language: languageId,
               }),
               undefined,

@@ -21,7 +21,9 @@ export function setProjectPathTool(deps: ToolDeps) {
     output: {
       project_path: z
         .string()
-        .describe('The project directory as paths are shown: relative to its root ("." for the root itself).'),
+        .describe(
+          'The project directory as paths are shown: relative to its root ("." for the root itself).',
+        ),
       roots: z
         .array(z.string())
         .describe('The allowed roots as shown paths name them: ["."] with one root, else their names.'),
