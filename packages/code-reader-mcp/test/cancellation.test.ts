@@ -114,9 +114,10 @@ describe('cancelled at random moments, 50 times per long-running tool', () => {
 });
 
 describe('the event loop stays free', () => {
-  // Generous bounds: CI shares a 2-core machine with other work, which stretches every pause several
-  // times; a blocked loop (a catastrophic regex, a big synchronous job) shows as many seconds.
-  const SLOW_PING_MS = 1500;
+  // Quiet, the slowest ping during these calls is ~50 ms (one page rendered and counted at a time).
+  // CI shares a 2-core machine with other work (load 15 seen), which stretched that to 2 s: the bound is
+  // 5 s, still far below what a blocked loop shows (a catastrophic regex: 20 s; 4M cells of YAML: 58 s).
+  const SLOW_PING_MS = 5000;
 
   it('a catastrophic list_files pattern answers at once and never blocks ping (linear-time regex)', async () => {
     const started = performance.now();
@@ -152,6 +153,8 @@ describe('the event loop stays free', () => {
 
   for (const call of LONG_CALLS) {
     it(`${call.name}: ping answers while it runs`, async () => {
+      // Once per process, loading the tokenizer's 2.4 MB rank table compiles for a while: warm up first.
+      await durationOf({ name: call.name, arguments: await call.args(99) });
       const { result, slowestPingMs, pings } = await pingLatencyDuring(
         server.client,
         callTool(server.client, call.name, await call.args(100), { timeout: 120_000 }),
@@ -159,6 +162,6 @@ describe('the event loop stays free', () => {
       expect(result.isError).toBe(false);
       expect(pings).toBeGreaterThan(0);
       expect(slowestPingMs).toBeLessThan(SLOW_PING_MS);
-    }, 60_000);
+    }, 120_000);
   }
 });

@@ -52,8 +52,8 @@ const SAMPLES: [string, string, [number, number, number, number], string[], stri
     ['joinAll/1', 'Cache.constructor/1', 'Cache.get/2'],
     0,
   ],
-  ['src/py/inventory.py', 'python', [24, 16, 2, 6], ['class:Item'], ['Item.restock/3', 'load/3'], 2],
-  ['src/py/tool', 'python', [7, 3, 2, 2], [], ['main/1'], 0],
+  ['src/py/inventory.py', 'python', [24, 15, 3, 6], ['class:Item'], ['Item.restock/3', 'load/3'], 2],
+  ['src/py/tool', 'python', [7, 4, 1, 2], [], ['main/1'], 0],
   [
     'src/java/Greeter.java',
     'java',
@@ -83,7 +83,7 @@ const SAMPLES: [string, string, [number, number, number, number], string[], stri
     1,
   ],
   ['src/php/User.php', 'php', [18, 14, 1, 3], ['class:User'], ['User.greet/2'], 1],
-  ['src/sh/deploy.sh', 'bash', [13, 9, 2, 2], [], ['deploy/3'], 1],
+  ['src/sh/deploy.sh', 'bash', [13, 10, 1, 2], [], ['deploy/3'], 1],
 ];
 
 describe('check_code_scale on every supported language', () => {
@@ -568,45 +568,63 @@ describe('deep, long and broken files', () => {
     expect(structureCache.hits).toBeGreaterThanOrEqual(hits + 2);
   });
 
-  it('outlines 60,000 classes in linear time', () => {
-    const n = 60_000;
-    const structure: CodeStructure = { classes: [], functions: [], fields: [], imports: [] };
-    for (let i = 0; i < n; i++) {
-      const line = i * 10 + 1;
-      structure.classes.push({
-        name: `C${i}`,
-        kind: 'class',
-        start_line: line,
-        end_line: line + 5,
-        methods: 1,
-        fields: 1,
-      });
-      structure.fields.push({ name: 'x', class: `C${i}`, line: line + 1 });
-      structure.functions.push({
-        name: 'm',
-        kind: 'method',
-        class: `C${i}`,
-        start_line: line + 2,
-        end_line: line + 4,
-        lines: 3,
-        params: 0,
-        complexity: 1,
-      });
-      structure.functions.push({
-        name: `f${i}`,
-        kind: 'function',
-        class: '',
-        start_line: line + 6,
-        end_line: line + 8,
-        lines: 3,
-        params: 0,
-        complexity: 1,
-      });
+  it('outlines classes in linear time: 30 files of 1,000 cost about what one of 30,000 does', () => {
+    const structureOf = (n: number): CodeStructure => {
+      const structure: CodeStructure = { classes: [], functions: [], fields: [], imports: [] };
+      for (let i = 0; i < n; i++) {
+        const line = i * 10 + 1;
+        structure.classes.push({
+          name: `C${i}`,
+          kind: 'class',
+          start_line: line,
+          end_line: line + 5,
+          methods: 1,
+          fields: 1,
+        });
+        structure.fields.push({ name: 'x', class: `C${i}`, line: line + 1 });
+        structure.functions.push({
+          name: 'm',
+          kind: 'method',
+          class: `C${i}`,
+          start_line: line + 2,
+          end_line: line + 4,
+          lines: 3,
+          params: 0,
+          complexity: 1,
+        });
+        structure.functions.push({
+          name: `f${i}`,
+          kind: 'function',
+          class: '',
+          start_line: line + 6,
+          end_line: line + 8,
+          lines: 3,
+          params: 0,
+          complexity: 1,
+        });
+      }
+      return structure;
+    };
+    // No wall-clock limit (a loaded machine has none to offer): the same amount of work in one big file
+    // and in 30 small ones, timed in the same run, best of 3 each. Linear (n log n) work gives a ratio
+    // near 1-2; a pairwise scan gives 30. The bound, 8, leaves room both ways. The absolute time is
+    // measured by `pnpm bench` (metrics).
+    const n = 30_000;
+    const big = structureOf(n);
+    const small = structureOf(n / 30);
+    outlineOf(small); // warm up the JIT for both sizes alike
+    let bigMs = Infinity;
+    let smallMs = Infinity;
+    let outline: ReturnType<typeof outlineOf> = [];
+    for (let round = 0; round < 3; round++) {
+      let started = performance.now();
+      for (let k = 0; k < 30; k++) outlineOf(small);
+      smallMs = Math.min(smallMs, performance.now() - started);
+      started = performance.now();
+      outline = outlineOf(big);
+      bigMs = Math.min(bigMs, performance.now() - started);
     }
-    const started = Date.now();
-    const outline = outlineOf(structure);
-    // Linear: well under a second alone; a pairwise scan would take minutes. Room for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(bigMs / smallMs, `${bigMs.toFixed(1)} ms vs 30 × ${(smallMs / 30).toFixed(2)} ms`).toBeLessThan(8);
     expect(outline).toHaveLength(4 * n);
     expect(outline.slice(4, 8)).toEqual([
       { kind: 'class', name: 'C1', start_line: 11, end_line: 16, class: '' },

@@ -59,7 +59,9 @@ export async function fitPage<T>(
   // one at or past the end was forged or belongs to another result.
   if (offset > 0 && offset >= rows.length) throw foreignCursor();
   const rest = rows.slice(offset);
-  let count = rest.length;
+  let count = firstCandidate(rest.length, budget * BYTES_PER_TOKEN_CAP, (n) =>
+    utf8ByteLength(render(rest.slice(0, n), n < rest.length)),
+  );
   let tokens: ((text: string) => number) | undefined;
   // Each pass shrinks the page (by the measured overshoot), so this ends after a few passes.
   for (;;) {
@@ -103,6 +105,24 @@ export async function fitPage<T>(
     }
     count = Math.max(1, Math.min(count - 1, Math.floor((count * budget * 0.92) / used)));
   }
+}
+
+/** Rows rendered to estimate a row's size before the first full candidate page. */
+const PROBE_ROWS = 128;
+
+/**
+ * The first page to try: rendering all 180,000 rows of a big result to keep 300 would cost seconds
+ * (and block the event loop), so the page size is estimated from the first rows and then doubled
+ * until its text passes `maxBytes` (or every row is in). The fitting loop shrinks it from there, as
+ * it would from the whole list: the pages are the same, the work is proportional to a page.
+ */
+function firstCandidate(total: number, maxBytes: number, bytesOf: (count: number) => number): number {
+  if (total <= PROBE_ROWS) return total;
+  const probe = bytesOf(PROBE_ROWS);
+  if (probe > maxBytes) return PROBE_ROWS;
+  let count = Math.min(total, Math.ceil((PROBE_ROWS * maxBytes) / Math.max(1, probe)));
+  while (count < total && bytesOf(count) <= maxBytes) count = Math.min(total, count * 2);
+  return count;
 }
 
 /** More bytes per o200k token than answers (code, paths, JSON, TOON) have on average. */
