@@ -286,6 +286,17 @@ describe('Google backend: sheets', () => {
 });
 
 describe('Google backend: Drive folders', () => {
+  it('a project name with quotes and backslashes is found again, not made twice (the Drive query is escaped)', async () => {
+    client = await connect(store);
+    const name = "Bob's \\Trap\\ 'ゲーム'";
+    for (let i = 0; i < 2; i++) {
+      await client.call('setup_project', { project: 'bobs', name, create_sheets: false });
+      await client.call('delete_project', { project: 'bobs', confirm: true });
+    }
+    expect(google.byPath(`Prismind/Projects/${name}`)).toHaveLength(1);
+    expect(google.byPath(`Prismind/Projects/${name}/設計書`)).toHaveLength(1);
+  });
+
   it('running setup and create_document again, or after delete_project, makes no duplicate folders', async () => {
     client = await withProject(store);
     for (let i = 0; i < 2; i++) {

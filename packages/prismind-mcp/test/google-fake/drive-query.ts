@@ -3,6 +3,8 @@
  * `mimeType = / != '…'`, `trashed = false`, `and` / `or` / `not`, parentheses. A string must escape `'`
  * and `\` with a backslash, as Drive requires; anything else is a 400.
  */
+import { BadRequest } from './docs-model.js';
+
 export interface DriveFileLike {
   name: string;
   mimeType: string;
@@ -23,11 +25,11 @@ function tokenize(q: string): Token[] {
       let value = '';
       i++;
       for (;;) {
-        if (i >= q.length) throw new Error(`Invalid Value: unterminated string in q: ${q}`);
+        if (i >= q.length) throw new BadRequest(`Invalid Value: unterminated string in q: ${q}`);
         const c = q[i]!;
         if (c === '\\') {
           const next = q[i + 1];
-          if (next !== "'" && next !== '\\') throw new Error(`Invalid Value: bad escape in q: ${q}`);
+          if (next !== "'" && next !== '\\') throw new BadRequest(`Invalid Value: bad escape in q: ${q}`);
           value += next;
           i += 2;
         } else if (c === "'") {
@@ -50,7 +52,7 @@ function tokenize(q: string): Token[] {
       while (i < q.length && /[A-Za-z]/.test(q[i]!)) i++;
       tokens.push({ kind: 'word', value: q.slice(start, i) });
     } else {
-      throw new Error(`Invalid Value: unexpected "${ch}" in q: ${q}`);
+      throw new BadRequest(`Invalid Value: unexpected "${ch}" in q: ${q}`);
     }
   }
   return tokens;
@@ -60,7 +62,7 @@ export function parseDriveQuery(q: string): (file: DriveFileLike) => boolean {
   const tokens = tokenize(q);
   let i = 0;
   const fail = (): never => {
-    throw new Error(`Invalid Value: cannot parse q: ${q}`);
+    throw new BadRequest(`Invalid Value: cannot parse q: ${q}`);
   };
   const peek = () => tokens[i];
   const word = (value: string) => {
