@@ -1,10 +1,13 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLogger, isToolError } from '@mcp-workbench/core/engine';
+import { createLogger, isToolError, type Logger } from '@mcp-workbench/core/engine';
+import { loadConfig, type PrismindConfig } from './config/config.js';
+import { migrateStore } from './engine/migrate-store.js';
+import { openBackend } from './store/open-backend.js';
 import { userOf, type Engine } from './engine/engine.js';
 import { openEngine } from './engine/open.js';
 import type { CLI_COMMANDS } from './cli-commands.js';
 import { exportProject, importProject } from './engine/transfer.js';
-import { loadConfig } from './config/config.js';
 import { loadAuth } from './google/auth.js';
 import { login, openInBrowser } from './google/login.js';
 import { googleSettings } from './google/settings.js';
@@ -23,6 +26,10 @@ const USAGE = `Usage:
   prismind-mcp init-agents [<project>] [--config FILE]  print the AGENTS.md / CLAUDE.md block for a project
   prismind-mcp auth login [--no-browser] [--config FILE] sign in to Google (storage.backend = "google"); writes token.json
   prismind-mcp auth status [--config FILE]             which Google credentials the server would use, and whether they work
+  prismind-mcp migrate --to postgres --url URL [--config FILE]
+                                                    copy the local store ($PRISMIND_HOME) into PostgreSQL
+  prismind-mcp migrate --to local [--url URL] [--home DIR] [--config FILE]
+                                                    copy the PostgreSQL store into a local folder
   prismind-mcp [--config FILE] [--root DIR] …           run the MCP server on stdio (see --help)
 `;
 
@@ -100,6 +107,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         'no-browser': { type: 'boolean' },
+        to: { type: 'string' },
+        url: { type: 'string' },
+        home: { type: 'string' },
       },
     });
   } catch (error) {
@@ -118,7 +128,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io,
     );
   }
-  const arity = { export: 2, import: 1, 'init-agents': -1 }[
+  const arity = { export: 2, import: 1, 'init-agents': -1, migrate: 0 }[
     command as Exclude<(typeof CLI_COMMANDS)[number], 'auth'>
   ];
   if (arity === undefined || (arity >= 0 && rest.length !== arity) || (arity < 0 && rest.length > 1)) {
@@ -126,6 +136,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const logger = createLogger({ level: 'warn', name: 'prismind-mcp', write: io.stderr });
+  if (command === 'migrate') return migrate(parsed.values, io, logger);
   let engine: Engine | undefined;
   try {
     engine = await openEngine(
@@ -151,5 +162,66 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   } finally {
     await engine?.backend.close();
+  }
+}
+
+/** `migrate --to postgres|local`: copies every project between the local folder and PostgreSQL. */
+async function migrate(
+  values: {
+    config?: string | undefined;
+    to?: string | undefined;
+    url?: string | undefined;
+    home?: string | undefined;
+  },
+  io: CliIo,
+  logger: Logger,
+): Promise<number> {
+  if (values.to !== 'postgres' && values.to !== 'local') {
+    io.stderr(`prismind-mcp migrate: --to must be postgres or local.\n\n${USAGE}`);
+    return 2;
+  }
+  const engines: Engine[] = [];
+  try {
+    const config = loadConfig({ configFile: values.config, ...(io.env ? { env: io.env } : {}) });
+    const url = values.url ?? config.storage.url;
+    if (values.to === 'postgres' && !values.url) {
+      io.stderr(`prismind-mcp migrate: --to postgres needs --url postgres://….\n\n${USAGE}`);
+      return 2;
+    }
+    const local: PrismindConfig = {
+      ...config,
+      home: path.resolve(values.to === 'local' && values.home ? values.home : config.home),
+      storage: { ...config.storage, backend: 'local' },
+    };
+    const postgres: PrismindConfig = { ...config, storage: { ...config.storage, backend: 'postgres', url } };
+    const engineOf = async (c: PrismindConfig) => {
+      const engine: Engine = {
+        backend: await openBackend(c, logger),
+        config: c,
+        logger,
+        now: () => new Date(),
+        active: undefined,
+      };
+      engines.push(engine);
+      return engine;
+    };
+    const [from, to] =
+      values.to === 'postgres'
+        ? [await engineOf(local), await engineOf(postgres)]
+        : [await engineOf(postgres), await engineOf(local)];
+    const done = await migrateStore(from, to);
+    io.stdout(
+      `Copied ${done.projects.length} project(s) (${done.projects.join(', ') || 'none'}): ${done.documents} documents, ` +
+        `${done.tasks} tasks, ${done.knowledge} knowledge entries\n  from ${from.backend.location}\n  to   ${to.backend.location}\n` +
+        (done.skipped.length > 0
+          ? `Skipped (already in the target, left as they are): ${done.skipped.join(', ')}\n`
+          : ''),
+    );
+    return 0;
+  } catch (error) {
+    io.stderr(`prismind-mcp migrate: ${errorText(error)}\n`);
+    return 1;
+  } finally {
+    for (const engine of engines) await engine.backend.close();
   }
 }

@@ -67,6 +67,8 @@ const ConfigSchema = z
           .default('prismind'),
         /** Connections each server process keeps to PostgreSQL. */
         pool_size: z.number().int().min(1).max(100).default(5),
+        /** Use pgvector (HNSW over n-gram vectors) when the extension is installed; false = pg_trgm only. */
+        pgvector: z.boolean().default(true),
         busy_timeout_ms: z.number().int().min(0).max(600_000).default(5000),
       })
       .strict()

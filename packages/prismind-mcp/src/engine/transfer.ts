@@ -31,30 +31,23 @@ function safeLocation(location: string): string {
   return normal;
 }
 
-/** Writes the project as JSON (settings, progress, sessions, catalog, knowledge) plus its documents as Markdown. */
-export async function exportProject(engine: Engine, projectId: string, dir: string) {
-  checkProjectId(projectId);
-  const target = path.resolve(dir);
-  if (existsSync(target) && readdirSync(target).length > 0) {
-    throw new ToolError('ALREADY_EXISTS', `${target} is not empty.`, {
-      hint: 'Export into a new or empty folder.',
-    });
-  }
-  const data = await engine.backend.read(async (stores) => {
+/** Everything of one project as plain data, with the bodies of its documents (one read transaction). */
+export async function snapshotProject(engine: Engine, projectId: string) {
+  return engine.backend.read(async (stores) => {
     const project = await stores.projects.get(projectId);
     if (!project) throw projectNotFound(projectId);
     // Documents go into the export as Markdown files under their folder; a store whose locations are
     // not paths (a Google Docs id) gets <type folder>/<name>.md, and the exported catalog says so.
     const stored = await stores.catalog.list({ project: project.project_id, status: 'all' });
     const catalog: CatalogEntry[] = [];
-    const documents: { location: string; body: string }[] = [];
+    const documents: { doc_id: string; location: string; body: string }[] = [];
     for (const entry of stored) {
       const location = entry.location.endsWith('.md')
         ? entry.location
         : `${folderFor(project, entry.doc_type)}/${safeName(entry.name, 'document')}.md`;
       catalog.push({ ...entry, location });
       const doc = await stores.documents.read(project, entry);
-      if (doc) documents.push({ location, body: doc.body });
+      if (doc) documents.push({ doc_id: entry.doc_id, location, body: doc.body });
     }
     const all = await stores.search.listKnowledge();
     const file: ExportFile = {
@@ -70,6 +63,18 @@ export async function exportProject(engine: Engine, projectId: string, dir: stri
     };
     return { file, documents };
   });
+}
+
+/** Writes the project as JSON (settings, progress, sessions, catalog, knowledge) plus its documents as Markdown. */
+export async function exportProject(engine: Engine, projectId: string, dir: string) {
+  checkProjectId(projectId);
+  const target = path.resolve(dir);
+  if (existsSync(target) && readdirSync(target).length > 0) {
+    throw new ToolError('ALREADY_EXISTS', `${target} is not empty.`, {
+      hint: 'Export into a new or empty folder.',
+    });
+  }
+  const data = await snapshotProject(engine, projectId);
   mkdirSync(target, { recursive: true });
   for (const doc of data.documents) {
     await writeFileAtomic(path.join(target, DOCS_DIR, safeLocation(doc.location)), doc.body);
@@ -113,6 +118,11 @@ export async function importProject(engine: Engine, dir: string) {
     const file = path.join(path.resolve(dir), DOCS_DIR, safeLocation(entry.location));
     if (existsSync(file)) bodies.set(entry.doc_id, readFileSync(file, 'utf8'));
   }
+  return restoreProject(engine, data, bodies);
+}
+
+/** Writes a project's data into this store, in one transaction: the project must not exist here yet. */
+export async function restoreProject(engine: Engine, data: ExportFile, bodies: Map<string, string>) {
   return engine.backend.write(async (stores) => {
     if (await stores.projects.get(data.project.project_id)) {
       throw new ToolError(

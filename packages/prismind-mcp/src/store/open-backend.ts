@@ -45,6 +45,7 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
       url: config.storage.url,
       schema: config.storage.schema,
       poolSize: config.storage.pool_size,
+      pgvector: config.storage.pgvector,
       embedder: embedderOf(config, logger),
       logger,
     });

@@ -56,9 +56,8 @@ function tooNew(display: string, version: number, supported: number): ToolError 
 export async function prepareDatabase(
   pool: pg.Pool,
   t: Tables,
-  schema: string,
-  display: string,
-  logger: Logger,
+  { schema, display }: { schema: string; display: string },
+  { logger, pgvector }: { logger: Logger; pgvector: boolean },
 ): Promise<Prepared> {
   const client = await pool.connect();
   try {
@@ -69,7 +68,7 @@ export async function prepareDatabase(
         schema,
       ]);
       await tryExtension(client, 'pg_trgm', logger);
-      await tryExtension(client, 'vector', logger);
+      if (pgvector) await tryExtension(client, 'vector', logger);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${t.migrations} (
@@ -88,7 +87,8 @@ export async function prepareDatabase(
         await client.query(`INSERT INTO ${t.migrations} (version, applied_by) VALUES ($1, $2)`, [v + 1, by]);
         applied.push(v + 1);
       }
-      const extensions = await installedExtensions(client);
+      const installed = await installedExtensions(client);
+      const extensions = { ...installed, vector: pgvector ? installed.vector : undefined };
       // Created once their extension is there (also when it is installed after the store was made).
       const missing = async (object: string) =>
         (await client.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [object])).rows[0]

@@ -26,6 +26,8 @@ export interface PostgresBackendOptions {
   /** `storage.schema`; a `?schema=` in the URL wins. */
   schema: string;
   poolSize: number;
+  /** Use pgvector when it is installed (`storage.pgvector`). */
+  pgvector: boolean;
   embedder?: Embedder | undefined;
   logger: Logger;
 }
@@ -59,7 +61,7 @@ export class PostgresBackend implements Backend {
     const pool = createPool(settings, options.poolSize);
     const t = tablesOf(settings.schema);
     try {
-      const prepared = await prepareDatabase(pool, t, settings.schema, settings.display, options.logger);
+      const prepared = await prepareDatabase(pool, t, settings, options);
       return new PostgresBackend(pool, settings, t, prepared.extensions, options);
     } catch (error) {
       await pool.end().catch(() => undefined);

@@ -1,0 +1,186 @@
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { rm } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { silentLogger } from '@mcp-workbench/core/engine';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PostgresBackend } from '../../src/backends/postgres/postgres-backend.js';
+import { connect, tempDir, withProject, type StoreFixture } from '../harness.js';
+import { dropSchema, pgliteUrl, postgresStore, serverUrl, withSchema } from './postgres-fixture.js';
+
+const { url: base, kind } = serverUrl();
+
+async function rows<T>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const open = (url: string, pgvector = true) =>
+  PostgresBackend.open({ url, schema: 'prismind', poolSize: 3, pgvector, logger: silentLogger });
+
+describe(`the PostgreSQL store (${kind})`, () => {
+  let store: StoreFixture;
+  beforeEach(async () => {
+    store = await postgresStore(base);
+  });
+  afterEach(async () => store.cleanup());
+
+  it('two servers starting together on a new schema migrate once; a newer schema is refused', async () => {
+    const url = store.env.PRISMIND_DATABASE_URL!;
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    await Promise.all([a.close(), b.close()]);
+    const schema = new URL(url).searchParams.get('schema')!;
+    const applied = await rows<{ version: number }>(
+      base,
+      `SELECT version FROM "${schema}".migrations ORDER BY version`,
+    );
+    expect(applied.map((r) => r.version)).toEqual([1]);
+    await rows(
+      base,
+      `INSERT INTO "${schema}".migrations (version, applied_by) VALUES (99, 'a newer prismind')`,
+    );
+    await expect(open(url)).rejects.toMatchObject({ code: 'STORE_TOO_NEW' });
+  });
+
+  it('reports what it runs on, and a missing URL or an unreachable server with what to do', async () => {
+    const client = await connect(store);
+    try {
+      const listed = await client.call<{ storage: Record<string, string> }>('list_projects');
+      expect(listed.storage).toMatchObject({ backend: 'postgres' });
+      expect(listed.storage.location).toMatch(/^postgres(ql)?:\/\/[^:@]*@?[^@]*#t_/); // no password
+      expect(listed.storage.keyword_search).toContain('pg_trgm');
+      expect(listed.storage.similarity_search).toContain('pgvector HNSW');
+    } finally {
+      await client.close();
+    }
+    const noUrl = await connect(store, { env: { PRISMIND_DATABASE_URL: '' } });
+    try {
+      const error = await noUrl.fail('list_projects');
+      expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
+      expect(error.hint).toContain('PRISMIND_DATABASE_URL');
+    } finally {
+      await noUrl.close();
+    }
+    // A port where nothing listens: refused at once, answered as BACKEND_UNAVAILABLE (no hang).
+    const probe = createNetServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const down = await connect(store, {
+      env: { PRISMIND_DATABASE_URL: `postgres://prismind:secret@127.0.0.1:${port}/team` },
+    });
+    try {
+      const error = await down.fail('start_session');
+      expect(error.code).toBe('BACKEND_UNAVAILABLE');
+      expect(error.message).not.toContain('secret');
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('without pgvector (storage.pgvector = false) fuzzy candidates come from pg_trgm word similarity', async () => {
+    const file = path.join(store.home, 'config.toml');
+    await writeFile(file, '[storage]\npgvector = false\n');
+    const client = await withProject(store, { configFile: file });
+    try {
+      const listed = await client.call<{ storage: Record<string, string> }>('list_projects');
+      expect(listed.storage.similarity_search).toContain('pg_trgm word similarity');
+      await client.call('add_knowledge', {
+        content: 'トリガーボリュームで当たり判定を作る',
+        category: '技術Tips',
+      });
+      await client.call('add_knowledge', { content: '経費精算は二段階で承認する', category: '問題解決' });
+      // No entry contains every term (爆発 is in none): the near one comes back through word similarity,
+      // the unrelated one not at all.
+      const found = await client.call<{ knowledge: { content: string; relevance_score: number }[] }>(
+        'search_knowledge',
+        { query: 'トリガーボリューム 爆発' },
+      );
+      expect(found.knowledge.map((k) => k.content)).toEqual(['トリガーボリュームで当たり判定を作る']);
+      expect(found.knowledge[0]!.relevance_score).toBeLessThan(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a write waits for another server holding the project, then sees its commit: no lost update', async () => {
+    const client = await withProject(store);
+    await client.call('update_progress', {
+      task_id: 'T01',
+      new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
+    });
+    // Another server (a backend of its own, its own connections) reads the task inside a write and holds
+    // the transaction open while this server's update_progress runs.
+    const other = await open(store.env.PRISMIND_DATABASE_URL!);
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const slow = other.write(async (stores) => {
+      const [task] = await stores.tracker.list('trapxtrap');
+      holding();
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await stores.tracker.update('trapxtrap', { ...task!, notes: '他のサーバのメモ', updated_at: 'x' });
+    });
+    await held;
+    const fast = client.call('update_progress', { task_id: 'T01', status: 'in_progress' });
+    await Promise.all([slow, fast]);
+    await other.close();
+    const progress = await client.call<{ phases: { tasks: { status: string; notes: string }[] }[] }>(
+      'get_progress',
+      { include_completed: true },
+    );
+    // Both changes are there: the second writer re-read the row after the first committed.
+    expect(progress.phases[0]!.tasks[0]).toMatchObject({ status: 'in_progress', notes: '他のサーバのメモ' });
+    await client.close();
+  });
+});
+
+// On CI the tests above run on a real server; this one keeps the PGlite path (Node alone) covered too.
+describe.runIf(kind === 'server')('PGlite on loopback (the fallback without a server)', () => {
+  it('serves every kind of tool call through the same pg code', async () => {
+    const schema = `t_pglite_${process.pid}`;
+    const home = await tempDir();
+    const store: StoreFixture = {
+      env: {
+        PRISMIND_HOME: home,
+        PRISMIND_BACKEND: 'postgres',
+        PRISMIND_DATABASE_URL: withSchema(pgliteUrl(), schema),
+      },
+      home,
+      cleanup: async () => {
+        await rm(home, { recursive: true, force: true });
+        await dropSchema(pgliteUrl(), schema);
+      },
+    };
+    const client = await withProject(store);
+    try {
+      const doc = await client.call<{ doc_id: string }>('create_document', {
+        name: '罠の配置設計',
+        doc_type: '設計書',
+        content: 'トラップ対戦ゲームの罠配置',
+        phase_task: 'P1-T01',
+      });
+      await client.call('update_progress', {
+        task_id: 'T01',
+        new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
+        status: 'in_progress',
+      });
+      await client.call('add_knowledge', { content: '罠は端に置かない', category: '技術Tips' });
+      expect((await client.call('search_catalog', { query: '罠' })).total_count).toBe(1);
+      expect((await client.call('search_knowledge', { query: '罠' })).total_count).toBe(1);
+      expect(
+        (await client.call<{ recommended_docs: { doc_id: string }[] }>('start_session', {}))
+          .recommended_docs[0]!.doc_id,
+      ).toBe(doc.doc_id);
+    } finally {
+      await client.close();
+      await store.cleanup();
+    }
+  });
+});
