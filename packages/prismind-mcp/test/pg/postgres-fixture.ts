@@ -20,10 +20,6 @@ export function serverUrl(): { url: string; kind: 'server' | 'pglite' } {
   return { url: inject('pgliteUrl'), kind: 'pglite' };
 }
 
-export function pgliteUrl(): string {
-  return inject('pgliteUrl');
-}
-
 /** A URL with prismind's `schema` parameter. */
 export function withSchema(url: string, schema: string): string {
   const u = new URL(url);

@@ -8,7 +8,8 @@ import { silentLogger } from '@mcp-workbench/core/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresBackend } from '../../src/backends/postgres/postgres-backend.js';
 import { connect, tempDir, withProject, type StoreFixture } from '../harness.js';
-import { dropSchema, pgliteUrl, postgresStore, serverUrl, withSchema } from './postgres-fixture.js';
+import { startPglite } from './pglite.js';
+import { postgresStore, serverUrl, withSchema } from './postgres-fixture.js';
 
 const { url: base, kind } = serverUrl();
 
@@ -144,18 +145,19 @@ describe(`the PostgreSQL store (${kind})`, () => {
 // On CI the tests above run on a real server; this one keeps the PGlite path (Node alone) covered too.
 describe.runIf(kind === 'server')('PGlite on loopback (the fallback without a server)', () => {
   it('serves every kind of tool call through the same pg code', async () => {
-    const schema = `t_pglite_${process.pid}`;
+    const pglite = await startPglite();
+    const schema = 't_pglite';
     const home = await tempDir();
     const store: StoreFixture = {
       env: {
         PRISMIND_HOME: home,
         PRISMIND_BACKEND: 'postgres',
-        PRISMIND_DATABASE_URL: withSchema(pgliteUrl(), schema),
+        PRISMIND_DATABASE_URL: withSchema(pglite.url, schema),
       },
       home,
       cleanup: async () => {
         await rm(home, { recursive: true, force: true });
-        await dropSchema(pgliteUrl(), schema);
+        await pglite.stop();
       },
     };
     const client = await withProject(store);

@@ -21,7 +21,7 @@ async function call(client: SpawnedClient, name: string, args: Record<string, un
 }
 
 describe(`two server processes on one PostgreSQL (${kind})`, () => {
-  it('concurrent update_progress on the same task loses no update', async () => {
+  it('concurrent update_progress on the same task and appends to one document lose no update', async () => {
     const [a, b] = await Promise.all(
       [0, 1].map(() => spawnStdioClient(process.execPath, [BIN, '--root', store.home], { env: store.env })),
     );
@@ -32,6 +32,18 @@ describe(`two server processes on one PostgreSQL (${kind})`, () => {
         new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
       });
       await call(b!, 'switch_project', { project: 'trapxtrap' });
+      const doc = await call(a!, 'create_document', {
+        name: '共有メモ',
+        doc_type: '設計書',
+        content: '両サーバの追記',
+        phase_task: '共通',
+      });
+      // Read-modify-write of one document from both servers, all at once: every append must survive.
+      const appends = [a!, b!].flatMap((server, s) =>
+        Array.from({ length: ROUNDS }, (_, i) =>
+          call(server, 'update_document', { doc_id: doc.doc_id, content: `- s${s}-a${i}`, append: true }),
+        ),
+      );
       // Each server changes its own field of the same row, call after call, both at once. A read-modify-
       // write without locking would write back the other field's stale value now and then.
       await Promise.all([
@@ -48,7 +60,12 @@ describe(`two server processes on one PostgreSQL (${kind})`, () => {
           for (let i = 0; i < ROUNDS; i++)
             await call(b!, 'update_progress', { task_id: 'P1-T01', priority: priorities[i % 2] });
         })(),
+        ...appends,
       ]);
+      const text = (
+        (await call(b!, 'get_document', { doc_id: doc.doc_id })) as { document: { content: string } }
+      ).document.content;
+      for (let s = 0; s < 2; s++) for (let i = 0; i < ROUNDS; i++) expect(text).toContain(`- s${s}-a${i}`);
       for (const server of [a!, b!]) {
         const progress = (await call(server, 'get_progress', { include_completed: true })) as {
           phases: { tasks: { notes: string; blockers: string[]; priority: string }[] }[];
