@@ -706,6 +706,27 @@ describe('Google backend: sign-in and credentials', () => {
     await client.call('get_progress', { project: 'trapxtrap' });
   });
 
+  it('several server processes on one token.json: when one has rotated the refresh token, the others take it from the file', async () => {
+    google.rotateRefreshTokens = true;
+    const first = (await readToken()).refresh_token as string;
+    const other = await connect(store);
+    try {
+      await other.call('list_projects'); // its credentials are loaded (the first refresh token)
+      client = await withProject(store); // this one refreshes: the first token is retired
+      await expect.poll(async () => (await readToken()).refresh_token).not.toBe(first);
+      const tasks = await other.call<{ project: string }>('get_progress', { project: 'trapxtrap' });
+      expect(tasks.project).toBe('trapxtrap');
+      // Its one refresh with the retired token, answered invalid_grant before it read the file.
+      expect(google.problems.splice(0)).toEqual([
+        'token: unknown refresh token',
+        'POST /token: invalid_grant',
+      ]);
+    } finally {
+      await other.close();
+    }
+    expect(google.refreshTokens.has((await readToken()).refresh_token as string)).toBe(true);
+  });
+
   it('a service-account key (google.credentials_path) or Application Default Credentials work without token.json', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', {
       modulusLength: 2048,

@@ -75,16 +75,42 @@ export async function saveToken(file: string, token: TokenFile): Promise<void> {
 /**
  * google-auth-library emits a rotated refresh token ('tokens') but then keeps refreshing with the old one
  * (it copies its stored refresh_token over the answer). Where the server rotates, the old one stops
- * working: this client refreshes with the newest token it was given.
+ * working: this client refreshes with the newest token it was given. Several server processes share
+ * token.json (each MCP client starts its own): when one has rotated the token, another's refresh fails
+ * with invalid_grant, and it takes the newer token from the file and tries once more.
  */
 class RotatingOAuth2Client extends OAuth2Client {
   private latestRefreshToken: string | undefined;
+  tokenFile = '';
 
   protected override async refreshToken(refreshToken?: string | null): Promise<GetTokenResponse> {
-    const answer = await super.refreshToken(this.latestRefreshToken ?? refreshToken);
+    const used = this.latestRefreshToken ?? refreshToken;
+    let answer: GetTokenResponse;
+    try {
+      answer = await super.refreshToken(used);
+    } catch (error) {
+      const fromFile = invalidGrant(error) ? this.refreshTokenInFile() : undefined;
+      if (!fromFile || fromFile === used) throw error;
+      answer = await super.refreshToken(fromFile);
+      this.latestRefreshToken = fromFile;
+    }
     if (answer.tokens.refresh_token) this.latestRefreshToken = answer.tokens.refresh_token;
     return answer;
   }
+
+  private refreshTokenInFile(): string | undefined {
+    try {
+      const token = JSON.parse(readFileSync(this.tokenFile, 'utf8')) as Partial<TokenFile>;
+      return token.refresh_token;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function invalidGrant(error: unknown): boolean {
+  const e = error as { message?: string; response?: { data?: unknown } };
+  return /invalid_grant/.test(`${e.message ?? ''} ${JSON.stringify(e.response?.data ?? '')}`);
 }
 
 function userClient(settings: GoogleSettings, logger: Logger, writes: Set<Promise<void>>): OAuth2Client {
@@ -109,6 +135,7 @@ function userClient(settings: GoogleSettings, logger: Logger, writes: Set<Promis
     forceRefreshOnFailure: true,
     ...(token.token_uri ? { endpoints: { oauth2TokenUrl: token.token_uri } } : {}),
   });
+  client.tokenFile = settings.token_file;
   client.setCredentials({
     refresh_token: token.refresh_token,
     ...(token.access_token ? { access_token: token.access_token, expiry_date: token.expiry_date ?? 0 } : {}),
