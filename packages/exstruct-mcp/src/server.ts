@@ -1,4 +1,5 @@
 import { createToolServer, type ServerRuntime } from '@mcp-workbench/core';
+import { JobThread } from './jobs/job-runner.js';
 import type { OnConflict } from './output/on-conflict.js';
 import { editTools } from './tools/edit-tools.js';
 import { readTools } from './tools/read-tools.js';
@@ -15,11 +16,16 @@ export interface ExstructServerOptions extends Pick<ServerRuntime, 'paths' | 'lo
 export interface ExstructToolDeps {
   /** The server's --on-conflict; undefined: the safe default (see output/output-path.ts). */
   onConflict: OnConflict | undefined;
+  /** Threads for the long reading work (extraction, parsing outputs), off the event loop. */
+  jobs: { extract: JobThread; read: JobThread };
 }
 
 export function createServer(options: ExstructServerOptions) {
-  const deps: ExstructToolDeps = { onConflict: options.onConflict };
-  return createToolServer(
+  const deps: ExstructToolDeps = {
+    onConflict: options.onConflict,
+    jobs: { extract: new JobThread(), read: new JobThread() },
+  };
+  const server = createToolServer(
     {
       name: PACKAGE_NAME,
       version: PACKAGE_VERSION,
@@ -35,4 +41,12 @@ export function createServer(options: ExstructServerOptions) {
       structuredOutput: options.structuredOutput === true,
     },
   );
+  // The job threads end with the server (its transport closed, whoever closed it): none outlives it.
+  const onClose = server.server.onclose;
+  server.server.onclose = () => {
+    onClose?.();
+    deps.jobs.extract.close();
+    deps.jobs.read.close();
+  };
+  return server;
 }

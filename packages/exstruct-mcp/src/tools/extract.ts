@@ -2,13 +2,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import {
   defineTool,
-  formatOutput,
   OUTPUT_FORMATS,
   type OutputFormat,
   type PathPolicy,
   ToolError,
 } from '@mcp-workbench/core';
-import { extractWorkbook } from '../extract/extract-workbook.js';
 import type { SerializeOptions } from '../extract/extraction.js';
 import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
@@ -39,7 +37,7 @@ class OutputPlan {
   }
 
   /** Checks `target`, applies the conflict policy and starts writing; returns the path it will have. */
-  async add(target: string, data: () => Buffer | string, resolved = false): Promise<string> {
+  async add(target: string, data: () => Uint8Array | string, resolved = false): Promise<string> {
     const checked = resolved ? target : await this.paths.resolve(target, { kind: 'file' });
     const conflict = await resolveConflict(checked, this.policy, {
       ownedBy: (file) => isOwnOutput(file, this.bookName, this.paths),
@@ -136,7 +134,7 @@ export function extractTool(deps: ExstructToolDeps) {
       sheet_paths: z.array(z.string()).optional().describe('Files written to sheets_dir.'),
       print_area_paths: z.array(z.string()).optional().describe('Files written to print_areas_dir.'),
     },
-    async run(args, { paths, progress }) {
+    async run(args, { paths, progress, signal }) {
       const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
       const policy = args.on_conflict ?? deps.onConflict;
       const dir = args.out_dir
@@ -182,24 +180,31 @@ export function extractTool(deps: ExstructToolDeps) {
         };
       }
 
-      const extraction = await extractWorkbook(input, {
-        mode: args.mode,
-        alphaCol: args.options.alpha_col,
-        files: paths,
-      });
-      await progress(1, 2, 'extracted');
       const serialize: SerializeOptions = { pretty: args.options.pretty };
       if (args.options.indent !== undefined) serialize.indent = args.options.indent;
-      const warnings = [...extraction.warnings];
+      // Read and serialised on the extraction thread: the server keeps answering, and a cancel ends the
+      // work at once. Files are written here, only after the whole job succeeded.
+      const job = await deps.jobs.extract.run({
+        name: 'extract',
+        input: {
+          file: input,
+          mode: args.mode,
+          alphaCol: args.options.alpha_col,
+          format: args.format,
+          serialize,
+          sheetFiles: sheetsDir !== undefined,
+          printAreaFiles: areasDir !== undefined,
+        },
+        open: async () => (await paths.openFile(input)).handle,
+        signal,
+      });
+      await progress(1, 2, 'extracted');
+      const warnings = [...job.warnings];
       if (conflict.warning) warnings.push(conflict.warning);
       // All or nothing: the outputs are put in place together once every one is written.
       const plan = new OutputPlan(paths, policy, bookName, warnings);
       try {
-        const outPath = await plan.add(
-          conflict.path,
-          () => extraction.serializeToBuffer(args.format, serialize),
-          true,
-        );
+        const outPath = await plan.add(conflict.path, () => job.output, true);
 
         const result: {
           out_path: string;
@@ -209,29 +214,24 @@ export function extractTool(deps: ExstructToolDeps) {
           print_area_paths?: string[];
         } = {
           out_path: outPath,
-          workbook_meta: { sheet_names: extraction.sheetNames, sheet_count: extraction.sheetNames.length },
+          workbook_meta: { sheet_names: job.sheetNames, sheet_count: job.sheetNames.length },
           warnings,
         };
         if (sheetsDir) {
           result.sheet_paths = [];
-          for (const payload of extraction.sheetPayloads()) {
-            const file = path.join(sheetsDir, `${sheetFileStem(payload.sheet_name)}.${args.format}`);
-            result.sheet_paths.push(
-              await plan.add(file, () => formatOutput(payload, args.format, serialize)),
-            );
+          for (const sheet of job.sheets) {
+            const file = path.join(sheetsDir, `${sheetFileStem(sheet.sheetName)}.${args.format}`);
+            result.sheet_paths.push(await plan.add(file, () => sheet.data));
           }
         }
         if (areasDir) {
           result.print_area_paths = [];
-          const areas = extraction.printAreaPayloads();
-          if (areas.length === 0)
+          if (job.printAreas.length === 0)
             warnings.push('The workbook defines no print areas; print_areas_dir stays empty.');
-          for (const { sheet, index, payload } of areas) {
-            const { r1, r2, c1, c2 } = payload.area;
+          for (const { sheet, index, area, data } of job.printAreas) {
+            const { r1, r2, c1, c2 } = area;
             const name = `${sheetFileStem(sheet)}_area${index}_r${r1}-${r2}_c${c1}-${c2}.${args.format}`;
-            result.print_area_paths.push(
-              await plan.add(path.join(areasDir, name), () => formatOutput(payload, args.format, serialize)),
-            );
+            result.print_area_paths.push(await plan.add(path.join(areasDir, name), () => data));
           }
         }
         await plan.commit();

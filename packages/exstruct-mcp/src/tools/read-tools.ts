@@ -13,10 +13,10 @@ export function readTools(deps: ExstructToolDeps): AnyTool[] {
   return [
     validateInputTool,
     extractTool(deps),
-    readJsonChunkTool,
-    readRangeTool,
-    readCellsTool,
-    readFormulasTool,
+    readJsonChunkTool(deps),
+    readRangeTool(deps),
+    readCellsTool(deps),
+    readFormulasTool(deps),
     getRuntimeInfoTool(deps),
   ];
 }

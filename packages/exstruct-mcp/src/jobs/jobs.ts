@@ -1,0 +1,95 @@
+// The long CPU work of the reading tools, as jobs that run on a worker thread (job-worker.ts) so the
+// server's event loop stays free, and that a cancel can stop at once (the thread is terminated). Each
+// job reads the one file the tool opened through the PathPolicy (by its descriptor) and returns plain
+// data (bytes transferred).
+import { formatOutput, type OutputFormat } from '@mcp-workbench/core/engine';
+import { extractWorkbook } from '../extract/extract-workbook.js';
+import type { SerializeOptions } from '../extract/extraction.js';
+import type { ExtractionMode } from '../extract/modes.js';
+import { readOutput, type ReadRequest, type ReadAnswer } from '../read/read-output.js';
+import { openedFileAccess } from './opened-file-access.js';
+
+export interface ExtractJobInput {
+  file: string;
+  mode: ExtractionMode;
+  alphaCol: boolean;
+  format: OutputFormat;
+  serialize: SerializeOptions;
+  sheetFiles: boolean;
+  printAreaFiles: boolean;
+}
+
+export interface ExtractJobOutput {
+  output: Uint8Array;
+  sheetNames: string[];
+  warnings: string[];
+  sheets: Array<{ sheetName: string; data: Uint8Array }>;
+  printAreas: Array<{
+    sheet: string;
+    index: number;
+    area: { r1: number; r2: number; c1: number; c2: number };
+    data: Uint8Array;
+  }>;
+}
+
+export interface ReadJobInput {
+  file: string;
+  request: ReadRequest;
+}
+
+export interface Jobs {
+  extract: { input: ExtractJobInput; output: ExtractJobOutput };
+  read: { input: ReadJobInput; output: ReadAnswer };
+}
+
+export type JobName = keyof Jobs;
+
+const encode = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
+
+/** Extracts a workbook and serialises the output and the per-sheet / per-print-area files. */
+async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJobOutput> {
+  const extraction = await extractWorkbook(input.file, {
+    mode: input.mode,
+    alphaCol: input.alphaCol,
+    files: openedFileAccess(input.file, fd),
+  });
+  const output = new Uint8Array(extraction.serializeToBuffer(input.format, input.serialize));
+  const sheets = input.sheetFiles
+    ? extraction.sheetPayloads().map((payload) => ({
+        sheetName: payload.sheet_name,
+        data: encode(formatOutput(payload, input.format, input.serialize)),
+      }))
+    : [];
+  const printAreas = input.printAreaFiles
+    ? extraction.printAreaPayloads().map(({ sheet, index, payload }) => ({
+        sheet,
+        index,
+        area: payload.area,
+        data: encode(formatOutput(payload, input.format, input.serialize)),
+      }))
+    : [];
+  return {
+    output,
+    sheetNames: extraction.sheetNames,
+    warnings: [...extraction.warnings],
+    sheets,
+    printAreas,
+  };
+}
+
+async function readJob(input: ReadJobInput, fd: number): Promise<ReadAnswer> {
+  return readOutput(input.file, openedFileAccess(input.file, fd), input.request);
+}
+
+export const JOBS: {
+  [K in JobName]: (input: Jobs[K]['input'], fd: number) => Promise<Jobs[K]['output']>;
+} = { extract: extractJob, read: readJob };
+
+/** The buffers of a job's result, handed over to the other thread instead of copied. */
+export function transferables(name: JobName, output: unknown): ArrayBuffer[] {
+  if (name !== 'extract') return [];
+  const result = output as ExtractJobOutput;
+  return [result.output, ...result.sheets.map((s) => s.data), ...result.printAreas.map((a) => a.data)].map(
+    (b) => b.buffer as ArrayBuffer,
+  );
+}

@@ -1,0 +1,42 @@
+import type { FileAccess } from '@mcp-workbench/core/engine';
+import { readCells, readFormulas, readRange } from './direct-reads.js';
+import { readJsonChunk, type ChunkRequest, type ChunkResult } from './json-chunk.js';
+import { loadOutputFile, selectSheet } from './output-file.js';
+
+/** One read of an extraction output, as the read tools ask for it. */
+export type ReadRequest =
+  | ({ op: 'chunk' } & ChunkRequest)
+  | {
+      op: 'range';
+      sheet?: string | undefined;
+      range: string;
+      includeFormulas: boolean;
+      includeEmpty: boolean;
+      maxCells: number;
+    }
+  | { op: 'cells'; sheet?: string | undefined; addresses: string[]; includeFormulas: boolean }
+  | { op: 'formulas'; sheet?: string | undefined; range?: string | undefined; includeValues: boolean };
+
+type SheetAnswer<T> = { book_name?: string; sheet_name: string } & T;
+
+export type ReadAnswer =
+  | ({ op: 'chunk' } & ChunkResult)
+  | ({ op: 'range' } & SheetAnswer<ReturnType<typeof readRange>>)
+  | ({ op: 'cells' } & SheetAnswer<ReturnType<typeof readCells>>)
+  | ({ op: 'formulas' } & SheetAnswer<ReturnType<typeof readFormulas>>);
+
+/** Loads the output (cached while unchanged) and answers one read of it. */
+export async function readOutput(file: string, files: FileAccess, request: ReadRequest): Promise<ReadAnswer> {
+  const output = await loadOutputFile(file, files);
+  if (request.op === 'chunk') return { op: 'chunk', ...readJsonChunk(output, request) };
+  const sheet = selectSheet(output, request.sheet);
+  const head = { ...(output.bookName ? { book_name: output.bookName } : {}), sheet_name: sheet.name };
+  switch (request.op) {
+    case 'range':
+      return { op: 'range', ...head, ...readRange(sheet, request.range, request) };
+    case 'cells':
+      return { op: 'cells', ...head, ...readCells(sheet, request.addresses, request) };
+    case 'formulas':
+      return { op: 'formulas', ...head, ...readFormulas(sheet, request.range, request) };
+  }
+}
