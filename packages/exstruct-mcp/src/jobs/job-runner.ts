@@ -19,9 +19,7 @@ export interface JobStart<K extends JobName> {
 }
 
 type JobReply =
-  | { id: number; ok: true; output: unknown }
-  | { id: number; ok: false; error: JobFailure }
-  | { ready: true };
+  { id: number; ok: true; output: unknown } | { id: number; ok: false; error: JobFailure } | { ready: true };
 
 interface Pending {
   start: JobStart<JobName>;
@@ -88,9 +86,7 @@ export class JobThread {
     return new Promise((resolve, reject) => {
       const onAbort = () => reject(cancelled());
       signal.addEventListener('abort', onAbort, { once: true });
-      work
-        .then(resolve, reject)
-        .finally(() => signal.removeEventListener('abort', onAbort));
+      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
 
