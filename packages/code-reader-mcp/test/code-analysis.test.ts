@@ -5,6 +5,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectLanguage } from '../src/code/languages.js';
 import { lineMetrics } from '../src/code/metrics.js';
+import { parseSource } from '../src/code/parser.js';
 import { structureCache } from '../src/code/parsed-file.js';
 import type { CodeStructure } from '../src/code/structure.js';
 import { countTokens as countInPieces } from '../src/tokens/count.js';
@@ -566,6 +567,31 @@ describe('deep, long and broken files', () => {
     await deepServer.json('analyze_code_structure', { file_path: 'nest.js', max_answer_tokens: 1000 });
     await deepServer.json('analyze_code_structure', { file_path: 'nest.js', max_answer_tokens: 1000 });
     expect(structureCache.hits).toBeGreaterThanOrEqual(hits + 2);
+  });
+
+  it('parses a big file in slices: the event loop turns many times during one parse', async () => {
+    // 10,000 functions (0.5 MB, ~150 ms of parsing, 30 ms slices): one uninterrupted parse would leave
+    // the loop no turn at all. Slices go by the clock, so a slower (loaded) machine only gives more turns.
+    (await parseSource('javascript', 'f();')).release(); // the runtime and grammar load first
+    const text = Array.from(
+      { length: 10_000 },
+      (_, i) => `function f${i}(a) { return a > ${i} ? a : ${i}; }`,
+    ).join('\n');
+    let turns = 0;
+    let parsing = true;
+    const spin = () => {
+      turns++;
+      if (parsing) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const parsed = await parseSource('javascript', text);
+    parsing = false;
+    try {
+      expect(parsed.tree.rootNode.namedChildCount).toBe(10_000);
+    } finally {
+      parsed.release();
+    }
+    expect(turns).toBeGreaterThanOrEqual(2);
   });
 
   it('outlines classes in linear time: 30 files of 1,000 cost about what one of 30,000 does', () => {

@@ -396,7 +396,10 @@ describe('SearchEngine: the memory cap', () => {
       for (let run = 0; run < 3; run++) {
         const { outcome } = await new SearchEngine(5).search(q, { timeoutMs: 10_000 });
         expect(outcome.limitHit).toBe(true);
-        expect(outcome.warnings.join(' ')).toContain('Stopped after 5');
+        expect(outcome.warnings.join(' ')).toContain('first 5 matching lines');
+        // The totals count every match, not the prefix that was kept.
+        expect(outcome.totalMatches).toBe(40);
+        expect(outcome.fileCounts).toHaveLength(40);
         seen.add(outcome.matches.map((m) => path.basename(m.file)).join(','));
       }
       expect([...seen]).toEqual(['f00.txt,f01.txt,f02.txt,f03.txt,f04.txt']);

@@ -35,6 +35,8 @@ export function toRows(
   result: ExtractResult,
   maxTokens: number,
   tokens: (text: string) => number,
+  /** Tokens each line costs beyond its text in the answer (format "json": its {line, text} object). */
+  lineOverhead = 0,
 ): AnswerRow[] {
   const rows: AnswerRow[] = [];
   for (const [fileIndex, file] of result.files.entries()) {
@@ -44,7 +46,9 @@ export function toRows(
         ...(section.label ? { label: section.label } : {}),
         ...(section.truncated ? { truncated: true } : {}),
       };
-      if (section.content.length <= maxTokens || tokens(section.content) <= maxTokens) {
+      const lineCount = lineOverhead > 0 ? splitLinesKeepEnds(section.content).length : 0;
+      const extra = lineCount * lineOverhead;
+      if (section.content.length + extra <= maxTokens || tokens(section.content) + extra <= maxTokens) {
         rows.push({
           ...base,
           start_line: section.start_line,
@@ -59,7 +63,7 @@ export function toRows(
       let start = section.start_line;
       let line = section.start_line;
       for (const text of splitLinesKeepEnds(section.content)) {
-        const size = tokens(text);
+        const size = tokens(text) + lineOverhead;
         if (current.length > 0 && used + size > maxTokens) {
           chunks.push({ start, lines: current });
           current = [];

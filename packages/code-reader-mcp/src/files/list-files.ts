@@ -3,13 +3,14 @@ import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
 import { runRipgrep } from '../rg/run.js';
+import { comparePaths } from '../util/path-order.js';
 import { denyExcludeGlobs } from '../search/rg-args.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
 export const DEFAULT_LIST_LIMIT = 2_000;
 export const MAX_LIST_LIMIT = 10_000;
-/** With size/time filters every candidate is stat'ed; stop collecting candidates beyond this. */
-const MAX_FILTER_CANDIDATES = 500_000;
+/** Files a listing may hold before it is cut and sorted (memory); more is LIMIT_EXCEEDED. */
+const MAX_FILTER_CANDIDATES = 2_000_000;
 const STAT_CONCURRENCY = 64;
 
 export interface ListFilesQuery {
@@ -115,13 +116,14 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       ? undefined
       : parseTimePoint(query.changedBefore, 'changed_before', now);
   const needsStat = sizes.length > 0 || after !== undefined || before !== undefined;
-  // Without stat filters, stop ripgrep once one more than the limit is known (that proves truncation).
-  const stopAt =
-    query.countOnly && !needsStat ? Infinity : needsStat ? MAX_FILTER_CANDIDATES : query.limit + 1;
+  // Every file is listed before any is cut: ripgrep walks in parallel, so "the first N found" would
+  // differ between identical calls. The list is sorted (path order), then cut at the limit.
+  const stopAt = MAX_FILTER_CANDIDATES;
 
   const candidates: Candidate[] = [];
   // Overlapping roots list a file twice: keep its first occurrence only.
   const seen = new Set<string>();
+  let overflow = false;
   // NUL-separated, so that a file name holding a newline stays one name.
   const args = ['--files', '--null', ...fileFilterArgs(query), '.'];
   for (const root of query.roots) {
@@ -138,7 +140,9 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
         if (query.isDenied?.(abs) || seen.has(abs)) return true;
         seen.add(abs);
         candidates.push({ abs, display: prefix + rel });
-        return candidates.length < stopAt;
+        if (candidates.length < stopAt) return true;
+        overflow = true;
+        return false;
       },
     });
     if (result.exitCode === 2 && !result.stopped && candidates.length === 0 && result.stderr) {
@@ -151,20 +155,35 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       );
     }
   }
-
-  if (query.allowedFiles) {
-    const allowed = await query.allowedFiles(candidates.map((c) => c.abs));
-    candidates.splice(0, candidates.length, ...candidates.filter((c) => allowed.has(c.abs)));
+  if (overflow) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `More than ${MAX_FILTER_CANDIDATES} files match; the listing was stopped.`,
+      {
+        hint: 'Narrow it with roots, glob, extensions or depth.',
+        details: { limit: 'max_candidates', max: MAX_FILTER_CANDIDATES },
+      },
+    );
   }
+  candidates.sort((a, b) => comparePaths(a.display, b.display));
+
+  // Without stat filters, only the kept rows (and one more, to know the listing goes on) are checked
+  // against the policy and stat'ed; counts and stat filters need every file.
+  const keep = query.countOnly ? 0 : query.limit;
+  const listed = await allowedInOrder(
+    candidates,
+    needsStat || query.countOnly ? Infinity : keep + 1,
+    query.allowedFiles,
+  );
   if (query.countOnly && !needsStat)
-    return { files: [], realPaths: [], count: candidates.length, truncated: false };
+    return { files: [], realPaths: [], count: listed.length, truncated: false };
+  const pool = needsStat ? listed : listed.slice(0, keep);
 
   const rows: { row: FileRow; abs: string }[] = [];
   let matched = 0;
-  const keepRows = query.countOnly ? 0 : query.limit;
-  for (let start = 0; start < candidates.length; start += STAT_CONCURRENCY) {
-    if (!query.countOnly && matched > query.limit) break;
-    const chunk = candidates.slice(start, start + STAT_CONCURRENCY);
+  for (let start = 0; start < pool.length; start += STAT_CONCURRENCY) {
+    if (!query.countOnly && rows.length > keep) break;
+    const chunk = pool.slice(start, start + STAT_CONCURRENCY);
     // lstat: the entry itself, never where a link put in its place since the listing points.
     const stats = await Promise.all(chunk.map((c) => lstat(c.abs).catch(() => undefined)));
     chunk.forEach((candidate, index) => {
@@ -174,18 +193,36 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       if (after !== undefined && info.mtimeMs < after) return;
       if (before !== undefined && info.mtimeMs >= before) return;
       matched++;
-      if (rows.length < keepRows)
+      if (rows.length <= keep)
         rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
     });
   }
-  rows.sort((a, b) => (a.row.path < b.row.path ? -1 : a.row.path > b.row.path ? 1 : 0));
-  const truncated = !query.countOnly && matched > query.limit;
+  // Without stat filters the listing decides what is left over; with them, what matched.
+  const truncated = !query.countOnly && (needsStat ? rows.length > keep : listed.length > keep);
+  const shown = rows.slice(0, keep);
   return {
-    files: rows.map((r) => r.row),
-    realPaths: rows.map((r) => r.abs),
-    count: query.countOnly ? matched : rows.length,
+    files: shown.map((r) => r.row),
+    realPaths: shown.map((r) => r.abs),
+    count: query.countOnly ? matched : shown.length,
     truncated,
   };
+}
+
+/** The first `wanted` candidates (in their order) the policy allows by their real location. */
+async function allowedInOrder(
+  candidates: readonly Candidate[],
+  wanted: number,
+  allowedFiles: ListFilesQuery['allowedFiles'],
+): Promise<Candidate[]> {
+  if (!allowedFiles) return candidates.slice(0, wanted);
+  const kept: Candidate[] = [];
+  const step = Number.isFinite(wanted) ? Math.max(1024, wanted) : candidates.length;
+  for (let start = 0; start < candidates.length && kept.length < wanted; start += step) {
+    const chunk = candidates.slice(start, start + step);
+    const allowed = await allowedFiles(chunk.map((c) => c.abs));
+    for (const c of chunk) if (allowed.has(c.abs) && kept.length < wanted) kept.push(c);
+  }
+  return kept;
 }
 
 function toRow(display: string, size: number, mtimeMs: number): FileRow {

@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { runRipgrep, ripgrepFailure, warningLines } from '../rg/run.js';
+import { runRipgrep, ripgrepFailure, warningLines, type RgRunOptions, type RgRunResult } from '../rg/run.js';
+import { comparePaths } from '../util/path-order.js';
 import { hashKey } from '../paging/budget.js';
 import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
@@ -13,7 +14,8 @@ export const MAX_STAMPED_FILES = 20_000;
 /**
  * max_count is ripgrep's per-file `-m N` in every mode; answers are paged, so no global cap applies
  * except this one, which only bounds memory. A search that reaches it runs again with `--sort path`
- * so that the kept prefix (and so every page and cursor) is the same on every run.
+ * so that the kept prefix (and so every page and cursor) is the same on every run, and once more with
+ * `--count-matches` for the totals.
  */
 export const MAX_COLLECTED_MATCHES = 200_000;
 
@@ -68,51 +70,67 @@ export class SearchEngine {
 
   private async runRipgrep(query: SearchQuery, options: SearchEngineOptions): Promise<SearchOutcome> {
     const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
-    const run = async (sorted: boolean) => {
+    const deadline = Date.now() + options.timeoutMs;
+    const collect = async (mode: 'json' | 'count', sorted: boolean) => {
       const collector = new JsonMatchCollector(query.contextAfter, this.maxCollected);
       const counter = new CountCollector();
-      const args = searchArgs(query);
-      const result = await runRipgrep(sorted ? ['--sort', 'path', ...args] : args, {
-        cwd: query.targetKind === 'roots' ? (query.targets[0] as string) : process.cwd(),
-        timeoutMs: options.timeoutMs,
-        ...(counting ? { separator: '\0' as const } : {}),
+      const args = searchArgs(mode === 'count' ? { ...query, mode: 'total_only' } : query);
+      const result = await runInBatches(query, sorted ? ['--sort', 'path', ...args] : args, {
+        deadline,
+        ...(mode === 'count' ? { separator: '\0' as const } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         onLine: (line, clipped) => {
-          if (!counting) return collector.push(line, clipped);
+          if (mode === 'json') return collector.push(line, clipped);
           counter.push(line);
           return true;
         },
       });
       return { collector, counts: counter.counts, result };
     };
-    let { collector, counts, result } = await run(false);
-    if (result.stopped) ({ collector, counts, result } = await run(true));
+    let { collector, counts, result } = await collect(counting ? 'count' : 'json', false);
+    // Over the memory cap: the kept prefix must be the same on every run (path order), and the totals
+    // come from counting every match (ripgrep --count-matches keeps no lines), so they stay true.
+    let totals: { counts: typeof counts; complete: boolean } = { counts, complete: true };
+    if (result.stopped && !counting) {
+      ({ collector, result } = await collect('json', true));
+      const counted = await collect('count', false);
+      totals = { counts: counted.counts, complete: !counted.result.timedOut && !counted.result.stopped };
+    } else if (!counting) {
+      totals = { counts: collector.fileCounts(), complete: true };
+    }
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;
-    const found = counting ? counts : collector.fileCounts();
+    const found = totals.counts;
     const real = await options.allowedFiles?.(found.map((c) => c.file));
     const denied = (file: string) =>
       options.isDenied?.(file) === true || (real !== undefined && !real.has(file));
     // ripgrep searches files in parallel, so its order varies between runs: sort by path (lines stay
     // in file order) so that equal searches give equal answers and cursors line up.
-    const allowedCounts = found.filter((c) => !denied(c.file)).sort((a, b) => compareText(a.file, b.file));
+    const allowedCounts = found.filter((c) => !denied(c.file)).sort((a, b) => comparePaths(a.file, b.file));
     const matches = counting
       ? []
       : collector.matches
           .filter((m) => !denied(m.file))
-          .sort((a, b) => compareText(a.file, b.file) || a.line - b.line);
+          .sort((a, b) => comparePaths(a.file, b.file) || a.line - b.line);
     const limitHit = !counting && result.stopped;
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
     const longLines = collector.clippedLines.filter((l) => !denied(l.file)).slice(0, 3);
     if (limitHit) {
       warnings.push(
-        `Stopped after ${this.maxCollected} matching lines (files in path order); narrow the search or lower max_count.`,
+        `Listed the first ${this.maxCollected} matching lines (files in path order); total_matches and files_with_matches count them all. Narrow the search or lower max_count to see the rest.`,
+      );
+    }
+    // Totals are true or absent: a search cut short by its time limit has seen only part of the files.
+    const complete = totals.complete && !result.timedOut;
+    if (!complete) {
+      warnings.push(
+        `The search stopped at its time limit (timeout_ms ${options.timeoutMs}): total_matches and files_with_matches are left out because ripgrep did not see every file; raise timeout_ms or narrow the search.`,
       );
     }
     return {
       matches,
       fileCounts: allowedCounts,
-      totalMatches: allowedCounts.reduce((sum, c) => sum + c.count, 0),
+      ...(complete ? { totalMatches: allowedCounts.reduce((sum, c) => sum + c.count, 0) } : {}),
       limitHit,
       timedOut: result.timedOut,
       warnings,
@@ -147,6 +165,54 @@ export class SearchEngine {
   }
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Most bytes of file paths handed to one ripgrep process: well below the system's command-line limit
+ * (Linux ~2 MiB, macOS 1 MiB; Windows 32,767 characters), so a long file list never fails with E2BIG.
+ */
+export const MAX_PATH_BYTES_PER_RUN = process.platform === 'win32' ? 24_000 : 256 * 1024;
+
+/** Splits a file list into runs that each fit one command line (MAX_PATH_BYTES_PER_RUN). */
+export function pathBatches(files: readonly string[], maxBytes = MAX_PATH_BYTES_PER_RUN): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    const size = Buffer.byteLength(file) + 1;
+    if (current.length > 0 && bytes + size > maxBytes) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(file);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/**
+ * Runs a search whose arguments end with `--` and the targets. Named files go in batches that each fit
+ * a command line, one ripgrep after the other, all within one deadline; a reader that stops, a time
+ * limit or a cancel ends the whole run. The results read as one run's.
+ */
+async function runInBatches(
+  query: SearchQuery,
+  args: string[],
+  options: Omit<RgRunOptions, 'cwd' | 'timeoutMs'> & { deadline: number },
+): Promise<RgRunResult> {
+  const fixed = args.slice(0, args.length - query.targets.length);
+  const batches = query.targetKind === 'files' ? pathBatches(query.targets) : [query.targets];
+  const cwd = query.targetKind === 'roots' ? (query.targets[0] as string) : process.cwd();
+  let stderr = '';
+  let exitCode: number | null = 1;
+  for (const batch of batches) {
+    const timeoutMs = Math.max(1, options.deadline - Date.now());
+    const result = await runRipgrep([...fixed, ...batch], { ...options, cwd, timeoutMs });
+    if (result.stderr) stderr = stderr ? `${stderr}\n${result.stderr}` : result.stderr;
+    // 0 (found) wins over 1 (nothing in this batch); 2 (an error) wins over both.
+    if (result.exitCode === 2 || exitCode === 2) exitCode = 2;
+    else if (result.exitCode === 0) exitCode = 0;
+    if (result.stopped || result.timedOut) return { ...result, exitCode, stderr };
+  }
+  return { exitCode, stderr, timedOut: false, stopped: false };
 }

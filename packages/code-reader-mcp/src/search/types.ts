@@ -48,7 +48,8 @@ export interface SearchOutcome {
   matches: SearchMatch[];
   /** Per-file match counts (count modes, summary). */
   fileCounts: FileCount[];
-  totalMatches: number;
+  /** Every match of the search; absent when the search stopped at its time limit (not all files seen). */
+  totalMatches?: number;
   /** Results stopped at max_count (more exist). */
   limitHit: boolean;
   timedOut: boolean;

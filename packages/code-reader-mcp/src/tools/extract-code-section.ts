@@ -204,7 +204,10 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       const tokens = await loadTokenizer();
       const envelope = tokens(render(detailed([], undefined, 'x'.repeat(12)), format)) + 120;
       const partTokens = Math.max(50, Math.floor((budget - envelope) * 0.7));
-      const rows = toRows(result, partTokens, tokens);
+      // format "json" shows each line as {line, text}: ~10 tokens more per line in JSON, ~5 in TOON. Parts
+      // are cut with that counted, so a long range of short lines pages instead of overflowing one page.
+      const lineOverhead = sectionFormat === 'json' ? (format === 'json' ? 12 : 6) : 0;
+      const rows = toRows(result, partTokens, tokens, lineOverhead);
       const fp = fingerprint(
         rows.map((r) =>
           isErrorRow(r)

@@ -94,8 +94,14 @@ export type SearchOptionArgs = {
 };
 
 export const searchOutputShape = {
-  total_matches: z.number().describe('Occurrences found (as rg --count-matches counts them).'),
-  files_with_matches: z.number(),
+  total_matches: z
+    .number()
+    .optional()
+    .describe(
+      'Occurrences found, every one (as rg --count-matches counts them, within max_count lines per file); ' +
+        'absent when the search stopped at its time limit (a warning says so).',
+    ),
+  files_with_matches: z.number().optional().describe('Files with a match; absent like total_matches.'),
   matches: z.array(matchRowSchema).optional(),
   base_dir: z.string().optional().describe('optimize_paths: the directory every match file is relative to.'),
   files: z
@@ -162,6 +168,11 @@ export function searchQueryOf(
   const warnings = maxCount.clamped
     ? [`max_count ${String(args.max_count)} was clamped to ${MAX_MAX_COUNT}.`]
     : [];
+  for (const field of ['context_before', 'context_after'] as const) {
+    const asked = args[field];
+    if (asked !== undefined && asked > MAX_CONTEXT)
+      warnings.push(`${field} ${asked} was clamped to ${MAX_CONTEXT} lines (the most a search shows).`);
+  }
   return { query, warnings };
 }
 
@@ -216,7 +227,7 @@ export async function searchAnswer(
     const body: SearchAnswer = {
       ...extra,
       total_matches: outcome.totalMatches,
-      files_with_matches: outcome.fileCounts.length,
+      files_with_matches: outcome.totalMatches === undefined ? undefined : outcome.fileCounts.length,
       truncated: false,
       cache_hit: run.cacheHit,
       limits,

@@ -1,0 +1,140 @@
+// Answers that are the same for the same tree, whatever ripgrep's parallel walk found first; long file
+// lists, long line ranges and clamped arguments handled as a user expects.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathBatches } from '../src/search/search-content.js';
+import { comparePaths } from '../src/util/path-order.js';
+import { ageTree, connect, emptyDir, removeDir, type Connected } from './helpers.js';
+
+let dir: string;
+let server: Connected;
+let wideDir: string;
+const LONG = 'n'.repeat(200);
+
+/** `folders` × 200 files under 200-character folder names; every tenth file holds two needles. */
+async function makeTree(root: string, folders: number): Promise<void> {
+  for (let d = 0; d < folders; d++) {
+    const sub = path.join(root, `d${d}`, LONG);
+    await mkdir(sub, { recursive: true });
+    await Promise.all(
+      Array.from({ length: 200 }, (_, f) =>
+        writeFile(path.join(sub, `f${f}.txt`), f % 10 === 0 ? 'needle here\nand here needle\n' : 'hay\n'),
+      ),
+    );
+  }
+}
+
+beforeAll(async () => {
+  dir = await emptyDir();
+  await makeTree(dir, 10);
+  await mkdir(path.join(dir, 'a'));
+  await writeFile(path.join(dir, 'a', 'b.txt'), 'x\n');
+  await writeFile(path.join(dir, 'a.txt'), 'x\n');
+  const lines = Array.from({ length: 1800 }, (_, i) => `\tx${i} := ${i}`);
+  await writeFile(path.join(dir, 'long.go'), `${lines.join('\n')}\n`);
+  await ageTree(dir);
+  server = await connect([dir]);
+  // 10,000 files whose absolute paths add up to more than Linux's 2 MiB command line.
+  wideDir = await emptyDir();
+  await makeTree(wideDir, 50);
+}, 120_000);
+afterAll(async () => {
+  await server.close();
+  await removeDir(dir);
+  await removeDir(wideDir);
+});
+
+describe('the same tree, the same answer', () => {
+  it('list_files with a limit keeps the first files in path order, every time', async () => {
+    const runs = await Promise.all(
+      [1, 2].map(() => server.json('list_files', { limit: 100, max_answer_tokens: 20_000 })),
+    );
+    const paths = runs.map((r) => (r.files as { path: string }[]).map((f) => f.path));
+    expect(paths[1]).toEqual(paths[0]);
+    expect(paths[0]).toHaveLength(100);
+    expect([...(paths[0] as string[])].sort(comparePaths)).toEqual(paths[0]);
+    // Folders' files stay together: a/b.txt (inside a/) comes before a.txt.
+    expect((paths[0] as string[]).slice(0, 2)).toEqual(['a/b.txt', 'a.txt']);
+    expect(runs[0]?.truncated).toBe(true);
+  });
+
+  it('list_files continues a cursor over an unchanged tree without CONFLICT', async () => {
+    const first = await server.json('list_files', { limit: 3000, max_answer_tokens: 2000 });
+    expect(first.next_cursor).toBeDefined();
+    // Another server instance has no snapshot: it lists again and must find the same rows.
+    const other = await connect([dir]);
+    try {
+      const next = await other.json('list_files', {
+        limit: 3000,
+        max_answer_tokens: 2000,
+        cursor: first.next_cursor,
+      });
+      const a = (first.files as { path: string }[]).map((f) => f.path);
+      const b = (next.files as { path: string }[]).map((f) => f.path);
+      expect(comparePaths(a[a.length - 1] as string, b[0] as string)).toBeLessThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('find_and_grep cut by file_limit searches the same files every time', async () => {
+    const args = { extensions: ['txt'], file_limit: 1000, query: 'needle', count_only_matches: true };
+    const runs = await Promise.all(
+      [5, 6].map((max_count) => server.json('find_and_grep', { ...args, max_count })),
+    );
+    for (const run of runs) {
+      expect(run).toMatchObject({ files_found: 1000, files_truncated: true, total_matches: 200 });
+      expect(run.file_counts).toEqual(runs[0]?.file_counts);
+    }
+  });
+
+  it('find_and_grep over 10,000 files with long paths never overflows the command line', async () => {
+    const wide = await connect([wideDir]);
+    const answer = await wide.json('find_and_grep', {
+      extensions: ['txt'],
+      file_limit: 10_000,
+      query: 'needle',
+      total_only: true,
+    });
+    await wide.close();
+    expect(answer).toMatchObject({ files_found: 10_000, total_matches: 2_000, files_with_matches: 1_000 });
+  }, 120_000);
+
+  it('splits file lists into command lines of bounded size', () => {
+    const files = Array.from({ length: 1000 }, (_, i) => `/tmp/${'x'.repeat(100)}/${i}`);
+    const batches = pathBatches(files, 10_000);
+    expect(batches.flat()).toEqual(files);
+    for (const batch of batches) expect(batch.join(' ').length).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe('ranges and arguments', () => {
+  it('extract_code_section format json pages a long range of short lines', async () => {
+    const lines: number[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const answer = await server.json('extract_code_section', {
+        file_path: 'long.go',
+        start_line: 1,
+        end_line: 1800,
+        format: 'json',
+        ...(cursor ? { cursor } : {}),
+      });
+      const results = answer.results as { sections: { lines: { line: number }[] }[] }[];
+      for (const section of results[0]?.sections ?? []) lines.push(...section.lines.map((l) => l.line));
+      cursor = answer.next_cursor as string | undefined;
+      if (!cursor) break;
+    }
+    expect(lines).toEqual(Array.from({ length: 1800 }, (_, i) => i + 1));
+  });
+
+  it('says so when context lines are clamped', async () => {
+    const answer = await server.json('search_content', {
+      query: 'needle',
+      include_globs: ['d0/**'],
+      context_after: 1000,
+    });
+    expect((answer.warnings as string[]).join(' ')).toMatch(/context_after 1000 was clamped to 50/);
+  });
+});
