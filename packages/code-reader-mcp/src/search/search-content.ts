@@ -87,7 +87,9 @@ export class SearchEngine {
       });
       return { collector, counts: counter.counts, result };
     };
-    let { collector, counts, result } = await collect(counting ? 'count' : 'json', false);
+    const first = await collect(counting ? 'count' : 'json', false);
+    let { collector, result } = first;
+    const { counts } = first;
     // Over the memory cap: the kept prefix must be the same on every run (path order), and the totals
     // come from counting every match (ripgrep --count-matches keeps no lines), so they stay true.
     let totals: { counts: typeof counts; complete: boolean } = { counts, complete: true };
