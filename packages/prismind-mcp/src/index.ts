@@ -12,6 +12,7 @@ if ((CLI_COMMANDS as readonly string[]).includes(argv[0] ?? '')) {
 } else {
   const { runStdioServer } = await import('@mcp-workbench/core');
   const { createServer } = await import('./server.js');
+  const { logFlagsOf } = await import('./config/logging.js');
   const { PACKAGE_NAME, PACKAGE_VERSION } = await import('./version.js');
   await runStdioServer({
     name: PACKAGE_NAME,
@@ -19,7 +20,8 @@ if ((CLI_COMMANDS as readonly string[]).includes(argv[0] ?? '')) {
     description:
       'project knowledge for agents across sessions (projects, sessions, documents, catalog, progress, knowledge) ' +
       'in one local folder, over MCP stdio. Store: $PRISMIND_HOME (default ~/.local/share/prismind). ' +
-      'Also: prismind-mcp export <project> <dir> | import <dir> | init-agents [<project>]',
+      'Also: prismind-mcp export <project> <dir> | import <dir> | init-agents [<project>] | auth login|status | ' +
+      'migrate --to postgres|local',
     flags: {
       config: {
         type: 'string',
@@ -32,6 +34,8 @@ if ((CLI_COMMANDS as readonly string[]).includes(argv[0] ?? '')) {
         paths,
         logger,
         configFile: typeof flags.config === 'string' ? flags.config : undefined,
+        // [log] of config.toml applies to the server's own log lines, command-line flags win.
+        logFlags: logFlagsOf(argv),
       }),
   });
 }

@@ -1,6 +1,7 @@
 import { createToolServer, ToolError, type AnyTool, type Logger, type PathPolicy } from '@mcp-workbench/core';
 import { silentLogger } from '@mcp-workbench/core/engine';
 import { loadConfig, type PrismindConfig } from './config/config.js';
+import { configuredLogger, type LogFlags } from './config/logging.js';
 import type { Engine } from './engine/engine.js';
 import { SaveTriggers } from './engine/save-triggers.js';
 import { registerResources } from './resources.js';
@@ -17,6 +18,13 @@ export interface PrismindServerOptions {
   env?: NodeJS.ProcessEnv;
   /** The clock (tests move it). */
   now?: () => Date;
+  /**
+   * The bin passes the log flags given on its command line: the server then logs as `[log]` of
+   * config.toml says, except where a flag was given (flags win). Without it, `logger` is used as is.
+   */
+  logFlags?: LogFlags;
+  /** Where log lines go when the server builds its own logger (default: stderr). */
+  logWrite?: (line: string) => void;
 }
 
 const INSTRUCTIONS =
@@ -32,12 +40,13 @@ const INSTRUCTIONS =
  * unusable store does not stop the server: every tool answers with that error and how to fix it.
  */
 export async function createServer(options: PrismindServerOptions) {
-  const logger = options.logger ?? silentLogger;
+  let logger = options.logger ?? silentLogger;
   let engine: Engine | undefined;
   let failure: ToolError | undefined;
   let config: PrismindConfig | undefined;
   try {
     config = loadConfig({ configFile: options.configFile, ...(options.env ? { env: options.env } : {}) });
+    if (options.logFlags) logger = configuredLogger(config, options.logFlags, options.logWrite);
     const backend = await openBackend(config, logger);
     engine = { backend, config, logger, now: options.now ?? (() => new Date()), active: undefined };
     logger.info(
