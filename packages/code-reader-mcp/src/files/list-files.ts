@@ -165,7 +165,8 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       },
     );
   }
-  candidates.sort((a, b) => comparePaths(a.display, b.display));
+  // A count needs no order.
+  if (!query.countOnly || needsStat) candidates.sort((a, b) => comparePaths(a.display, b.display));
 
   // Without stat filters, only the kept rows (and one more, to know the listing goes on) are checked
   // against the policy and stat'ed; counts and stat filters need every file.
