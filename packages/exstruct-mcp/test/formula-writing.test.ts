@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { matches } from '../src/patch/apply-ops.js';
+import { matches } from '../src/patch/ops/compare.js';
 import { checkFormula } from '../src/patch/formula-check.js';
 import { prepareFormula, translateFormula } from '../src/patch/formula.js';
 import { readPart, readWorkbook, workspace, type Workspace, patchError } from './patch-helpers.js';

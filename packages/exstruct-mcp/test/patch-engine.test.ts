@@ -4,7 +4,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { colIndexToAlpha } from '../src/ooxml/cell-ref.js';
-import { matches } from '../src/patch/apply-ops.js';
+import { matches } from '../src/patch/ops/compare.js';
 import { checkFormula } from '../src/patch/formula-check.js';
 import { rewriteSheetReferences, translateFormula } from '../src/patch/formula.js';
 import { ZipWriter } from '../src/patch/zip-writer.js';

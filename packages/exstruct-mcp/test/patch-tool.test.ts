@@ -1,5 +1,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readPart, readWorkbook, workspace, type Workspace, patchError } from './patch-helpers.js';
 
@@ -423,6 +424,48 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
   });
 });
 
+describe('exstruct_patch: merge_cells over a whole sheet or column', () => {
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+
+  // Issue 14: merging A1:XFD1048576 (17 billion addresses) took 208 s, and the file it wrote makes
+  // openpyxl create an object per address. It is refused at once; a whole column is the most one merge takes.
+  it('refuses A1:XFD1048576 at once, saying the limit and why', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    const res = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'merge_cells', sheet: 'Sheet1', range: 'A1:XFD1048576' }],
+    });
+    expect(res.isError).toBe(true);
+    expect(res.error?.code).toBe('INVALID_ARGUMENT');
+    expect(res.error?.message).toMatch(/17,179,869,184 cells.*at most 1,048,576.*openpyxl/);
+  });
+
+  // The merge visits only the cells the sheet holds, not the 200,000 addresses of its range (a range
+  // this tall also loads the sheet whole rather than row by row).
+  it('merges A1:B100000, keeps only its top-left value and names the cleared cells (the first 20, then a count)', async () => {
+    const input = path.join(ws.dir, 'column.xlsx');
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Data');
+    for (let r = 1; r <= 30; r++) sheet.addRow([r, `t${r}`, 'kept']);
+    sheet.getCell('A90000').value = 'far';
+    await book.xlsx.writeFile(input);
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'merge_cells', sheet: 'Data', range: 'A1:B100000' }],
+    });
+    expect(res.isError, res.text).toBe(false);
+    const warning = res.structured.warnings.find((w) => w.startsWith('merge_cells'))!;
+    expect(warning).toContain('cleared the values of B1, A2, B2, A3, B3');
+    expect(warning).toContain(`B10, A11 and ${30 * 2 - 1 + 1 - 20} more`);
+    const xml = await readPart(res.structured.out_path, 'xl/worksheets/sheet1.xml');
+    expect(xml).toMatch(/<mergeCell ref="A1:B100000"\/>/);
+    const values = [...xml.matchAll(/<c r="([A-Z]+\d+)"[^>]*>(?:<v>|<is>)/g)].map((m) => m[1]);
+    expect(values).toEqual(['A1', ...Array.from({ length: 30 }, (_, i) => `C${i + 1}`)]);
+  });
+});
+
 describe('workbook.xml after edits', () => {
   beforeEach(async () => {
     ws = await workspace();
@@ -458,6 +501,19 @@ describe('exstruct_patch: malformed ops get an answer that says how to fix them'
     });
     expect(unknown.error?.message).toMatch(/ops\[0\]\.op "set_colour" is not a known op/);
     expect(unknown.error?.hint).toContain('set_font_color');
+  });
+
+  it('refuses whole-column and whole-row notation (A:XFD, 1:1048576) with the corners to write instead', async () => {
+    const input = await ws.fixture('basic__sample.xlsx');
+    for (const range of ['A:XFD', '1:1048576']) {
+      const res = await ws.call('exstruct_patch', {
+        xlsx_path: input,
+        ops: [{ op: 'merge_cells', sheet: 'Sheet1', range }],
+      });
+      expect(res.isError).toBe(true);
+      expect(res.error?.code).toBe('INVALID_ARGUMENT');
+      expect(res.error?.message).toMatch(/ops\[0\].*range: must be an A1 range.*A1:XFD5/);
+    }
   });
 
   it('dry_run with on_conflict=skip simulates the patch anyway and says so', async () => {

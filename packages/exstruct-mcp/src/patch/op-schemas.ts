@@ -5,6 +5,12 @@ import { tryParseA1 } from '../ooxml/cell-ref.js';
 export const MAX_STYLE_CELLS = 10_000;
 /** Most cells one set_range_values / fill_formula may write. */
 export const MAX_WRITE_CELLS = 100_000;
+/**
+ * Most cells one merged range may cover: a whole column (or 64 whole rows). Readers such as openpyxl
+ * (so pandas) make an object for every address of a merged range when they open the file, so a merge
+ * of the whole sheet (17 billion addresses) would make the workbook unreadable to them.
+ */
+export const MAX_MERGE_CELLS = 1_048_576;
 
 const A1 = /^\$?[A-Za-z]{1,3}\$?[1-9][0-9]*$/;
 /** A defined name (built-in ones such as `_xlnm.Print_Area` included). */
@@ -35,7 +41,10 @@ const range = z
       const parts = v.split(':');
       return parts.length <= 2 && parts.every((p) => A1.test(p) && tryParseA1(p) !== undefined);
     },
-    { message: 'must be an A1 range such as "B2:D4"' },
+    {
+      message:
+        'must be an A1 range such as "B2:D4" (whole columns or rows are written with both corners: "A1:C1048576", "A1:XFD5")',
+    },
   )
   .transform((v) => v.replace(/\$/g, '').toUpperCase())
   .describe('Rectangular range in A1 notation, e.g. "B2:D4".');
@@ -95,10 +104,13 @@ function oneTarget(v: { cell?: string | undefined; range?: string | undefined },
   }
 }
 
+/** Rows and columns of an A1 range; 0 × 0 for text that is not one (its own issue says why). */
 function cellCount(r: string): { rows: number; cols: number } {
   const [a, b = a] = r.split(':');
-  const s = tryParseA1(a!)!;
-  const e = tryParseA1(b!)!;
+  const s = tryParseA1(a!);
+  const e = tryParseA1(b!);
+  // Object refinements run even when the range itself was refused (A:XFD, 1:1048576).
+  if (!s || !e) return { rows: 0, cols: 0 };
   return { rows: Math.abs(e.row - s.row) + 1, cols: Math.abs(e.col - s.col) + 1 };
 }
 
@@ -415,9 +427,22 @@ export const OP_SCHEMAS = {
   merge_cells: z
     .object({ op: z.literal('merge_cells'), sheet, range })
     .strict()
-    .refine((v) => v.range.includes(':') && cellCount(v.range).rows * cellCount(v.range).cols > 1, {
-      message: 'merge_cells needs a range of at least two cells',
-      path: ['range'],
+    .superRefine((v, ctx) => {
+      const { rows, cols } = cellCount(v.range);
+      if (!v.range.includes(':') || rows * cols <= 1) {
+        if (rows > 0)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['range'],
+            message: 'merge_cells needs a range of at least two cells',
+          });
+      } else if (rows * cols > MAX_MERGE_CELLS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['range'],
+          message: `covers ${(rows * cols).toLocaleString('en')} cells; a merged range may cover at most ${MAX_MERGE_CELLS.toLocaleString('en')} (a whole column, or 64 whole rows): readers such as openpyxl and pandas make an object for every merged address`,
+        });
+      }
     })
     .describe('Merge a range into one cell; values other than the top-left one are cleared (as Excel does).'),
   unmerge_cells: z
@@ -581,7 +606,10 @@ export const OP_RULES: Partial<Record<OpName, string[]>> = {
     'expected may be a value or a formula ("=A1+1")',
     'on mismatch: status "skipped" and a warning',
   ],
-  merge_cells: ['must not overlap an existing merged range'],
+  merge_cells: [
+    'must not overlap an existing merged range',
+    'at most 1,048,576 cells (a whole column, or 64 whole rows)',
+  ],
   delete_sheet: ['the last visible sheet cannot be deleted'],
   rename_sheet: ['new_name must not exist yet (case-insensitive)'],
 };

@@ -97,6 +97,9 @@ export class WorkbookEdit {
   }
 }
 
+/** A range spanning this many rows or more loads its sheet whole instead of row by row. */
+const LOAD_WHOLE_FROM_ROWS = 100_000;
+
 /** Which rows of which existing sheets the ops will touch, found before anything is applied. */
 export function collectTargets(
   ops: readonly PatchOp[],
@@ -117,6 +120,12 @@ export function collectTargets(
     try {
       range = parseRange(ref);
     } catch {
+      return;
+    }
+    // A range over most of the sheet (merge_cells A1:XFD1048576) loads the sheet whole: the cost is then
+    // the rows the sheet has, not a million row numbers.
+    if (range.end.row - range.start.row >= LOAD_WHOLE_FROM_ROWS) {
+      targets.set(original, 'all');
       return;
     }
     for (let r = range.start.row; r <= range.end.row; r++) set.add(r);

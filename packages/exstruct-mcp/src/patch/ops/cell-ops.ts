@@ -1,0 +1,96 @@
+// Ops that write cell content: one value or formula (with or without compare-and-set), a rectangle of
+// values, a formula filled along a row or column.
+import { parseA1, parseRange } from '../../ooxml/cell-ref.js';
+import { asCellDate, valueOf } from '../cell-read.js';
+import { translateFormula } from '../formula.js';
+import { arrayRefAt, restoreCell, snapshotCells } from '../inverse-ops.js';
+import type { OpOf } from '../op-schemas.js';
+import { show, matches } from './compare.js';
+import { rangeInside, writeFormula, writeValue } from './cell-writes.js';
+import { diffItem, sheetOf, type OpContext, type OpHandler, type OpOutcome } from './op-handler.js';
+
+type OneCellOp = OpOf<'set_value' | 'set_value_if' | 'set_formula' | 'set_formula_if'>;
+
+/** set_value, set_value_if, set_formula, set_formula_if: one cell, its old content as the undo. */
+function writeOneCell(op: OneCellOp, ctx: OpContext): OpOutcome {
+  const { edit } = ctx;
+  const { edit: sheet, name } = sheetOf(edit, op.sheet);
+  const at = parseA1(op.cell);
+  const before = valueOf(sheet, at.row, at.col);
+  if (op.op === 'set_value_if' || op.op === 'set_formula_if') {
+    if (!matches(before, asCellDate(edit, sheet, at.row, at.col, op.expected ?? null))) {
+      ctx.warnings.push(
+        `Skipped op[${ctx.index}] ${op.op} at ${name}!${op.cell}: the cell holds ${show(before)}, expected ${show(op.expected ?? null)}.`,
+      );
+      return { items: [diffItem(ctx, op, name, op.cell, before, before, 'skipped')], inverse: [] };
+    }
+  }
+  const array = op.op === 'set_formula' ? op.array_range : undefined;
+  // A new array formula covers other cells: undo puts the whole range back.
+  const inverse =
+    array && arrayRefAt(sheet, at.row, at.col) !== array
+      ? snapshotCells(edit, sheet, name, parseRange(array))
+      : [restoreCell(edit, sheet, name, at.row, at.col)];
+  const after =
+    op.op === 'set_value' || op.op === 'set_value_if'
+      ? writeValue(
+          edit,
+          sheet,
+          at.row,
+          at.col,
+          op.value,
+          ctx.options.autoFormula,
+          op.op,
+          op.op === 'set_value' ? op.value_type : undefined,
+        )
+      : writeFormula(edit, sheet, at.row, at.col, op.formula, array ? parseRange(array) : undefined);
+  return { items: [diffItem(ctx, op, name, op.cell, before, after)], inverse };
+}
+
+export const setValue: OpHandler<'set_value'> = writeOneCell;
+export const setValueIf: OpHandler<'set_value_if'> = writeOneCell;
+export const setFormula: OpHandler<'set_formula'> = writeOneCell;
+export const setFormulaIf: OpHandler<'set_formula_if'> = writeOneCell;
+
+export const setRangeValues: OpHandler<'set_range_values'> = (op, ctx) => {
+  const { edit } = ctx;
+  const { edit: sheet, name } = sheetOf(edit, op.sheet);
+  const range = parseRange(op.range);
+  const inverse = snapshotCells(edit, sheet, name, range);
+  // Writing over a whole array formula replaces it (as in Excel); part of one is still refused.
+  for (const array of sheet.arrays.filter((a) => rangeInside(a, range)))
+    sheet.arrays.splice(sheet.arrays.indexOf(array), 1);
+  op.values.forEach((rowValues, r) =>
+    rowValues.forEach((value, c) =>
+      writeValue(
+        edit,
+        sheet,
+        range.start.row + r,
+        range.start.col + c,
+        value,
+        ctx.options.autoFormula,
+        op.op,
+      ),
+    ),
+  );
+  const size = `${range.end.row - range.start.row + 1}x${range.end.col - range.start.col + 1}`;
+  return { items: [diffItem(ctx, op, name, op.range, null, { kind: 'value', value: size })], inverse };
+};
+
+export const fillFormula: OpHandler<'fill_formula'> = (op, ctx) => {
+  const { edit } = ctx;
+  const { edit: sheet, name } = sheetOf(edit, op.sheet);
+  const range = parseRange(op.range);
+  const base = parseA1(op.base_cell);
+  const inverse = snapshotCells(edit, sheet, name, range);
+  const body = op.formula.slice(1);
+  for (let r = range.start.row; r <= range.end.row; r++) {
+    for (let c = range.start.col; c <= range.end.col; c++) {
+      writeFormula(edit, sheet, r, c, `=${translateFormula(body, r - base.row, c - base.col)}`);
+    }
+  }
+  return {
+    items: [diffItem(ctx, op, name, op.range, null, { kind: 'formula', value: op.formula })],
+    inverse,
+  };
+};
