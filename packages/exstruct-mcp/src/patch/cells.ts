@@ -3,7 +3,7 @@ import { checkColumn } from '../ooxml/columns.js';
 import { columnOf } from '../ooxml/row-fragment-parser.js';
 import { isMainNs } from '../ooxml/namespaces.js';
 import { unescapeOoxmlText } from '../ooxml/ooxml-text.js';
-import { ROOT_SCOPE, tokenizeXml, type NsScope } from '../ooxml/xml-tokenizer.js';
+import { ROOT_SCOPE, tokenizeXml, XmlError, type NsScope } from '../ooxml/xml-tokenizer.js';
 import { beyondGrid } from './sheet-scanner.js';
 import { buildTag, escapeXml, escapeXmlText } from './xml.js';
 
@@ -52,6 +52,21 @@ export function parseRow(
   rowNumber: number,
   sharedString: (index: number) => string | undefined,
   scope: NsScope = ROOT_SCOPE,
+): RowState {
+  try {
+    return readRow(xml, rowNumber, sharedString, scope);
+  } catch (error) {
+    // Not well-formed, or past the tokenizer's limits (elements nested 513 deep): the file, not us.
+    if (error instanceof XmlError) throw beyondGrid(error);
+    throw error;
+  }
+}
+
+function readRow(
+  xml: string,
+  rowNumber: number,
+  sharedString: (index: number) => string | undefined,
+  scope: NsScope,
 ): RowState {
   const state: RowState = {
     row: rowNumber,

@@ -197,7 +197,7 @@ function inGrid(row: number): number {
   }
 }
 
-/** CORRUPT_WORKBOOK for a row or cell of an edited sheet outside Excel's grid. */
+/** CORRUPT_WORKBOOK for a row of an edited sheet outside Excel's grid, or one that cannot be read. */
 export function beyondGrid(error: Error): ToolError {
   return new ToolError('CORRUPT_WORKBOOK', `A worksheet to edit was not read: ${error.message}.`, {
     hint: 'Excel never writes such a cell; the file looks crafted or damaged. Open and re-save it in Excel.',

@@ -104,6 +104,8 @@ const LOAD_WHOLE_FROM_ROWS = 100_000;
 export function collectTargets(
   ops: readonly PatchOp[],
   sheetNames: readonly string[],
+  /** Collects the existing sheets that an op deletes (they are loaded whole only to be undone). */
+  deleted?: Set<string>,
 ): Map<string, Set<number> | 'all'> {
   const identity = new Map(sheetNames.map((n) => [n.toLowerCase(), n]));
   const targets = new Map<string, Set<number> | 'all'>();
@@ -144,7 +146,10 @@ export function collectTargets(
         break;
       case 'delete_sheet':
         identity.delete(key);
-        if (original) targets.set(original, 'all');
+        if (original) {
+          targets.set(original, 'all');
+          deleted?.add(original);
+        }
         break;
       case 'set_value':
       case 'set_formula':
@@ -207,9 +212,11 @@ export function gridRange(op: {
 
 /** Opens the edit state of an existing workbook: loads only what `ops` will touch. */
 export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly PatchOp[]): Promise<WorkbookEdit> {
+  const deleted = new Set<string>();
   const targets = collectTargets(
     ops,
     pkg.sheets.map((s) => s.name),
+    deleted,
   );
   const stylesPart = pkg.relatedPart('styles');
   const stylesXml = stylesPart && pkg.has(stylesPart) ? await pkg.archive.readText(stylesPart) : undefined;
@@ -230,6 +237,7 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     let load: Set<number> | 'all' = rows;
     if (
       rows === 'all' &&
+      deleted.has(ref.name) &&
       (pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity) > DELETE_INVERSE_MAX_BYTES
     ) {
       load = new Set();
