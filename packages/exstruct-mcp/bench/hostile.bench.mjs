@@ -51,8 +51,8 @@ const ROWS = [
   [
     'long-shared-string',
     'patch',
-    20_000_000,
-    80_000_000,
+    6_000_000,
+    24_000_000,
     'characters',
     PATCH_B1,
     '80 MB: 11.6 s; 300 MB: > 4 min',

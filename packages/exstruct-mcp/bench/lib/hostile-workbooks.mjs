@@ -85,15 +85,35 @@ export const HOSTILE_CASES = {
     ),
   }),
   /** `n` elements nested inside a cell (the issue's 20 M in a 1.5 MB file exhausted the heap). */
-  nesting: (n) => ({
-    ...skeleton(false),
-    'xl/worksheets/sheet1.xml': sheet(
-      '<sheetData><row r="1"><c r="A1" t="inlineStr"><is>',
-      repeat('<r>', n),
-      repeat('</r>', n),
-      '</is></c></row></sheetData>',
-    ),
-  }),
+  nesting: (n) => {
+    // Element names vary (a–z), as in a file that deflate cannot squeeze past the ratio cap.
+    const names = Buffer.alloc(n);
+    let seed = 2024;
+    for (let i = 0; i < n; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      names[i] = 0x61 + (seed % 26);
+    }
+    function* tags(open) {
+      const step = 1 << 18;
+      for (let at = 0; at < n; at += step) {
+        let text = '';
+        for (let k = 0; k < step && at + k < n; k++) {
+          const name = String.fromCharCode(names[open ? at + k : n - 1 - at - k]);
+          text += open ? `<${name}>` : `</${name}>`;
+        }
+        yield text;
+      }
+    }
+    return {
+      ...skeleton(false),
+      'xl/worksheets/sheet1.xml': sheet(
+        '<sheetData><row r="1"><c r="A1" t="inlineStr"><is>',
+        tags(true),
+        tags(false),
+        '</is></c></row></sheetData>',
+      ),
+    };
+  },
   /** One row holding `n` bytes of whitespace between two cells: a long run without a row break. */
   'long-row': (n) => ({
     ...skeleton(false),
