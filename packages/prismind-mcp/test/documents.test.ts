@@ -198,6 +198,8 @@ describe.each(BACKENDS)('document tools ($name)', (backend) => {
     }
   });
 
+  // Skipped on the other backends for a reason: only the local store keeps documents as files a person
+  // edits by hand (PostgreSQL keeps them in the database); the Google Docs versions are in google.test.ts.
   it.runIf(backend.name === 'local')(
     'sees a hand edit, refuses to overwrite it unseen, and takes expected_hash',
     async () => {
