@@ -1,19 +1,15 @@
 import type pg from 'pg';
-import { EmbedderDown, vectorCosine } from '../../search/embedder.js';
-import { GramScorer } from '../../search/rank.js';
-import { embedderWarning } from '../../search/texts.js';
+import {
+  embedAfterTransaction,
+  type PendingVector,
+  scoreSimilarities,
+  type VectorKind,
+} from '../../search/similarity.js';
 import { gramVector } from '../../text/ngram.js';
 import { query, type PgContext } from './context.js';
 import { GRAM_DIM, type Tables } from './schema.js';
 
-export type VectorKind = 'catalog' | 'knowledge';
-
-export interface PendingVector {
-  kind: VectorKind;
-  item: number;
-  model: string;
-  vector: Float32Array;
-}
+export type { PendingVector, VectorKind };
 
 /**
  * The character n-gram vector of part 1 folded into GRAM_DIM dimensions and normalised, in pgvector's
@@ -48,12 +44,8 @@ export async function putGramVector(
   );
 }
 
-/**
- * Similarity of each candidate text to the query: embedding cosine when an embedder is configured and
- * answers (stored vectors of the current model are reused; missing ones are embedded in the same request
- * as the query and stored after the transaction), else calibrated n-gram cosine — never an error.
- */
-export async function similarities(
+/** Similarity of each candidate to the query (see scoreSimilarities), with vectors kept in PostgreSQL. */
+export function similarities(
   ctx: PgContext,
   kind: VectorKind,
   text: string,
@@ -61,32 +53,15 @@ export async function similarities(
   warnings: string[],
   queue: PendingVector[],
 ): Promise<number[]> {
-  const embedder = ctx.embedder;
-  if (embedder && candidates.length > 0) {
-    try {
-      const stored = new Map<number, Float32Array>();
-      const rows = await query<{ item: string; vector: number[] }>(
-        ctx,
-        `SELECT item, vector FROM ${ctx.t.vectors} WHERE kind = $1 AND model = $2 AND item = ANY($3::bigint[])`,
-        [kind, embedder.model, candidates.map((c) => c.id)],
-      );
-      for (const row of rows) stored.set(Number(row.item), Float32Array.from(row.vector));
-      const missing = candidates.filter((c) => !stored.has(c.id));
-      const [queryVector, ...fresh] = await embedder.embed([text, ...missing.map((c) => c.text)]);
-      missing.forEach((c, i) => {
-        stored.set(c.id, fresh[i]!);
-        queue.push({ kind, item: c.id, model: embedder.model, vector: fresh[i]! });
-      });
-      return candidates.map((c) => vectorCosine(queryVector!, stored.get(c.id)!));
-    } catch (error) {
-      if (!(error instanceof EmbedderDown)) throw error;
-      warnings.push(embedderWarning(embedder.url));
-    }
-  } else if (embedder && !embedder.available) {
-    warnings.push(embedderWarning(embedder.url));
-  }
-  const scorer = new GramScorer(text);
-  return candidates.map((c) => scorer.similarity(c.text));
+  const loadStored = async (model: string, ids: number[]) => {
+    const rows = await query<{ item: string; vector: number[] }>(
+      ctx,
+      `SELECT item, vector FROM ${ctx.t.vectors} WHERE kind = $1 AND model = $2 AND item = ANY($3::bigint[])`,
+      [kind, model, ids],
+    );
+    return new Map(rows.map((row) => [Number(row.item), Float32Array.from(row.vector)]));
+  };
+  return scoreSimilarities(ctx.embedder, loadStored, kind, text, candidates, warnings, queue);
 }
 
 /** Embeds a new or changed text after the transaction; a down embedder only leaves the vector missing. */
@@ -97,16 +72,7 @@ export function embedLater(
   text: string,
   queue: PendingVector[],
 ): void {
-  const embedder = ctx.embedder;
-  if (!embedder) return;
-  ctx.after.push(async () => {
-    try {
-      const [vector] = await embedder.embed([text]);
-      queue.push({ kind, item, model: embedder.model, vector: vector! });
-    } catch (error) {
-      if (!(error instanceof EmbedderDown)) throw error;
-    }
-  });
+  embedAfterTransaction(ctx.embedder, ctx.after, kind, item, text, queue);
 }
 
 export async function storeVectors(client: pg.PoolClient, t: Tables, rows: PendingVector[]): Promise<void> {
