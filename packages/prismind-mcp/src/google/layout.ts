@@ -1,40 +1,23 @@
-import { docTypeOf, PRIORITIES, TASK_STATUSES, type Priority, type TaskStatus } from '../model/vocab.js';
+import {
+  CATALOG_HEADERS,
+  docTypeOf,
+  PRIORITIES,
+  PROGRESS_HEADERS,
+  TASK_STATUSES,
+  type Priority,
+  type TaskStatus,
+} from '../model/vocab.js';
 import type { CatalogEntry, TaskRow } from '../model/types.js';
 
+export { CATALOG_HEADERS, PROGRESS_HEADERS };
+
 /**
- * The sheets' columns. 進捗: A–J exactly as the spec (H–J are v2 and optional: a sheet with only A–G
- * keeps working and is written only A–G unless a v2 field is set). 目録: the catalog schema in order.
+ * The sheets' columns (headers from the spec, in model/vocab.ts). 進捗: H–J are v2 and optional: a sheet
+ * with only A–G keeps working and is written only A–G unless a v2 field is set.
  */
-export const PROGRESS_HEADERS = [
-  'フェーズ',
-  'タスクID',
-  'タスク名',
-  'ステータス',
-  'ブロッカー',
-  '完了日',
-  '備考',
-  '優先度',
-  'カテゴリ',
-  '依存タスク',
-] as const;
 export const PROGRESS_V1_WIDTH = 7;
 export const PROGRESS_WIDTH = PROGRESS_HEADERS.length;
 
-export const CATALOG_HEADERS = [
-  'ドキュメント名',
-  '保存先',
-  'ID',
-  '種別',
-  'プロジェクト',
-  'フェーズタスク',
-  'フィーチャー',
-  '参照タイミング',
-  '関連ドキュメント',
-  'キーワード',
-  '更新日',
-  '作成者',
-  'ステータス',
-] as const;
 export const CATALOG_WIDTH = CATALOG_HEADERS.length;
 /** Column of the doc id (C): the catalog's key. */
 export const CATALOG_ID_COLUMN = 2;

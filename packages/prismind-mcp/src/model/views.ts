@@ -1,4 +1,5 @@
 import { deriveState, phaseTaskOf } from './progress.js';
+import { CATALOG_HEADERS, PROGRESS_HEADERS } from './vocab.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from './types.js';
 
 /**
@@ -16,7 +17,7 @@ function linkTarget(location: string): string {
   return `<${location.replace(/[<>]/g, encodeURIComponent)}>`;
 }
 
-function table(headers: string[], rows: string[][]): string {
+function table(headers: readonly string[], rows: string[][]): string {
   const lines = [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`];
   for (const row of rows) lines.push(`| ${row.map(cell).join(' | ')} |`);
   return lines.join('\n');
@@ -37,19 +38,7 @@ export function progressView(project: ProjectConfig, tasks: TaskRow[]): string {
     t.category,
     t.blocked_by.join(', '),
   ]);
-  const headers = [
-    'フェーズ',
-    'タスクID',
-    'タスク名',
-    'ステータス',
-    'ブロッカー',
-    '完了日',
-    '備考',
-    '優先度',
-    'カテゴリ',
-    '依存タスク',
-  ];
-  return `${GENERATED}\n# 進捗 — ${project.name}\n\n${table(headers, rows)}\n`;
+  return `${GENERATED}\n# 進捗 — ${project.name}\n\n${table(PROGRESS_HEADERS, rows)}\n`;
 }
 
 export function catalogView(project: ProjectConfig, entries: CatalogEntry[]): string {
@@ -69,22 +58,7 @@ export function catalogView(project: ProjectConfig, entries: CatalogEntry[]): st
     e.created_by,
     e.status,
   ]);
-  const headers = [
-    'ドキュメント名',
-    '保存先',
-    'ID',
-    '種別',
-    'プロジェクト',
-    'フェーズタスク',
-    'フィーチャー',
-    '参照タイミング',
-    '関連ドキュメント',
-    'キーワード',
-    '更新日',
-    '作成者',
-    'ステータス',
-  ];
-  return `${GENERATED}\n# 目録 — ${project.name}\n\n${table(headers, rows)}\n`;
+  return `${GENERATED}\n# 目録 — ${project.name}\n\n${table(CATALOG_HEADERS, rows)}\n`;
 }
 
 /** The phase_task whose documents the summary links (the current task's). */

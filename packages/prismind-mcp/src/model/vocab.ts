@@ -50,3 +50,33 @@ export function oneOf<T extends string>(field: string, value: string, allowed: r
     details: { field, allowed },
   });
 }
+
+/** The spec's column names of 進捗 (A–J; H–J are v2) and of 目録, in order: the sheets' headers and the Markdown views'. */
+export const PROGRESS_HEADERS = [
+  'フェーズ',
+  'タスクID',
+  'タスク名',
+  'ステータス',
+  'ブロッカー',
+  '完了日',
+  '備考',
+  '優先度',
+  'カテゴリ',
+  '依存タスク',
+] as const;
+
+export const CATALOG_HEADERS = [
+  'ドキュメント名',
+  '保存先',
+  'ID',
+  '種別',
+  'プロジェクト',
+  'フェーズタスク',
+  'フィーチャー',
+  '参照タイミング',
+  '関連ドキュメント',
+  'キーワード',
+  '更新日',
+  '作成者',
+  'ステータス',
+] as const;
