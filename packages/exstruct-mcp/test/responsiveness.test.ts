@@ -177,7 +177,7 @@ describe('a cancelled call stops its work', () => {
     expect(again.isError, again.text).toBe(false);
   }, 60_000);
 
-  it(`30 cancels at random moments of extractions and reads: ping after each, nothing leaks (seed ${SEED})`, async () => {
+  it(`50 cancels at random moments of extractions, reads and patches: ping after each, nothing leaks (seed ${SEED})`, async () => {
     await callTool(server.client, 'exstruct_extract', extract('small.xlsx', 'yaml', 'random').arguments);
     const before = await resources(pid);
     const started = performance.now();
@@ -186,25 +186,35 @@ describe('a cancelled call stops its work', () => {
     const report = await cancelAtRandomMoments(
       server.client,
       (i) =>
-        i % 2 === 0
+        i % 3 === 0
           ? extract('small.xlsx', 'yaml', `random${i}`)
-          : // A cancelled read ends the read thread and its cache: each read parses the YAML again.
-            {
-              name: 'exstruct_read_json_chunk',
-              arguments: { out_path: 'random/small.yaml', max_bytes: 2000 + i },
-            },
+          : i % 3 === 1
+            ? // A cancelled read ends the read thread and its cache: each read parses the YAML again.
+              {
+                name: 'exstruct_read_json_chunk',
+                arguments: { out_path: 'random/small.yaml', max_bytes: 2000 + i },
+              }
+            : {
+                name: 'exstruct_patch',
+                arguments: {
+                  xlsx_path: 'small.xlsx',
+                  out_dir: `patched${i}`,
+                  ops: [{ op: 'set_value', sheet: 'Data', cell: `A${i + 1}`, value: i }],
+                },
+              },
       {
-        times: 30,
+        times: 50,
         maxDelayMs: took,
         seed: SEED,
         afterEach: async ({ index, cancelled }) => {
-          // A cancelled extraction leaves no file behind.
-          if (cancelled && index % 2 === 0)
-            expect(await readdir(path.join(tmp.dir, `random${index}`)).catch(() => [])).toEqual([]);
+          // A cancelled extraction or patch leaves no file behind (not even a temp file).
+          const outDir = [`random${index}`, undefined, `patched${index}`][index % 3];
+          if (cancelled && outDir)
+            expect(await readdir(path.join(tmp.dir, outDir)).catch(() => [])).toEqual([]);
         },
       },
     );
-    expect(report.cancelled + report.answered).toBe(30);
+    expect(report.cancelled + report.answered).toBe(50);
     expect(report.cancelled).toBeGreaterThan(5);
     // No thread or open file piles up: at most the two job threads of the baseline come back.
     await callTool(server.client, 'exstruct_read_json_chunk', {
