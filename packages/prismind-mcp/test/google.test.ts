@@ -45,6 +45,14 @@ const isBatchUpdate = (r: { method: string; path: string }) =>
   r.method === 'POST' && /:batchUpdate$/.test(r.path) && r.path.startsWith('/v4/');
 const isBatchGet = (r: { path: string }) => r.path.endsWith('/values:batchGet');
 
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the condition');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 function spreadsheetOf(): ReturnType<FakeGoogle['spreadsheets']['get']> & object {
   const files = google.byPath(`${project}/TrapxTrapCpp_Prismind`);
   expect(files).toHaveLength(1);
@@ -596,6 +604,35 @@ describe('Google backend: faults', () => {
         (d) => d.name,
       ),
     ).toEqual(['障害中の設計']);
+  });
+
+  it('a cancelled call stops retrying at once, saves nothing, and the server goes on', async () => {
+    await writeFile(
+      path.join(store.home, 'config.toml'),
+      '[google]\nretry_initial_delay_ms = 20\nmax_retry_seconds = 60\n',
+    );
+    client = await withProject(store);
+    // Google keeps asking to come back in a second: without the cancel this call would retry for 60 s.
+    google.failNext(isBatchUpdate, 1000, 503, { 'retry-after': '1' });
+    const before = google.log.length;
+    const controller = new AbortController();
+    const call = callTool(
+      client.client,
+      'update_progress',
+      { task_id: 'T07', new_task: { phase: 'Phase 1', task_id: 'T07', name: '中止されるタスク' } },
+      { signal: controller.signal },
+    );
+    await until(() => google.apiRequests(before).some((r) => r.status === 503));
+    controller.abort('cancelled by the test');
+    await expect(call).rejects.toThrow();
+    const tried = google.apiRequests(before).filter((r) => r.status === 503).length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(google.apiRequests(before).filter((r) => r.status === 503)).toHaveLength(tried);
+    await client.client.ping({ timeout: 2000 });
+    google.clearFailures();
+    const progress = await client.call('get_progress', { include_completed: true });
+    expect(JSON.stringify(progress)).not.toContain('T07');
+    expect(JSON.stringify(spreadsheetOf().table('進捗'))).not.toContain('T07');
   });
 });
 

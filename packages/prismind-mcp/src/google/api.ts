@@ -1,7 +1,7 @@
 import { docs_v1 } from '@googleapis/docs';
 import { drive_v3 } from '@googleapis/drive';
 import { sheets_v4 } from '@googleapis/sheets';
-import { ToolError, type Logger } from '@mcp-workbench/core/engine';
+import { currentCallSignal, ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type { OAuth2Client } from 'google-auth-library';
 import type { GoogleSettings } from './settings.js';
 
@@ -46,7 +46,27 @@ function retryAfterMs(error: unknown): number | undefined {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less if the call is cancelled meanwhile (the loop then stops before its next try). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A cancelled call stops retrying: the request that failed saved nothing, so nothing is half done. */
+function stopIfCancelled(signal: AbortSignal | undefined, what: string): void {
+  if (signal?.aborted)
+    throw new ToolError(
+      'CANCELLED',
+      `キャンセルされました（${what}: Google への再試行を中止、この要求は保存されていません）。`,
+    );
+}
 
 /** The auth problems a person fixes with `prismind-mcp auth login` (or by widening the scopes). */
 function authError(failure: ApiFailure, what: string): ToolError | undefined {
@@ -113,7 +133,11 @@ export class GoogleApi {
   async call<T>(what: string, request: () => Promise<{ data: T }>): Promise<T> {
     const started = Date.now();
     const budget = this.settings.max_retry_seconds * 1000;
+    // The tool call's signal (client cancel, disconnect, shutdown): a request in flight is left to
+    // finish, because its answer may already be saved on Google's side; only the retries stop.
+    const signal = currentCallSignal();
     for (let attempt = 0; ; attempt++) {
+      stopIfCancelled(signal, what);
       this.requests++;
       try {
         return (await request()).data;
@@ -139,7 +163,7 @@ export class GoogleApi {
         this.logger.debug(
           `Google API ${what}: ${failure.status ?? failure.reason}; retry ${attempt + 1} in ${Math.round(wait)} ms`,
         );
-        await sleep(wait);
+        await pause(wait, signal);
       }
     }
   }
