@@ -3,7 +3,10 @@ import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ReviewResult } from '../src/review/types.js';
+import { cancelAtRandomMoments } from '@mcp-workbench/core/testing';
 import { answer, connect, eventually, Person, workspace, type Connected } from './helpers.js';
+
+const SEED = Number(process.env.CANCEL_SEED ?? Date.now() % 100_000);
 
 /** Either answer of review.request: the spec result or the pending note. */
 type Answer = ReviewResult & { status?: string; url?: string; waited_seconds?: number; message?: string };
@@ -322,6 +325,33 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     await person.comment(0, 1, 1, 'after the abort', 'must');
     await person.finalize();
     expect(answer(await mcp.call('review.request', args()))).toMatchObject({ verdict: 'commented' });
+  });
+
+  it('survives 50 cancels at random moments: ping after each, the review stays open and whole', async () => {
+    const first = await start();
+    await first.person.comment(0, 1, 1, 'before the cancels', 'must');
+    await first.person.finalize(); // delivered to the first call; the next call reopens the session
+    expect(answer(await first.call)).toMatchObject({ verdict: 'commented' });
+    const report = await cancelAtRandomMoments(
+      mcp.client,
+      { name: 'review.request', arguments: args() },
+      { times: 50, maxDelayMs: 150, seed: SEED },
+    );
+    // Nobody finalizes meanwhile, so every call is still waiting when its cancel arrives.
+    expect(report.cancelled, `seed ${SEED}`).toBe(50);
+    await eventually(async () => expect((await first.person.session()).waiting).toBe(false));
+    expect((await first.person.session()).status).toBe('open');
+    // The person's work after the storm reaches the next call, with the first round's comment kept.
+    await first.person.comment(0, 2, 2, 'after the cancels', 'should');
+    const next = mcp.call('review.request', args());
+    await eventually(async () => expect((await first.person.session()).waiting).toBe(true));
+    await first.person.finalize();
+    const result = answer<Answer>(await next);
+    expect(result.inline_comments.map((c: { comment: string }) => c.comment)).toEqual([
+      'before the cancels',
+      'after the cancels',
+    ]);
+    expect(mcp.launcher.opened).toHaveLength(1); // the page stayed: no window per call
   });
 
   it('sends progress notifications with the comment count and the URL', async () => {
