@@ -319,7 +319,7 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
     expect(seen.filter((k) => k.includes(':ok:'))).toEqual([0, 1, 2, 3].map((i) => `big/f${i}.txt:ok:1`));
   });
 
-  it('AC5: with --structured-output, the structuredContent of a TOON answer is toon_content plus counts, limits and errors only', async () => {
+  it('AC5: with --structured-output, a TOON answer carries counts, limits and errors as fields and toon_content only the results, nothing twice', async () => {
     const args = {
       requests: [{ file_path: 'notes.txt', sections: [{ start_line: 1 }, { start_line: 50 }] }],
     };
@@ -342,10 +342,18 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
       'toon_content',
       'truncated',
     ]);
-    expect(toon.text).toBe(structured.toon_content);
     const json = await server.json('extract_code_section', args);
+    // toon_content decodes to the results alone: no field beside it is repeated inside it.
+    const inner = decodeToonText(structured.toon_content as string) as Record<string, unknown>;
+    expect(Object.keys(inner)).toEqual(['results']);
+    expect(inner.results).toEqual(json.results);
+    const { toon_content: _content, format: _format, ...fields } = structured;
+    const { results: _results, ...summary } = json;
+    expect(fields).toEqual(summary);
+    // The file's text appears once in what a structuredContent client reads.
+    expect(JSON.stringify(structured).split('A plain text file').length - 1).toBe(1);
+    // The text block (for clients that read text) is the TOON of the whole answer, once.
     expect(decodeToonText(toon.text)).toEqual(json);
-    expect(json.results).toBeDefined();
     expect(json.toon_content).toBeUndefined();
   });
 });

@@ -110,8 +110,11 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       format: z
         .literal('toon')
         .optional()
-        .describe('Present when the answer is TOON: toon_content holds it.'),
-      toon_content: z.string().optional(),
+        .describe('Present when the answer is TOON: toon_content holds its results.'),
+      toon_content: z
+        .string()
+        .optional()
+        .describe('TOON document {results} (the other fields are beside it, not repeated in it).'),
     },
     textFormat: formatOf,
     async run(args, ctx) {
@@ -227,9 +230,10 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       const answer = detailed(page.rows, page.nextOffset, fp);
 
       if (format === 'json') return answer;
-      // TOON: the text block is the TOON document of the detailed answer; the structured result carries
-      // only that document plus counts, limits and the error summary (no detailed fields twice).
-      const toon = render(answer, 'toon');
+      // TOON: the text block is the TOON document of the whole answer. With --structured-output the
+      // structured result carries counts, limits, the error summary and the cursor as fields, and
+      // toon_content only the TOON of what those fields do not hold (results[]): a client that shows
+      // structuredContent (Claude Code, Codex) reads each part once, not the summary twice.
       return reply(
         compact({
           success: answer.success,
@@ -242,9 +246,9 @@ export function extractCodeSectionTool(deps: ToolDeps) {
           next_cursor: answer.next_cursor,
           limits,
           format: 'toon' as const,
-          toon_content: toon,
+          toon_content: render({ results: answer.results }, 'toon'),
         }),
-        toon,
+        render(answer, 'toon'),
       );
     },
   });
