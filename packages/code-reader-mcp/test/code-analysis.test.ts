@@ -8,7 +8,7 @@ import { lineMetrics } from '../src/code/metrics.js';
 import { parseSource } from '../src/code/parser.js';
 import { structureCache } from '../src/code/parsed-file.js';
 import type { CodeStructure } from '../src/code/structure.js';
-import { countTokens as countInPieces } from '../src/tokens/count.js';
+import { countTokens as countInPieces } from '../src/tokens/counter.js';
 import { outlineOf } from '../src/tools/get-code-outline.js';
 import { connect, copyFixture, emptyDir, removeDir, type Connected } from './helpers.js';
 

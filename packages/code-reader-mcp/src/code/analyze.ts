@@ -4,6 +4,7 @@ import { ContentCache } from './analysis-cache.js';
 import { contentHash, fileMetrics, unsupportedWarning, type FileMetrics } from './metrics.js';
 import { parseSource } from './parser.js';
 import { readSource, type SourceFile } from './source.js';
+import { countTokens } from '../tokens/counter.js';
 import { Yielder } from '../util/yield.js';
 import { buildStructure } from './build-structure.js';
 import type { CodeStructure, FunctionInfo } from './structure.js';
@@ -51,11 +52,22 @@ async function analyzeSource(
   const warnings: string[] = [];
   const unsupported = unsupportedWarning(source.language, shownPath);
   if (unsupported) warnings.push(unsupported);
+  // Counted on the tokenizer's thread while this one parses.
+  const tokens = countTokens(source.text);
+  tokens.catch(() => undefined); // awaited by fileMetrics; a parse failure must not leave it unhandled
   const parsed = source.language ? await parseSource(source.language, source.text, signal) : undefined;
   const tree = parsed?.tree;
   const yielder = new Yielder(signal);
   try {
-    const metrics = await fileMetrics(source.text, source.bytes, tree, hash, source.language, yielder);
+    const metrics = await fileMetrics(
+      source.text,
+      source.bytes,
+      tree,
+      hash,
+      source.language,
+      yielder,
+      tokens,
+    );
     const structure =
       tree && withStructure && source.language
         ? await buildStructure(tree, source.text, source.language, yielder, signal)

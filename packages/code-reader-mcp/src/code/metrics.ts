@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Node, Tree, TreeCursor } from 'web-tree-sitter';
 import { Yielder } from '../util/yield.js';
-import { loadTokenizer } from '../tokens/count.js';
+import { countTokens } from '../tokens/counter.js';
 import type { LanguageId } from './languages.js';
 
 export interface LineMetrics {
@@ -128,41 +128,16 @@ export async function fileMetrics(
   hash = contentHash(text),
   language?: LanguageId,
   yielder: Yielder = new Yielder(),
+  /** The count, when the caller started it earlier (it runs on the tokenizer's thread meanwhile). */
+  tokens: Promise<number> = countTokens(text),
 ): Promise<FileMetrics> {
-  const count = await loadTokenizer();
   const comments = tree ? await commentRanges(tree, language, yielder) : [];
   return {
     ...lineMetrics(text, comments),
     bytes,
     content_hash: hash,
-    tokens: await countYielding(text, count, yielder),
+    tokens: await tokens,
   };
-}
-
-/** Pieces of about this many characters are counted between turns of the event loop. */
-const COUNT_PIECE = 64 * 1024;
-
-/**
- * Counts the tokens of a long text piece by piece, giving the event loop a turn between pieces. Pieces
- * end after a line break followed by a character that is not whitespace: o200k never merges a line
- * break with what follows it there, so the sum is the count of the whole text.
- */
-export async function countYielding(
-  text: string,
-  count: (text: string) => number,
-  yielder: Yielder,
-): Promise<number> {
-  if (text.length <= COUNT_PIECE) return count(text);
-  let total = 0;
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(text.length, start + COUNT_PIECE);
-    while (end < text.length && !(text[end - 1] === '\n' && !/\s/.test(text[end] as string))) end++;
-    total += count(text.slice(start, end));
-    start = end;
-    await yielder.pause();
-  }
-  return total;
 }
 
 export function unsupportedWarning(language: LanguageId | undefined, file: string): string | undefined {

@@ -31,13 +31,13 @@ export function isErrorRow(row: AnswerRow): row is ErrorRow {
  * parts of at most `maxTokens` tokens each (at line boundaries, a single longer line stays whole), so
  * any row fits a page.
  */
-export function toRows(
+export async function toRows(
   result: ExtractResult,
   maxTokens: number,
-  tokens: (text: string) => number,
+  countEach: (texts: string[]) => Promise<number[]>,
   /** Tokens each line costs beyond its text in the answer (format "json": its {line, text} object). */
   lineOverhead = 0,
-): AnswerRow[] {
+): Promise<AnswerRow[]> {
   const rows: AnswerRow[] = [];
   for (const [fileIndex, file] of result.files.entries()) {
     for (const section of file.sections) {
@@ -48,7 +48,10 @@ export function toRows(
       };
       const lineCount = lineOverhead > 0 ? splitLinesKeepEnds(section.content).length : 0;
       const extra = lineCount * lineOverhead;
-      if (section.content.length + extra <= maxTokens || tokens(section.content) + extra <= maxTokens) {
+      const fits =
+        section.content.length + extra <= maxTokens ||
+        ((await countEach([section.content]))[0] as number) + extra <= maxTokens;
+      if (fits) {
         rows.push({
           ...base,
           start_line: section.start_line,
@@ -62,8 +65,10 @@ export function toRows(
       let used = 0;
       let start = section.start_line;
       let line = section.start_line;
-      for (const text of splitLinesKeepEnds(section.content)) {
-        const size = tokens(text) + lineOverhead;
+      const lines = splitLinesKeepEnds(section.content);
+      const sizes = await countEach(lines); // one round trip to the tokenizer's thread per section
+      for (const [index, text] of lines.entries()) {
+        const size = (sizes[index] as number) + lineOverhead;
         if (current.length > 0 && used + size > maxTokens) {
           chunks.push({ start, lines: current });
           current = [];

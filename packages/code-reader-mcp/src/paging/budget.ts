@@ -7,7 +7,7 @@ import {
 } from '@mcp-workbench/core/engine';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { loadTokenizer } from '../tokens/count.js';
+import { countTokens } from '../tokens/counter.js';
 
 /** Answers stay under this many o200k tokens unless the caller asks for more. */
 export const DEFAULT_ANSWER_TOKENS = 8_000;
@@ -62,7 +62,6 @@ export async function fitPage<T>(
   let count = firstCandidate(rest.length, budget * BYTES_PER_TOKEN_CAP, (n) =>
     utf8ByteLength(render(rest.slice(0, n), n < rest.length)),
   );
-  let tokens: ((text: string) => number) | undefined;
   // Each pass shrinks the page (by the measured overshoot), so this ends after a few passes.
   for (;;) {
     const page = rest.slice(0, count);
@@ -77,8 +76,7 @@ export async function fitPage<T>(
       count = Math.max(1, Math.floor((count * budget * BYTES_PER_TOKEN_CAP) / bytes));
       continue;
     }
-    tokens ??= await loadTokenizer();
-    const used = tokens(text);
+    const used = await countTokens(text);
     // Tokens bound what a model reads; bytes bound what the transport carries. Text of very long
     // tokens (runs of one character) could be megabytes within a token budget: cap bytes too.
     const withinBytes = bytes <= budget * MAX_BYTES_PER_TOKEN;

@@ -14,7 +14,7 @@ import {
   readCursor,
   staleCursor,
 } from '../paging/budget.js';
-import { loadTokenizer } from '../tokens/count.js';
+import { countEach, countTokens } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
 
@@ -204,13 +204,12 @@ export function extractCodeSectionTool(deps: ToolDeps) {
 
       // Split sections into parts that fit a page with room for the envelope (counts, limits, error
       // summary, cursor) and for the escaping of the content in JSON/TOON strings. Errors are rows too.
-      const tokens = await loadTokenizer();
-      const envelope = tokens(render(detailed([], undefined, 'x'.repeat(12)), format)) + 120;
+      const envelope = (await countTokens(render(detailed([], undefined, 'x'.repeat(12)), format))) + 120;
       const partTokens = Math.max(50, Math.floor((budget - envelope) * 0.7));
       // format "json" shows each line as {line, text}: ~10 tokens more per line in JSON, ~5 in TOON. Parts
       // are cut with that counted, so a long range of short lines pages instead of overflowing one page.
       const lineOverhead = sectionFormat === 'json' ? (format === 'json' ? 12 : 6) : 0;
-      const rows = toRows(result, partTokens, tokens, lineOverhead);
+      const rows = await toRows(result, partTokens, countEach, lineOverhead);
       const fp = fingerprint(
         rows.map((r) =>
           isErrorRow(r)

@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ToolError } from '@mcp-workbench/core/engine';
+import { Yielder } from '../util/yield.js';
+import { loadTokenizer } from './count.js';
+import type { CountReply, CountRequest } from './worker.js';
+
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+interface Pending {
+  resolve: (counts: number[]) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * o200k token counts off the event loop: one worker thread, started on the first count (so server start
+ * does not pay for it), loads the tokenizer and counts; the server keeps answering (ping, other calls)
+ * meanwhile. Idle, the thread keeps nothing alive. Without a compiled worker (tests importing src), the
+ * counts run on this thread.
+ */
+class TokenCounter {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private readonly inThread = !existsSync(fileURLToPath(WORKER_URL));
+
+  async countEach(texts: string[]): Promise<number[]> {
+    if (texts.length === 0) return [];
+    if (this.inThread) {
+      const count = await loadTokenizer();
+      const counts: number[] = [];
+      for (const text of texts) counts.push(await countYielding(text, count, new Yielder()));
+      return counts;
+    }
+    const worker = this.thread();
+    return new Promise<number[]>((resolve, reject) => {
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      // A count in flight keeps the process alive (the CLI awaits it); an idle thread does not.
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage({ id, texts } satisfies CountRequest);
+    });
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_URL);
+    worker.unref();
+    worker.on('message', (reply: CountReply) => {
+      const entry = this.pending.get(reply.id);
+      if (!entry) return;
+      this.settled(reply.id);
+      if ('counts' in reply) entry.resolve(reply.counts);
+      else entry.reject(new ToolError('INTERNAL', `Counting tokens failed: ${reply.error}`));
+    });
+    const fail = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined; // the next count starts a fresh thread
+      for (const [id, entry] of [...this.pending]) {
+        this.settled(id);
+        entry.reject(error);
+      }
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) =>
+      fail(new ToolError('INTERNAL', `The token counting thread stopped (exit code ${code}).`)),
+    );
+    this.worker = worker;
+    return worker;
+  }
+
+  private settled(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker?.unref();
+  }
+}
+
+/** Pieces of about this many characters are counted between turns of the event loop. */
+const COUNT_PIECE = 64 * 1024;
+
+/**
+ * Counts the tokens of a long text piece by piece, giving the event loop a turn between pieces. Pieces
+ * end after a line break followed by a character that is not whitespace: o200k never merges a line
+ * break with what follows it there, so the sum is the count of the whole text.
+ */
+async function countYielding(
+  text: string,
+  count: (text: string) => number,
+  yielder: Yielder,
+): Promise<number> {
+  if (text.length <= COUNT_PIECE) return count(text);
+  let total = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + COUNT_PIECE);
+    while (end < text.length && !(text[end - 1] === '\n' && !/\s/.test(text[end] as string))) end++;
+    total += count(text.slice(start, end));
+    start = end;
+    await yielder.pause();
+  }
+  return total;
+}
+
+const counter = new TokenCounter();
+
+/** o200k tokens of each text, counted on the tokenizer's thread. */
+export function countEach(texts: string[]): Promise<number[]> {
+  return counter.countEach(texts);
+}
+
+/** o200k tokens of one text, counted on the tokenizer's thread. */
+export async function countTokens(text: string): Promise<number> {
+  if (text.length === 0) return 0;
+  const [count] = await counter.countEach([text]);
+  return count as number;
+}
