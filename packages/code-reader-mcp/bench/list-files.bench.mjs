@@ -1,8 +1,10 @@
-// list_files vs `rg --files` on a ≥ 50,000-file tree (target: ≤ 1.3× the time of rg).
-import { connectServer, finish, fmt, report, runRg, sideBySide } from './lib/harness.mjs';
-import { ensureCorpus } from './lib/corpus.mjs';
+// list_files vs `rg --files` on a real tree of ≥ 30,000 files (target: ≤ 1.3× the time of rg). rg gets
+// the flags the server passes it (RG_FLAGS), so both sides walk and filter the same way.
+import { RG_FLAGS, connectServer, finish, fmt, report, runRg, sideBySide } from './lib/harness.mjs';
+import { corpusSummary, ensureCorpus } from './lib/corpus.mjs';
 
 const corpus = ensureCorpus();
+console.log(`corpus: ${corpusSummary()}`);
 const server = await connectServer(corpus);
 const rounds = 5;
 
@@ -15,10 +17,10 @@ const walk = await sideBySide(
     counted = (await server.call('list_files', { count_only: true })).structured.count;
   },
   async () => {
-    listed = (await runRg(['--files', '.'], corpus)).split('\n').filter(Boolean).length;
+    listed = (await runRg(['--files', ...RG_FLAGS, '.'], corpus)).split('\n').filter(Boolean).length;
   },
 );
-console.log(`corpus: ${listed} files (list_files counted ${counted})`);
+console.log(`walked: ${listed} files (list_files counted ${counted})`);
 report(
   'list_files count_only (whole tree) vs rg --files',
   `${fmt(walk.a)} vs ${fmt(walk.b)} → ${(walk.a / walk.b).toFixed(2)}× (target ≤ 1.3×)`,
@@ -29,7 +31,7 @@ report(
 const rows = await sideBySide(
   rounds,
   () => server.call('list_files', { limit: 10_000, output_format: 'json' }),
-  () => runRg(['--files', '.'], corpus),
+  () => runRg(['--files', ...RG_FLAGS, '.'], corpus),
 );
 report(
   'list_files limit 10000 (rows with stat, first page) vs rg --files (whole tree)',
@@ -41,7 +43,7 @@ report(
 const first = await sideBySide(
   rounds,
   () => server.call('list_files', { extensions: 'ts' }),
-  () => runRg(['--files', '-g', '*.ts', '.'], corpus),
+  () => runRg(['--files', ...RG_FLAGS, '-g', '*.ts', '.'], corpus),
 );
 report(
   'list_files extensions=ts (default limit 2000, first page) vs rg --files -g *.ts',

@@ -1,24 +1,20 @@
-// check_code_scale batch metrics of 200 files (target: ≤ 1 s), next to `wc -l` on the same files.
+// check_code_scale batch metrics of 200 real files (target: ≤ 1 s), next to `wc -l` on the same files.
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { DIST, connectServer, finish, fmt, median, report, time } from './lib/harness.mjs';
+import { DIST, RG_FLAGS, connectServer, finish, fmt, median, report, runRg, time } from './lib/harness.mjs';
 import { ensureCorpus } from './lib/corpus.mjs';
 
 const run = promisify(execFile);
 const corpus = ensureCorpus();
-const pick = [];
-for (const part of readdirSync(path.join(corpus, 'pkg3'))) {
-  for (const sub of readdirSync(path.join(corpus, 'pkg3', part))) {
-    for (const file of readdirSync(path.join(corpus, 'pkg3', part, sub))) {
-      if (pick.length < 200) pick.push(path.join('pkg3', part, sub, file));
-    }
-  }
-}
-if (pick.length !== 200) throw new Error(`found only ${pick.length} files`);
-
+// 200 real source files spread over the tree: TypeScript, JavaScript, Python, C headers, in path order.
+const sources = (await runRg(['--files', ...RG_FLAGS, '-g', '*.{ts,js,py,h}', '.'], corpus))
+  .split('\n')
+  .filter(Boolean)
+  .sort();
+const step = Math.floor(sources.length / 200);
+const pick = Array.from({ length: 200 }, (_, i) => sources[i * step]);
 const batch = { file_paths: pick, metrics_only: true, output_format: 'json' };
 
 // Cold: a fresh process (grammars and tokenizer load on first use) — what an agent's first call costs.

@@ -1,109 +1,106 @@
-// o200k tokens of TOON vs compact JSON answers (target: TOON ≥ 30 % fewer) for list_files and
-// grouped search results, measured on the same answers.
+// Tokens (o200k, what the model reads: the default text answer) against what the shell command an agent
+// would otherwise run prints for the same information (issue 13's token table), on the real corpus.
+// Every comparison uses a request whose whole result fits one page, so both sides hold the same rows.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { connectServer, finish, report } from './lib/harness.mjs';
-import { ensureCorpus } from './lib/corpus.mjs';
+import { RG_FLAGS, connectServer, finish, report, runRg } from './lib/harness.mjs';
+import { corpusSummary, ensureCorpus } from './lib/corpus.mjs';
 
+const run = promisify(execFile);
 const corpus = ensureCorpus();
+console.log(`corpus: ${corpusSummary()}`);
 const server = await connectServer(corpus);
-const budget = { max_answer_tokens: 20_000 };
+const tokens = (text) => countTokens(text, { disallowedSpecial: new Set() });
+/** rg prints ./ before paths when given `.`; an agent runs it without a path (no ./). */
+const bare = (out) => out.replace(/^\.\//gm, '');
 
-async function compare(label, tool, args) {
-  const toon = await server.call(tool, { ...args, ...budget });
-  // The JSON answer of the same rows: ask JSON for exactly what the TOON page held.
-  const json = await server.call(tool, { ...args, ...budget, output_format: 'json' });
-  const rowsOf = (structured) => structured.files ?? structured.matches ?? [];
-  const toonRows = rowsOf(toon.structured).length;
-  const jsonRows = rowsOf(json.structured).length;
-  // Pages differ in size (JSON fits fewer rows); compare tokens per row of the same kind.
-  const toonTokens = countTokens(toon.text);
-  const jsonTokens = countTokens(json.text);
-  const perRowToon = toonTokens / Math.max(1, toonRows);
-  const perRowJson = jsonTokens / Math.max(1, jsonRows);
-  const saving = 1 - perRowToon / perRowJson;
+async function answer(tool, args) {
+  const result = await server.call(tool, args);
+  if (result.structured.next_cursor) throw new Error(`${tool} ${JSON.stringify(args)} needs several pages`);
+  return result;
+}
+
+function ratioRow(label, ours, theirs, target, detail = '') {
+  const ratio = ours / theirs;
   report(
     label,
-    `TOON ${toonTokens} tokens / ${toonRows} rows = ${perRowToon.toFixed(1)} per row; JSON ${jsonTokens} / ${jsonRows} = ${perRowJson.toFixed(1)} per row → ${(saving * 100).toFixed(0)} % fewer (target ≥ 30 %)`,
-    saving >= 0.3,
+    `${ours} vs ${theirs} tokens → ${ratio.toFixed(2)}× (target ≤ ${target}×)${detail}`,
+    ratio <= target,
+  );
+  return ratio;
+}
+
+// search_content, default answer vs `rg -n` (same query, same files), and grouped vs `rg -n --heading`.
+const SEARCHES = [
+  { query: 'ZeroDivisionError', glob: '*.py' },
+  { query: 'getaddrinfo', glob: '*.{h,py}' },
+  { query: 'WeakRef', glob: '*.ts' },
+];
+for (const { query, glob } of SEARCHES) {
+  const flat = await answer('search_content', { query, include_globs: [glob] });
+  const rgFlat = bare(
+    await runRg(['-n', ...RG_FLAGS, '--smart-case', '--sort', 'path', '-g', glob, '-e', query, '.'], corpus),
+  );
+  ratioRow(`search_content "${query}" (${glob}) vs rg -n`, tokens(flat.text), tokens(rgFlat), 1.0);
+  const grouped = await answer('search_content', { query, include_globs: [glob], group_by_file: true });
+  const rgGrouped = bare(
+    await runRg(
+      ['-n', '--heading', ...RG_FLAGS, '--smart-case', '--sort', 'path', '-g', glob, '-e', query, '.'],
+      corpus,
+    ),
+  );
+  ratioRow(
+    `search_content group_by_file "${query}" (${glob}) vs rg -n --heading`,
+    tokens(grouped.text),
+    tokens(rgGrouped),
+    1.0,
   );
 }
 
-await compare('list_files rows', 'list_files', { glob: 'pkg1/**', limit: 400 });
-// Grouping pays off when files hold several matches (the usual case for a code search).
-await compare('search_content group_by_file (several matches per file)', 'search_content', {
-  query: 'compute\\(',
-  group_by_file: true,
-  max_count: 300,
-});
+// list_files, default answer vs `rg --files` of the same folder.
+for (const glob of ['python3.11/email/**', 'c-headers/netinet/**', 'npm/ajv@8*/node_modules/ajv/lib/**']) {
+  const listing = await answer('list_files', { glob });
+  const rgFiles = bare(await runRg(['--files', ...RG_FLAGS, '--sort', 'path', '-g', glob, '.'], corpus));
+  ratioRow(
+    `list_files ${glob} (${listing.structured.count ?? '?'} files) vs rg --files`,
+    tokens(listing.text),
+    tokens(rgFiles),
+    1.2,
+  );
+}
 
-// The same value both ways (no paging difference): a 200-row list_files page encoded twice.
-const page = await server.call('list_files', {
-  glob: 'pkg2/**',
-  limit: 200,
-  output_format: 'json',
-  ...budget,
-});
+// extract_code_section vs `sed -n`: at most 1.05× plus a header of at most 40 tokens.
+for (const [file, from, to] of [
+  ['python3.11/json/decoder.py', 1, 200],
+  ['c-headers/stdio.h', 100, 300],
+]) {
+  const section = await answer('extract_code_section', { file_path: file, start_line: from, end_line: to });
+  const { stdout } = await run('sed', ['-n', `${from},${to}p`, path.join(corpus, file)]);
+  const ours = tokens(section.text);
+  const theirs = tokens(stdout);
+  report(
+    `extract_code_section ${file}:${from}-${to} vs sed -n`,
+    `${ours} vs ${theirs} tokens (target ≤ 1.05× + 40 = ${Math.floor(theirs * 1.05 + 40)}; overhead ${ours - theirs})`,
+    ours <= theirs * 1.05 + 40,
+  );
+}
+
+// get_code_outline: the TOON answer never above its own JSON.
+for (const file of ['c-headers/stdio.h', 'python3.11/json/decoder.py', 'python3.11/argparse.py']) {
+  const toon = await server.call('get_code_outline', { file_path: file });
+  const json = await server.call('get_code_outline', { file_path: file, output_format: 'json' });
+  ratioRow(`get_code_outline ${file}: TOON vs its JSON`, tokens(toon.text), tokens(json.text), 1.0);
+}
+
+// For the record (the earlier, superseded measure): TOON vs compact JSON of the same list_files value.
+const page = await answer('list_files', { glob: 'python3.11/email/**', output_format: 'json' });
 const { formatOutput } = await import('@mcp-workbench/core');
-// For the record: TOON's own benchmarks compare against indented JSON, where the same values save more.
-function againstPretty(label, toonTokens, value) {
-  const pretty = countTokens(JSON.stringify(value, null, 2));
-  console.log(
-    `info  ${label}, identical value: TOON ${toonTokens} vs indented JSON ${pretty} tokens (${((1 - toonTokens / pretty) * 100).toFixed(0)} % fewer)`,
-  );
-}
-// list_files answers use TOON's tab delimiter (see src/tools/list-files.ts); the comma is shown for the record.
-const same = countTokens(formatOutput(page.structured, 'toon', { delimiter: '\t' }));
-const sameComma = countTokens(formatOutput(page.structured, 'toon'));
-const sameJson = countTokens(JSON.stringify(page.structured));
-report(
-  'list_files, identical value',
-  `TOON ${same} vs JSON ${sameJson} tokens → ${((1 - same / sameJson) * 100).toFixed(0)} % fewer`,
-  same <= sameJson * 0.7,
-);
+const sameToon = tokens(formatOutput(page.structured, 'toon', { delimiter: '\t' }));
+const sameJson = tokens(JSON.stringify(page.structured));
 console.log(
-  `info  list_files, identical value with a comma delimiter: TOON ${sameComma} tokens (${((1 - sameComma / sameJson) * 100).toFixed(0)} % fewer)`,
-);
-againstPretty('list_files', same, page.structured);
-const grouped = await server.call('search_content', {
-  query: 'value1[0-9] =',
-  group_by_file: true,
-  max_count: 150,
-  output_format: 'json',
-  ...budget,
-});
-const gToon = countTokens(formatOutput(grouped.structured, 'toon'));
-const gJson = countTokens(JSON.stringify(grouped.structured));
-report(
-  'search group_by_file, identical value',
-  `TOON ${gToon} vs JSON ${gJson} tokens → ${((1 - gToon / gJson) * 100).toFixed(0)} % fewer`,
-  gToon <= gJson * 0.7,
-);
-againstPretty('search group_by_file', gToon, grouped.structured);
-// For the record: the ceiling if the TOON answer dropped `column` and leading whitespace (it does not).
-const lean = {
-  ...grouped.structured,
-  files: grouped.structured.files.map((f) => ({
-    ...f,
-    matches: f.matches.map(({ line, text }) => ({ line, text: text.trim() })),
-  })),
-};
-const leanToon = countTokens(formatOutput(lean, 'toon'));
-console.log(
-  `info  search group_by_file without column and indentation: TOON ${leanToon} vs JSON ${gJson} tokens (${((1 - leanToon / gJson) * 100).toFixed(0)} % fewer)`,
-);
-
-// For the record: with one match per file, grouping gains little in either format.
-const single = await server.call('search_content', {
-  query: 'section 20:',
-  group_by_file: true,
-  max_count: 150,
-  output_format: 'json',
-  ...budget,
-});
-const sToon = countTokens(formatOutput(single.structured, 'toon'));
-const sJson = countTokens(JSON.stringify(single.structured));
-console.log(
-  `info  search group_by_file with one match per file: TOON ${sToon} vs JSON ${sJson} tokens (${((1 - sToon / sJson) * 100).toFixed(0)} % fewer)`,
+  `info  list_files, identical value: TOON ${sameToon} vs compact JSON ${sameJson} tokens (${((1 - sameToon / sameJson) * 100).toFixed(0)} % fewer)`,
 );
 
 await server.close();

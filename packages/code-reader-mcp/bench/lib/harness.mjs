@@ -26,6 +26,9 @@ export async function connectServer(root) {
   };
 }
 
+/** Flags the server passes rg on every walk (RG_SAFETY_ARGS, .gitignore outside git): the reference gets them too. */
+export const RG_FLAGS = ['--no-config', '--no-follow', '--no-require-git'];
+
 export async function rgPath() {
   const { locateRipgrep } = await import(path.join(DIST, 'rg/locate.js'));
   return locateRipgrep();
