@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { encode as encodeToon, decode as decodeToon } from '@toon-format/toon';
-import { Document, visit, type Scalar } from 'yaml';
+import type { Scalar } from 'yaml';
 import { ToolError } from './errors.js';
 import { textSafe } from './text-values.js';
 
@@ -40,6 +41,7 @@ export function formatOutput(value: unknown, format: OutputFormat, options: Form
  * number form, `0o17`.
  */
 function yamlText(value: unknown, indent: number): string {
+  const { Document, visit } = loadYaml();
   const doc = new Document(value, { version: '1.1' });
   visit(doc, {
     Scalar(_key, node: Scalar) {
@@ -47,6 +49,18 @@ function yamlText(value: unknown, indent: number): string {
     },
   });
   return doc.toString({ indent, lineWidth: 0 });
+}
+
+let yaml: typeof import('yaml') | undefined;
+
+/**
+ * The `yaml` package (72 modules) loads on the first YAML answer, not with every server: a server that
+ * never writes YAML starts without it (issue 13: start time). Its Node build is CommonJS, so `require`
+ * loads the same code `import` would, synchronously.
+ */
+function loadYaml(): typeof import('yaml') {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml;
 }
 
 /** Decodes TOON with the official decoder (strict mode). */
