@@ -111,6 +111,59 @@ describe(`the PostgreSQL store (${kind})`, () => {
     }
   });
 
+  it('a bulk load of knowledge in one transaction is written in batches: all there, in order, seen inside it, or none', async () => {
+    const backend = await open(store.env.PRISMIND_DATABASE_URL!);
+    try {
+      const entry = (i: number) => ({
+        knowledge_id: `kn-bulk${i}`,
+        content:
+          i === 2400
+            ? 'トリガーボリュームで当たり判定を作る'
+            : `罠の調整メモ ${i} ${i % 7 === 0 ? 'collision' : ''}`,
+        category: '技術Tips',
+        project: i % 3 === 0 ? null : 'trapxtrap',
+        tags: [`タグ${i % 5}`],
+        source: '',
+        created_at: '2026-11-24T00:00:00.000Z',
+      });
+      // 2,500 rows: past one batch, and the last ones are read back before COMMIT.
+      const seenInside = await backend.write(async (stores) => {
+        for (let i = 0; i < 2500; i++) await stores.search.addKnowledge(entry(i));
+        return (await stores.search.searchKnowledge({ query: 'トリガーボリューム', limit: 5 })).items;
+      });
+      expect(seenInside.map((k) => k.knowledge_id)).toEqual(['kn-bulk2400']);
+      const all = await backend.read((stores) => stores.search.listKnowledge());
+      expect(all.map((k) => k.knowledge_id)).toEqual(Array.from({ length: 2500 }, (_, i) => `kn-bulk${i}`));
+      expect(all[2]).toEqual(entry(2));
+      const found = await backend.read((stores) =>
+        stores.search.searchKnowledge({
+          query: 'collision',
+          project: 'trapxtrap',
+          tags: ['タグ1'],
+          limit: 100,
+        }),
+      );
+      // Every column made it: project, tags and the search cache of each row.
+      const expected = Array.from({ length: 2500 }, (_, i) => i).filter(
+        (i) => i % 7 === 0 && i % 3 !== 0 && i % 5 === 1,
+      );
+      expect(found.total_count).toBe(expected.length);
+      expect(found.items.map((k) => k.knowledge_id).sort()).toEqual(
+        expected.map((i) => `kn-bulk${i}`).sort(),
+      );
+      // A duplicate id in the next load fails it as a whole: nothing of it is kept.
+      await expect(
+        backend.write(async (stores) => {
+          for (let i = 3000; i < 4200; i++) await stores.search.addKnowledge(entry(i));
+          await stores.search.addKnowledge(entry(5));
+        }),
+      ).rejects.toThrow();
+      expect(await backend.read(async (stores) => (await stores.search.listKnowledge()).length)).toBe(2500);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('a write waits for another server holding the project, then sees its commit: no lost update', async () => {
     const client = await withProject(store);
     await client.call('update_progress', {

@@ -17,6 +17,20 @@ export interface PgContext {
   logger: Logger;
   /** The store's URL without password, with its schema (`postgres://u@host/db#prismind`). */
   display: string;
+  /**
+   * Writes a store buffered to send as one statement (bulk loads add thousands of knowledge rows in one
+   * transaction); run before the transaction's next statement and before COMMIT, so every read in the
+   * transaction sees them and nothing is lost.
+   */
+  pending?: (() => Promise<void>) | undefined;
+}
+
+/** Sends what a store buffered (see PgContext.pending) now. */
+export async function flushPending(ctx: PgContext): Promise<void> {
+  const flush = ctx.pending;
+  if (!flush) return;
+  ctx.pending = undefined;
+  await flush();
 }
 
 /** Runs one parameterised statement on the transaction's connection. */
@@ -25,6 +39,7 @@ export async function query<R extends pg.QueryResultRow>(
   text: string,
   values: unknown[] = [],
 ): Promise<R[]> {
+  await flushPending(ctx);
   return (await ctx.client.query<R>(text, values)).rows;
 }
 

@@ -10,7 +10,7 @@ import {
   unavailable,
   type ConnectionSettings,
 } from './connection.js';
-import type { PgContext } from './context.js';
+import { flushPending, type PgContext } from './context.js';
 import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
 import { prepareDatabase } from './migrate.js';
@@ -155,6 +155,7 @@ export class PostgresBackend implements Backend {
             : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
         );
         const value = await work(stores);
+        await flushPending(ctx);
         await client.query('COMMIT');
         client.release();
         await this.finish(ctx, vectors);

@@ -6,11 +6,18 @@ import { shortTermTokens } from '../../text/grams.js';
 import { normalizeText } from '../../text/normalize.js';
 import { queryTerms, type QueryTerm } from '../../text/terms.js';
 import { catalogFilter, ENTRY_COLUMNS, Params } from './catalog.js';
-import { assertWritable, containsPattern, keyOf, lockProject, query, type PgContext } from './context.js';
+import {
+  assertWritable,
+  containsPattern,
+  flushPending,
+  keyOf,
+  lockProject,
+  query,
+  type PgContext,
+} from './context.js';
 import {
   embedLater,
   foldedGramVector,
-  putGramVector,
   similarities,
   type PendingVector,
   type VectorKind,
@@ -22,6 +29,8 @@ const STRICT_CANDIDATES = 80;
 const LOOSE_CANDIDATES = 100;
 /** pg_trgm word similarity a row needs to be a loose candidate when pgvector is not there. */
 const WORD_SIMILARITY = 0.3;
+/** Knowledge rows sent in one INSERT at most (a bulk load's statement stays a few MB). */
+const KNOWLEDGE_BATCH = 1000;
 
 const KNOWLEDGE_COLUMNS =
   'k.id, k.knowledge_id, k.content, k.category, k.project, k.tags, k.source, k.created_at';
@@ -90,21 +99,31 @@ export class PgSearchIndex implements SearchIndex {
     private readonly vectorQueue: PendingVector[],
   ) {}
 
+  /** Knowledge rows added in this transaction and not sent yet (see addKnowledge). */
+  private readonly knowledgeBuffer: KnowledgeEntry[] = [];
+
   async indexDocument(entry: CatalogEntry, body: string): Promise<void> {
     assertWritable(this.ctx);
     await lockProject(this.ctx, entry.project);
     const text = catalogText(entry, body);
+    const { t, ext } = this.ctx;
+    // One round trip: the search cache, its folded n-gram vector, and the end of its old embeddings.
+    const params = new Params([entry.doc_id, normalizeText(text), tokensOf(text)]);
+    const vector = ext.vector
+      ? `, vec AS (INSERT INTO ${t.catalogVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text))}::${ext.vector}.vector FROM cached
+           ON CONFLICT (id) DO UPDATE SET vec = excluded.vec)`
+      : '';
     const rows = await query<{ id: string }>(
       this.ctx,
-      `UPDATE ${this.ctx.t.catalog} SET search_text = $2, tokens = array_to_tsvector($3::text[])
-       WHERE doc_id = $1 RETURNING id`,
-      [entry.doc_id, normalizeText(text), tokensOf(text)],
+      `WITH cached AS (
+         UPDATE ${t.catalog} SET search_text = $2, tokens = array_to_tsvector($3::text[]) WHERE doc_id = $1 RETURNING id
+       )${vector},
+       stale AS (DELETE FROM ${t.vectors} WHERE kind = 'catalog' AND item IN (SELECT id FROM cached))
+       SELECT id FROM cached`,
+      params.values,
     );
     if (rows.length === 0) throw new Error(`indexDocument: ${entry.doc_id} has no catalog row`);
-    const id = Number(rows[0]!.id);
-    await putGramVector(this.ctx, 'catalog', id, text);
-    await query(this.ctx, `DELETE FROM ${this.ctx.t.vectors} WHERE kind = 'catalog' AND item = $1`, [id]);
-    embedLater(this.ctx, 'catalog', id, text, this.vectorQueue);
+    embedLater(this.ctx, 'catalog', Number(rows[0]!.id), text, this.vectorQueue);
   }
 
   async rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number> {
@@ -175,31 +194,63 @@ export class PgSearchIndex implements SearchIndex {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /**
+   * Buffers the entry: rows added in one transaction go to PostgreSQL together, in one statement per
+   * KNOWLEDGE_BATCH rows, before the transaction's next statement or its COMMIT (import and migrate add
+   * thousands; one round trip each made a bulk load 24× slower than the local store).
+   */
   async addKnowledge(entry: KnowledgeEntry): Promise<void> {
     assertWritable(this.ctx);
-    const text = knowledgeText(entry);
-    const rows = await query<{ id: string }>(
-      this.ctx,
-      `INSERT INTO ${this.ctx.t.knowledge} (knowledge_id, content, category, project, project_key, tags, tag_keys,
-         source, created_at, search_text, tokens)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, array_to_tsvector($11::text[])) RETURNING id`,
-      [
-        entry.knowledge_id,
-        entry.content,
-        entry.category,
-        entry.project,
-        entry.project === null ? null : keyOf(entry.project),
-        JSON.stringify(entry.tags),
-        [...new Set(entry.tags.map(tagKey))],
-        entry.source,
-        entry.created_at,
-        normalizeText(text),
-        tokensOf(text),
-      ],
+    this.knowledgeBuffer.push(entry);
+    this.ctx.pending = () => this.flushKnowledge();
+    if (this.knowledgeBuffer.length >= KNOWLEDGE_BATCH) await flushPending(this.ctx);
+  }
+
+  private async flushKnowledge(): Promise<void> {
+    const entries = this.knowledgeBuffer.splice(0);
+    if (entries.length === 0) return;
+    const { t, ext } = this.ctx;
+    const texts = entries.map(knowledgeText);
+    const rows = entries.map((entry, i) => ({
+      n: i,
+      knowledge_id: entry.knowledge_id,
+      content: entry.content,
+      category: entry.category,
+      project: entry.project,
+      project_key: entry.project === null ? null : keyOf(entry.project),
+      tags: entry.tags,
+      tag_keys: [...new Set(entry.tags.map(tagKey))],
+      source: entry.source,
+      created_at: entry.created_at,
+      search_text: normalizeText(texts[i]!),
+      tokens: tokensOf(texts[i]!),
+      vec: ext.vector ? foldedGramVector(texts[i]!) : null,
+    }));
+    const json = (column: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${column}))`;
+    // Rows in the order they were added (ids are "newest first" in search), as one jsonb parameter.
+    const vector = ext.vector
+      ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec)
+           SELECT added.id, r.vec::${ext.vector}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
+      : '';
+    const ids = await this.ctx.client.query<{ id: string; n: number }>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(n integer, knowledge_id text, content text, category text,
+           project text, project_key text, tags jsonb, tag_keys jsonb, source text, created_at text,
+           search_text text, tokens jsonb, vec text)
+       ),
+       added AS (
+         INSERT INTO ${t.knowledge} (knowledge_id, content, category, project, project_key, tags, tag_keys,
+           source, created_at, search_text, tokens)
+         SELECT r.knowledge_id, r.content, r.category, r.project, r.project_key, r.tags, ${json('tag_keys')},
+           r.source, r.created_at, r.search_text, array_to_tsvector(${json('tokens')})
+         FROM input r ORDER BY r.n
+         RETURNING id, knowledge_id
+       )${vector}
+       SELECT added.id, r.n FROM added JOIN input r ON r.knowledge_id = added.knowledge_id`,
+      [JSON.stringify(rows)],
     );
-    const id = Number(rows[0]!.id);
-    await putGramVector(this.ctx, 'knowledge', id, text);
-    embedLater(this.ctx, 'knowledge', id, text, this.vectorQueue);
+    for (const row of ids.rows)
+      embedLater(this.ctx, 'knowledge', Number(row.id), texts[row.n]!, this.vectorQueue);
   }
 
   async searchKnowledge(q: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>> {

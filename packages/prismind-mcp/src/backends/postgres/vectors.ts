@@ -27,23 +27,6 @@ export function foldedGramVector(text: string): string {
   return `[${Array.from(folded, (v) => (v === 0 ? '0' : (v / norm).toFixed(5))).join(',')}]`;
 }
 
-/** Keeps the folded n-gram vector of a row (when pgvector is there). */
-export async function putGramVector(
-  ctx: PgContext,
-  kind: VectorKind,
-  id: number,
-  text: string,
-): Promise<void> {
-  if (!ctx.ext.vector) return;
-  const table = kind === 'knowledge' ? ctx.t.knowledgeVec : ctx.t.catalogVec;
-  await query(
-    ctx,
-    `INSERT INTO ${table} (id, vec) VALUES ($1, $2::${ctx.ext.vector}.vector)
-     ON CONFLICT (id) DO UPDATE SET vec = excluded.vec`,
-    [id, foldedGramVector(text)],
-  );
-}
-
 /** Similarity of each candidate to the query (see scoreSimilarities), with vectors kept in PostgreSQL. */
 export function similarities(
   ctx: PgContext,
