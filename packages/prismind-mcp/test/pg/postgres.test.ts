@@ -42,7 +42,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
       base,
       `SELECT version FROM "${schema}".migrations ORDER BY version`,
     );
-    expect(applied.map((r) => r.version)).toEqual([1]);
+    expect(applied.map((r) => r.version)).toEqual([1, 2]);
     await rows(
       base,
       `INSERT INTO "${schema}".migrations (version, applied_by) VALUES (99, 'a newer prismind')`,
@@ -117,7 +117,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
       const entry = (i: number) => ({
         knowledge_id: `kn-bulk${i}`,
         content:
-          i === 2400
+          i === 1400
             ? 'トリガーボリュームで当たり判定を作る'
             : `罠の調整メモ ${i} ${i % 7 === 0 ? 'collision' : ''}`,
         category: '技術Tips',
@@ -126,14 +126,14 @@ describe(`the PostgreSQL store (${kind})`, () => {
         source: '',
         created_at: '2026-11-24T00:00:00.000Z',
       });
-      // 2,500 rows: past one batch, and the last ones are read back before COMMIT.
+      // 1,500 rows: past one batch, and the last ones are read back before COMMIT.
       const seenInside = await backend.write(async (stores) => {
-        for (let i = 0; i < 2500; i++) await stores.search.addKnowledge(entry(i));
+        for (let i = 0; i < 1500; i++) await stores.search.addKnowledge(entry(i));
         return (await stores.search.searchKnowledge({ query: 'トリガーボリューム', limit: 5 })).items;
       });
-      expect(seenInside.map((k) => k.knowledge_id)).toEqual(['kn-bulk2400']);
+      expect(seenInside.map((k) => k.knowledge_id)).toEqual(['kn-bulk1400']);
       const all = await backend.read((stores) => stores.search.listKnowledge());
-      expect(all.map((k) => k.knowledge_id)).toEqual(Array.from({ length: 2500 }, (_, i) => `kn-bulk${i}`));
+      expect(all.map((k) => k.knowledge_id)).toEqual(Array.from({ length: 1500 }, (_, i) => `kn-bulk${i}`));
       expect(all[2]).toEqual(entry(2));
       const found = await backend.read((stores) =>
         stores.search.searchKnowledge({
@@ -144,7 +144,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
         }),
       );
       // Every column made it: project, tags and the search cache of each row.
-      const expected = Array.from({ length: 2500 }, (_, i) => i).filter(
+      const expected = Array.from({ length: 1500 }, (_, i) => i).filter(
         (i) => i % 7 === 0 && i % 3 !== 0 && i % 5 === 1,
       );
       expect(found.total_count).toBe(expected.length);
@@ -154,11 +154,11 @@ describe(`the PostgreSQL store (${kind})`, () => {
       // A duplicate id in the next load fails it as a whole: nothing of it is kept.
       await expect(
         backend.write(async (stores) => {
-          for (let i = 3000; i < 4200; i++) await stores.search.addKnowledge(entry(i));
+          for (let i = 3000; i < 4010; i++) await stores.search.addKnowledge(entry(i));
           await stores.search.addKnowledge(entry(5));
         }),
       ).rejects.toThrow();
-      expect(await backend.read(async (stores) => (await stores.search.listKnowledge()).length)).toBe(2500);
+      expect(await backend.read(async (stores) => (await stores.search.listKnowledge()).length)).toBe(1500);
     } finally {
       await backend.close();
     }

@@ -37,6 +37,18 @@ const ATTEMPTS = 5;
 /** The longest a write waits for another server's lock before it gives up with BACKEND_UNAVAILABLE. */
 const LOCK_TIMEOUT = '60s';
 
+/**
+ * Session settings of the searches (search-index.ts): HNSW keeps walking until enough rows pass the
+ * filters; pg_trgm's word similarity a row needs to be a loose candidate when pgvector is not there.
+ * Sent with a connection's first BEGIN (no round trip of their own), kept once that transaction commits.
+ */
+function sessionSettings(ext: Extensions): string {
+  const settings: string[] = [];
+  if (ext.vector) settings.push('SET hnsw.ef_search = 100', 'SET hnsw.iterative_scan = relaxed_order');
+  else if (ext.trgm) settings.push('SET pg_trgm.word_similarity_threshold = 0.3');
+  return settings.map((s) => `; ${s}`).join('');
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -55,6 +67,9 @@ export class PostgresBackend implements Backend {
     private readonly ext: Extensions,
     private readonly options: PostgresBackendOptions,
   ) {}
+
+  /** Pooled connections whose session settings are in place (see sessionSettings). */
+  private readonly configured = new WeakSet<pg.PoolClient>();
 
   static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
     const settings = connectionSettings(options.url, options.schema);
@@ -149,14 +164,18 @@ export class PostgresBackend implements Backend {
       const { ctx, stores, vectors } = this.context(client, writable);
       let broken = false;
       try {
+        // SET inside the transaction is undone by a ROLLBACK: the client counts as configured only
+        // once it committed.
+        const settings = this.configured.has(client) ? '' : sessionSettings(this.ext);
         await client.query(
           writable
-            ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`
-            : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+            ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${settings}`
+            : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${settings}`,
         );
         const value = await work(stores);
         await flushPending(ctx);
         await client.query('COMMIT');
+        if (settings) this.configured.add(client);
         client.release();
         await this.finish(ctx, vectors);
         return value;

@@ -46,6 +46,9 @@ export interface Extensions {
   vector: string | undefined;
 }
 
+/** Storage options of every GIN index (see migration 2). */
+const GIN_OPTIONS = 'gin_pending_list_limit = 256';
+
 /** Dimension of the hashed character n-gram vectors kept for pgvector's HNSW index. */
 export const GRAM_DIM = 256;
 
@@ -182,14 +185,26 @@ export function migrations(t: Tables): readonly string[] {
       PRIMARY KEY (kind, item, model)
     );
     `,
+    // 2: GIN indexes move new entries from their pending list into the index at 256 kB instead of 4 MB.
+    // Every search scans that list linearly: after a bulk load a full one made each search_knowledge
+    // take 100 ms or more (and planning as much again) until autovacuum came by.
+    `
+    ALTER INDEX ${t.schema}.knowledge_tokens SET (${GIN_OPTIONS});
+    ALTER INDEX ${t.schema}.knowledge_tag_keys SET (${GIN_OPTIONS});
+    ALTER INDEX ${t.schema}.catalog_tokens SET (${GIN_OPTIONS});
+    ALTER INDEX IF EXISTS ${t.schema}.knowledge_trgm SET (${GIN_OPTIONS});
+    ALTER INDEX IF EXISTS ${t.schema}.catalog_trgm SET (${GIN_OPTIONS});
+    `,
   ];
 }
 
 /** Objects that need pg_trgm: trigram indexes for substring (LIKE) and word-similarity search. */
 export function trgmFeature(t: Tables, ext: string): string {
   return `
-    CREATE INDEX IF NOT EXISTS knowledge_trgm ON ${t.knowledge} USING gin (search_text ${ext}.gin_trgm_ops);
-    CREATE INDEX IF NOT EXISTS catalog_trgm ON ${t.catalog} USING gin (search_text ${ext}.gin_trgm_ops);
+    CREATE INDEX IF NOT EXISTS knowledge_trgm ON ${t.knowledge} USING gin (search_text ${ext}.gin_trgm_ops)
+      WITH (${GIN_OPTIONS});
+    CREATE INDEX IF NOT EXISTS catalog_trgm ON ${t.catalog} USING gin (search_text ${ext}.gin_trgm_ops)
+      WITH (${GIN_OPTIONS});
   `;
 }
 

@@ -27,8 +27,6 @@ import {
 const STRICT_CANDIDATES = 80;
 /** How many loosely matching rows (similar, or sharing pieces of the query) are scored at most. */
 const LOOSE_CANDIDATES = 100;
-/** pg_trgm word similarity a row needs to be a loose candidate when pgvector is not there. */
-const WORD_SIMILARITY = 0.3;
 /** Knowledge rows sent in one INSERT at most (a bulk load's statement stays a few MB). */
 const KNOWLEDGE_BATCH = 1000;
 
@@ -291,10 +289,11 @@ export class PgSearchIndex implements SearchIndex {
   }
 
   /**
-   * Candidates from the indexes, never from a scan of the table: rows containing every term (counted in
-   * full, the newest scored), then — when those are fewer than asked — rows near the query: the nearest
-   * folded n-gram vectors by pgvector's HNSW index, or (without pgvector) rows whose words are similar
-   * to it by pg_trgm's word similarity.
+   * Candidates from the indexes, never from a scan of the table, in one statement (one round trip):
+   * rows containing every term (counted in full, the newest scored), then — only when those are fewer
+   * than asked — rows near the query: the nearest folded n-gram vectors by pgvector's HNSW index, or
+   * (without pgvector) rows whose words are similar to it by pg_trgm's word similarity. The near part
+   * sits behind a one-time filter on the strict count, so PostgreSQL does not run it when not needed.
    */
   private async search<R extends Identified>(
     kind: VectorKind,
@@ -303,73 +302,63 @@ export class PgSearchIndex implements SearchIndex {
     filter: (params: Params) => string[],
     limit: number,
   ): Promise<{ strict: R[]; loose: R[]; strictTotal: number }> {
-    const table = kind === 'catalog' ? this.ctx.t.catalog : this.ctx.t.knowledge;
-    const alias = kind === 'catalog' ? 'c' : 'k';
-    const columns = kind === 'catalog' ? CATALOG_COLUMNS : KNOWLEDGE_COLUMNS;
-    const params = new Params();
-    const where = [...strictConditions(terms, alias, params), ...filter(params)];
-    const strictRows = await query<R & { total_count: string }>(
-      this.ctx,
-      `SELECT ${columns}, count(*) OVER () AS total_count FROM ${table} ${alias}
-       WHERE ${where.join(' AND ')} ORDER BY ${alias}.id DESC LIMIT ${STRICT_CANDIDATES}`,
-      params.values,
-    );
-    const strictTotal = strictRows.length > 0 ? Number(strictRows[0]!.total_count) : 0;
-    const strict = strictRows.map((r) => {
-      const { total_count: _t, ...row } = r;
-      return row as unknown as R;
-    });
-    if (strict.length >= limit) return { strict, loose: [], strictTotal };
-    const loose = await this.near<R>(
-      kind,
-      text,
-      filter,
-      strict.map((r) => Number(r.id)),
-    );
-    return { strict, loose, strictTotal };
-  }
-
-  private async near<R extends Identified>(
-    kind: VectorKind,
-    text: string,
-    filter: (params: Params) => string[],
-    exclude: number[],
-  ): Promise<R[]> {
     const { ext, t } = this.ctx;
     const table = kind === 'catalog' ? t.catalog : t.knowledge;
     const alias = kind === 'catalog' ? 'c' : 'k';
     const columns = kind === 'catalog' ? CATALOG_COLUMNS : KNOWLEDGE_COLUMNS;
     const params = new Params();
-    const where = [...filter(params), `NOT (${alias}.id = ANY(${params.add(exclude)}::bigint[]))`];
-    if (kind === 'catalog') where.push(`${alias}.search_text IS NOT NULL`);
+    const filters = filter(params);
+    const strictWhere = [...strictConditions(terms, alias, params), ...filters];
+    const nearWhere = [
+      ...filters,
+      `${alias}.id NOT IN (SELECT id FROM strict)`,
+      `(SELECT count(*) FROM strict) < ${params.add(limit)}`,
+    ];
+    if (kind === 'catalog') nearWhere.push(`${alias}.search_text IS NOT NULL`);
+    let near: string | undefined;
     if (ext.vector) {
-      // Filters are checked after the index walk: let pgvector keep walking until enough rows pass.
-      await this.ctx.client.query(
-        "SELECT set_config('hnsw.ef_search', '100', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-      );
+      // hnsw.ef_search and hnsw.iterative_scan are set per connection (see PostgresBackend.connect):
+      // filters are checked after the index walk, and pgvector keeps walking until enough rows pass.
       const vectors = kind === 'catalog' ? t.catalogVec : t.knowledgeVec;
-      return query<R>(
-        this.ctx,
-        `SELECT ${columns} FROM ${vectors} v JOIN ${table} ${alias} ON ${alias}.id = v.id
-         WHERE ${where.join(' AND ')}
-         ORDER BY v.vec OPERATOR(${ext.vector}.<=>) ${params.add(foldedGramVector(text))}::${ext.vector}.vector
-         LIMIT ${LOOSE_CANDIDATES}`,
-        params.values,
-      );
+      near = `SELECT ${columns} FROM ${vectors} v JOIN ${table} ${alias} ON ${alias}.id = v.id
+        WHERE ${nearWhere.join(' AND ')}
+        ORDER BY v.vec OPERATOR(${ext.vector}.<=>) ${params.add(foldedGramVector(text))}::${ext.vector}.vector
+        LIMIT ${LOOSE_CANDIDATES}`;
+    } else if (ext.trgm) {
+      // pg_trgm.word_similarity_threshold is set per connection (see PostgresBackend.connect).
+      near = `SELECT ${columns} FROM ${table} ${alias}
+        WHERE ${params.add(normalizeText(text))} OPERATOR(${ext.trgm}.<%) ${alias}.search_text AND ${nearWhere.join(' AND ')}
+        ORDER BY ${alias}.id DESC LIMIT ${LOOSE_CANDIDATES}`;
     }
-    if (ext.trgm) {
-      await this.ctx.client.query("SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)", [
-        String(WORD_SIMILARITY),
-      ]);
-      return query<R>(
-        this.ctx,
-        `SELECT ${columns} FROM ${table} ${alias}
-         WHERE ${params.add(normalizeText(text))} OPERATOR(${ext.trgm}.<%) ${alias}.search_text AND ${where.join(' AND ')}
-         ORDER BY ${alias}.id DESC LIMIT ${LOOSE_CANDIDATES}`,
-        params.values,
-      );
+    const rows = await query<R & { total_count: string | null; strict: boolean }>(
+      this.ctx,
+      // The matches first, then the newest of them: given `ORDER BY id DESC LIMIT` over the matching
+      // rows, PostgreSQL walks the primary key backwards filtering every row (the count needs them all),
+      // a scan of the whole table; the CTE makes it use the trigram and lexeme indexes (bitmap scans).
+      `WITH matches AS MATERIALIZED (
+         SELECT ${alias}.id FROM ${table} ${alias}
+         WHERE ${strictWhere.length > 0 ? strictWhere.join(' AND ') : 'true'}
+       ),
+       strict AS MATERIALIZED (
+         SELECT ${columns}, (SELECT count(*) FROM matches) AS total_count FROM ${table} ${alias}
+         WHERE ${alias}.id IN (SELECT id FROM matches ORDER BY id DESC LIMIT ${STRICT_CANDIDATES})
+         ORDER BY ${alias}.id DESC
+       )
+       SELECT *, true AS strict FROM strict
+       ${near ? `UNION ALL SELECT *, NULL, false FROM (${near}) near` : ''}`,
+      params.values,
+    );
+    const strict: R[] = [];
+    const loose: R[] = [];
+    let strictTotal = 0;
+    for (const r of rows) {
+      const { total_count, strict: isStrict, ...row } = r;
+      if (isStrict) {
+        strictTotal = Number(total_count);
+        strict.push(row as unknown as R);
+      } else loose.push(row as unknown as R);
     }
-    return [];
+    return { strict, loose, strictTotal };
   }
 
   private async score<R extends Identified>(
