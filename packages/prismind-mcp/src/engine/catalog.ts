@@ -1,7 +1,9 @@
-import type { CatalogEntry } from '../model/types.js';
+import type { CatalogEntry, ProjectConfig } from '../model/types.js';
+import type { StoredDocument } from '../store/backend.js';
 import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { extractKeywords } from '../text/keywords.js';
 import { bodyOf, folderFor, normalizePhaseTask } from './documents.js';
+import { refreshDocuments } from './freshness.js';
 import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 
 export interface SearchCatalogInput {
@@ -22,6 +24,7 @@ export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
     : undefined;
   const docType = input.doc_type ? docTypeOf(input.doc_type) : undefined;
   if (input.project) checkProjectId(input.project);
+  await refreshDocuments(engine, input.project);
   const result = await engine.backend.read(async (stores) => {
     if (input.project && !(await stores.projects.get(input.project))) throw projectNotFound(input.project);
     return stores.search.searchCatalog({
@@ -64,6 +67,79 @@ function headingOf(body: string): string | undefined {
   return /^#\s+(.+)$/m.exec(body)?.[1]?.trim();
 }
 
+/** The document type a folder of the project holds (a file added by hand takes its folder's type). */
+function typeOfFolder(project: ProjectConfig, location: string): CatalogEntry['doc_type'] {
+  const folder = location.split('/')[0] ?? '';
+  if (folder === folderFor(project, '設計書')) return '設計書';
+  if (folder === folderFor(project, '実装手順書')) return '実装手順書';
+  try {
+    return docTypeOf(folder);
+  } catch {
+    return 'その他';
+  }
+}
+
+/**
+ * The catalog row of a document file: the known row (or a new one) with the catalog fields its front
+ * matter carries, its location and its body hash. Fields a person typed wrong keep the catalog's value.
+ */
+export function entryFromFile(
+  engine: Engine,
+  project: ProjectConfig,
+  location: string,
+  doc: StoredDocument,
+  known: CatalogEntry | undefined,
+  byId: Map<string, CatalogEntry>,
+  at: string,
+): CatalogEntry {
+  const fields = doc.fields ?? {};
+  const base: CatalogEntry = known ?? {
+    doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
+    name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
+    source: engine.backend.kind,
+    doc_type: typeOfFolder(project, location),
+    project: project.project_id,
+    phase_task: '共通',
+    feature: '',
+    reference_timing: '',
+    related_docs: [],
+    keywords: [],
+    updated_at: at,
+    created_by: '',
+    status: 'active',
+    created_at: at,
+    location,
+    content_hash: '',
+    keywords_generated: true,
+  };
+  let typed: CatalogEntry['doc_type'] = base.doc_type;
+  try {
+    if (fields.doc_type) typed = docTypeOf(fields.doc_type);
+  } catch {
+    // keep the catalog's type
+  }
+  return {
+    ...base,
+    ...(fields.name ? { name: fields.name } : {}),
+    doc_type: typed,
+    ...(fields.phase_task ? { phase_task: normalizePhaseTask(fields.phase_task) } : {}),
+    ...(fields.feature !== undefined ? { feature: fields.feature } : {}),
+    ...(fields.keywords ? { keywords: fields.keywords } : {}),
+    ...(fields.related_docs ? { related_docs: fields.related_docs } : {}),
+    ...(fields.reference_timing !== undefined &&
+    (fields.reference_timing === '' ||
+      (REFERENCE_TIMINGS as readonly string[]).includes(fields.reference_timing))
+      ? { reference_timing: fields.reference_timing }
+      : {}),
+    ...(fields.status && (CATALOG_STATUSES as readonly string[]).includes(fields.status)
+      ? { status: fields.status }
+      : {}),
+    ...(fields.created_by !== undefined ? { created_by: fields.created_by } : {}),
+    location,
+    content_hash: doc.content_hash,
+  };
+}
+
 /**
  * The spec's sync_catalog (Sheets → RAG): here the files are the master. Every Markdown document in the
  * project's folders updates its catalog row from its front matter and hash; a file a person added
@@ -97,65 +173,11 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
     let updated = 0;
     const seen = new Set<string>();
     const indexed: { entry: CatalogEntry; body: string }[] = [];
-    const typeOfFolder = (location: string) => {
-      const folder = location.split('/')[0] ?? '';
-      if (folder === folderFor(project, '設計書')) return '設計書' as const;
-      if (folder === folderFor(project, '実装手順書')) return '実装手順書' as const;
-      try {
-        return docTypeOf(folder);
-      } catch {
-        return 'その他' as const;
-      }
-    };
     for (const { location, doc } of files) {
       const fields = doc.fields ?? {};
       const known = (fields.doc_id && byId.get(fields.doc_id)) || byLocation.get(location.normalize('NFC'));
       if (known && seen.has(known.doc_id)) continue; // a copy of another document's file: skip it
-      const base: CatalogEntry = known ?? {
-        doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
-        name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
-        source: engine.backend.kind,
-        doc_type: typeOfFolder(location),
-        project: project.project_id,
-        phase_task: '共通',
-        feature: '',
-        reference_timing: '',
-        related_docs: [],
-        keywords: [],
-        updated_at: at,
-        created_by: '',
-        status: 'active',
-        created_at: at,
-        location,
-        content_hash: '',
-        keywords_generated: true,
-      };
-      let typed: CatalogEntry['doc_type'] = base.doc_type;
-      try {
-        if (fields.doc_type) typed = docTypeOf(fields.doc_type);
-      } catch {
-        // keep the catalog's type
-      }
-      const next: CatalogEntry = {
-        ...base,
-        ...(fields.name ? { name: fields.name } : {}),
-        doc_type: typed,
-        ...(fields.phase_task ? { phase_task: normalizePhaseTask(fields.phase_task) } : {}),
-        ...(fields.feature !== undefined ? { feature: fields.feature } : {}),
-        ...(fields.keywords ? { keywords: fields.keywords } : {}),
-        ...(fields.related_docs ? { related_docs: fields.related_docs } : {}),
-        ...(fields.reference_timing !== undefined &&
-        (fields.reference_timing === '' ||
-          (REFERENCE_TIMINGS as readonly string[]).includes(fields.reference_timing))
-          ? { reference_timing: fields.reference_timing }
-          : {}),
-        ...(fields.status && (CATALOG_STATUSES as readonly string[]).includes(fields.status)
-          ? { status: fields.status }
-          : {}),
-        ...(fields.created_by !== undefined ? { created_by: fields.created_by } : {}),
-        location,
-        content_hash: doc.content_hash,
-      };
+      const next = entryFromFile(engine, project, location, doc, known, byId, at);
       if (next.keywords.length === 0) next.keywords = extractKeywords(doc.body, 8, next.name);
       let body = doc.body;
       if (stores.documents.carriesFields !== false && (!known || !doc.fields?.doc_id)) {

@@ -5,6 +5,7 @@ import type { StoredDocument, Stores, WriteChange } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
 import { safeName } from '../local/names.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
+import { refreshDocuments } from './freshness.js';
 import type { DocReference } from './sessions.js';
 
 const KEYWORDS = 8;
@@ -309,8 +310,12 @@ export async function getDocument(engine: Engine, input: GetDocumentInput) {
   }
   const docType = input.doc_type ? docTypeOf(input.doc_type) : undefined;
   const phaseTask = input.phase_task ? normalizePhaseTask(input.phase_task) : undefined;
+  const current = await engine.backend.read(
+    async (stores) =>
+      engine.active?.project ?? (await stores.projects.getCurrent(userOf(engine)))?.project_id,
+  );
+  await refreshDocuments(engine, current);
   const search = await engine.backend.read(async (stores) => {
-    const current = engine.active?.project ?? (await stores.projects.getCurrent(userOf(engine)))?.project_id;
     return stores.search.searchCatalog({
       query,
       ...(current ? { project: current } : {}),

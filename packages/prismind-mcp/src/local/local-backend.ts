@@ -5,6 +5,7 @@ import type { Backend, BackendInfo, Stores } from '../store/backend.js';
 import { LocalCatalog } from './catalog.js';
 import { DB_FILE, type LocalContext } from './context.js';
 import { openDatabase, retryBusy, type Db } from './database.js';
+import { LocalDocumentChanges } from './document-changes.js';
 import { LocalDocuments } from './documents.js';
 import { Mutex } from './mutex.js';
 import { LocalProjects } from './projects.js';
@@ -12,6 +13,7 @@ import { LocalSearchIndex } from './search-index.js';
 import { LocalSessions } from './sessions.js';
 import { StagedFiles } from './staged-files.js';
 import { LocalTracker } from './tracker.js';
+import type { WatchFunction } from './tree-watcher.js';
 import { storeVectors, type PendingVector } from './vectors.js';
 import { stageViews } from './views.js';
 
@@ -22,6 +24,8 @@ export interface LocalBackendOptions {
   logger: Logger;
   /** Regenerate the Markdown views (進捗.md, 目録.md, サマリ.md) on writes (default true). */
   views?: boolean;
+  /** fs.watch, or a stand-in (tests make it fail). */
+  watch?: WatchFunction | undefined;
 }
 
 /**
@@ -33,11 +37,14 @@ export interface LocalBackendOptions {
 export class LocalBackend implements Backend {
   readonly kind = 'local' as const;
   private readonly mutex = new Mutex();
+  readonly documentChanges: LocalDocumentChanges;
 
   private constructor(
     private readonly db: Db,
     private readonly options: LocalBackendOptions,
-  ) {}
+  ) {
+    this.documentChanges = new LocalDocumentChanges(this, options.logger, options.watch);
+  }
 
   static async open(options: LocalBackendOptions): Promise<LocalBackend> {
     const db = await openDatabase(path.join(options.home, DB_FILE), { busyTimeoutMs: options.busyTimeoutMs });
@@ -161,6 +168,7 @@ export class LocalBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    this.documentChanges.close();
     await this.mutex.run(async () => {
       try {
         // Fold the WAL back into the database so the folder is one file again when nobody uses it.

@@ -122,6 +122,17 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (kind, key)
   ) WITHOUT ROWID;
   `,
+  // 4: size and mtime of each document file as the search index last took it in, so the check after a
+  // start reads only the files that changed while no watcher was running.
+  `
+  CREATE TABLE document_files (
+    project TEXT NOT NULL COLLATE NOCASE,
+    location TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    PRIMARY KEY (project, location)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

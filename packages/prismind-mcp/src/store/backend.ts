@@ -200,6 +200,12 @@ export interface Backend {
   readonly location: string;
   /** The search machinery chosen at start, for the runtime report. */
   readonly info?: BackendInfo;
+  /**
+   * Present when a person can change the documents beside the server (the local store's Markdown
+   * files): searches ask it which files changed and index them first. PostgreSQL keeps documents as
+   * rows only the server writes, and the Google backend reads Google's state, so they have none.
+   */
+  readonly documentChanges?: DocumentChanges;
   /** Runs reads on a consistent snapshot. */
   read<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**
@@ -208,4 +214,21 @@ export interface Backend {
    */
   write<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** What changed in a project's document files since the search index last took them in. */
+export interface DocumentChanges {
+  /**
+   * Locations (`設計書/x.md`) of files that may differ from what the index holds: those a file watcher
+   * reported, or — on the first call for a project, and after the watcher failed — every file whose
+   * size or mtime differs from the recorded one, and recorded or catalogued files that are gone. Cheap
+   * (no file system access) when the watcher reported nothing.
+   */
+  pending(project: ProjectConfig): Promise<string[]>;
+  /** Records these files as taken in (their size and mtime now; the ones that are gone are forgotten). */
+  settle(project: ProjectConfig, locations: string[]): Promise<void>;
+  /** Taking them in failed: report them again on the next call. */
+  retry(project: ProjectConfig, locations: string[]): void;
+  /** Stops watching (the server is closing). */
+  close(): void;
 }

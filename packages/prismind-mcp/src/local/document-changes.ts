@@ -1,0 +1,179 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '@mcp-workbench/core/engine';
+import type { ProjectConfig } from '../model/types.js';
+import type { DocumentChanges } from '../store/backend.js';
+import { folderOf, projectDir } from './context.js';
+import { VIEW_FILES } from './documents.js';
+import type { LocalBackend } from './local-backend.js';
+import { TreeWatcher, type WatchFunction } from './tree-watcher.js';
+
+/** A Markdown document of the project tree (not a hidden or temp file, not a generated view). */
+export function isDocumentPath(location: string): boolean {
+  if (!location.endsWith('.md')) return false;
+  const parts = location.split('/');
+  if (parts.some((p) => p.startsWith('.') || p === '')) return false;
+  return !(parts.length === 1 && VIEW_FILES.has(location));
+}
+
+interface Watched {
+  dir: string;
+  watcher: TreeWatcher | undefined;
+  dirty: Set<string>;
+  /** Every file must be checked (first call, a watcher failure, an event without a name, a folder event). */
+  full: boolean;
+}
+
+type RunsTransactions = Pick<LocalBackend, 'readWith' | 'writeWith'>;
+
+/**
+ * Which document files of the local store changed beside the server: a watcher per project tree
+ * (started on the project's first search) marks changed paths, and the first call for a project — or
+ * the first after its watcher failed — compares every file's size and mtime with those recorded in
+ * `document_files` (a watcher misses what happened while the server was down).
+ */
+export class LocalDocumentChanges implements DocumentChanges {
+  private readonly projects = new Map<string, Watched>();
+  private closed = false;
+
+  constructor(
+    private readonly backend: RunsTransactions,
+    private readonly logger: Logger,
+    private readonly watch?: WatchFunction,
+  ) {}
+
+  async pending(project: ProjectConfig): Promise<string[]> {
+    if (this.closed) return [];
+    const watched = await this.watched(project);
+    if (!watched.watcher?.watching) this.startWatching(watched);
+    if (!watched.full && watched.dirty.size === 0) return [];
+    const dirty = [...watched.dirty];
+    const full = watched.full || dirty.some((p) => !p.endsWith('.md'));
+    // While no watcher runs, every search checks the whole tree (slower, never stale).
+    watched.full = !watched.watcher?.watching;
+    watched.dirty = new Set();
+    if (!full) return dirty.filter(isDocumentPath);
+    return this.fullCheck(project, watched.dir);
+  }
+
+  async settle(project: ProjectConfig, locations: string[]): Promise<void> {
+    if (locations.length === 0) return;
+    const watched = await this.watched(project);
+    await this.backend.writeWith(async (_stores, ctx) => {
+      const upsert = ctx.db.prepare(
+        `INSERT INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)
+         ON CONFLICT (project, location) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms`,
+      );
+      const remove = ctx.db.prepare('DELETE FROM document_files WHERE project = ? AND location = ?');
+      for (const location of locations) {
+        const stat = statOf(path.join(watched.dir, location));
+        if (stat) upsert.run(project.project_id, location, stat.size, stat.mtimeMs);
+        else remove.run(project.project_id, location);
+      }
+    });
+  }
+
+  retry(project: ProjectConfig, locations: string[]): void {
+    const watched = this.projects.get(project.project_id.toLowerCase());
+    if (!watched) return;
+    for (const location of locations) watched.dirty.add(location);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const watched of this.projects.values()) watched.watcher?.close();
+    this.projects.clear();
+  }
+
+  private async watched(project: ProjectConfig): Promise<Watched> {
+    const key = project.project_id.toLowerCase();
+    let watched = this.projects.get(key);
+    if (!watched) {
+      const dir = await this.backend.readWith(async (_stores, ctx) =>
+        projectDir(ctx, folderOf(ctx, project.project_id)),
+      );
+      watched = this.projects.get(key) ?? { dir, watcher: undefined, dirty: new Set(), full: true };
+      this.projects.set(key, watched);
+    }
+    return watched;
+  }
+
+  private startWatching(watched: Watched): void {
+    const watcher = new TreeWatcher(watched.dir, {
+      watch: this.watch,
+      onChange: (relative) => {
+        if (relative === undefined) watched.full = true;
+        else if (!path.posix.basename(relative).startsWith('.')) watched.dirty.add(relative.normalize('NFC'));
+      },
+      onError: (error) => {
+        // Checked in full on the next search, which also starts a new watcher.
+        watched.full = true;
+        watched.watcher = undefined;
+        this.logger.warn(
+          `Watching ${watched.dir} failed; the next search checks every document file.`,
+          error,
+        );
+      },
+    });
+    try {
+      watcher.start();
+      watched.watcher = watcher;
+    } catch (error) {
+      watched.watcher = undefined;
+      watched.full = true;
+      // A project without documents yet has no folder: nothing to watch, nothing to warn about.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.logger.warn(
+          `Cannot watch ${watched.dir}; every search checks the document files instead.`,
+          error,
+        );
+    }
+  }
+
+  /** Files whose size or mtime differ from the recorded ones, and recorded or catalogued files now gone. */
+  private async fullCheck(project: ProjectConfig, dir: string): Promise<string[]> {
+    const { recorded, catalogued } = await this.backend.readWith(async (_stores, ctx) => ({
+      recorded: ctx.db
+        .prepare('SELECT location, size, mtime_ms FROM document_files WHERE project = ?')
+        .all(project.project_id) as { location: string; size: number; mtime_ms: number }[],
+      catalogued: ctx.db
+        .prepare("SELECT location FROM catalog WHERE project = ? AND status = 'active'")
+        .all(project.project_id) as { location: string }[],
+    }));
+    const known = new Map(recorded.map((r) => [r.location.normalize('NFC'), r]));
+    const changed: string[] = [];
+    const present = new Set<string>();
+    for (const location of listDocuments(dir)) {
+      const stat = statOf(path.join(dir, location));
+      if (!stat) continue;
+      present.add(location);
+      const before = known.get(location);
+      if (!before || before.size !== stat.size || before.mtime_ms !== stat.mtimeMs) changed.push(location);
+    }
+    const gone = new Set<string>();
+    for (const location of [...known.keys(), ...catalogued.map((r) => r.location.normalize('NFC'))])
+      if (!present.has(location)) gone.add(location);
+    return [...changed, ...gone];
+  }
+}
+
+function statOf(file: string): { size: number; mtimeMs: number } | undefined {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Document paths under the project folder (relative, `/`-separated, NFC). */
+function listDocuments(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.map((n) => n.split(path.sep).join('/').normalize('NFC')).filter(isDocumentPath);
+}

@@ -1,0 +1,239 @@
+/**
+ * search_catalog sees Markdown documents a person changes beside the server (local store only: the
+ * PostgreSQL store keeps documents as rows only the server writes; Google Docs edits are Google's).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { FSWatcher } from 'node:fs';
+import { watch as fsWatch } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '@mcp-workbench/core/engine';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.js';
+import { searchCatalog } from '../src/engine/catalog.js';
+import type { Engine } from '../src/engine/engine.js';
+import { LocalBackend } from '../src/local/local-backend.js';
+import type { WatchFunction } from '../src/local/tree-watcher.js';
+import { connect, localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+
+interface Found {
+  total_count: number;
+  documents: { doc_id: string; name: string; status: string }[];
+}
+
+let store: StoreFixture;
+let client: Connected | undefined;
+beforeEach(async () => {
+  store = await localBackend.create();
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await store.cleanup();
+});
+
+const designDir = () => path.join(store.home, 'Projects', 'TrapxTrapCpp', '設計書');
+
+/** Searches until `ok` holds: the watcher reports a change a few milliseconds after it happens. */
+async function searchUntil(
+  c: Connected,
+  args: Record<string, unknown>,
+  ok: (found: Found) => boolean,
+): Promise<Found> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = await c.call<Found>('search_catalog', args);
+    if (ok(found) || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function createDoc(c: Connected, name: string, content: string): Promise<string> {
+  const created = await c.call<{ doc_id: string }>('create_document', {
+    name,
+    doc_type: '設計書',
+    content,
+    phase_task: 'P2-T01',
+  });
+  return created.doc_id;
+}
+
+describe('search_catalog and documents changed by hand', () => {
+  it('sees a file edited, added, deleted and renamed by hand, without sync_catalog', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const spikeId = await createDoc(client, 'スパイク設計', 'スパイクは床から出る。');
+    expect((await client.call<Found>('search_catalog', { query: '溶岩' })).total_count).toBe(0);
+
+    // Edited: a new word in the body.
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const text = await readFile(trapFile, 'utf8');
+    await writeFile(trapFile, text.replace('落とし穴は 3 秒', '溶岩の落とし穴は 5 秒'));
+    let found = await searchUntil(client, { query: '溶岩' }, (f) => f.total_count > 0);
+    expect(found.documents.map((d) => d.doc_id)).toEqual([trapId]);
+
+    // The edit is searchable but still unread: update_document does not overwrite it.
+    const conflict = await client.fail('update_document', { doc_id: trapId, content: '上書き' });
+    expect(conflict.code).toBe('CONFLICT');
+
+    // Added: a file without front matter, named by its heading.
+    await writeFile(path.join(designDir(), '手書きメモ.md'), '# 氷床トラップの仕様\n\n氷床は滑る。\n');
+    found = await searchUntil(client, { query: '氷床' }, (f) => f.total_count > 0);
+    expect(found.documents[0]?.name).toBe('氷床トラップの仕様');
+    const memo = await client.call<{ found: boolean; document: { content: string } }>('get_document', {
+      doc_id: found.documents[0]!.doc_id,
+    });
+    expect(memo.document.content).toContain('氷床は滑る。');
+
+    // Renamed (front matter keeps the id): the same document, found at its new place.
+    const spikeFile = path.join(designDir(), 'スパイク設計.md');
+    await mkdir(path.join(designDir(), '旧版'));
+    await rename(spikeFile, path.join(designDir(), '旧版', 'スパイク設計v1.md'));
+    found = await searchUntil(client, { query: 'スパイク' }, (f) =>
+      f.documents.some((d) => d.doc_id === spikeId),
+    );
+    expect(found.documents.map((d) => d.doc_id)).toEqual([spikeId]);
+    const moved = await client.call<{ document: { metadata: { location: string } } }>('get_document', {
+      doc_id: spikeId,
+    });
+    expect(moved.document.metadata.location).toBe('設計書/旧版/スパイク設計v1.md');
+
+    // Deleted: gone from active results, kept as archived.
+    await rm(trapFile);
+    found = await searchUntil(client, { query: '落とし穴' }, (f) => f.total_count === 0);
+    expect(found.total_count).toBe(0);
+    const archived = await client.call<Found>('search_catalog', { query: '落とし穴', status: 'archived' });
+    expect(archived.documents.map((d) => [d.doc_id, d.status])).toEqual([[trapId, 'archived']]);
+  });
+
+  it('sees what changed while the server was down, on the first search after a start', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const goneId = await createDoc(client, '消える設計', 'この文書は消される。');
+    await client.close();
+    client = undefined;
+
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    await writeFile(trapFile, (await readFile(trapFile, 'utf8')).replace('3 秒', '溶岩 5 秒'));
+    await rm(path.join(designDir(), '消える設計.md'));
+    await writeFile(path.join(designDir(), '追加.md'), '# 氷床の仕様\n\n氷床は滑る。\n');
+
+    client = await connect(store);
+    // No waiting: the first search checks every file's size and mtime.
+    expect((await client.call<Found>('search_catalog', { query: '溶岩' })).documents[0]?.doc_id).toBe(trapId);
+    expect((await client.call<Found>('search_catalog', { query: '氷床' })).documents[0]?.name).toBe(
+      '氷床の仕様',
+    );
+    const all = await client.call<Found>('search_catalog', { status: 'archived' });
+    expect(all.documents.map((d) => d.doc_id)).toEqual([goneId]);
+  });
+});
+
+/** An engine on the local store with a stand-in for fs.watch. */
+async function engineWith(watch: WatchFunction): Promise<Engine> {
+  const config = loadConfig({ env: { PRISMIND_HOME: store.home } });
+  const backend = await LocalBackend.open({
+    home: store.home,
+    busyTimeoutMs: 5000,
+    logger: silentLogger,
+    watch,
+  });
+  return { backend, config, logger: silentLogger, now: () => new Date(), active: undefined };
+}
+
+describe('the document watcher', () => {
+  it('falls back to a full check when watching fails or breaks, and closes every watcher on shutdown', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    await client.close();
+    client = undefined;
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const edit = async (word: string) =>
+      writeFile(trapFile, (await readFile(trapFile, 'utf8')).replace(/落とし穴は \S+/, `落とし穴は ${word}`));
+
+    // fs.watch refuses (e.g. no inotify watches left): every search checks the files instead.
+    const refusing = (() => {
+      throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), {
+        code: 'ENOSPC',
+      });
+    }) as unknown as WatchFunction;
+    let engine = await engineWith(refusing);
+    const ids = async (query: string) =>
+      (await searchCatalog(engine, { query, project: 'trapxtrap' })).documents.map((d) => d.doc_id);
+    expect(await ids('落とし穴')).toEqual([trapId]);
+    await edit('溶岩');
+    expect(await ids('溶岩')).toEqual([trapId]);
+    await edit('氷床');
+    expect(await ids('氷床')).toEqual([trapId]);
+    await engine.backend.close();
+
+    // A watcher that breaks later: the next search checks every file and watches again.
+    const open = new Set<FSWatcher>();
+    const counting = ((...args: Parameters<typeof fsWatch>) => {
+      const watcher = fsWatch(...args);
+      open.add(watcher);
+      const close = watcher.close.bind(watcher);
+      watcher.close = () => {
+        open.delete(watcher);
+        close();
+      };
+      return watcher;
+    }) as unknown as WatchFunction;
+    engine = await engineWith(counting);
+    expect(await ids('氷床')).toEqual([trapId]);
+    expect(open.size).toBeGreaterThan(0);
+    for (const watcher of open) watcher.emit('error', new Error('watch stopped'));
+    expect(open.size).toBe(0);
+    await edit('砂地');
+    // No watcher saw this edit: the full check after the failure does.
+    expect(await ids('砂地')).toEqual([trapId]);
+    expect(open.size).toBeGreaterThan(0);
+    await engine.backend.close();
+    expect(open.size).toBe(0);
+  });
+
+  it('the built server exits when its client goes away after searching', async () => {
+    const bin = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const child = spawn(process.execPath, [bin], { env: { ...process.env, ...store.env }, stdio: 'pipe' });
+    const lines = createInterface({ input: child.stdout });
+    const answers = new Map<number, unknown>();
+    lines.on('line', (line) => {
+      const message = JSON.parse(line) as { id?: number };
+      if (message.id !== undefined) answers.set(message.id, message);
+    });
+    let id = 0;
+    const request = async (method: string, params: Record<string, unknown>) => {
+      const mine = ++id;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
+      const deadline = Date.now() + 20_000;
+      while (!answers.has(mine) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(answers.has(mine), `${method} answered`).toBe(true);
+    };
+    await request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'test', version: '0' },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const call = (name: string, args: Record<string, unknown>) =>
+      request('tools/call', { name, arguments: args });
+    await call('setup_project', { project: 'trapxtrap', name: 'TrapxTrapCpp' });
+    await call('create_document', {
+      name: '罠',
+      doc_type: '設計書',
+      content: '落とし穴',
+      phase_task: '共通',
+    });
+    await call('search_catalog', { query: '落とし穴' });
+    const exited = once(child, 'exit');
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const [code, signal] = (await exited) as [number | null, string | null];
+    clearTimeout(timer);
+    expect(signal).toBeNull();
+    expect(code).toBe(0);
+  });
+});
