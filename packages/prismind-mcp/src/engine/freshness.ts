@@ -38,9 +38,10 @@ export async function refreshDocuments(engine: Engine, projectId?: string): Prom
 
 /** Brings the catalog rows and the search cache of these files up to date with the files. */
 async function takeIn(engine: Engine, stores: Stores, project: ProjectConfig, locations: string[]) {
-  const rows = await stores.catalog.list({ project: project.project_id, status: 'all' });
-  const byId = new Map(rows.map((e) => [e.doc_id, e]));
-  const byLocation = new Map(rows.map((e) => [e.location.normalize('NFC'), e]));
+  // Only the rows of these files are looked up: a project may hold ten thousand documents.
+  const atLocation = async (location: string) =>
+    (await stores.catalog.list({ project: project.project_id, status: 'all', location }))[0];
+  const byId = new Map<string, CatalogEntry>();
   const at = nowIso(engine);
   const read = async (location: string): Promise<StoredDocument | undefined> =>
     // The local store reads a document by its location alone.
@@ -54,14 +55,18 @@ async function takeIn(engine: Engine, stores: Stores, project: ProjectConfig, lo
   }
   const moved = new Set<string>();
   for (const { location, doc } of present) {
-    const byOwnId = doc.fields?.doc_id ? byId.get(doc.fields.doc_id) : undefined;
-    let known = byOwnId ?? byLocation.get(location);
+    const ownId = doc.fields?.doc_id;
+    const byOwnId = ownId ? (byId.get(ownId) ?? (await stores.catalog.get(ownId))) : undefined;
+    const here = await atLocation(location);
+    let known =
+      byOwnId && byOwnId.project.toLowerCase() === project.project_id.toLowerCase() ? byOwnId : here;
     if (byOwnId && byOwnId.location.normalize('NFC') !== location) {
       // Its id names a row of another file: a rename when that file is gone, else a copy.
       const elsewhere = byOwnId.status === 'active' ? await read(byOwnId.location) : undefined;
-      if (elsewhere) known = byLocation.get(location);
+      if (elsewhere) known = here;
       else moved.add(byOwnId.location.normalize('NFC'));
     }
+    if (ownId && byOwnId && !byId.has(ownId)) byId.set(ownId, byOwnId);
     const next = entryFromFile(engine, project, location, doc, known, byId, at);
     if (known) {
       const bodyChanged = doc.content_hash !== known.content_hash;
@@ -82,7 +87,7 @@ async function takeIn(engine: Engine, stores: Stores, project: ProjectConfig, lo
     byId.set(next.doc_id, next);
   }
   for (const location of gone) {
-    const row = byLocation.get(location);
+    const row = await atLocation(location);
     if (!row || row.status !== 'active' || moved.has(location)) continue;
     await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
   }

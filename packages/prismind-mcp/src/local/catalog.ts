@@ -52,6 +52,7 @@ export function filterSql(
   eq('phase_task', filter.phase_task);
   eq('feature', filter.feature);
   eq('reference_timing', filter.reference_timing);
+  eq('location', filter.location);
   if (filter.status !== 'all') eq('status', filter.status ?? 'active');
   if (filter.phase_task_prefix !== undefined) {
     // A range, not LIKE: the (project, phase_task) index serves it and % or _ in the prefix mean nothing.

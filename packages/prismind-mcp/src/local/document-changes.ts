@@ -1,10 +1,12 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
 import type { ProjectConfig } from '../model/types.js';
 import type { DocumentChanges } from '../store/backend.js';
 import { folderOf, projectDir } from './context.js';
 import { VIEW_FILES } from './documents.js';
+import { bodyOfMarkdown } from './front-matter.js';
+import { sha256 } from './names.js';
 import type { LocalBackend } from './local-backend.js';
 import { TreeWatcher, type WatchFunction } from './tree-watcher.js';
 
@@ -130,30 +132,54 @@ export class LocalDocumentChanges implements DocumentChanges {
     }
   }
 
-  /** Files whose size or mtime differ from the recorded ones, and recorded or catalogued files now gone. */
+  /**
+   * Files whose size or mtime differ from the recorded ones, and recorded or catalogued files now gone.
+   * A file never recorded (the first check after an upgrade, a file the server wrote and no search took
+   * in yet) whose body hash equals its catalog row's is recorded as it is, without parsing its front
+   * matter: parsing YAML costs about a millisecond per file, far too much for ten thousand of them.
+   */
   private async fullCheck(project: ProjectConfig, dir: string): Promise<string[]> {
     const { recorded, catalogued } = await this.backend.readWith(async (_stores, ctx) => ({
       recorded: ctx.db
         .prepare('SELECT location, size, mtime_ms FROM document_files WHERE project = ?')
         .all(project.project_id) as { location: string; size: number; mtime_ms: number }[],
       catalogued: ctx.db
-        .prepare("SELECT location FROM catalog WHERE project = ? AND status = 'active'")
-        .all(project.project_id) as { location: string }[],
+        .prepare("SELECT location, content_hash FROM catalog WHERE project = ? AND status = 'active'")
+        .all(project.project_id) as { location: string; content_hash: string }[],
     }));
     const known = new Map(recorded.map((r) => [r.location.normalize('NFC'), r]));
+    const hashes = new Map(catalogued.map((r) => [r.location.normalize('NFC'), r.content_hash]));
     const changed: string[] = [];
+    const unchanged: string[] = [];
     const present = new Set<string>();
     for (const location of listDocuments(dir)) {
-      const stat = statOf(path.join(dir, location));
+      const file = path.join(dir, location);
+      const stat = statOf(file);
       if (!stat) continue;
       present.add(location);
       const before = known.get(location);
-      if (!before || before.size !== stat.size || before.mtime_ms !== stat.mtimeMs) changed.push(location);
+      if (before) {
+        if (before.size !== stat.size || before.mtime_ms !== stat.mtimeMs) changed.push(location);
+      } else if (hashes.get(location) && bodyHash(file) === hashes.get(location)) {
+        unchanged.push(location);
+      } else {
+        changed.push(location);
+      }
     }
+    await this.settle(project, unchanged);
     const gone = new Set<string>();
-    for (const location of [...known.keys(), ...catalogued.map((r) => r.location.normalize('NFC'))])
+    for (const location of [...known.keys(), ...hashes.keys()])
       if (!present.has(location)) gone.add(location);
     return [...changed, ...gone];
+  }
+}
+
+/** Hash of a document file's body (after its front matter), as the catalog keeps it. */
+function bodyHash(file: string): string | undefined {
+  try {
+    return sha256(bodyOfMarkdown(readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
   }
 }
 

@@ -27,6 +27,13 @@ export function parseMarkdown(text: string): MarkdownFile {
   return { fields: undefined, body: source };
 }
 
+/** The body of a Markdown file without parsing its front matter (for a quick hash comparison). */
+export function bodyOfMarkdown(text: string): string {
+  const source = text.startsWith('\ufeff') ? text.slice(1) : text;
+  const match = FENCE.exec(source);
+  return match ? source.slice(match[0].length) : source;
+}
+
 export function renderMarkdown(fields: Record<string, unknown>, body: string): string {
   return `---\n${stringify(fields, { lineWidth: 0 })}---\n${body}`;
 }

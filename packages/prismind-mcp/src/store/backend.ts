@@ -121,6 +121,8 @@ export interface CatalogFilter {
   feature?: string;
   reference_timing?: string;
   status?: 'active' | 'archived' | 'all';
+  /** The document at this location in the project folder (`設計書/x.md`). */
+  location?: string;
   /** phase_task starting with this ("P4-" for every task of phase 4). */
   phase_task_prefix?: string;
   /** Most entries to return (newest first when set). */

@@ -29,6 +29,7 @@ export function catalogFilter(filter: CatalogFilter, params: Params, alias = 'c'
   eq('phase_task', filter.phase_task);
   eq('feature', filter.feature);
   eq('reference_timing', filter.reference_timing);
+  eq('location', filter.location);
   if (filter.status !== 'all') eq('status', filter.status ?? 'active');
   if (filter.phase_task_prefix !== undefined) {
     // A range, not LIKE: the (project_key, phase_task) index serves it and % or _ in the prefix mean nothing.
