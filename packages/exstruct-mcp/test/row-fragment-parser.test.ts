@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { createSaxParser, type SaxHandlers } from '../src/ooxml/sax.js';
 import { decodeXmlEntities } from '../src/ooxml/ooxml-text.js';
@@ -135,6 +136,37 @@ describe('row-fragment parser', () => {
     const whole = viaFragmentParser(PREFIXED);
     for (const pieces of [2, 7, 31, 200, PREFIXED.length])
       expect(viaFragmentParser(PREFIXED, pieces)).toEqual(whole);
+  });
+
+  it('gives the same events when long tags, CDATA sections, comments and instructions span many pieces', () => {
+    const long = 'x'.repeat(5000);
+    const xml =
+      `<row r="1"><c r="A1" t="str" x14ac:note="a > b ]]> --> ${long}"><v><![CDATA[${long} > ]] ]>]]></v></c>` +
+      `<!-- ${long} - > --><?pi ${long} ? > ?><c r="B1"><f>${long}</f><v>1</v></c></row>` +
+      `<row r="2" ht="${'1'.repeat(40)}"><c r="A2"><v>2</v></c></row>`;
+    const whole = viaFragmentParser(xml);
+    expect(whole.filter((e) => e[0] === 'open').map((e) => e[1])).toEqual([
+      'row',
+      'c',
+      'v',
+      'c',
+      'f',
+      'v',
+      'row',
+      'c',
+      'v',
+    ]);
+    for (const pieces of [3, 17, 400, 2000]) expect(viaFragmentParser(xml, pieces)).toEqual(whole);
+  });
+
+  it('is linear in a token that spans many pieces (no rejoining or rescanning of the token so far)', () => {
+    const value = 'v'.repeat(4_000_000);
+    const xml = `<row r="1"><c r="A1" t="str" x14ac:a="${value}"><v><![CDATA[${value}]]></v></c></row>`;
+    const started = performance.now();
+    const events = viaFragmentParser(xml, 20_000); // 400-character pieces
+    expect(events.find((e) => e[0] === 'text')![1]).toHaveLength(value.length);
+    // Measured at about 0.3 s; rejoining the token on every piece takes minutes.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('normalises line ends as XML does (CR LF and lone CR become LF; a character reference stays)', () => {

@@ -86,8 +86,8 @@ export interface CellSink {
  * holding an empty or whitespace-only string is kept (an agent must be able to tell it from an empty
  * cell); a cell without a value (`<c/>`, `<v/>` of a number, shared string or error) is not.
  */
-export function createCellSink(config: SinkConfig): CellSink {
-  const builder = new SegmentBuilder();
+export function createCellSink(config: SinkConfig, expectedCells?: number): CellSink {
+  const builder = new SegmentBuilder(expectedCells);
   const { dateKind, bordered, sharedCount } = config;
   const anyBorders = bordered.includes(1);
   let borders: number[] = [];

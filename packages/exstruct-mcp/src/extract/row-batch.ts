@@ -29,7 +29,9 @@ export function parseRowBatch(
   scope: [string, string][] = [],
 ): BatchResult {
   try {
-    const sink = createCellSink(config);
+    // A cell with its reference takes 30–50 bytes of XML in the sheets producers write; the columns grow
+    // when a batch holds more.
+    const sink = createCellSink(config, bytes.length >> 5);
     const info = emptyWorksheetInfo();
     parseRowFragment(
       rowsText(bytes),

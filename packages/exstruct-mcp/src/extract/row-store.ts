@@ -43,15 +43,26 @@ export interface RowSegment {
 
 /** Appends cells (in sheet order) and produces a compact segment. */
 export class SegmentBuilder {
-  private rowNumbers = new Int32Array(256);
-  private rowStart = new Int32Array(257);
-  private cols = new Int32Array(1024);
-  private kinds = new Uint8Array(1024);
-  private nums = new Float64Array(1024);
+  private rowNumbers: Int32Array;
+  private rowStart: Int32Array;
+  private cols: Int32Array;
+  private kinds: Uint8Array;
+  private nums: Float64Array;
   private texts: string[] = [];
   private rowCount = 0;
   private cellCount = 0;
   private lastRow = -1;
+
+  /** `expectedCells`: a guess of how many cells will come, so the columns rarely need to grow. */
+  constructor(expectedCells = 1024) {
+    const cells = Math.max(1024, Math.min(expectedCells, 1 << 20));
+    const rows = Math.max(256, cells >> 2);
+    this.rowNumbers = new Int32Array(rows);
+    this.rowStart = new Int32Array(rows + 1);
+    this.cols = new Int32Array(cells);
+    this.kinds = new Uint8Array(cells);
+    this.nums = new Float64Array(cells);
+  }
 
   add(row: number, col: number, kind: Kind, num: number): void {
     if (row !== this.lastRow) {

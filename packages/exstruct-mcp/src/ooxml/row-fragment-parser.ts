@@ -4,7 +4,7 @@
 // still rejects what is not well-formed (unclosed, mismatched or broken tags). Free of other
 // dependencies so worker threads load it quickly.
 import { isAscii } from 'node:buffer';
-import { isMainNs, XML_NS, XMLNS_NS } from './namespaces.js';
+import { isMainNs, MAIN_NS, MAIN_NS_STRICT, XML_NS, XMLNS_NS } from './namespaces.js';
 import type { SaxHandlers } from './sax.js';
 import {
   decodeAttribute,
@@ -234,6 +234,31 @@ function shortcutRowStart(xml: string, from: number, rowStart: NonNullable<SaxHa
   }
 }
 
+/** A name resolved in a scope; `kind` says whether it is SpreadsheetML's `<c>` or `<row>`. */
+interface ResolvedName {
+  local: string;
+  /** The namespace URI; SpreadsheetML's is the module's own constant, so comparing it costs nothing. */
+  ns: string;
+  kind: NameKind;
+}
+
+const enum NameKind {
+  Other,
+  Cell,
+  Row,
+}
+
+/**
+ * The namespace URI as a constant string when it is SpreadsheetML's: URIs read from the part are fresh
+ * strings, and comparing one with the constant character by character (every row and cell) was a
+ * noticeable part of the row tokenizer's time.
+ */
+function canonicalNs(ns: string): string {
+  if (ns === MAIN_NS) return MAIN_NS;
+  if (ns === MAIN_NS_STRICT) return MAIN_NS_STRICT;
+  return ns;
+}
+
 interface OpenElement {
   qname: string;
   local: string;
@@ -251,10 +276,15 @@ interface OpenElement {
  * tags, undeclared prefixes, unknown entities and nesting beyond `maxDepth` throw RowFragmentError.
  */
 export class RowTokenizer {
+  /** A short rest of the last piece (the start of a reference, a CR, a token's first characters). */
   private left = '';
+  /** A longer token cut by the end of a piece: what finds its end, and its pieces so far. */
+  private awaiting: TokenEnd | undefined;
+  private held: string[] = [];
+  private heldLength = 0;
   private readonly stack: OpenElement[] = [];
   /** Names resolved in the base scope (most documents declare everything on the root). */
-  private readonly names = new Map<string, { local: string; ns: string }>();
+  private readonly names = new Map<string, ResolvedName>();
   private scoped = 0;
   private readonly open: NonNullable<SaxHandlers['open']>;
   private readonly close: NonNullable<SaxHandlers['close']>;
@@ -271,17 +301,37 @@ export class RowTokenizer {
   }
 
   write(piece: string): void {
+    if (this.awaiting) {
+      // A token cut by the last piece: only this piece is searched for its end, and the pieces are
+      // joined once it has come (rescanning and re-joining a growing token made it quadratic).
+      this.held.push(piece);
+      this.heldLength += piece.length;
+      if (!this.awaiting.endsIn(piece)) {
+        if (this.heldLength > MAX_TOKEN_CHARS) throw tooLong();
+        return;
+      }
+      piece = this.held.join('');
+      this.held = [];
+      this.heldLength = 0;
+      this.awaiting = undefined;
+    }
     const xml = this.left === '' ? piece : this.left + piece;
     this.left = '';
     const stopped = this.run(xml);
     if (stopped < xml.length) {
-      this.left = xml.slice(stopped);
-      if (this.left.length > MAX_TOKEN_CHARS)
-        throw new RowFragmentError('A single tag, comment or CDATA section longer than 16 MB.', true);
+      const left = xml.slice(stopped);
+      if (left.length > MAX_TOKEN_CHARS) throw tooLong();
+      if (left.length < TokenEnd.MIN_LENGTH || left.charCodeAt(0) !== 60 /* < */) this.left = left;
+      else {
+        this.awaiting = new TokenEnd(left);
+        this.held = [left];
+        this.heldLength = left.length;
+      }
     }
   }
 
   end(): void {
+    if (this.awaiting) throw new RowFragmentError('The rows end inside a tag.');
     if (this.left !== '') {
       if (this.left.indexOf('<') >= 0) throw new RowFragmentError('The rows end inside a tag.');
       this.emitText(this.left);
@@ -299,7 +349,7 @@ export class RowTokenizer {
     return this.scope;
   }
 
-  private resolve(qname: string, scope: NsScope): { local: string; ns: string } {
+  private resolve(qname: string, scope: NsScope): ResolvedName {
     const useCache = scope === this.scope;
     if (useCache) {
       const known = this.names.get(qname);
@@ -310,7 +360,12 @@ export class RowTokenizer {
     const ns = scope.get(prefix);
     if (colon >= 0 && ns === undefined)
       throw new RowFragmentError(`The prefix "${prefix}" of <${qname}> is not declared.`);
-    const resolved = { local: colon < 0 ? qname : qname.slice(colon + 1), ns: ns ?? '' };
+    const local = colon < 0 ? qname : qname.slice(colon + 1);
+    const uri = canonicalNs(ns ?? '');
+    const main = isMainNs(uri);
+    const kind =
+      main && local === 'c' ? NameKind.Cell : main && local === 'row' ? NameKind.Row : NameKind.Other;
+    const resolved: ResolvedName = { local, ns: uri, kind };
     if (useCache) this.names.set(qname, resolved);
     return resolved;
   }
@@ -396,7 +451,13 @@ export class RowTokenizer {
       }
       if (i >= n) return lt;
       if (i === lt + 1) throw new RowFragmentError('A tag without a name.');
-      const qname = xml.slice(lt + 1, i);
+      // The commonest names without a slice (`c` on every cell, `row` on every row).
+      const qname =
+        i === lt + 2 && xml.charCodeAt(lt + 1) === 99 /* c */
+          ? 'c'
+          : i === lt + 4 && xml.startsWith('row', lt + 1)
+            ? 'row'
+            : xml.slice(lt + 1, i);
       const inScope = this.scoped > 0 ? this.currentScope() : this.scope;
       const name = this.resolve(qname, inScope);
       if (stack.length >= this.maxDepth)
@@ -404,15 +465,14 @@ export class RowTokenizer {
           `Elements are nested more than ${this.maxDepth} levels deep (at <${qname}>); no workbook needs that many.`,
           true,
         );
-      const main = isMainNs(name.ns);
-      if (cell !== undefined && main && name.local === 'c') {
+      if (cell !== undefined && name.kind === NameKind.Cell) {
         const end = shortcutCell(xml, i, qname, cell);
         if (end > 0) {
           pos = end;
           continue;
         }
       }
-      if (rowStart !== undefined && main && name.local === 'row') {
+      if (rowStart !== undefined && name.kind === NameKind.Row) {
         const end = shortcutRowStart(xml, i, rowStart);
         if (end > 0) {
           stack.push({ qname, local: name.local, ns: name.ns, scope: undefined });
@@ -516,6 +576,65 @@ export class RowTokenizer {
       return { qname: name, prefix, local: colon < 0 ? name : name.slice(colon + 1), ns, value };
     });
     return [i, attrs, list, selfClosing, declared];
+  }
+}
+
+function tooLong(): RowFragmentError {
+  return new RowFragmentError('A single tag, comment or CDATA section longer than 16 MB.', true);
+}
+
+/**
+ * Finds where a token that began in an earlier piece ends, looking at each new piece once: the `>` of
+ * a tag (outside quoted attribute values), or the `-->`, `]]>` or `?>` that ends a comment, CDATA
+ * section or processing instruction. It only says that the end has arrived; the tokenizer then reads
+ * the whole token as usual.
+ */
+class TokenEnd {
+  /** Shorter rests are simply joined to the next piece (they may not even say what token they are). */
+  static readonly MIN_LENGTH = 16;
+  private readonly terminator: string;
+  /** The last characters seen, for a terminator split between pieces. */
+  private tail = '';
+  /** In a start tag: the quote of the attribute value being read (0: none). */
+  private quote = 0;
+  private readonly startTag: boolean;
+  /** The end was already there (the tokenizer stopped for another reason): read on at once. */
+  private ended = false;
+
+  constructor(token: string) {
+    const [terminator, bodyStart] = token.startsWith('<!--')
+      ? ['-->', 4]
+      : token.startsWith('<![CDATA[')
+        ? [']]>', 9]
+        : token.startsWith('<?')
+          ? ['?>', 2]
+          : token.startsWith('</')
+            ? ['>', 2]
+            : ['>', 1];
+    this.terminator = terminator;
+    this.startTag = bodyStart === 1;
+    this.ended = this.endsIn(token.slice(bodyStart));
+  }
+
+  endsIn(piece: string): boolean {
+    if (this.ended) return true;
+    if (this.startTag) {
+      // The first `>` outside a quoted attribute value.
+      let quote = this.quote;
+      for (let i = 0; i < piece.length; i++) {
+        const code = piece.charCodeAt(i);
+        if (quote !== 0) {
+          if (code === quote) quote = 0;
+        } else if (code === 34 || code === 39) quote = code;
+        else if (code === 62) return true;
+      }
+      this.quote = quote;
+      return false;
+    }
+    if ((this.tail + piece.slice(0, 2)).indexOf(this.terminator) >= 0) return true;
+    if (piece.indexOf(this.terminator) >= 0) return true;
+    this.tail = (this.tail + piece).slice(-2);
+    return false;
   }
 }
 

@@ -16,7 +16,8 @@ export interface SheetRowSink {
   start?(scope: NsScope): void;
   /**
    * The content of sheetData in sheet order. With `wholeRows`, runs of whole `<row>` elements (about
-   * `RUN_BYTES` long); without, the bytes as they arrive, cut anywhere.
+   * `RUN_BYTES` long); without, the bytes as they arrive, cut anywhere. `bytes` is only valid during
+   * the call (its memory is reused for the next run): copy what must be kept.
    */
   rows(bytes: Buffer): void;
   /** Awaited after each run cut from the stream: lets the consumer hold the stream back. */
@@ -31,8 +32,12 @@ export interface RowStreamOptions {
 
 /** Runs of rows are cut once this many bytes have arrived. */
 export const RUN_BYTES = 1024 * 1024;
-/** A run that finds no row end within this many bytes cannot be cut into whole rows. */
-export const MAX_RUN_BYTES = 64 * 1024 * 1024;
+/**
+ * A run that finds no row end within this many bytes cannot be cut into whole rows: the sheet is then
+ * read in one stream, which never holds more than a piece of it (a hostile row tens of MB long would
+ * otherwise be held whole, and parsed as one string).
+ */
+export const MAX_RUN_BYTES = 8 * RUN_BYTES;
 
 /** Thrown (with `wholeRows`) when the rows cannot be cut: the caller parses the sheet in one stream. */
 export class RowsNotSeparable extends Error {
@@ -126,6 +131,19 @@ export async function streamSheetRows(
     length = 0;
     return all;
   };
+  // What is handed to the sink is joined in one buffer reused from run to run (sinks copy what they
+  // keep): a fresh megabyte per run cost more in page faults than the copy itself.
+  let scratch = Buffer.alloc(0);
+  const takeRows = () => {
+    if (parts.length === 1) return take();
+    if (scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.max(length, scratch.length * 2));
+    let at = 0;
+    for (const piece of parts) at += piece.copy(scratch, at);
+    const all = scratch.subarray(0, length);
+    parts = [];
+    length = 0;
+    return all;
+  };
   const startRows = (prefix: string) => {
     rowClose = Buffer.from(`</${prefix}row>`);
     dataClose = Buffer.from(`</${prefix}sheetData`);
@@ -193,14 +211,21 @@ export async function streamSheetRows(
     const inChunk = seamEnd >= 0 ? -1 : chunk.indexOf(dataClose);
     const end = seamEnd >= 0 ? length - seam.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
     if (end < 0 && options.wholeRows) {
-      // Look for a row end in this chunk only (plus the seam), so no byte is searched twice.
-      const local = cutAfterLastRow(Buffer.concat([seam, chunk]), rowClose);
-      if (local > 0) cut = length - seam.length + local;
+      // Look for a row end in this chunk only, so no byte is searched twice; only a row end split
+      // between the last chunk and this one is looked for in a small copy of the seam and this
+      // chunk's head (copying every chunk cost a tenth of a big extraction).
+      const local = cutAfterLastRow(chunk, rowClose);
+      if (local > 0) cut = length + local;
+      else {
+        const joined = Buffer.concat([seam, chunk.subarray(0, SEAM)]);
+        const split = cutAfterLastRow(joined, rowClose);
+        if (split > 0) cut = Math.max(cut, length - seam.length + split);
+      }
     }
     parts.push(chunk);
     length += chunk.length;
     if (end >= 0) {
-      const all = take();
+      const all = takeRows();
       rows(all.subarray(0, end));
       mode = 'after';
       feedSurround(all.subarray(end));
@@ -208,7 +233,7 @@ export async function streamSheetRows(
     }
     if (!options.wholeRows) {
       // Streaming: hand everything on but the bytes that may begin a split `</sheetData`.
-      const all = take();
+      const all = takeRows();
       const keep = Math.min(all.length, dataClose.length - 1);
       rows(all.subarray(0, all.length - keep));
       seam = Buffer.from(all.subarray(all.length - keep));
@@ -218,7 +243,7 @@ export async function streamSheetRows(
       continue;
     }
     if (length >= RUN_BYTES && cut > 0) {
-      const all = take();
+      const all = takeRows();
       const rest = Buffer.from(all.subarray(cut));
       rows(all.subarray(0, cut));
       cut = 0;

@@ -24,6 +24,16 @@ const SLASH = 0x2f;
  */
 export class SheetScanner {
   private pending: Buffer = Buffer.alloc(0);
+  /**
+   * Set when the scan stopped inside something long (a row, a tag, the head): what says it has ended,
+   * and the chunks held until then. Only new chunks are searched, and they are joined once (joining and
+   * rescanning a growing row on every chunk made a row tens of MB long take minutes).
+   */
+  private waiting: EndMarker | undefined;
+  private held: Buffer[] = [];
+  private heldLength = 0;
+  /** Where the next search for `sheetData` in the head starts. */
+  private headFrom = 0;
   private phase: 'head' | 'rows' | 'tail' = 'head';
   private prefix = '';
   private rowOpen = Buffer.from('<row');
@@ -38,29 +48,53 @@ export class SheetScanner {
       this.handler.tail(chunk);
       return;
     }
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    if (this.phase === 'head') this.scanHead();
-    if (this.phase === 'rows') this.scanRows();
+    if (this.waiting) {
+      this.held.push(chunk);
+      this.heldLength += chunk.length;
+      if (!this.waiting.arrivedIn(chunk)) return;
+      this.pending = Buffer.concat(this.held, this.heldLength);
+      this.waiting = undefined;
+      this.held = [];
+      this.heldLength = 0;
+    } else {
+      this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    }
+    let wait: EndMarker | undefined;
+    if (this.phase === 'head') wait = this.scanHead();
+    if (this.phase === 'rows') wait = this.scanRows();
     if ((this.phase as string) === 'tail' && this.pending.length > 0) {
       this.handler.tail(this.pending);
       this.pending = Buffer.alloc(0);
     }
+    if (wait && this.pending.length > WAIT_AFTER) {
+      this.waiting = wait;
+      this.held = [this.pending];
+      this.heldLength = this.pending.length;
+    }
   }
 
   end(): void {
-    if (this.phase !== 'tail') {
+    if (this.phase !== 'tail' || this.waiting) {
       throw new ToolError('UNSUPPORTED_FORMAT', 'A worksheet part ends before its <sheetData> is complete.', {
         hint: 'The workbook looks damaged; open and re-save it in Excel.',
       });
     }
   }
 
-  private scanHead(): void {
+  /** Finds `<sheetData>`; when it has not come yet, returns what to wait for. */
+  private scanHead(): EndMarker | undefined {
     const buf = this.pending;
-    let from = 0;
+    let from = this.headFrom;
     for (;;) {
       const at = buf.indexOf('sheetData', from);
-      if (at === -1) return;
+      if (at === -1) {
+        this.headFrom = Math.max(0, buf.length - SHEET_DATA.length);
+        return new EndMarker(SHEET_DATA, buf);
+      }
+      if (at + 9 >= buf.length) {
+        this.headFrom = at; // what follows the name decides: read it with the next chunk
+        return undefined;
+      }
       let lt = at - 1;
       while (lt >= 0 && lt > at - 40 && buf[lt] !== LT && buf[lt] !== GT) lt--;
       const next = buf[at + 9];
@@ -79,7 +113,10 @@ export class SheetScanner {
         continue;
       }
       const close = tagEndBytes(buf, lt);
-      if (close === -1) return;
+      if (close === -1) {
+        this.headFrom = lt;
+        return EndMarker.tagEnd(buf, lt);
+      }
       this.setPrefix(prefix);
       // (tagEndBytes gives the offset just past the `>`.)
       const empty = buf[close - 2] === SLASH;
@@ -92,7 +129,7 @@ export class SheetScanner {
         this.pending = buf.subarray(close);
         this.phase = 'rows';
       }
-      return;
+      return undefined;
     }
   }
 
@@ -103,9 +140,11 @@ export class SheetScanner {
     this.dataClose = Buffer.from(`</${prefix}sheetData`);
   }
 
-  private scanRows(): void {
+  /** Hands on whole rows; returns what to wait for when it stopped inside a long one. */
+  private scanRows(): EndMarker | undefined {
     const buf = this.pending;
     let pos = 0;
+    let wait: EndMarker | undefined;
     for (;;) {
       const lt = buf.indexOf(LT, pos);
       if (lt === -1) {
@@ -127,12 +166,18 @@ export class SheetScanner {
           after === 0x09
         ) {
           const startEnd = tagEndBytes(buf, lt);
-          if (startEnd === -1) break;
+          if (startEnd === -1) {
+            wait = EndMarker.tagEnd(buf, lt);
+            break;
+          }
           let end: number;
           if (buf[startEnd - 2] === SLASH) end = startEnd;
           else {
             const close = buf.indexOf(this.rowClose, startEnd);
-            if (close === -1) break;
+            if (close === -1) {
+              wait = new EndMarker(this.rowClose, buf);
+              break;
+            }
             end = close + this.rowClose.length;
           }
           const row = inGrid(rowNumber(buf, lt, startEnd) ?? this.lastRow + 1);
@@ -145,12 +190,15 @@ export class SheetScanner {
       if (startsWith(buf, lt, this.dataClose)) {
         this.pending = buf.subarray(lt);
         this.phase = 'tail';
-        return;
+        return undefined;
       }
       if (buf.length - lt < this.dataClose.length + 1) break; // maybe a split tag
       // Comments and processing instructions between rows pass through.
       const closeAt = startsWith(buf, lt, COMMENT_OPEN) ? buf.indexOf('-->', lt) : buf.indexOf(GT, lt);
-      if (closeAt === -1) break;
+      if (closeAt === -1) {
+        wait = new EndMarker(startsWith(buf, lt, COMMENT_OPEN) ? COMMENT_CLOSE : GT_BYTES, buf);
+        break;
+      }
       const end = startsWith(buf, lt, COMMENT_OPEN) ? closeAt + 3 : closeAt + 1;
       if (!startsWith(buf, lt, COMMENT_OPEN) && buf[lt + 1] !== 0x3f) {
         throw new ToolError(
@@ -165,10 +213,67 @@ export class SheetScanner {
       pos = end;
     }
     this.pending = buf.subarray(pos);
+    return wait;
   }
 }
 
 const COMMENT_OPEN = Buffer.from('<!--');
+const COMMENT_CLOSE = Buffer.from('-->');
+const GT_BYTES = Buffer.from('>');
+const SHEET_DATA = Buffer.from('sheetData');
+/** A shorter rest is simply joined to the next chunk. */
+const WAIT_AFTER = 4096;
+
+/**
+ * Says when what the scanner waits for has arrived, looking at each new chunk once: a marker (`</row>`,
+ * `-->`, `sheetData`), possibly split between chunks, or the `>` that ends a tag (outside quoted
+ * attribute values). The scanner then scans the joined bytes as usual.
+ */
+class EndMarker {
+  private tail: Buffer;
+  private quote = 0;
+
+  /** `seen`: the bytes already searched (the marker is not in them). */
+  constructor(
+    private readonly marker: Buffer | undefined,
+    seen: Buffer,
+  ) {
+    this.tail = marker ? Buffer.from(seen.subarray(Math.max(0, seen.length - marker.length + 1))) : EMPTY;
+  }
+
+  /** The end of the tag that starts at `start` in `seen` (whose rest has no unquoted `>`). */
+  static tagEnd(seen: Buffer, start: number): EndMarker {
+    const wait = new EndMarker(undefined, seen);
+    wait.arrivedIn(seen.subarray(start + 1));
+    return wait;
+  }
+
+  arrivedIn(chunk: Buffer): boolean {
+    const marker = this.marker;
+    if (marker === undefined) {
+      let quote = this.quote;
+      for (let i = 0; i < chunk.length; i++) {
+        const c = chunk[i]!;
+        if (quote) {
+          if (c === quote) quote = 0;
+        } else if (c === 0x22 || c === 0x27) quote = c;
+        else if (c === GT) return true;
+      }
+      this.quote = quote;
+      return false;
+    }
+    const seam = Buffer.concat([this.tail, chunk.subarray(0, marker.length - 1)]);
+    if (seam.indexOf(marker) >= 0 || chunk.indexOf(marker) >= 0) return true;
+    const keep = marker.length - 1;
+    this.tail =
+      chunk.length >= keep
+        ? Buffer.from(chunk.subarray(chunk.length - keep))
+        : Buffer.concat([this.tail, chunk]).subarray(-keep);
+    return false;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
 
 function startsWith(buf: Buffer, at: number, token: Buffer): boolean {
   if (at + token.length > buf.length) return false;
@@ -208,8 +313,9 @@ const R_ATTR = Buffer.from(' r="');
 
 /** The `r` attribute of a row start tag, read straight from the bytes. */
 function rowNumber(buf: Buffer, start: number, end: number): number | undefined {
-  let at = buf.indexOf(R_ATTR, start);
-  if (at === -1 || at >= end) {
+  // Searched inside the tag only: a row without `r` must not send the search through all that follows.
+  let at = buf.subarray(0, end).indexOf(R_ATTR, start);
+  if (at === -1) {
     // Attributes may be separated by other whitespace.
     const text = buf.toString('latin1', start, end);
     const m = /\sr\s*=\s*["']([^"']*)["']/.exec(text);
