@@ -312,6 +312,28 @@ describe('SearchEngine', () => {
     expect(run.outcome.warnings.join('\n')).toMatch(/nonexistent/);
   });
 
+  it('reads how many files ripgrep searched from its summary; past the stamping limit nothing is listed or cached', async () => {
+    const dir = await emptyDir();
+    try {
+      for (let i = 0; i < 5; i++) await writeFile(path.join(dir, `f${i}.txt`), `x ${i}\n`);
+      const collector = new JsonMatchCollector(0, 10);
+      await runRipgrep(['--json', '-e', 'x', '.'], { cwd: dir, onLine: (line) => collector.push(line) });
+      expect(collector.searchedFiles).toBe(5);
+      expect(collector.matches).toHaveLength(5);
+      const search = query({ targets: [dir], query: 'x' });
+      // 5 files searched, at most 4 stamped: the result is not kept (no background rg --files).
+      const small = new SearchEngine(undefined, 4);
+      await small.search(search, { timeoutMs: 5000 });
+      expect((await small.search(search, { timeoutMs: 5000 })).cacheHit).toBe(false);
+      // Within the limit the second search comes from the cache.
+      const enough = new SearchEngine(undefined, 5);
+      await enough.search(search, { timeoutMs: 5000 });
+      expect((await enough.search(search, { timeoutMs: 5000 })).cacheHit).toBe(true);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
   it('returns partial results on timeout, marked, and does not cache them', async () => {
     const engine = new SearchEngine();
     const slow = query({ targets: ['/'], query: 'zzz-never-found-zzz', mode: 'total_only' });

@@ -82,6 +82,8 @@ export class JsonMatchCollector {
   /** Matches (submatches) counted per file, for summaries. */
   readonly counts = new Map<string, number>();
   totalSubmatches = 0;
+  /** Files ripgrep searched, from its closing `summary` events (one per batch). */
+  searchedFiles = 0;
 
   constructor(
     private readonly contextAfter: number,
@@ -97,7 +99,12 @@ export class JsonMatchCollector {
     if (!line.startsWith('{')) return true;
     // A file's `end` and the final `summary` (a third of the lines, with bulky stats) carry nothing
     // the answer uses; parsing them was most of the garbage of a search with many files.
-    if (line.startsWith('{"type":"end"') || line.startsWith('{"type":"summary"')) return true;
+    if (line.startsWith('{"type":"end"')) return true;
+    // The summary puts "data" first: only its file count is read, without parsing the stats.
+    if (line.endsWith('"type":"summary"}')) {
+      this.searchedFiles += Number(/"searches":(\d+)/.exec(line)?.[1] ?? 0);
+      return true;
+    }
     const event = parseEvent(line);
     if (!event) return true;
     if (event.type === 'begin') {

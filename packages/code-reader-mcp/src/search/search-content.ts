@@ -40,8 +40,11 @@ export interface SearchEngineOptions {
 export class SearchEngine {
   private readonly cache = new StampedCache<SearchOutcome>();
 
-  /** `maxCollected`: the memory cap on kept matches (tests lower it). */
-  constructor(private readonly maxCollected = MAX_COLLECTED_MATCHES) {}
+  /** `maxCollected`: the memory cap on kept matches; `maxStamped`: on cached searches' files (tests lower them). */
+  constructor(
+    private readonly maxCollected = MAX_COLLECTED_MATCHES,
+    private readonly maxStamped = MAX_STAMPED_FILES,
+  ) {}
 
   /** The cache key: every field of the query (all of them change the result). */
   keyOf(query: SearchQuery): string {
@@ -60,15 +63,22 @@ export class SearchEngine {
       if (cached) return { outcome: cached, cacheHit: true, key };
     }
     const startedAt = Date.now();
-    const outcome = await this.runRipgrep(query, options);
+    const { outcome, searched } = await this.runRipgrep(query, options);
     if (!outcome.timedOut) {
       const roots = query.targetKind === 'roots' ? query.targets : [];
-      this.cache.set(key, outcome, this.searchedFiles(query, options), startedAt, roots);
+      // Past MAX_STAMPED_FILES the result is not cached: then no listing of the files runs at all.
+      const files =
+        searched > this.maxStamped ? Promise.resolve(undefined) : this.searchedFiles(query, options);
+      this.cache.set(key, outcome, files, startedAt, roots);
     }
     return { outcome, cacheHit: false, key };
   }
 
-  private async runRipgrep(query: SearchQuery, options: SearchEngineOptions): Promise<SearchOutcome> {
+  /** The outcome, and how many files ripgrep searched (0 when it did not say: count modes). */
+  private async runRipgrep(
+    query: SearchQuery,
+    options: SearchEngineOptions,
+  ): Promise<{ outcome: SearchOutcome; searched: number }> {
     const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
     const deadline = Date.now() + options.timeoutMs;
     const collect = async (mode: 'json' | 'count', sorted: boolean) => {
@@ -129,7 +139,7 @@ export class SearchEngine {
         `The search stopped at its time limit (timeout_ms ${options.timeoutMs}): total_matches and files_with_matches are left out because ripgrep did not see every file; raise timeout_ms or narrow the search.`,
       );
     }
-    return {
+    const outcome: SearchOutcome = {
       matches,
       fileCounts: allowedCounts,
       ...(complete ? { totalMatches: allowedCounts.reduce((sum, c) => sum + c.count, 0) } : {}),
@@ -138,6 +148,7 @@ export class SearchEngine {
       warnings,
       ...(longLines.length > 0 ? { longLines } : {}),
     };
+    return { outcome, searched: first.collector.searchedFiles };
   }
 
   /**
@@ -158,7 +169,7 @@ export class SearchEngine {
         separator: '\0',
         onLine: (line) => {
           files.push(line);
-          return files.length <= MAX_STAMPED_FILES;
+          return files.length <= this.maxStamped;
         },
       },
     );
