@@ -64,6 +64,7 @@ export class ProjectPaths {
   /**
    * Of the files ripgrep reported, those the policy allows by their real location: each folder's real
    * path (resolved once per folder) must lie in a root, and the real file path must match no deny glob.
+   * The paths as reported must already have passed `deniedPredicate` (both callers apply it first).
    * ripgrep never follows links (it runs with --no-follow and no config), so this only drops files a
    * changing tree slipped in; it is checked for every result whatever the flags.
    */
@@ -83,9 +84,12 @@ export class ProjectPaths {
       chunk.forEach((dir, index) => {
         const realDir = reals[index];
         if (realDir === undefined) return;
+        // Without a link on the way (the usual case) the real path is the path, which the caller has
+        // checked with deniedPredicate: nothing more to check (a listing of 43,000 files did it twice).
+        const linked = realDir !== dir;
         for (const file of byDir.get(dir)!) {
-          if (this.policy.allows(file) && this.policy.allows(path.join(realDir, path.basename(file))))
-            allowed.add(file);
+          if (linked && !this.policy.allows(path.join(realDir, path.basename(file)))) continue;
+          allowed.add(file);
         }
       });
     }
