@@ -24,7 +24,7 @@ export async function refreshDocuments(engine: Engine, projectId?: string): Prom
     const locations = await changes.pending(project);
     if (locations.length === 0) continue;
     try {
-      await engine.backend.write((stores) => takeIn(engine, stores, project, locations));
+      await engine.backend.write((stores) => takeIn(engine, stores, project, locations), { views: false });
       await changes.settle(project, locations);
     } catch (error) {
       changes.retry(project, locations);

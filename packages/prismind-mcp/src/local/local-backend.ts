@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
 import type { Embedder } from '../search/embedder.js';
-import type { Backend, BackendInfo, Stores } from '../store/backend.js';
+import type { Backend, BackendInfo, Stores, WriteOptions } from '../store/backend.js';
 import { LocalCatalog } from './catalog.js';
 import { DB_FILE, type LocalContext } from './context.js';
 import { openDatabase, retryBusy, type Db } from './database.js';
@@ -94,8 +94,8 @@ export class LocalBackend implements Backend {
     return this.readWith((stores) => work(stores));
   }
 
-  async write<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
-    return this.writeWith((stores) => work(stores));
+  async write<T>(work: (stores: Stores) => Promise<T>, options?: WriteOptions): Promise<T> {
+    return this.writeWith((stores) => work(stores), options);
   }
 
   /** read() that also hands the work its transaction context (for backends built on this one). */
@@ -115,13 +115,16 @@ export class LocalBackend implements Backend {
   }
 
   /** write() that also hands the work its transaction context (for backends built on this one). */
-  async writeWith<T>(work: (stores: Stores, ctx: LocalContext) => Promise<T>): Promise<T> {
+  async writeWith<T>(
+    work: (stores: Stores, ctx: LocalContext) => Promise<T>,
+    options?: WriteOptions,
+  ): Promise<T> {
     const { ctx, stores, vectors } = this.context(true);
     const result = await this.mutex.run(async () => {
       await retryBusy(() => this.db.exec('BEGIN IMMEDIATE'), 'starting a write');
       try {
         const value = await work(stores, ctx);
-        if (this.options.views !== false) await stageViews(ctx);
+        if (this.options.views !== false && options?.views !== false) await stageViews(ctx);
         await ctx.files.place();
         try {
           await retryBusy(() => this.db.exec('COMMIT'), 'committing');

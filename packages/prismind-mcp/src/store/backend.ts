@@ -196,6 +196,15 @@ export interface BackendInfo {
   similarity_score: string;
 }
 
+export interface WriteOptions {
+  /**
+   * false: leave the generated views (the local store's 目録.md …) to the next write. Taking in a hand
+   * edit before a search must not rewrite a 10,000-row 目録.md (half a second) inside that search.
+   * Backends without generated views ignore it.
+   */
+  views?: boolean;
+}
+
 export interface Backend {
   readonly kind: BackendKind;
   /** Human-readable location (the home folder, a database URL without password). */
@@ -214,7 +223,7 @@ export interface Backend {
    * Runs reads and writes so that all of its writes happen together or not at all, serialised with
    * every other writer (other calls, other server processes on the same store).
    */
-  write<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  write<T>(work: (stores: Stores) => Promise<T>, options?: WriteOptions): Promise<T>;
   close(): Promise<void>;
 }
 
