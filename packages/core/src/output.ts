@@ -63,9 +63,13 @@ function loadYaml(): typeof import('yaml') {
   return yaml;
 }
 
-/** Decodes TOON with the official decoder (strict mode). */
+/**
+ * Decodes TOON with the official decoder (strict mode), at the document's own indentation: the first
+ * indented line is one level deep, so its leading spaces are the indent size (`formatOutput` writes 1–8).
+ */
 export function parseToon(text: string): unknown {
-  return decodeToon(text);
+  const indent = /^( +)\S/m.exec(text)?.[1]?.length;
+  return decodeToon(text, indent ? { indentSize: indent } : {});
 }
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'toon', 'yaml'];

@@ -90,6 +90,15 @@ describe('TOON output', () => {
     expect(text.split('\n')[0]).toBe('rows[2]{path,size,note}:');
     expect(parseToon(text)).toEqual(asJson({ rows }));
   });
+
+  it('reads TOON back at whatever indentation it was written with', () => {
+    const value = { book: { sheets: { 'S 1': { rows: [{ r: 1, v: 'x' }], tags: ['a', 'b'] } } } };
+    for (const indent of [1, 2, 3, 4, 8]) {
+      const text = formatOutput(value, 'toon', { indent });
+      expect(text.split('\n')[1]).toBe(`${' '.repeat(indent)}sheets:`);
+      expect(parseToon(text)).toEqual(value);
+    }
+  });
 });
 
 describe('TOON delimiters', () => {

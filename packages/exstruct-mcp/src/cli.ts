@@ -4,16 +4,11 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  formatOutput,
-  OUTPUT_FORMATS,
-  toToolError,
-  writeFileAtomic,
-  type OutputFormat,
-} from '@mcp-workbench/core/engine';
+import { OUTPUT_FORMATS, toToolError, writeFileAtomic, type OutputFormat } from '@mcp-workbench/core/engine';
 import { extractWorkbook } from './extract/extract-workbook.js';
 import { EXTRACTION_MODES, MODE_SUMMARY, type ExtractionMode } from './extract/modes.js';
 import { sheetFileStem } from './output/extract-files.js';
+import { renderDocument } from './output/render.js';
 import { PACKAGE_VERSION } from './version.js';
 
 const HELP = `Usage: exstruct INPUT [options]
@@ -90,7 +85,7 @@ async function main(argv: string[]): Promise<void> {
     const dir = path.resolve(values['sheets-dir']);
     await mkdir(dir, { recursive: true });
     for (const payload of extraction.sheetPayloads()) {
-      const text = formatOutput(payload, format, { pretty: values.pretty });
+      const text = renderDocument(payload, format, { pretty: values.pretty });
       await writeFileAtomic(path.join(dir, `${sheetFileStem(payload.sheet_name)}.${format}`), text);
     }
   }

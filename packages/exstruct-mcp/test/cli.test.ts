@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToonText } from '@mcp-workbench/core/testing';
+import { fromToonLayout } from '../src/output/toon-layout.js';
 import { FIXTURES, tempDir, type TempDir } from './extract-helpers.js';
 
 const cli = path.join(FIXTURES, '..', '..', 'dist', 'cli.js');
@@ -39,7 +40,7 @@ describe('exstruct CLI', () => {
       'verbose',
       '--alpha-col',
     );
-    const data = decodeToonText(await readFile(out, 'utf8')) as {
+    const data = fromToonLayout(decodeToonText(await readFile(out, 'utf8'))) as {
       sheets: Record<string, Record<string, unknown>>;
     };
     expect(data.sheets.Sheet1!.merged_ranges).toEqual(['A5:B5']);

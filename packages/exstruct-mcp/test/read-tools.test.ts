@@ -4,6 +4,7 @@ import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToonText } from '@mcp-workbench/core/testing';
+import { fromToonLayout } from '../src/output/toon-layout.js';
 import { connect, FIXTURES, row, tempDir, type Session, type TempDir } from './extract-helpers.js';
 
 let tmp: TempDir;
@@ -146,7 +147,8 @@ describe('exstruct_extract', () => {
     expect(toon.out_path).toBe(path.join(tmp.dir, 'out', 'deep', 'formula__formula.toon'));
     const json = await extract({ xlsx_path: 'formula__formula.xlsx', out_dir: 'out/deep', mode: 'verbose' });
     const fromJson = JSON.parse(await readFile(json.out_path, 'utf8'));
-    expect(decodeToonText(await readFile(toon.out_path, 'utf8'))).toEqual(fromJson);
+    // TOON is written in the table layout; read back through it, it is the same data as the JSON.
+    expect(fromToonLayout(decodeToonText(await readFile(toon.out_path, 'utf8')))).toEqual(fromJson);
     const yaml = await extract({
       xlsx_path: 'formula__formula.xlsx',
       format: 'yaml',
@@ -511,6 +513,43 @@ describe('direct reads', () => {
       'C2 =SUM(Jan:Mar!C2)',
       'B3 =SUM(Jan:Mar!B3)',
       'C3 =SUM(Jan:Mar!C3)',
+    ]);
+  });
+
+  it('answers read_json_chunk on a TOON output in TOON, at any indent it was written with', async () => {
+    const toon = (
+      await extract({
+        xlsx_path: 'formula__formula.xlsx',
+        out_dir: 'indented',
+        format: 'toon',
+        options: { indent: 4 },
+      })
+    ).out_path;
+    expect(await readFile(toon, 'utf8')).toContain('\n            A2,商品A,800,10\n');
+    const page = await session.call<{ next_cursor: null; chunk: Record<string, unknown> }>(
+      'exstruct_read_json_chunk',
+      { out_path: toon, sheet: 'Sheet1', filter: { rows: [2, 3], cols: [2, 3] } },
+    );
+    expect(page.format).toBe('toon');
+    expect(page.text).toMatch(
+      /^next_cursor: null\nwarnings: \[\]\nchunk:\n {2}book_name: formula__formula\.xlsx\n/,
+    );
+    // The merged value stays in the table: this page's rows do not hold A5.
+    expect(page.text).toContain(
+      '\n    rows[2]{cell,v1,v2}:\n      B2,800,10\n      B3,1000,2\n    table_candidates[2]: "A1:C5","A8:C12"\n    merged_cells[1]{from,to,v}:\n      A5,B5,売上合計',
+    );
+    const sheet = (fromToonLayout(page.structured.chunk) as { sheet: { rows: unknown[] } }).sheet;
+    expect(sheet.rows).toEqual([
+      { r: 2, c: { '1': 800, '2': 10 } },
+      { r: 3, c: { '1': 1000, '2': 2 } },
+    ]);
+    const cells = await session.call<{ cells: unknown[] }>('exstruct_read_cells', {
+      out_path: toon,
+      addresses: ['A5', 'C5'],
+    });
+    expect(cells.structured.cells).toEqual([
+      { cell: 'A5', value: '売上合計' },
+      { cell: 'C5', value: 16000 },
     ]);
   });
 

@@ -1,4 +1,5 @@
-import { formatOutput, type OutputFormat } from '@mcp-workbench/core/engine';
+import type { OutputFormat } from '@mcp-workbench/core/engine';
+import { renderDocument } from '../output/render.js';
 import type { ExtractedSheet } from './extract-sheet.js';
 import type { CellRow, PrintArea, SheetData, WorkbookData } from './model.js';
 
@@ -29,7 +30,8 @@ export interface PrintAreaPayload {
 
 /**
  * The result of an extraction. `workbook` is the plain ExStruct model; `serialize` writes it as JSON
- * (compact JSON straight from the columnar rows, without building the model), YAML or TOON.
+ * (compact JSON straight from the columnar rows, without building the model), YAML or TOON (in the
+ * table layout of `output/toon-layout.ts`).
  */
 export class Extraction {
   private model: WorkbookData | undefined;
@@ -91,7 +93,7 @@ export class Extraction {
       this.writeJson((piece) => pieces.push(piece));
       return pieces.join('');
     }
-    return formatOutput(this.workbook, format, options);
+    return renderDocument(this.workbook, format, options);
   }
 
   /**

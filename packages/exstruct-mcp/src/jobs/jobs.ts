@@ -2,7 +2,8 @@
 // server's event loop stays free, and that a cancel can stop at once (the thread is terminated). Each
 // job reads the one file the tool opened through the PathPolicy (by its descriptor) and returns plain
 // data (bytes transferred).
-import { formatOutput, type OutputFormat } from '@mcp-workbench/core/engine';
+import type { OutputFormat } from '@mcp-workbench/core/engine';
+import { renderDocument } from '../output/render.js';
 import { extractWorkbook } from '../extract/extract-workbook.js';
 import type { SerializeOptions } from '../extract/extraction.js';
 import type { ExtractionMode } from '../extract/modes.js';
@@ -57,7 +58,7 @@ async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJo
   const sheets = input.sheetFiles
     ? extraction.sheetPayloads().map((payload) => ({
         sheetName: payload.sheet_name,
-        data: encode(formatOutput(payload, input.format, input.serialize)),
+        data: encode(renderDocument(payload, input.format, input.serialize)),
       }))
     : [];
   const printAreas = input.printAreaFiles
@@ -65,7 +66,7 @@ async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJo
         sheet,
         index,
         area: payload.area,
-        data: encode(formatOutput(payload, input.format, input.serialize)),
+        data: encode(renderDocument(payload, input.format, input.serialize)),
       }))
     : [];
   return {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { decodeCursor, encodeCursor, ToolError, utf8ByteLength } from '@mcp-workbench/core/engine';
 import { columnIndex } from '../extract/extraction.js';
 import type { CellRow } from '../extract/model.js';
+import { renderDocument } from '../output/render.js';
 import { selectSheet, type OutputFile, type SheetView } from './output-file.js';
 
 export interface ChunkFilter {
@@ -19,8 +20,12 @@ export interface ChunkRequest {
 }
 
 export interface ChunkResult {
-  /** JSON text: the whole output, or `{book_name, sheet_name, sheet: {rows, …}}` for one page. */
+  /**
+   * The whole output, or `{book_name, sheet_name, sheet: {rows, …}}` for one page: JSON text, or TOON
+   * text (in the table layout of docs/toon.md) when the output file is TOON.
+   */
   chunk: string;
+  format: 'json' | 'toon';
   next_cursor?: string;
   warnings: string[];
 }
@@ -86,9 +91,11 @@ function tooLarge(output: OutputFile, maxBytes: number): ToolError {
 export function readJsonChunk(output: OutputFile, request: ChunkRequest): ChunkResult {
   const warnings: string[] = [];
   let sheetName = request.sheet;
+  const format = output.chunkFormat;
   if (sheetName === undefined && request.filter === undefined && request.cursor === undefined) {
-    const whole = output.jsonText ?? JSON.stringify(wholeOutput(output));
-    if (utf8ByteLength(whole) <= request.maxBytes) return { chunk: whole, warnings };
+    const whole = wholeText(output, request.maxBytes);
+    if (whole !== undefined && utf8ByteLength(whole) <= request.maxBytes)
+      return { chunk: whole, format, warnings };
     if (output.sheets.size !== 1) throw tooLarge(output, request.maxBytes);
     sheetName = [...output.sheets.keys()][0]!;
     warnings.push(
@@ -130,10 +137,12 @@ export function readJsonChunk(output: OutputFile, request: ChunkRequest): ChunkR
     warnings.push(
       'Base payload exceeds max_bytes; this page holds the sheet fields without rows, rows follow via next_cursor.',
     );
-    const chunk = `${prefix}${suffix}`;
+    const chunk = format === 'toon' ? toonPage(output, sheet, [], rest) : `${prefix}${suffix}`;
     const next = start < to ? makeCursor(output, sheet, filterKey, start - from) : undefined;
-    return next ? { chunk, next_cursor: next, warnings } : { chunk, warnings };
+    return next ? { chunk, format, next_cursor: next, warnings } : { chunk, format, warnings };
   }
+  const pageRows: CellRow[] = [];
+  const pageIndexes: number[] = [];
   for (; index < to; index++) {
     const row = filter.cols ? restrictColumns(rows[index]!, filter.cols[0], filter.cols[1]) : rows[index]!;
     if (!row) continue;
@@ -145,16 +154,52 @@ export function readJsonChunk(output: OutputFile, request: ChunkRequest): ChunkR
           'max_bytes too small; returning a single row chunk. Raise max_bytes or narrow filter.cols.',
         );
         pieces.push(json);
+        pageRows.push(row);
+        pageIndexes.push(index);
         index++;
       }
       break;
     }
     pieces.push(json);
+    pageRows.push(row);
+    pageIndexes.push(index);
     used += cost;
   }
-  const chunk = `${prefix}${pieces.join(',')}${suffix}`;
-  if (index < to) return { chunk, next_cursor: makeCursor(output, sheet, filterKey, index - from), warnings };
-  return { chunk, warnings };
+  let chunk: string;
+  if (format === 'toon') {
+    // The same rows as the JSON page (TOON is the smaller of the two), unless the layout's nulls make a
+    // page larger than max_bytes: then fewer rows, the rest on the next page.
+    chunk = toonPage(output, sheet, pageRows, firstPage ? rest : {});
+    let bytes = utf8ByteLength(chunk);
+    while (bytes > request.maxBytes && pageRows.length > 1) {
+      pageRows.length = Math.max(1, Math.floor((pageRows.length * request.maxBytes) / bytes) - 1);
+      index = pageIndexes[pageRows.length - 1]! + 1;
+      chunk = toonPage(output, sheet, pageRows, firstPage ? rest : {});
+      bytes = utf8ByteLength(chunk);
+    }
+  } else chunk = `${prefix}${pieces.join(',')}${suffix}`;
+  if (index < to)
+    return { chunk, format, next_cursor: makeCursor(output, sheet, filterKey, index - from), warnings };
+  return { chunk, format, warnings };
+}
+
+/** One page of a sheet as TOON: the same fields as a JSON page, in the table layout. */
+function toonPage(output: OutputFile, sheet: SheetView, rows: CellRow[], rest: object): string {
+  return renderDocument(
+    { book_name: output.bookName ?? null, sheet_name: sheet.name, sheet: { rows, ...rest } },
+    'toon',
+  );
+}
+
+/**
+ * The whole output as the chunk format's text: a JSON file's own text; TOON rendered again from the
+ * model (not when the file is far larger than max_bytes: it would not fit anyway).
+ */
+function wholeText(output: OutputFile, maxBytes: number): string | undefined {
+  if (output.jsonText !== undefined && output.chunkFormat === 'json') return output.jsonText;
+  if (output.chunkFormat === 'json') return JSON.stringify(wholeOutput(output));
+  if (output.bytes > maxBytes * 4) return undefined;
+  return renderDocument(wholeOutput(output), 'toon');
 }
 
 function makeCursor(output: OutputFile, sheet: SheetView, filterKey: string, offset: number): string {
@@ -202,8 +247,8 @@ function normaliseFilter(filter: ChunkFilter | undefined, warnings: string[]): C
   return out;
 }
 
-function wholeOutput(output: OutputFile): unknown {
+function wholeOutput(output: OutputFile): object {
   const sheets: Record<string, unknown> = {};
   for (const [name, view] of output.sheets) sheets[name] = view.data;
-  return { book_name: output.bookName, sheets };
+  return output.bookName === undefined ? { sheets } : { book_name: output.bookName, sheets };
 }

@@ -5,6 +5,7 @@ import { localFiles, parseToon, readOpened, ToolError, type FileAccess } from '@
 import type { CellValue } from '../extract/cell-value.js';
 import { columnIndex } from '../extract/extraction.js';
 import type { CellRow, SheetData } from '../extract/model.js';
+import { fromToonLayout, ToonLayoutError } from '../output/toon-layout.js';
 
 /** An extraction output file as the read tools see it. */
 export interface OutputFile {
@@ -14,6 +15,8 @@ export interface OutputFile {
   pathHash: string;
   /** The file's text when it is JSON (returned whole when it fits a chunk). */
   jsonText: string | undefined;
+  /** The format chunks of this file are answered in: TOON for a .toon output, JSON otherwise. */
+  chunkFormat: 'json' | 'toon';
   bytes: number;
   bookName: string | undefined;
   sheets: Map<string, SheetView>;
@@ -98,10 +101,14 @@ function notAnOutput(file: string, why: string): ToolError {
 function parseByExtension(file: string, text: string): unknown {
   const ext = path.extname(file).toLowerCase();
   try {
-    if (ext === '.toon') return parseToon(text);
+    // TOON is written in the table layout (docs/toon.md): read back into the JSON model.
+    if (ext === '.toon')
+      return fromToonLayout(parseToon(text), { maxMapCells: Math.max(1_000_000, text.length) });
     if (ext === '.yaml' || ext === '.yml') return parseYaml(text, { maxAliasCount: 100 });
     return JSON.parse(text);
   } catch (error) {
+    if (error instanceof ToonLayoutError)
+      throw notAnOutput(file, `its TOON tables do not follow ExStruct's layout (${error.message})`);
     throw notAnOutput(
       file,
       `it does not parse as ${ext === '.toon' ? 'TOON' : ext.startsWith('.y') ? 'YAML' : 'JSON'} (${(error as Error).message})`,
@@ -178,6 +185,7 @@ export async function loadOutputFile(file: string, files: FileAccess = localFile
     fingerprint,
     pathHash,
     jsonText: isJson ? text : undefined,
+    chunkFormat: /\.toon$/i.test(file) ? 'toon' : 'json',
     bytes: info.size,
     bookName,
     sheets,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, reply } from '@mcp-workbench/core';
+import { formatOutput, parseToon } from '@mcp-workbench/core/engine';
 import type { ExstructToolDeps } from '../server.js';
 import { fitAnswer } from './answer-size.js';
 import { readThroughJob } from './read-job.js';
@@ -22,6 +23,8 @@ export const readJsonChunkTool = (deps: ExstructToolDeps) =>
       '[start, end], 1-based and inclusive (cols: A = 1, works for numeric and letter keys). max_bytes (default ' +
       '50000) bounds the chunk; start at 50000, raise it (e.g. 120000) if pages come back with very few rows, ' +
       'lower it if your context is small. Pass next_cursor back unchanged together with the same sheet and filter. ' +
+      'A .toon output is answered in TOON: rows as a table of {cell (A1), v1…vk} lines, each holding k cells of ' +
+      'one row from that cell rightwards (null = empty); see the README. ' +
       'For specific cells prefer exstruct_read_range / exstruct_read_cells.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
@@ -51,7 +54,9 @@ export const readJsonChunkTool = (deps: ExstructToolDeps) =>
     output: {
       chunk: z
         .string()
-        .describe('JSON text of this chunk: the whole output, or {book_name, sheet_name, sheet}.'),
+        .describe(
+          'This chunk: the whole output, or {book_name, sheet_name, sheet}; JSON text, or TOON text when out_path is a .toon file.',
+        ),
       next_cursor: z.string().optional().describe('Present while more rows follow; pass it back as cursor.'),
       warnings: z.array(z.string()),
     },
@@ -69,8 +74,14 @@ export const readJsonChunkTool = (deps: ExstructToolDeps) =>
         'This chunk',
         'A single row or the sheet fields are this large: narrow with filter.cols (or filter.rows), or read cells with exstruct_read_range.',
       );
-      // The text block embeds the chunk as JSON (not as an escaped string), with the paging fields first.
-      const head = JSON.stringify({ next_cursor: result.next_cursor ?? null, warnings: result.warnings });
-      return reply(result, `${head.slice(0, -1)},"chunk":${result.chunk}}`);
+      const { format, ...answer } = result;
+      const paging = { next_cursor: answer.next_cursor ?? null, warnings: answer.warnings };
+      // The text block embeds the chunk as a document (not as an escaped string), paging fields first:
+      // TOON for a TOON output file (encoded whole by the official encoder), JSON otherwise.
+      if (format === 'toon') {
+        return reply(answer, formatOutput({ ...paging, chunk: parseToon(answer.chunk) }, 'toon'));
+      }
+      const head = JSON.stringify(paging);
+      return reply(answer, `${head.slice(0, -1)},"chunk":${answer.chunk}}`);
     },
   });
