@@ -195,6 +195,11 @@ export function migrations(t: Tables): readonly string[] {
     ALTER INDEX IF EXISTS ${t.schema}.knowledge_trgm SET (${GIN_OPTIONS});
     ALTER INDEX IF EXISTS ${t.schema}.catalog_trgm SET (${GIN_OPTIONS});
     `,
+    // 3: start_session looks up the documents marked for session start: without an index that was a
+    // scan of the whole catalog on every call.
+    `
+    CREATE INDEX catalog_by_reference_timing ON ${t.catalog} (project_key, reference_timing);
+    `,
   ];
 }
 
