@@ -1,9 +1,9 @@
 // `pnpm bench`: loads 100,000 knowledge entries and 10,000 catalog documents (generated, mixed Japanese
 // and English) into a fresh local store, then measures tool calls through a real MCP client and prints
 // each p95 beside the issue's target with the ratio. With PRISMIND_BENCH_DATABASE_URL (a PostgreSQL the
-// run may create a schema in), the same load and calls run again on the PostgreSQL store, and each p95 is
-// printed beside the local store's with the ratio (target: within 2×). Wall-clock figures measured while other work runs
-// are noisy, so each line also gives the p95 of the CPU time the call used (client and server share
+// run may create a schema in), the same load runs on the PostgreSQL store too, the calls are measured on
+// both interleaved, and each p95 is printed beside the local store's with the ratio (target: within 2×).
+// Wall-clock figures measured while other work runs are noisy, so each line also gives the p95 of the CPU time the call used (client and server share
 // this process), which a busy machine inflates far less.
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -47,7 +47,7 @@ function percentile(values, p) {
 }
 
 /** Loads the corpus into a fresh store of `kind` and measures the tool calls on it. */
-async function run(kind) {
+async function load(kind) {
   const home = await mkdtemp(path.join(os.tmpdir(), 'prismind-bench-'));
   const schema = `bench_${process.pid}`;
   const pgUrl = PG_URL ? `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}` : '';
@@ -169,7 +169,7 @@ async function run(kind) {
         `${loadSeconds.toFixed(1)} s (documents ${((docsDone - loadStarted) / 1000).toFixed(1)} s; target ≤ 60 s, ratio ${(loadSeconds / 60).toFixed(2)})`,
     );
 
-    // --- Tool calls through a real MCP client. ----------------------------------------------------------
+    // --- A real MCP client on the loaded store (the calls are measured once every store is loaded). ---
     const paths = await PathPolicy.create({ roots: [home] });
     const env = {
       PRISMIND_HOME: home,
@@ -177,105 +177,134 @@ async function run(kind) {
     };
     const server = await createServer({ paths, env });
     const connection = await connectInMemory(server);
-    const time = async (name, args) => {
-      const started = performance.now();
-      const cpu = process.cpuUsage();
-      const result = await callTool(connection.client, name, args);
-      const ms = performance.now() - started;
-      const used = process.cpuUsage(cpu);
-      if (result.isError) throw new Error(`${name} failed: ${result.text}`);
-      return { ms, cpu: (used.user + used.system) / 1000, result };
-    };
-    const measure = async (label, target, argsOf, name) => {
-      for (let i = 0; i < 10; i++) await time(name, argsOf(i)); // warm-up
-      const times = [];
-      const cpu = [];
-      for (let i = 0; i < ROUNDS; i++) {
-        const measured = await time(name, argsOf(i));
-        times.push(measured.ms);
-        cpu.push(measured.cpu);
+    return { kind, home, connection, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  async function cleanup() {
+    // BENCH_KEEP=1 keeps the loaded store for profiling (its path is printed).
+    if (process.env.BENCH_KEEP)
+      console.log(`${kind} store kept: ${home}${kind === 'postgres' ? `, schema ${schema}` : ''}`);
+    else await rm(home, { recursive: true, force: true });
+    if (kind === 'postgres' && !process.env.BENCH_KEEP) await dropSchema(schema);
+  }
+}
+
+/**
+ * Measures the tool calls on every loaded store, interleaved: round i calls each store once (the order
+ * alternating), so a machine that gets busier or quieter meanwhile weighs on every store alike and the
+ * ratios compare like with like.
+ */
+async function measureAll(stores) {
+  const time = async (connection, name, args) => {
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const result = await callTool(connection.client, name, args);
+    const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    if (result.isError) throw new Error(`${name} failed: ${result.text}`);
+    return { ms, cpu: (used.user + used.system) / 1000, result };
+  };
+  const measure = async (label, target, argsOf, name) => {
+    for (let i = 0; i < 10; i++) for (const store of stores) await time(store.connection, name, argsOf(i)); // warm-up
+    const times = new Map(stores.map((store) => [store.kind, { ms: [], cpu: [] }]));
+    for (let i = 0; i < ROUNDS; i++) {
+      const order = i % 2 === 0 ? stores : [...stores].reverse();
+      for (const store of order) {
+        const measured = await time(store.connection, name, argsOf(i));
+        times.get(store.kind).ms.push(measured.ms);
+        times.get(store.kind).cpu.push(measured.cpu);
       }
+    }
+    for (const store of stores) {
+      const { ms, cpu } = times.get(store.kind);
       report(
-        `${label} (${ROUNDS} calls, p50 ${percentile(times, 50).toFixed(1)} ms)`,
-        percentile(times, 95),
+        `${store.kind}: ${label} (${ROUNDS} calls, p50 ${percentile(ms, 50).toFixed(1)} ms)`,
+        percentile(ms, 95),
         target,
         percentile(cpu, 95),
       );
       results.set(label, {
         ...results.get(label),
-        [kind]: percentile(times, 95),
-        [`${kind}_cpu`]: percentile(cpu, 95),
+        [store.kind]: percentile(ms, 95),
+        [`${store.kind}_cpu`]: percentile(cpu, 95),
       });
-    };
-    const knowledgeQueries = [
-      '当たり判定',
-      'トリガー ボリューム',
-      'collision trigger',
-      '罠 サーバ',
-      'ビヘイビアツリー ノード',
-      'shader cache',
-      'レプリケーションを直す',
-      'スポーン',
-    ];
-    await measure(
-      'search_knowledge, mixed queries',
-      30,
-      (i) => ({ query: knowledgeQueries[i % knowledgeQueries.length] }),
-      'search_knowledge',
-    );
-    const twoChar = ['設計', '罠', '影', '入力'];
-    await measure(
-      'search_knowledge, 1–2 character Japanese',
-      30,
-      (i) => ({ query: twoChar[i % twoChar.length] }),
-      'search_knowledge',
-    );
-    await measure(
-      'search_knowledge with filters',
-      30,
-      (i) => ({
-        query: knowledgeQueries[i % knowledgeQueries.length],
-        category: CATEGORIES[i % 4],
-        project: 'trapxtrap',
-      }),
-      'search_knowledge',
-    );
-    const catalogQueries = [
-      { query: '罠' },
-      { query: 'physicsSystem' },
-      { query: 'ノード 設計' },
-      { doc_type: '設計書', phase_task: 'P4-T01' },
-      { query: 'レプリケーション', doc_type: '実装手順書' },
-    ];
-    if (kind === 'local') {
-      // The first search after a start checks the size and mtime of every document file (the load
-      // recorded none, so this first one also reads and hashes them all).
-      const first = await time('search_catalog', { query: '罠' });
-      console.log(
-        `INFO  first search_catalog after start (checks ${DOCUMENTS.toLocaleString('en')} files): ${first.ms.toFixed(0)} ms`,
-      );
     }
-    await measure('search_catalog', 20, (i) => catalogQueries[i % catalogQueries.length], 'search_catalog');
-    if (kind === 'local') await measureHandEdits(home, time);
-    await measure('start_session', 50, () => ({}), 'start_session');
-    const r = rng(7);
-    await measure(
-      'add_knowledge (tags generated)',
-      20,
-      (i) => ({
-        content: `${knowledgeText(200_000 + i)} ${Math.floor(r() * 1e6)}`,
-        category: '技術Tips',
-        project: 'trapxtrap',
-      }),
-      'add_knowledge',
-    );
-    await connection.close();
-  } finally {
-    // BENCH_KEEP=1 keeps the loaded store for profiling (its path is printed).
-    if (process.env.BENCH_KEEP) console.log(`store kept: ${home}`);
-    else await rm(home, { recursive: true, force: true });
-    if (kind === 'postgres' && !process.env.BENCH_KEEP) await dropSchema(schema);
-  }
+  };
+  console.log(
+    `\n--- tool calls (load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
+  const knowledgeQueries = [
+    '当たり判定',
+    'トリガー ボリューム',
+    'collision trigger',
+    '罠 サーバ',
+    'ビヘイビアツリー ノード',
+    'shader cache',
+    'レプリケーションを直す',
+    'スポーン',
+  ];
+  await measure(
+    'search_knowledge, mixed queries',
+    30,
+    (i) => ({ query: knowledgeQueries[i % knowledgeQueries.length] }),
+    'search_knowledge',
+  );
+  const twoChar = ['設計', '罠', '影', '入力'];
+  await measure(
+    'search_knowledge, 1–2 character Japanese',
+    30,
+    (i) => ({ query: twoChar[i % twoChar.length] }),
+    'search_knowledge',
+  );
+  await measure(
+    'search_knowledge with filters',
+    30,
+    (i) => ({
+      query: knowledgeQueries[i % knowledgeQueries.length],
+      category: CATEGORIES[i % 4],
+      project: 'trapxtrap',
+    }),
+    'search_knowledge',
+  );
+  const catalogQueries = [
+    { query: '罠' },
+    { query: 'physicsSystem' },
+    { query: 'ノード 設計' },
+    { doc_type: '設計書', phase_task: 'P4-T01' },
+    { query: 'レプリケーション', doc_type: '実装手順書' },
+  ];
+  const local = stores.find((store) => store.kind === 'local');
+  // The first search after a start checks the size and mtime of every document file (the load
+  // recorded none, so this first one also reads and hashes them all).
+  const first = await time(local.connection, 'search_catalog', { query: '罠' });
+  console.log(
+    `INFO  local: first search_catalog after start (checks ${DOCUMENTS.toLocaleString('en')} files): ${first.ms.toFixed(0)} ms`,
+  );
+  await measure('search_catalog', 20, (i) => catalogQueries[i % catalogQueries.length], 'search_catalog');
+  await measureHandEdits(local.home, (name, args) => time(local.connection, name, args));
+  await measure('start_session', 50, () => ({}), 'start_session');
+  // Each store gets the same new entries (rng per call index, not per call).
+  await measure(
+    'add_knowledge (tags generated)',
+    20,
+    (i) => ({
+      content: `${knowledgeText(200_000 + i)} ${Math.floor(rng(7 + i)() * 1e6)}`,
+      category: '技術Tips',
+      project: 'trapxtrap',
+    }),
+    'add_knowledge',
+  );
+  console.log(
+    `(load average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
 }
 
 /** search_catalog right after a person edited a document file (the watcher has reported it). */
@@ -301,7 +330,7 @@ async function measureHandEdits(home, time) {
     cpu.push(measured.cpu);
   }
   report(
-    `search_catalog after a hand edit (40 calls, p50 ${percentile(times, 50).toFixed(1)} ms)`,
+    `local: search_catalog after a hand edit (40 calls, p50 ${percentile(times, 50).toFixed(1)} ms)`,
     percentile(times, 95),
     20,
     percentile(cpu, 95),
@@ -316,9 +345,17 @@ async function dropSchema(schema) {
   await client.end();
 }
 
-await run('local');
+const stores = [await load('local')];
+try {
+  if (PG_URL) stores.push(await load('postgres'));
+  await measureAll(stores);
+} finally {
+  for (const store of stores) {
+    await store.connection.close();
+    await store.cleanup();
+  }
+}
 if (PG_URL) {
-  await run('postgres');
   // Side by side: PostgreSQL's p95 over the local store's, each from this one run (issue 12: within 2×).
   console.log('\n--- PostgreSQL beside the local store (p95 wall; CPU time p95 in brackets)');
   for (const [label, r] of results) {
