@@ -2,7 +2,7 @@ import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import type { StoredDocument } from '../store/backend.js';
 import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { extractKeywords } from '../text/keywords.js';
-import { bodyOf, folderFor, normalizePhaseTask } from './documents.js';
+import { bodyOf, docTypeOfFolder, normalizePhaseTask } from './documents.js';
 import { refreshDocuments } from './freshness.js';
 import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 
@@ -67,18 +67,6 @@ function headingOf(body: string): string | undefined {
   return /^#\s+(.+)$/m.exec(body)?.[1]?.trim();
 }
 
-/** The document type a folder of the project holds (a file added by hand takes its folder's type). */
-function typeOfFolder(project: ProjectConfig, location: string): CatalogEntry['doc_type'] {
-  const folder = location.split('/')[0] ?? '';
-  if (folder === folderFor(project, '設計書')) return '設計書';
-  if (folder === folderFor(project, '実装手順書')) return '実装手順書';
-  try {
-    return docTypeOf(folder);
-  } catch {
-    return 'その他';
-  }
-}
-
 /**
  * The catalog row of a document file: the known row (or a new one) with the catalog fields its front
  * matter carries, its location and its body hash. Fields a person typed wrong keep the catalog's value.
@@ -97,7 +85,7 @@ export function entryFromFile(
     doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
     name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
     source: engine.backend.kind,
-    doc_type: typeOfFolder(project, location),
+    doc_type: docTypeOfFolder(project, location.split('/')[0] ?? ''),
     project: project.project_id,
     phase_task: '共通',
     feature: '',

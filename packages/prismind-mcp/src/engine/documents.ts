@@ -23,6 +23,17 @@ export function folderFor(project: ProjectConfig, type: DocType): string {
   return type;
 }
 
+/** The document type a folder of the project holds (a file added by hand takes its folder's type). */
+export function docTypeOfFolder(project: ProjectConfig, folder: string): DocType {
+  if (folder === folderFor(project, '設計書')) return '設計書';
+  if (folder === folderFor(project, '実装手順書')) return '実装手順書';
+  try {
+    return docTypeOf(folder);
+  } catch {
+    return 'その他';
+  }
+}
+
 /**
  * The spec's naming rule for procedure docs: P<phase>_T<task>_<feature>_<asset>_<seq>, with the next
  * sequence number free in the folder (a correction is a new task, so seq mostly stays 001).

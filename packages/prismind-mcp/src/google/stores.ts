@@ -1,8 +1,7 @@
 import type { sheets_v4 } from '@googleapis/sheets';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { folderFor } from '../engine/documents.js';
+import { docTypeOfFolder } from '../engine/documents.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
-import { docTypeOf, type DocType } from '../model/vocab.js';
 import type {
   Catalog,
   CatalogFilter,
@@ -258,16 +257,6 @@ export class GoogleCatalog implements Catalog {
     this.txn.touch(entry.project);
   }
 
-  private typeOfFolder(project: ProjectConfig, folder: string): DocType {
-    if (folder === folderFor(project, '設計書')) return '設計書';
-    if (folder === folderFor(project, '実装手順書')) return '実装手順書';
-    try {
-      return docTypeOf(folder);
-    } catch {
-      return 'その他';
-    }
-  }
-
   /** Documents in the project's Drive folders (no bodies: listing is one request per 1,000 files). */
   private async listDocuments(project: ProjectConfig) {
     const api = this.txn.api;
@@ -358,7 +347,7 @@ export class GoogleCatalog implements Catalog {
         doc_id: doc.id,
         name: doc.name,
         source: SOURCE_GOOGLE_DOCS,
-        doc_type: this.typeOfFolder(project, doc.folder),
+        doc_type: docTypeOfFolder(project, doc.folder),
         project: project.project_id,
         phase_task: '共通',
         feature: '',
