@@ -566,6 +566,21 @@ describe('Google backend: faults', () => {
     expect(spreadsheetOf().table('進捗')[1]!.slice(0, 3)).toEqual(['Phase 1', 'T01', '設計']);
   });
 
+  it('waits as long as Retry-After asks before trying again', async () => {
+    await writeFile(path.join(store.home, 'config.toml'), '[google]\nretry_initial_delay_ms = 20\n');
+    client = await withProject(store);
+    google.failNext(isBatchUpdate, 1, 429, { 'retry-after': '1' });
+    const before = google.log.length;
+    const started = Date.now();
+    await client.call('update_progress', {
+      task_id: 'T02',
+      new_task: { phase: 'Phase 1', task_id: 'T02', name: '待つタスク' },
+    });
+    // Without Retry-After the backoff would be at most 20 ms here.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(google.apiRequests(before).map((r) => r.status)).toEqual([200, 429, 200]);
+  });
+
   it('gives up after max_retry_seconds with BACKEND_UNAVAILABLE saying what was saved, and sync_catalog recovers', async () => {
     await writeFile(
       path.join(store.home, 'config.toml'),
@@ -625,6 +640,9 @@ describe('Google backend: faults', () => {
     await until(() => google.apiRequests(before).some((r) => r.status === 503));
     controller.abort('cancelled by the test');
     await expect(call).rejects.toThrow();
+    // A request already on the wire when the cancel came is counted once it lands; a retry would come
+    // only after the 1 s Retry-After.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const tried = google.apiRequests(before).filter((r) => r.status === 503).length;
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(google.apiRequests(before).filter((r) => r.status === 503)).toHaveLength(tried);

@@ -38,9 +38,10 @@ export function isRetryable(failure: ApiFailure): boolean {
 
 function retryAfterMs(error: unknown): number | undefined {
   const headers = (error as { response?: { headers?: unknown } }).response?.headers;
+  // gaxios hands over a fetch Headers object, not always this realm's `Headers` class: test for `get`.
   const value =
-    headers instanceof Headers
-      ? headers.get('retry-after')
+    typeof (headers as Headers | undefined)?.get === 'function'
+      ? (headers as Headers).get('retry-after')
       : (headers as Record<string, string> | undefined)?.['retry-after'];
   const seconds = value === null || value === undefined ? NaN : Number(value);
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
@@ -49,6 +50,7 @@ function retryAfterMs(error: unknown): number | undefined {
 /** Waits `ms`, or less if the call is cancelled meanwhile (the loop then stops before its next try). */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
