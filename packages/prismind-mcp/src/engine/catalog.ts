@@ -2,7 +2,7 @@ import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import type { StoredDocument } from '../store/backend.js';
 import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { extractKeywords } from '../text/keywords.js';
-import { bodyOf, docTypeOfFolder, normalizePhaseTask } from './documents.js';
+import { bodyOf, foundDocumentEntry, normalizePhaseTask } from './documents.js';
 import { refreshDocuments } from './freshness.js';
 import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 
@@ -81,25 +81,18 @@ export function entryFromFile(
   at: string,
 ): CatalogEntry {
   const fields = doc.fields ?? {};
-  const base: CatalogEntry = known ?? {
-    doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
-    name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
-    source: engine.backend.kind,
-    doc_type: docTypeOfFolder(project, location.split('/')[0] ?? ''),
-    project: project.project_id,
-    phase_task: '共通',
-    feature: '',
-    reference_timing: '',
-    related_docs: [],
-    keywords: [],
-    updated_at: at,
-    created_by: '',
-    status: 'active',
-    created_at: at,
-    location,
-    content_hash: '',
-    keywords_generated: true,
-  };
+  const base: CatalogEntry =
+    known ??
+    foundDocumentEntry(project, {
+      doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
+      name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
+      source: engine.backend.kind,
+      folder: location.split('/')[0] ?? '',
+      location,
+      keywords: [],
+      updated_at: at,
+      created_at: at,
+    });
   let typed: CatalogEntry['doc_type'] = base.doc_type;
   try {
     if (fields.doc_type) typed = docTypeOf(fields.doc_type);

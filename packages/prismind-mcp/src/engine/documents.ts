@@ -23,6 +23,41 @@ export function folderFor(project: ProjectConfig, type: DocType): string {
   return type;
 }
 
+/**
+ * The catalog row of a document the server finds rather than creates (a file added by hand, a Doc made
+ * in Drive): the spec's defaults, its folder's type, the given identity and times.
+ */
+export function foundDocumentEntry(
+  project: ProjectConfig,
+  found: Pick<
+    CatalogEntry,
+    'doc_id' | 'name' | 'source' | 'location' | 'keywords' | 'updated_at' | 'created_at'
+  > & {
+    folder: string;
+  },
+): CatalogEntry {
+  // The catalog schema's field order, which answers keep.
+  return {
+    doc_id: found.doc_id,
+    name: found.name,
+    source: found.source,
+    doc_type: docTypeOfFolder(project, found.folder),
+    project: project.project_id,
+    phase_task: '共通',
+    feature: '',
+    reference_timing: '',
+    related_docs: [],
+    keywords: found.keywords,
+    updated_at: found.updated_at,
+    created_by: '',
+    status: 'active',
+    created_at: found.created_at,
+    location: found.location,
+    content_hash: '',
+    keywords_generated: true,
+  };
+}
+
 /** The document type a folder of the project holds (a file added by hand takes its folder's type). */
 export function docTypeOfFolder(project: ProjectConfig, folder: string): DocType {
   if (folder === folderFor(project, '設計書')) return '設計書';

@@ -1,6 +1,6 @@
 import type { sheets_v4 } from '@googleapis/sheets';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { docTypeOfFolder } from '../engine/documents.js';
+import { foundDocumentEntry } from '../engine/documents.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
 import type {
   Catalog,
@@ -343,25 +343,16 @@ export class GoogleCatalog implements Catalog {
     const added: CatalogEntry[] = [];
     for (const doc of docs) {
       if (known.has(doc.id)) continue;
-      const entry: CatalogEntry = {
+      const entry = foundDocumentEntry(project, {
         doc_id: doc.id,
         name: doc.name,
         source: SOURCE_GOOGLE_DOCS,
-        doc_type: docTypeOfFolder(project, doc.folder),
-        project: project.project_id,
-        phase_task: '共通',
-        feature: '',
-        reference_timing: '',
-        related_docs: [],
+        folder: doc.folder,
+        location: doc.id,
         keywords: extractKeywords(doc.name, 8),
         updated_at: doc.modified || at,
-        created_by: '',
-        status: 'active',
         created_at: doc.modified || at,
-        location: doc.id,
-        content_hash: '',
-        keywords_generated: true,
-      };
+      });
       sheet.putEntry(entry, undefined);
       added.push(entry);
     }
