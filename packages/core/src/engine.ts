@@ -8,7 +8,7 @@ export type { PathPolicyOptions, ResolveOptions } from './paths/path-policy.js';
 export { isWithin, normalizeSeparators } from './paths/containment.js';
 export type { PathFlavor } from './paths/containment.js';
 export { DenyGlobs } from './paths/deny-globs.js';
-export { formatOutput, parseToon, OUTPUT_FORMATS } from './output.js';
+export { formatOutput, parseToon, parseYaml, OUTPUT_FORMATS } from './output.js';
 export type { FormatOptions, OutputFormat } from './output.js';
 export { createLogger, silentLogger, LOG_LEVELS } from './logger.js';
 export type { Logger, LoggerOptions, LogLevel } from './logger.js';

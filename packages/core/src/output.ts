@@ -63,6 +63,11 @@ function loadYaml(): typeof import('yaml') {
   return yaml;
 }
 
+/** Parses YAML with the `yaml` package, loaded on first use like the writer's. */
+export function parseYaml(text: string, options?: { maxAliasCount?: number }): unknown {
+  return loadYaml().parse(text, options);
+}
+
 /**
  * Decodes TOON with the official decoder (strict mode), at the document's own indentation: the first
  * indented line is one level deep, so its leading spaces are the indent size (`formatOutput` writes 1–8).

@@ -45,7 +45,8 @@ export function convertSheetKeysToAlpha(sheet: SheetData): SheetData {
 }
 
 export function convertWorkbookKeysToAlpha(workbook: WorkbookData): WorkbookData {
-  const sheets: WorkbookData['sheets'] = {};
-  for (const [name, sheet] of Object.entries(workbook.sheets)) sheets[name] = convertSheetKeysToAlpha(sheet);
+  const sheets = Object.fromEntries(
+    Object.entries(workbook.sheets).map(([name, sheet]) => [name, convertSheetKeysToAlpha(sheet)]),
+  );
   return { book_name: workbook.book_name, sheets };
 }

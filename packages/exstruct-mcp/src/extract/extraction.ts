@@ -58,8 +58,8 @@ export class Extraction {
 
   get workbook(): WorkbookData {
     if (!this.model) {
-      const sheets: WorkbookData['sheets'] = {};
-      for (const sheet of this.sheets) sheets[sheet.name] = this.sheetData(sheet);
+      // fromEntries defines own properties, so a sheet named "__proto__" stays a sheet.
+      const sheets = Object.fromEntries(this.sheets.map((sheet) => [sheet.name, this.sheetData(sheet)]));
       this.model = { book_name: this.bookName, sheets };
     }
     return this.model;

@@ -248,7 +248,6 @@ function normaliseFilter(filter: ChunkFilter | undefined, warnings: string[]): C
 }
 
 function wholeOutput(output: OutputFile): object {
-  const sheets: Record<string, unknown> = {};
-  for (const [name, view] of output.sheets) sheets[name] = view.data;
+  const sheets = Object.fromEntries([...output.sheets].map(([name, view]) => [name, view.data]));
   return output.bookName === undefined ? { sheets } : { book_name: output.bookName, sheets };
 }

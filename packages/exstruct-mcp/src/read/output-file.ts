@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { localFiles, parseToon, readOpened, ToolError, type FileAccess } from '@mcp-workbench/core/engine';
+import {
+  localFiles,
+  parseToon,
+  parseYaml,
+  readOpened,
+  ToolError,
+  type FileAccess,
+} from '@mcp-workbench/core/engine';
 import type { CellValue } from '../extract/cell-value.js';
 import { columnIndex } from '../extract/extraction.js';
 import type { CellRow, SheetData } from '../extract/model.js';
