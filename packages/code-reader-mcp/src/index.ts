@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-import { runStdioServer } from '@mcp-workbench/core';
-import { createServer } from './server.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+import module from 'node:module';
 
-await runStdioServer({
-  name: PACKAGE_NAME,
-  version: PACKAGE_VERSION,
-  description: 'token-efficient reading of large codebases (ripgrep + tree-sitter), over MCP stdio',
-  createServer: ({ paths, logger }) => createServer({ paths, logger }),
-});
+// V8's compile cache (Node ≥ 22.1; absent on 20, where this is skipped) keeps the bundled server's
+// compiled code between starts, so a later start skips most of the parse/compile (issue 13: start time).
+// It must be on before the server's module is loaded, hence the dynamic import below.
+const withCache = module as { enableCompileCache?: () => unknown };
+withCache.enableCompileCache?.();
+await import('./main.js');

@@ -1,9 +1,17 @@
+import { createRequire } from 'node:module';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { RE2JS } from 're2js';
 
 /** A compiled pattern that answers "does it occur in this text?". */
 export interface TextTest {
   test(text: string): boolean;
+}
+
+let re2: typeof import('re2js') | undefined;
+
+/** re2js (250 kB of Unicode tables) loads on the first pattern, not with the server: start time, issue 13. */
+function loadRe2(): typeof import('re2js') {
+  re2 ??= createRequire(import.meta.url)('re2js') as typeof import('re2js');
+  return re2;
 }
 
 /**
@@ -12,6 +20,7 @@ export interface TextTest {
  * `(a+)+$` block the whole server for seconds on one file name; RE2 cannot. Errors name the field.
  */
 export function compileLinearRegex(pattern: string, what: string, example: string): TextTest {
+  const { RE2JS } = loadRe2();
   try {
     return RE2JS.compile(pattern);
   } catch (error) {
