@@ -95,70 +95,76 @@ async function load(kind) {
         }
       }
     });
-    const docBatch = 500;
-    const used = new Map();
-    for (let start = 0; start < DOCUMENTS; start += docBatch) {
-      await backend.write(async (stores) => {
-        for (let i = start; i < Math.min(DOCUMENTS, start + docBatch); i++) {
-          const doc = documentOf(i);
-          const folder = folderFor(project, doc.doc_type);
-          const names = used.get(folder) ?? [];
-          used.set(folder, names);
-          const fileName =
-            (doc.doc_type === '実装手順書'
-              ? procedureName(doc.phase_task, doc.feature, 'Blueprint', names)
-              : undefined) ?? `${doc.name}`;
-          names.push(fileName);
-          const body = bodyOf(doc.name, doc.content);
-          const entry = {
-            doc_id: `doc-bench${i}`,
-            name: doc.name,
-            source: kind,
-            doc_type: doc.doc_type,
-            project: 'trapxtrap',
-            phase_task: doc.phase_task,
-            feature: doc.feature,
-            reference_timing: i % 50 === 0 ? 'セッション開始時' : '',
-            related_docs: [],
-            keywords: extractKeywords(doc.content, 8, doc.name),
-            updated_at: at,
-            created_by: 'bench',
-            status: 'active',
-            created_at: at,
-            location: '',
-            content_hash: '',
-            keywords_generated: true,
-          };
-          const created = await stores.documents.create(project, {
-            entry,
-            folder,
-            file_name: fileName,
-            body,
-          });
-          const stored = { ...entry, location: created.location, content_hash: created.content_hash };
-          await stores.catalog.put(stored);
-          await stores.search.indexDocument(stored, body);
-        }
-      });
-    }
-    const docsDone = performance.now();
-    const knowledgeBatch = 5000;
-    for (let start = 0; start < KNOWLEDGE; start += knowledgeBatch) {
-      await backend.write(async (stores) => {
-        for (let i = start; i < Math.min(KNOWLEDGE, start + knowledgeBatch); i++) {
-          const content = knowledgeText(i);
-          await stores.search.addKnowledge({
-            knowledge_id: `kn-bench${i}`,
-            content,
-            category: CATEGORIES[i % CATEGORIES.length],
-            project: i % 5 === 0 ? null : 'trapxtrap',
-            tags: extractKeywords(content, 5),
-            source: '',
-            created_at: at,
-          });
-        }
-      });
-    }
+    // A bulk load, as migrate and import run it (PostgreSQL builds its HNSW indexes once, at the end).
+    const bulk = (work) =>
+      backend.bulk ? backend.bulk({ knowledge: KNOWLEDGE, documents: DOCUMENTS }, work) : work();
+    let docsDone = 0;
+    await bulk(async () => {
+      const docBatch = 500;
+      const used = new Map();
+      for (let start = 0; start < DOCUMENTS; start += docBatch) {
+        await backend.write(async (stores) => {
+          for (let i = start; i < Math.min(DOCUMENTS, start + docBatch); i++) {
+            const doc = documentOf(i);
+            const folder = folderFor(project, doc.doc_type);
+            const names = used.get(folder) ?? [];
+            used.set(folder, names);
+            const fileName =
+              (doc.doc_type === '実装手順書'
+                ? procedureName(doc.phase_task, doc.feature, 'Blueprint', names)
+                : undefined) ?? `${doc.name}`;
+            names.push(fileName);
+            const body = bodyOf(doc.name, doc.content);
+            const entry = {
+              doc_id: `doc-bench${i}`,
+              name: doc.name,
+              source: kind,
+              doc_type: doc.doc_type,
+              project: 'trapxtrap',
+              phase_task: doc.phase_task,
+              feature: doc.feature,
+              reference_timing: i % 50 === 0 ? 'セッション開始時' : '',
+              related_docs: [],
+              keywords: extractKeywords(doc.content, 8, doc.name),
+              updated_at: at,
+              created_by: 'bench',
+              status: 'active',
+              created_at: at,
+              location: '',
+              content_hash: '',
+              keywords_generated: true,
+            };
+            const created = await stores.documents.create(project, {
+              entry,
+              folder,
+              file_name: fileName,
+              body,
+            });
+            const stored = { ...entry, location: created.location, content_hash: created.content_hash };
+            await stores.catalog.put(stored);
+            await stores.search.indexDocument(stored, body);
+          }
+        });
+      }
+      docsDone = performance.now();
+      const knowledgeBatch = 5000;
+      for (let start = 0; start < KNOWLEDGE; start += knowledgeBatch) {
+        await backend.write(async (stores) => {
+          for (let i = start; i < Math.min(KNOWLEDGE, start + knowledgeBatch); i++) {
+            const content = knowledgeText(i);
+            await stores.search.addKnowledge({
+              knowledge_id: `kn-bench${i}`,
+              content,
+              category: CATEGORIES[i % CATEGORIES.length],
+              project: i % 5 === 0 ? null : 'trapxtrap',
+              tags: extractKeywords(content, 5),
+              source: '',
+              created_at: at,
+            });
+          }
+        });
+      }
+    });
     await backend.close();
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const ok = loadSeconds <= 60;
@@ -364,11 +370,11 @@ if (PG_URL) {
     const unit = label.startsWith('load') ? 1000 : 1;
     const fmt = (v, c) =>
       `${(v / unit).toFixed(1)}${label.startsWith('load') ? ' s' : ' ms'}${c === undefined ? '' : ` [${c.toFixed(1)}]`}`;
-    // The load is no p95 and has its own target (≤ 60 s): its ratio is printed for information.
-    const ok = label.startsWith('load') || ratio <= 2;
+    // The load has its own target too (≤ 60 s), and within 2× of the local store's.
+    const ok = ratio <= 2;
     if (!ok) failures++;
     console.log(
-      `${label.startsWith('load') ? 'INFO' : ok ? 'PASS' : 'FAIL'}  ${label}: postgres ${fmt(r.postgres, r.postgres_cpu)} vs local ${fmt(r.local, r.local_cpu)}, ratio ${ratio.toFixed(2)} (target ≤ 2)`,
+      `${ok ? 'PASS' : 'FAIL'}  ${label}: postgres ${fmt(r.postgres, r.postgres_cpu)} vs local ${fmt(r.local, r.local_cpu)}, ratio ${ratio.toFixed(2)} (target ≤ 2)`,
     );
   }
 } else {

@@ -20,30 +20,38 @@ export interface MigrateResult {
  */
 export async function migrateStore(from: Engine, to: Engine): Promise<MigrateResult> {
   const result: MigrateResult = { projects: [], skipped: [], documents: 0, tasks: 0, knowledge: 0 };
-  const projects = await from.backend.read((stores) => stores.projects.list());
+  const { projects, all, documents } = await from.backend.read(async (stores) => ({
+    projects: await stores.projects.list(),
+    all: await stores.search.listKnowledge(),
+    documents: (await stores.catalog.list({ status: 'all' })).length,
+  }));
   const existing = new Set(
     (await to.backend.read((stores) => stores.projects.list())).map((p) => p.project_id.toLowerCase()),
   );
-  for (const project of projects) {
-    if (existing.has(project.project_id.toLowerCase())) {
-      result.skipped.push(project.project_id);
-      continue;
+  const copy = async () => {
+    for (const project of projects) {
+      if (existing.has(project.project_id.toLowerCase())) {
+        result.skipped.push(project.project_id);
+        continue;
+      }
+      const data = await snapshotProject(from, project.project_id);
+      const bodies = new Map(data.documents.map((d) => [d.doc_id, d.body]));
+      const done = await restoreProject(to, data.file, bodies);
+      result.projects.push(project.project_id);
+      result.documents += done.documents;
+      result.tasks += done.tasks;
+      result.knowledge += done.knowledge;
     }
-    const data = await snapshotProject(from, project.project_id);
-    const bodies = new Map(data.documents.map((d) => [d.doc_id, d.body]));
-    const done = await restoreProject(to, data.file, bodies);
-    result.projects.push(project.project_id);
-    result.documents += done.documents;
-    result.tasks += done.tasks;
-    result.knowledge += done.knowledge;
-  }
-  // Knowledge no project carried over (a deleted project's, or added while no project existed).
-  const all = await from.backend.read((stores) => stores.search.listKnowledge());
-  result.knowledge += await to.backend.write(async (stores) => {
-    const known = new Set((await stores.search.listKnowledge()).map((k) => k.knowledge_id));
-    const rest: KnowledgeEntry[] = all.filter((k) => !known.has(k.knowledge_id));
-    for (const entry of rest) await stores.search.addKnowledge(entry);
-    return rest.length;
-  });
+    // Knowledge no project carried over (a deleted project's, or added while no project existed).
+    result.knowledge += await to.backend.write(async (stores) => {
+      const known = new Set((await stores.search.listKnowledge()).map((k) => k.knowledge_id));
+      const rest: KnowledgeEntry[] = all.filter((k) => !known.has(k.knowledge_id));
+      for (const entry of rest) await stores.search.addKnowledge(entry);
+      return rest.length;
+    });
+  };
+  // One bulk load for the whole copy (PostgreSQL builds its vector indexes once, at the end).
+  if (to.backend.bulk) await to.backend.bulk({ knowledge: all.length, documents }, copy);
+  else await copy();
   return result;
 }

@@ -1,7 +1,7 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import { deriveState, phaseNumber, phaseTaskOf } from '../model/progress.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
-import type { Stores } from '../store/backend.js';
+import type { CatalogFilter, Stores } from '../store/backend.js';
 import { nowIso, resolveProject, userOf, type Engine } from './engine.js';
 
 export const SAVED_MESSAGE = 'セッション状態を保存しました。';
@@ -69,25 +69,31 @@ export async function recommendedDocs(stores: Stores, project: ProjectConfig, ta
     }
   };
   const base = { project: project.project_id, status: 'active' as const, limit: max };
+  // Every list in one call (one round trip on a database server), each with its reason.
+  const wanted: { filter: CatalogFilter; reason: (e: CatalogEntry) => string }[] = [];
   if (derived.current) {
     const phaseTask = phaseTaskOf(derived.current);
-    add(
-      await stores.catalog.list({ ...base, phase_task: phaseTask }),
-      (e) => `現在タスク (${phaseTask}) の${e.doc_type}`,
-    );
+    wanted.push({
+      filter: { ...base, phase_task: phaseTask },
+      reason: (e) => `現在タスク (${phaseTask}) の${e.doc_type}`,
+    });
     const n = phaseNumber(derived.current.phase);
     if (n !== undefined) {
-      add(
-        await stores.catalog.list({ ...base, phase_task_prefix: `P${n}-` }),
-        (e) => `現在フェーズ (${derived.current_phase}) の${e.doc_type} (${e.phase_task})`,
-      );
+      wanted.push({
+        filter: { ...base, phase_task_prefix: `P${n}-` },
+        reason: (e) => `現在フェーズ (${derived.current_phase}) の${e.doc_type} (${e.phase_task})`,
+      });
     }
   }
-  add(
-    await stores.catalog.list({ ...base, reference_timing: 'セッション開始時' }),
-    () => 'セッション開始時に参照する資料',
+  wanted.push(
+    {
+      filter: { ...base, reference_timing: 'セッション開始時' },
+      reason: () => 'セッション開始時に参照する資料',
+    },
+    { filter: { ...base, phase_task: '共通' }, reason: (e) => `プロジェクト共通の${e.doc_type}` },
   );
-  add(await stores.catalog.list({ ...base, phase_task: '共通' }), (e) => `プロジェクト共通の${e.doc_type}`);
+  const lists = await stores.catalog.listEach(wanted.map((w) => w.filter));
+  wanted.forEach((w, i) => add(lists[i] ?? [], w.reason));
   return [...picked.values()];
 }
 

@@ -118,7 +118,12 @@ export async function importProject(engine: Engine, dir: string) {
     const file = path.join(path.resolve(dir), DOCS_DIR, safeLocation(entry.location));
     if (existsSync(file)) bodies.set(entry.doc_id, readFileSync(file, 'utf8'));
   }
-  return restoreProject(engine, data, bodies);
+  const restore = () => restoreProject(engine, data, bodies);
+  const size = {
+    knowledge: data.knowledge.length + data.general_knowledge.length,
+    documents: data.catalog.length,
+  };
+  return engine.backend.bulk ? engine.backend.bulk(size, restore) : restore();
 }
 
 /** Writes a project's data into this store, in one transaction: the project must not exist here yet. */

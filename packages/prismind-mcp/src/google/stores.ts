@@ -247,6 +247,10 @@ export class GoogleCatalog implements Catalog {
     return this.txn.local.catalog.list(filter);
   }
 
+  listEach(filters: CatalogFilter[]): Promise<CatalogEntry[][]> {
+    return this.txn.local.catalog.listEach(filters);
+  }
+
   async put(entry: CatalogEntry): Promise<void> {
     const before = await this.txn.local.catalog.get(entry.doc_id);
     await this.txn.local.catalog.put(entry);

@@ -82,6 +82,12 @@ export class LocalCatalog implements Catalog {
     return rows.map(toEntry);
   }
 
+  async listEach(filters: CatalogFilter[]): Promise<CatalogEntry[][]> {
+    const lists: CatalogEntry[][] = [];
+    for (const filter of filters) lists.push(await this.list(filter));
+    return lists;
+  }
+
   async put(entry: CatalogEntry): Promise<void> {
     assertWritable(this.ctx);
     this.ctx.db

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { silentLogger } from '@mcp-workbench/core/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresBackend } from '../../src/backends/postgres/postgres-backend.js';
+import { defaultConfig } from '../../src/engine/projects.js';
 import { connect, tempDir, withProject, type StoreFixture } from '../harness.js';
 import { startPglite } from './pglite.js';
 import { postgresStore, serverUrl, withSchema } from './postgres-fixture.js';
@@ -42,7 +43,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
       base,
       `SELECT version FROM "${schema}".migrations ORDER BY version`,
     );
-    expect(applied.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4]);
     await rows(
       base,
       `INSERT INTO "${schema}".migrations (version, applied_by) VALUES (99, 'a newer prismind')`,
@@ -159,6 +160,110 @@ describe(`the PostgreSQL store (${kind})`, () => {
         }),
       ).rejects.toThrow();
       expect(await backend.read(async (stores) => (await stores.search.listKnowledge()).length)).toBe(1500);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('a bulk load builds the HNSW indexes once at the end (also when it fails); a start after one cut short builds them', async () => {
+    const url = store.env.PRISMIND_DATABASE_URL!;
+    const schema = new URL(url).searchParams.get('schema')!;
+    const indexes = async () =>
+      (
+        await rows<{ indexname: string }>(
+          base,
+          `SELECT indexname FROM pg_indexes WHERE schemaname = '${schema}' AND indexname LIKE '%_vec_hnsw' ORDER BY 1`,
+        )
+      ).map((r) => r.indexname);
+    const entry = (i: number) => ({
+      knowledge_id: `kn-hnsw${i}`,
+      content:
+        i === 777 ? 'ビヘイビアツリーのノードを分ける' : `メモ ${i} ${['罠', '弾', '影'][i % 3]}の調整`,
+      category: '技術Tips',
+      project: null,
+      tags: [],
+      source: '',
+      created_at: '2026-11-24T00:00:00.000Z',
+    });
+    const backend = await open(url);
+    try {
+      expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+      // A small import into the store keeps the indexes (one insert each is cheaper than a build).
+      await backend.bulk({ knowledge: 10, documents: 0 }, async () => {
+        expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+      });
+      const inside = await backend.bulk({ knowledge: 1200, documents: 0 }, async () => {
+        await backend.write(async (stores) => {
+          for (let i = 0; i < 1200; i++) await stores.search.addKnowledge(entry(i));
+        });
+        return indexes();
+      });
+      expect(inside).toEqual(['catalog_vec_hnsw']);
+      expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+      // The similarity half finds a row that shares no whole term with the query, through the new index.
+      const found = await backend.read((stores) =>
+        stores.search.searchKnowledge({ query: 'ビヘイビアツリーノード', limit: 3 }),
+      );
+      expect(found.items[0]?.knowledge_id).toBe('kn-hnsw777');
+      // A load that fails still leaves the index built (a real server's index survives the error).
+      await expect(
+        backend.bulk({ knowledge: 5000, documents: 0 }, () =>
+          Promise.reject(new Error('the file is broken')),
+        ),
+      ).rejects.toThrow('the file is broken');
+      expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+    } finally {
+      await backend.close();
+    }
+    // A process that died mid-load left no index: the next server to start builds it.
+    await rows(base, `DROP INDEX "${schema}".knowledge_vec_hnsw`);
+    await (await open(url)).close();
+    expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+  });
+
+  it("start_session's lists come in one statement, each as list() gives it (order, limit, filters)", async () => {
+    const backend = await open(store.env.PRISMIND_DATABASE_URL!);
+    try {
+      const at = (i: number) => `2026-11-${String(10 + (i % 7)).padStart(2, '0')}T00:00:00.000Z`;
+      await backend.write(async (stores) => {
+        await stores.projects.create({ ...defaultConfig({ project: 'trapxtrap', name: 'T' }, at(0)) });
+        for (let i = 0; i < 40; i++) {
+          await stores.catalog.put({
+            doc_id: `doc-${i}`,
+            name: `資料${i}`,
+            source: 'postgres',
+            doc_type: i % 2 ? '設計書' : '規約',
+            project: 'trapxtrap',
+            phase_task: i % 5 === 0 ? '共通' : `P${1 + (i % 3)}-T${String(i % 4).padStart(2, '0')}`,
+            feature: '',
+            reference_timing: i % 6 === 0 ? 'セッション開始時' : '',
+            related_docs: [],
+            keywords: [],
+            updated_at: at(i),
+            created_by: '',
+            status: i % 9 === 0 ? 'archived' : 'active',
+            created_at: at(0),
+            location: `設計書/資料${i}.md`,
+            content_hash: '',
+            keywords_generated: false,
+          });
+        }
+      });
+      const base = { project: 'trapxtrap', status: 'active' as const, limit: 5 };
+      const filters = [
+        { ...base, phase_task: 'P2-T01' },
+        { ...base, phase_task_prefix: 'P3-' },
+        { ...base, reference_timing: 'セッション開始時' },
+        { ...base, phase_task: '共通' },
+        { project: 'trapxtrap', status: 'all' as const, doc_type: '規約' },
+        { ...base, phase_task: 'P9-T99' },
+      ];
+      const [each, one] = await backend.read(async (stores) => [
+        await stores.catalog.listEach(filters),
+        await Promise.all(filters.map((f) => stores.catalog.list(f))),
+      ]);
+      expect(each).toEqual(one);
+      expect(each.map((l) => l.length)).toEqual([3, 5, 4, 5, 20, 0]);
     } finally {
       await backend.close();
     }

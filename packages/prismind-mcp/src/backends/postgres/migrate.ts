@@ -1,7 +1,15 @@
 import os from 'node:os';
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
-import { migrations, trgmFeature, vectorFeature, type Extensions, type Tables } from './schema.js';
+import {
+  INDEX_BUILD_MEMORY,
+  migrations,
+  trgmFeature,
+  VECTOR_INDEXES,
+  vectorFeature,
+  type Extensions,
+  type Tables,
+} from './schema.js';
 
 export interface Prepared {
   extensions: Extensions;
@@ -95,8 +103,16 @@ export async function prepareDatabase(
           ?.r == null;
       if (extensions.trgm && (await missing(`${t.schema}.knowledge_trgm`)))
         await client.query(trgmFeature(t, extensions.trgm));
-      if (extensions.vector && (await missing(t.knowledgeVec)))
+      // Also when a bulk load that had dropped an HNSW index (PostgresBackend.bulk) was cut short.
+      if (
+        extensions.vector &&
+        ((await missing(t.knowledgeVec)) ||
+          (await missing(`${t.schema}.${VECTOR_INDEXES.knowledge}`)) ||
+          (await missing(`${t.schema}.${VECTOR_INDEXES.catalog}`)))
+      ) {
+        await client.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
         await client.query(vectorFeature(t, extensions.vector));
+      }
       await client.query('COMMIT');
       if (applied.length > 0)
         logger.info(`PostgreSQL store ${display}: applied migrations ${applied.join(', ')}`);

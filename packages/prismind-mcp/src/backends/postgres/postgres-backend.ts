@@ -1,7 +1,7 @@
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
-import type { Backend, BackendInfo, Stores } from '../../store/backend.js';
+import type { Backend, BackendInfo, BulkSize, Stores } from '../../store/backend.js';
 import {
   connectionSettings,
   createPool,
@@ -15,7 +15,14 @@ import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
 import { prepareDatabase } from './migrate.js';
 import { PgProjects } from './projects.js';
-import { tablesOf, type Extensions, type Tables } from './schema.js';
+import {
+  INDEX_BUILD_MEMORY,
+  tablesOf,
+  VECTOR_INDEXES,
+  vectorIndex,
+  type Extensions,
+  type Tables,
+} from './schema.js';
 import { PgSearchIndex } from './search-index.js';
 import { PgSessions } from './sessions.js';
 import { PgTracker } from './tracker.js';
@@ -48,6 +55,14 @@ function sessionSettings(ext: Extensions): string {
   else if (ext.trgm) settings.push('SET pg_trgm.word_similarity_threshold = 0.3');
   return settings.map((s) => `; ${s}`).join('');
 }
+
+/**
+ * A bulk load drops an HNSW index when it adds at least this many rows and at least this share of the
+ * rows already there: each insert into an HNSW index walks the graph (about 5 ms for 100,000 rows),
+ * while building it once costs a fraction of that per row; a small import into a big store keeps it.
+ */
+const BULK_MIN_ROWS = 1000;
+const BULK_MIN_SHARE = 0.2;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -224,6 +239,70 @@ export class PostgresBackend implements Backend {
     const client = await this.connect();
     try {
       await storeVectors(client, this.t, rows);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Bulk loads running in this process: only the outermost one drops and builds indexes. */
+  private bulkDepth = 0;
+
+  /**
+   * Drops the HNSW index of each vector table the load grows by a good share (see BULK_MIN_SHARE),
+   * runs the load, and builds the index once at the end — also when the load fails. The drop and the
+   * build are transactions of their own: other servers keep reading and writing (a search walks the
+   * vectors without the index meanwhile; a write waits for the build). A server that starts while an
+   * index is missing (this process died mid-load) builds it (migrate.ts).
+   */
+  async bulk<T>(size: BulkSize, work: () => Promise<T>): Promise<T> {
+    const vector = this.ext.vector;
+    if (!vector || this.bulkDepth > 0) return this.nested(work);
+    const counts = await this.admin(
+      `SELECT (SELECT count(*) FROM ${this.t.knowledgeVec}) AS knowledge, (SELECT count(*) FROM ${this.t.catalogVec}) AS catalog`,
+    );
+    const row = counts[0] as { knowledge: string; catalog: string };
+    const kinds = (['knowledge', 'catalog'] as const).filter((kind) => {
+      const adding = kind === 'knowledge' ? size.knowledge : size.documents;
+      return adding >= BULK_MIN_ROWS && adding >= BULK_MIN_SHARE * Number(row[kind]);
+    });
+    if (kinds.length === 0) return this.nested(work);
+    await this.admin(
+      kinds.map((kind) => `DROP INDEX IF EXISTS ${this.t.schema}.${VECTOR_INDEXES[kind]}`).join('; '),
+    );
+    try {
+      return await this.nested(work);
+    } finally {
+      await this.admin(
+        [
+          `SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`,
+          ...kinds.map((kind) => vectorIndex(this.t, vector, kind)),
+        ].join('; '),
+      );
+    }
+  }
+
+  private async nested<T>(work: () => Promise<T>): Promise<T> {
+    this.bulkDepth++;
+    try {
+      return await work();
+    } finally {
+      this.bulkDepth--;
+    }
+  }
+
+  /** Statements without parameters in one transaction of their own (one round trip); the last result's rows. */
+  private async admin(statements: string): Promise<Record<string, unknown>[]> {
+    const client = await this.connect();
+    try {
+      const results = await client.query(
+        `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'; ${statements}; COMMIT`,
+      );
+      // A multi-statement query answers with one result per statement.
+      const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult<Record<string, unknown>>[];
+      return all.filter((r) => r.command === 'SELECT').at(-1)?.rows ?? [];
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     } finally {
       client.release();
     }
