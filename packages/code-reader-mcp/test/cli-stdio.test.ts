@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../src/cli/args.js';
 import { runCli } from '../src/cli/run.js';
 import { copyFixture, removeDir } from './helpers.js';
+import { decodeExtractText } from './answer-text.js';
 
 const run = promisify(execFile);
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -46,15 +47,16 @@ describe('code-reader CLI (spec 001 parity flags)', () => {
     expect(answer.results[0]?.sections[0]?.content).toBe('package server\n');
   });
 
-  it('--partial-read --partial-read-requests-json / -file, TOON by default', async () => {
+  it("--partial-read --partial-read-requests-json / -file, the tool's text by default", async () => {
     const requests = JSON.stringify([
       { file_path: 'notes.txt', sections: [{ start_line: 2, end_line: 2, label: 'todo' }] },
     ]);
     const inline = await cli(['--partial-read', '--partial-read-requests-json', requests]);
     expect(inline.code).toBe(0);
-    expect(decodeToonText(inline.stdout.trimEnd())).toMatchObject({
-      count_sections: 1,
-      results: [{ sections: [{ label: 'todo' }] }],
+    // The tool's default text: one header line, the source line, nothing else.
+    expect(decodeExtractText(inline.stdout.replace(/\n$/, ''))).toMatchObject({
+      sections: [{ path: 'notes.txt', start_line: 2, end_line: 2, label: 'todo' }],
+      errors: [],
     });
     const file = path.join(dir, 'requests.json');
     await writeFile(file, JSON.stringify({ requests: JSON.parse(requests) as unknown }));

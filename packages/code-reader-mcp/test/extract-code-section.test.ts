@@ -4,6 +4,7 @@ import { decodeToonText } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTokenizer } from '../src/tokens/count.js';
 import { connect, copyFixture, removeDir, type Connected } from './helpers.js';
+import { decodeExtractText } from './answer-text.js';
 
 let dir: string;
 let server: Connected;
@@ -297,13 +298,13 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
       errors_truncated: true,
     });
     expect(first.errors).toHaveLength(5);
-    // The TOON answer (as the model reads it) carries the same short summary.
-    const toon = (await server.call('extract_code_section', { requests })).structured as Record<
-      string,
-      unknown
-    >;
-    expect(toon).toMatchObject({ error_count: 196, errors_truncated: true });
-    expect(toon.errors).toEqual(first.errors);
+    // The default text answer (as the model reads it) carries the same short summary, and the errors
+    // of its page one per line.
+    const text = decodeExtractText((await server.call('extract_code_section', { requests })).text);
+    expect(text).toMatchObject({ error_count: 196, error_codes: { INVALID_ARGUMENT: 196 } });
+    expect(text.errors.slice(0, 5).map(({ path, ...e }) => ({ file_path: path, ...e }))).toEqual(
+      first.errors,
+    );
     // Following the cursor yields every section and every error once, each under its file.
     const pages = await allPages({ requests, max_answer_tokens: 1500 });
     expect(pages.length).toBeGreaterThan(2);
@@ -352,8 +353,12 @@ describe('extract_code_section batch mode (spec 001 acceptance criteria)', () =>
     expect(fields).toEqual(summary);
     // The file's text appears once in what a structuredContent client reads.
     expect(JSON.stringify(structured).split('A plain text file').length - 1).toBe(1);
-    // The text block (for clients that read text) is the TOON of the whole answer, once.
-    expect(decodeToonText(toon.text)).toEqual(json);
+    // The text block (for clients that read text) is the documented line form of the whole answer.
+    const text = decodeExtractText(toon.text);
+    expect(text.sections.map((s) => s.content)).toEqual(
+      (json.results as FileResult[]).flatMap((r) => r.sections.map((s) => s.content)),
+    );
+    expect(text).toMatchObject({ error_count: 1, error_codes: json.error_codes });
     expect(json.toon_content).toBeUndefined();
   });
 });

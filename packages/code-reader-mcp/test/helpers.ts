@@ -6,6 +6,7 @@ import { PathPolicy } from '@mcp-workbench/core';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '@mcp-workbench/core/testing';
 import { expect } from 'vitest';
 import { createServer } from '../src/server.js';
+import { decodeExtractText, decodeListText, decodeSearchText } from './answer-text.js';
 import { DEFAULT_MAX_COUNT } from '../src/search/options.js';
 import type { SearchQuery } from '../src/search/types.js';
 
@@ -86,7 +87,16 @@ export async function connect(
     const asJson = await json(name, args);
     const asToon = await call(name, args);
     expect(asToon.error, JSON.stringify(asToon.error)).toBeUndefined();
-    const decoded = decodeToonText(asToon.text) as Record<string, unknown>;
+    const textView = textViewOf(name, args, asToon.text, asJson);
+    if (textView) {
+      expect(textView.decoded).toEqual(textView.expected);
+      return asJson;
+    }
+    // get_code_outline sends the cheaper of TOON and JSON; callTool decoded whichever it is.
+    const decoded = (name === 'get_code_outline' ? asToon.structured : decodeToonText(asToon.text)) as Record<
+      string,
+      unknown
+    >;
     // cache_hit differs between two identical calls by design (the second may hit the cache).
     if ('cache_hit' in decoded) decoded.cache_hit = asJson.cache_hit;
     expect(decoded).toEqual(asJson);
@@ -130,4 +140,94 @@ export function baseQuery(overrides: Partial<SearchQuery> = {}): SearchQuery {
     denyGlobs: [],
     ...overrides,
   };
+}
+
+type Json = Record<string, unknown>;
+const SEARCH_MODES = ['total_only', 'count_only_matches', 'summary_only', 'optimize_paths'];
+
+/**
+ * For the tools whose default answer is line-oriented text: the text decoded with the documented
+ * format (test/answer-text.ts) and what it must equal, the JSON answer without the fields only JSON
+ * carries (column, cache_hit, limits; a whole group_by_file answer's counts). Undefined for TOON answers.
+ */
+export function textViewOf(
+  name: string,
+  args: Json,
+  text: string,
+  asJson: Json,
+): { decoded: unknown; expected: unknown } | undefined {
+  const strip = ({ column: _column, ...row }: Json) => row;
+  if (name === 'search_content' && !SEARCH_MODES.some((mode) => args[mode] === true)) {
+    const grouped = args.group_by_file === true;
+    const contextAfter = Math.min(50, Math.max(0, Number(args.context_after ?? 0)));
+    const decoded = decodeSearchText(text, { grouped, contextAfter });
+    const { cache_hit: _hit, limits: _limits, ...rest } = asJson;
+    const expected: Json = { ...rest };
+    if (Array.isArray(rest.matches)) expected.matches = (rest.matches as Json[]).map(strip);
+    if (Array.isArray(rest.files)) {
+      expected.files = (rest.files as Json[]).map((group) => ({
+        ...group,
+        ...(rest.truncated ? {} : { count: undefined }),
+        matches: (group.matches as Json[]).map(strip),
+      }));
+      if (!rest.truncated) {
+        delete expected.total_matches;
+        delete expected.files_with_matches;
+      }
+    }
+    return { decoded: JSON.parse(JSON.stringify(decoded)), expected: JSON.parse(JSON.stringify(expected)) };
+  }
+  if (name === 'list_files' && args.count_only !== true && args.fields === undefined) {
+    const files = (asJson.files as { path: string }[] | undefined) ?? [];
+    const expected = {
+      count: asJson.count,
+      files: files.map((f) => f.path),
+      truncated: asJson.truncated,
+      ...(asJson.next_cursor === undefined ? {} : { next_cursor: asJson.next_cursor }),
+    };
+    return { decoded: decodeListText(text), expected };
+  }
+  if (name === 'extract_code_section') {
+    const numbered = args.format === 'json';
+    const raw = args.format === 'raw';
+    const decoded = decodeExtractText(text, { numbered });
+    const results = (asJson.results as Json[] | undefined) ?? [];
+    const sections = results.flatMap((r) =>
+      (r.sections as Json[]).map((s) => ({ path: (r.resolved_path ?? r.file_path) as string, ...s })),
+    );
+    const errors = results.flatMap((r) =>
+      ((r.errors as Json[] | undefined) ?? []).map((e) => ({
+        path: (r.resolved_path ?? r.file_path) as string,
+        ...e,
+      })),
+    );
+    const view = (s: Json) => {
+      if (raw)
+        return { path: s.path, content: s.content, ...(s.label === undefined ? {} : { label: s.label }) };
+      if (numbered) {
+        const { content: _content, ...rest } = s;
+        return rest;
+      }
+      return s;
+    };
+    return {
+      decoded: {
+        sections: decoded.sections.map((s) => view(s as unknown as Json)),
+        errors: decoded.errors,
+        error_count: decoded.error_count,
+        error_codes: decoded.error_codes,
+        truncated_by: decoded.truncated_by,
+        next_cursor: decoded.next_cursor,
+      },
+      expected: {
+        sections: sections.map(view),
+        errors,
+        error_count: asJson.error_count,
+        error_codes: asJson.error_codes,
+        truncated_by: asJson.truncated_by,
+        next_cursor: asJson.next_cursor,
+      },
+    };
+  }
+  return undefined;
 }

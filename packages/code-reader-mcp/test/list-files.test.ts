@@ -104,7 +104,7 @@ describe('list_files', () => {
     expect(clamped.limits).toMatchObject({ limit: 10_000 });
   });
 
-  it('separates TOON columns with tabs, so commas in paths need no quotes', async () => {
+  it('separates the TOON columns of fields with tabs, so commas in paths need no quotes', async () => {
     await mkdir(path.join(dir, 'odd'));
     await writeFile(path.join(dir, 'odd', 'a,b.txt'), 'x');
     await writeFile(path.join(dir, 'odd', 'tab\there.txt'), 'x');
@@ -113,7 +113,12 @@ describe('list_files', () => {
       'odd/a,b.txt',
       'odd/tab\there.txt',
     ]);
-    const text = (await server.call('list_files', { roots: ['odd'] })).text;
+    // The default text is one path per line; a tab inside a path is the one thing quoted there too.
+    expect((await server.call('list_files', { roots: ['odd'] })).text).toBe(
+      'odd/a,b.txt\n"odd/tab\\there.txt"',
+    );
+    const text = (await server.call('list_files', { roots: ['odd'], fields: ['size_bytes', 'mtime', 'ext'] }))
+      .text;
     expect(text).toContain('files[2\t]{path\tsize_bytes\tmtime\text}:');
     expect(text).toMatch(/^ {2}odd\/a,b\.txt\t1\t/m);
     // A tab inside a value is the one thing that must be quoted.

@@ -16,6 +16,7 @@ import {
 } from '../paging/budget.js';
 import { countEach, countTokens } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
+import { EXTRACT_TEXT_HELP, extractText } from './extract-text.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
 
 const line = z.number().int().min(1);
@@ -69,7 +70,8 @@ export function extractCodeSectionTool(deps: ToolDeps) {
       'not together with file_path. Limits: 20 files, 50 sections per file, 200 sections, 5000 lines, 1 MiB in total, ' +
       "files up to 5 MiB; going over fails unless allow_truncate:true. A bad section goes to its file's errors while " +
       'the rest continue (fail_fast:true stops at the first); top-level errors lists the first few, error_codes counts ' +
-      'them. format: text (default), json (numbered lines), raw (content only).',
+      'them. format: text (default), json (numbered lines), raw (content only). ' +
+      EXTRACT_TEXT_HELP,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: z.string().optional().describe('Single mode: the file.'),
@@ -223,16 +225,27 @@ export function extractCodeSectionTool(deps: ToolDeps) {
         if (cursor.h !== fp) throw staleCursor();
         offset = cursor.o;
       }
-      const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
-        render(detailed(candidate, hasMore ? offset + candidate.length : undefined, fp), format),
-      );
+      const lineText = (candidate: readonly AnswerRow[], nextOffset: number | undefined) =>
+        extractText(candidate, result.files, sectionFormat, {
+          errorCount: result.errors.length,
+          errorCodes: 'error_codes' in errors ? errors.error_codes : undefined,
+          truncatedBy: result.truncatedBy,
+          nextCursor: nextOffset === undefined ? undefined : makeCursor(key, nextOffset, fp),
+        });
+      const page = await fitPage(rows, offset, budget, (candidate, hasMore) => {
+        const nextOffset = hasMore ? offset + candidate.length : undefined;
+        return format === 'json'
+          ? render(detailed(candidate, nextOffset, fp), format)
+          : lineText(candidate, nextOffset);
+      });
       const answer = detailed(page.rows, page.nextOffset, fp);
 
       if (format === 'json') return answer;
-      // TOON: the text block is the TOON document of the whole answer. With --structured-output the
-      // structured result carries counts, limits, the error summary and the cursor as fields, and
-      // toon_content only the TOON of what those fields do not hold (results[]): a client that shows
-      // structuredContent (Claude Code, Codex) reads each part once, not the summary twice.
+      // Default: the text block is the source lines after one header line each, and notes (see
+      // extract-text.ts). With --structured-output the structured result is spec 001's TOON answer:
+      // counts, limits, the error summary and the cursor as fields, and toon_content only the TOON of
+      // what those fields do not hold (results[]): a client that shows structuredContent (Claude Code,
+      // Codex) reads each part once, not the summary twice.
       return reply(
         compact({
           success: answer.success,
@@ -247,7 +260,7 @@ export function extractCodeSectionTool(deps: ToolDeps) {
           format: 'toon' as const,
           toon_content: render({ results: answer.results }, 'toon'),
         }),
-        render(answer, 'toon'),
+        lineText(page.rows, page.nextOffset),
       );
     },
   });

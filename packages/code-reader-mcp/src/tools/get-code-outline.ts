@@ -1,8 +1,9 @@
-import { defineTool } from '@mcp-workbench/core';
+import { defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { readStructure } from '../code/parsed-file.js';
 import type { ClassInfo, CodeStructure } from '../code/structure.js';
 import { pageSections } from '../paging/sections.js';
+import { countTokens } from '../tokens/counter.js';
 import { filePathInput } from './code-shared.js';
 import { sourceFile, type ToolDeps } from './deps.js';
 import {
@@ -13,6 +14,7 @@ import {
   outputFormatSchema,
   pagingInput,
   pagingOf,
+  render,
 } from './shared.js';
 
 /** One line of the outline: a class-like type, a method, a field or a top-level function. */
@@ -129,7 +131,9 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     title: 'Get code outline',
     description:
       'A table of contents of one source file, one row per class (or struct, interface, …), method, field and ' +
-      'top-level function with its line range and enclosing class (Go methods name their receiver type), plus the import count. Cheap way to navigate a big file before extract_code_section.',
+      'top-level function with its line range and enclosing class (Go methods name their receiver type), plus the import count. Cheap way to navigate a big file before extract_code_section. ' +
+      'The default answer is TOON (the outline a table of kind,name,start_line,end_line,class), or compact JSON of ' +
+      'the same value when that costs fewer tokens (ragged outlines); output_format:"json" always gives JSON.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: { file_path: filePathInput, output_format: outputFormatSchema, ...pagingInput },
     output: {
@@ -165,7 +169,7 @@ export function getCodeOutlineTool(deps: ToolDeps) {
         shown,
         ctx.signal,
       );
-      return pageSections({
+      const answer = await pageSections({
         ...pagingOf(args, ['get_code_outline', shown]),
         sections: { outline: outlineOf(structure) },
         build: (page, nextCursor) =>
@@ -179,6 +183,13 @@ export function getCodeOutlineTool(deps: ToolDeps) {
             ...continuation(nextCursor),
           }),
       });
+      if (formatOf(args) === 'json') return answer;
+      // The cheapest faithful form of this outline: TOON's table header does not pay for itself on a few
+      // rows or on none (C headers, issue 13). The page was cut for TOON; JSON is sent only when smaller.
+      const toon = render(answer, 'toon');
+      const json = render(answer, 'json');
+      const [toonTokens, jsonTokens] = await Promise.all([countTokens(toon), countTokens(json)]);
+      return reply(answer, jsonTokens < toonTokens ? json : toon);
     },
   });
 }

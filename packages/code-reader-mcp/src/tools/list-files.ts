@@ -1,4 +1,4 @@
-import { clampInteger, defineTool } from '@mcp-workbench/core';
+import { clampInteger, defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listFiles, type FileRow } from '../files/list-files.js';
 import {
@@ -13,6 +13,7 @@ import {
 import { pathsOf, type ToolDeps } from './deps.js';
 import { fileFilterInput, fileQueryOf } from './file-filters.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
+import { joinLines, note, rowPath } from './text-rows.js';
 
 /**
  * File rows are short values in several columns; in o200k a tab between them costs fewer tokens than a comma
@@ -27,12 +28,47 @@ const fileRowSchema = z.object({
   ext: z.string().describe('Extension without the dot ("" when none).'),
 });
 
+const DETAIL_FIELDS = ['size_bytes', 'mtime', 'ext'] as const;
+type DetailField = (typeof DETAIL_FIELDS)[number];
+
+interface ListAnswer {
+  count: number;
+  files?: FileRow[];
+  truncated: boolean;
+  next_cursor?: string;
+  limits: Record<string, number>;
+}
+
+/**
+ * The default text: one path per line, as `rg --files` prints them, then notes — the file count when
+ * the page does not show them all, why the list stops, the cursor. With `fields`, the TOON table of the
+ * path and those fields (tab-delimited).
+ */
+function listText(answer: ListAnswer, fields: readonly DetailField[], limitHit: boolean): string {
+  const files = answer.files ?? [];
+  if (fields.length > 0) {
+    const rows = files.map((f): Record<string, string | number> =>
+      Object.fromEntries([['path', f.path], ...fields.map((k) => [k, f[k]] as const)]),
+    );
+    return render(compact({ ...answer, files: rows, limits: undefined }), 'toon', LIST_TOON);
+  }
+  const lines = files.map((f) => rowPath(f.path));
+  if (answer.count !== files.length || files.length === 0) lines.push(note(`${answer.count} files`));
+  if (answer.next_cursor !== undefined) lines.push(note(`next_cursor: ${answer.next_cursor}`));
+  if (limitHit) lines.push(note(`truncated: more files than limit ${answer.limits.limit}`));
+  return joinLines(lines);
+}
+
 export function listFilesTool(deps: ToolDeps) {
   return defineTool({
     name: 'list_files',
     title: 'List files',
     description:
-      'List files under the project (ripgrep --files: fast, honours .gitignore) with size, mtime and extension. ' +
+      'List files under the project (ripgrep --files: fast, honours .gitignore). Default answer (text): one ' +
+      'root-relative path per line, as rg --files prints them (a path that could be misread is JSON-quoted), then ' +
+      'notes starting with "# ": "# N files" when the page shows fewer, "# next_cursor: …", "# truncated: more ' +
+      'files than limit N". fields ["size_bytes","mtime","ext"] adds those columns (a TOON table); ' +
+      'output_format:"json" gives every field. ' +
       'Narrow with extensions ["ts"], glob "src/**", types, pattern (regex on the name), exclude, depth, size "+10k", ' +
       'changed_within "2d". Use count_only:true to just count. Rows are root-relative; a long list comes in pages ' +
       '(pass next_cursor as cursor). Default limit 2000 files, max 10000.',
@@ -44,6 +80,13 @@ export function listFilesTool(deps: ToolDeps) {
         .optional()
         .describe(`Most files to return (default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}).`),
       count_only: z.boolean().optional().describe('Return only the number of matching files.'),
+      fields: z
+        .array(z.enum(DETAIL_FIELDS))
+        .optional()
+        .describe(
+          'Columns shown beside each path in the default text answer: size_bytes, mtime (Unix seconds), ext. ' +
+            'Default none (paths only); the json answer always has all of them.',
+        ),
       output_format: outputFormatSchema,
       ...pagingInput,
     },
@@ -106,11 +149,15 @@ export function listFilesTool(deps: ToolDeps) {
           next_cursor: nextOffset === undefined ? undefined : makeCursor(key, nextOffset, fp),
           limits,
         });
+      const fields = [...new Set(args.fields ?? [])];
+      const textOf = (answer: ListAnswer) =>
+        format === 'toon' ? listText(answer, fields, limitHit) : render(answer, format);
       const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
-        render(shape(candidate, hasMore ? offset + candidate.length : undefined), format, LIST_TOON),
+        textOf(shape(candidate, hasMore ? offset + candidate.length : undefined)),
       );
       if (page.nextOffset !== undefined) deps.listings.set(key, { files: rows, limitHit });
-      return shape(page.rows, page.nextOffset);
+      const answer = shape(page.rows, page.nextOffset);
+      return format === 'toon' ? reply(answer, textOf(answer)) : answer;
     },
   });
 }

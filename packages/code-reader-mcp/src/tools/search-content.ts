@@ -1,9 +1,10 @@
-import { ToolError, defineTool } from '@mcp-workbench/core';
+import { ToolError, defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { answerBudget } from '../paging/budget.js';
 import { OUTPUT_MODE_FLAGS } from '../search/options.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-shared.js';
+import { SEARCH_ROWS_HELP, searchText } from './search-text.js';
 import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
 const modeFlagsInput = Object.fromEntries(
@@ -29,7 +30,9 @@ export function searchContentTool(deps: ToolDeps) {
     description:
       'Search code with ripgrep: give query (regex; fixed_strings:true for literal text) and optionally roots ' +
       '(directories) or files, include_globs ["*.ts"], case, word, context_before/context_after. Returns matching ' +
-      'lines with root-relative file, line, column and text (plus merged context lines). For an overview first use ' +
+      'lines with root-relative path, line and text (plus merged context lines). ' +
+      SEARCH_ROWS_HELP +
+      ' For an overview first use ' +
       'total_only, count_only_matches or summary_only; group_by_file / optimize_paths reshape the list. These five ' +
       'flags are mutually exclusive (set at most one). max_count (default 1000, max 10000) caps matching lines per file (rg -m). ' +
       'Repeated identical searches come from a cache (cache_hit) until a searched file changes.',
@@ -74,12 +77,16 @@ export function searchContentTool(deps: ToolDeps) {
         }
       }
       const built = searchQueryOf(args, targets, kind, paths);
-      return searchAnswer(deps, ctx, paths, built, {
+      const format = formatOf(args);
+      const answer = await searchAnswer(deps, ctx, paths, built, {
         timeoutMs: args.timeout_ms,
         cursor: args.cursor,
         budget: answerBudget(args.max_answer_tokens),
-        format: formatOf(args),
+        format,
+        textOf: searchText,
       });
+      const text = format === 'toon' ? searchText(answer) : undefined;
+      return text === undefined ? answer : reply(answer, text);
     },
   });
 }

@@ -190,6 +190,8 @@ export async function searchAnswer(
     cursor?: string | undefined;
     budget: number;
     format: 'toon' | 'json';
+    /** The default answer's own text form (undefined: TOON), so pages are cut by what is sent. */
+    textOf?: (answer: SearchAnswer) => string | undefined;
   },
   extra: Record<string, unknown> = {},
 ) {
@@ -261,8 +263,10 @@ export async function searchAnswer(
       limits,
     });
   };
+  const textOf = (answer: SearchAnswer) =>
+    (options.format === 'toon' ? options.textOf?.(answer) : undefined) ?? render(answer, options.format);
   const page = await fitPage(rows, offset, options.budget, (candidate, hasMore) =>
-    render(shape(candidate, hasMore ? offset + candidate.length : undefined), options.format),
+    textOf(shape(candidate, hasMore ? offset + candidate.length : undefined)),
   );
   return shape(page.rows, page.nextOffset);
 }
