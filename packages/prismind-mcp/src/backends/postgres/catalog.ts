@@ -18,13 +18,18 @@ export class Params {
   }
 }
 
-/** SQL conditions of a catalog filter (shared by listing and search). */
-export function catalogFilter(filter: CatalogFilter, params: Params, alias = 'c'): string[] {
+/**
+ * SQL conditions of a catalog filter (shared by listing and search). `recheck`: written so that no
+ * index serves them (`col || ''`), for rows another index already found (see PgSearchIndex.search).
+ */
+export function catalogFilter(filter: CatalogFilter, params: Params, alias = 'c', recheck = false): string[] {
   const where: string[] = [];
+  const col = (column: string) => (recheck ? `(${alias}.${column} || '')` : `${alias}.${column}`);
   const eq = (column: string, value: string | undefined) => {
-    if (value !== undefined) where.push(`${alias}.${column} = ${params.add(value)}`);
+    if (value !== undefined) where.push(`${col(column)} = ${params.add(value)}`);
   };
-  if (filter.project !== undefined) where.push(`${alias}.project_key = ${params.add(keyOf(filter.project))}`);
+  if (filter.project !== undefined)
+    where.push(`${col('project_key')} = ${params.add(keyOf(filter.project))}`);
   eq('doc_type', filter.doc_type);
   eq('phase_task', filter.phase_task);
   eq('feature', filter.feature);
@@ -34,7 +39,7 @@ export function catalogFilter(filter: CatalogFilter, params: Params, alias = 'c'
   if (filter.phase_task_prefix !== undefined) {
     // A range, not LIKE: the (project_key, phase_task) index serves it and % or _ in the prefix mean nothing.
     where.push(
-      `${alias}.phase_task >= ${params.add(filter.phase_task_prefix)} AND ${alias}.phase_task < ${params.add(`${filter.phase_task_prefix}\uffff`)}`,
+      `${col('phase_task')} >= ${params.add(filter.phase_task_prefix)} AND ${col('phase_task')} < ${params.add(`${filter.phase_task_prefix}\uffff`)}`,
     );
   }
   return where;

@@ -58,6 +58,9 @@ export function createPool(settings: ConnectionSettings, size: number): pg.Pool 
   const pool = new pg.Pool({
     connectionString: settings.url,
     max: size,
+    // One connection stays open however long the server idles: a new one pays the server's catalog
+    // warm-up (the first search on a fresh connection took 50–100 ms instead of 10–20 ms here).
+    min: 1,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
     application_name: 'prismind-mcp',
