@@ -97,6 +97,14 @@ for (const file of ['c-headers/stdio.h', 'python3.11/json/decoder.py', 'python3.
   const toon = await server.call('get_code_outline', { file_path: file });
   const json = await server.call('get_code_outline', { file_path: file, output_format: 'json' });
   ratioRow(`get_code_outline ${file}: TOON vs its JSON`, tokens(toon.text), tokens(json.text), 1.0);
+  // The outline is there to spare reading the whole file (cat): it must stay several times cheaper.
+  const { stdout: whole } = await run('cat', [path.join(corpus, file)], { maxBuffer: 1 << 26 });
+  const saving = tokens(whole) / tokens(toon.text);
+  report(
+    `get_code_outline ${file} vs cat`,
+    `${tokens(toon.text)} vs ${tokens(whole)} tokens → ${saving.toFixed(1)}× cheaper (target ≥ 5×)`,
+    saving >= 5,
+  );
 }
 
 // For the record (the earlier, superseded measure): TOON vs compact JSON of the same list_files value.

@@ -5,7 +5,10 @@ import { answerBudget, answerBudgetSchema, cursorSchema, hashKey } from '../pagi
 export const outputFormatSchema = z
   .enum(['toon', 'json'])
   .optional()
-  .describe('Answer format: "toon" (default, fewest tokens) or "json" (the detailed JSON).');
+  .describe(
+    'Answer format: "toon" (default, fewest tokens: the line rows the tool describes, or a TOON document) ' +
+      'or "json" (the detailed JSON, every field).',
+  );
 
 /** A string or a list of strings (agents pass either). */
 export const stringList = z.union([z.string(), z.array(z.string())]).optional();
