@@ -1,5 +1,5 @@
-// list_files vs `rg --files` on a real tree of ≥ 30,000 files (target: ≤ 1.3× the time of rg). rg gets
-// the flags the server passes it (RG_FLAGS), so both sides walk and filter the same way.
+// list_files vs `rg --files` on a real tree of ≥ 30,000 files (issue 13: count ≤ 1.1×, listings ≤ 1.3× the
+// time of rg). rg gets the flags the server passes it (RG_FLAGS), so both sides walk and filter the same way.
 import { RG_FLAGS, connectServer, finish, fmt, report, runRg, sideBySide } from './lib/harness.mjs';
 import { corpusSummary, ensureCorpus } from './lib/corpus.mjs';
 
@@ -23,8 +23,8 @@ const walk = await sideBySide(
 console.log(`walked: ${listed} files (list_files counted ${counted})`);
 report(
   'list_files count_only (whole tree) vs rg --files',
-  `${fmt(walk.a)} vs ${fmt(walk.b)} → ${(walk.a / walk.b).toFixed(2)}× (target ≤ 1.3×)`,
-  counted === listed && walk.a <= walk.b * 1.3,
+  `${fmt(walk.a)} vs ${fmt(walk.b)} → ${(walk.a / walk.b).toFixed(2)}× (target ≤ 1.1×)`,
+  counted === listed && walk.a <= walk.b * 1.1,
 );
 
 // The largest listing with rows (10,000 files with size and mtime) vs rg listing the whole tree.
@@ -47,7 +47,7 @@ const first = await sideBySide(
 );
 report(
   'list_files extensions=ts (default limit 2000, first page) vs rg --files -g *.ts',
-  `${fmt(first.a)} vs ${fmt(first.b)} → ${(first.a / first.b).toFixed(2)}×`,
+  `${fmt(first.a)} vs ${fmt(first.b)} → ${(first.a / first.b).toFixed(2)}× (target ≤ 1.3×)`,
   first.a <= first.b * 1.3,
 );
 

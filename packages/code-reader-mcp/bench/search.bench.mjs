@@ -78,7 +78,7 @@ const context = await sideBySide(
 );
 report(
   'search_content TODO, context_after=2, max_count=500 vs rg --json -A 2 -m 500 (whole tree)',
-  `${fmt(context.a)} vs ${fmt(context.b)} → ${(context.a / context.b).toFixed(2)}×`,
+  `${fmt(context.a)} vs ${fmt(context.b)} → ${(context.a / context.b).toFixed(2)}× (target ≤ 1.3×)`,
   context.a <= context.b * 1.3,
 );
 

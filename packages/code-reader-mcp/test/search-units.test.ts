@@ -53,7 +53,7 @@ describe('JsonMatchCollector', () => {
     ]);
   });
 
-  it('stops after max matches, decodes non-UTF-8 paths and converts byte offsets to columns', () => {
+  it('keeps max matches, decodes non-UTF-8 paths and converts byte offsets to columns', () => {
     const c = new JsonMatchCollector(0, 1);
     const bytesPath = JSON.stringify({
       type: 'begin',
@@ -61,9 +61,55 @@ describe('JsonMatchCollector', () => {
     });
     expect(c.push(bytesPath)).toBe(true);
     expect(c.push(match('café.txt', 1, 'héllo x', Buffer.byteLength('héllo ')))).toBe(true);
-    expect(c.push(match('café.txt', 2, 'x'))).toBe(false);
-    expect(c.matches[0]).toMatchObject({ file: 'café.txt', column: 7 });
+    expect(c.push(match('café.txt', 2, 'x'))).toBe(true);
+    expect(c.overflowed).toBe(true);
+    expect(c.matchesInOrder()).toEqual([{ file: 'café.txt', line: 1, column: 7, text: 'héllo x' }]);
     expect(c.push('not json')).toBe(true);
+  });
+
+  it('past the cap keeps the first matches in path order, whatever order they come in, and counts all', () => {
+    // Files in a parallel walk's order; the later ones sort first. Each line has two submatches, and
+    // one path holds text that looks like JSON keys (it is escaped in the event, so never counted).
+    const files = ['d/x', 'c/"start":1', 'b/b', 'a/z', 'a/a'];
+    const two = (file: string, line: number) =>
+      JSON.stringify({
+        type: 'match',
+        data: {
+          path: { text: file },
+          lines: { text: `hit hit ${line}\n` },
+          line_number: line,
+          submatches: [
+            { match: { text: 'hit' }, start: 0, end: 3 },
+            { match: { text: 'hit' }, start: 4, end: 7 },
+          ],
+        },
+      });
+    const run = (order: string[]) => {
+      const c = new JsonMatchCollector(0, 3);
+      for (const file of order) {
+        c.push(begin(file));
+        for (let line = 1; line <= 4; line++) c.push(two(file, line));
+      }
+      return c;
+    };
+    const forward = run(files);
+    const backward = run([...files].reverse());
+    const firstThree = [1, 2, 3].map((line) => ({
+      file: 'a/a',
+      line,
+      column: 1,
+      text: `hit hit ${line}`,
+    }));
+    expect(forward.matchesInOrder()).toEqual(firstThree);
+    expect(backward.matchesInOrder()).toEqual(firstThree);
+    for (const c of [forward, backward]) {
+      expect(c.overflowed).toBe(true);
+      expect(c.matchedLines).toBe(20);
+      expect(c.totalSubmatches).toBe(40);
+      expect(c.fileCounts().sort((a, b) => a.file.localeCompare(b.file))).toEqual(
+        [...files].sort().map((file) => ({ file, count: 8 })),
+      );
+    }
   });
 
   it('clips very long lines around the match', () => {

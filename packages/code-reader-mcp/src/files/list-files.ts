@@ -1,9 +1,10 @@
-import { lstat } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
 import { runRipgrep } from '../rg/run.js';
 import { comparePaths } from '../util/path-order.js';
+import { SLICE_MS } from '../util/yield.js';
 import { denyExcludeGlobs } from '../search/rg-args.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
@@ -11,7 +12,6 @@ export const DEFAULT_LIST_LIMIT = 2_000;
 export const MAX_LIST_LIMIT = 10_000;
 /** Files a listing may hold before it is cut and sorted (memory); more is LIMIT_EXCEEDED. */
 const MAX_FILTER_CANDIDATES = 2_000_000;
-const STAT_CONCURRENCY = 64;
 
 export interface ListFilesQuery {
   /** Resolved real directories, with the prefix to show for each (root-relative display of the dir). */
@@ -189,21 +189,26 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
 
   const rows: { row: FileRow; abs: string }[] = [];
   let matched = 0;
-  for (let start = 0; start < pool.length; start += STAT_CONCURRENCY) {
+  // Synchronous lstat in time slices: 10,000 promise lstats through libuv's thread pool took longer
+  // than ripgrep's whole walk; the event loop still turns every SLICE_MS (ping, cancel).
+  let sliceStart = performance.now();
+  for (let index = 0; index < pool.length; index++) {
     if (!query.countOnly && rows.length > keep) break;
-    const chunk = pool.slice(start, start + STAT_CONCURRENCY);
+    if ((index & 15) === 15 && performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (query.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
+      sliceStart = performance.now();
+    }
+    const candidate = pool[index]!;
     // lstat: the entry itself, never where a link put in its place since the listing points.
-    const stats = await Promise.all(chunk.map((c) => lstat(c.abs).catch(() => undefined)));
-    chunk.forEach((candidate, index) => {
-      const info = stats[index];
-      if (!info?.isFile()) return; // vanished (or replaced) since ripgrep listed it
-      if (!sizes.every((filter) => sizeMatches(info.size, filter))) return;
-      if (after !== undefined && info.mtimeMs < after) return;
-      if (before !== undefined && info.mtimeMs >= before) return;
-      matched++;
-      if (rows.length <= keep)
-        rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
-    });
+    const info = lstatQuietly(candidate.abs);
+    if (!info?.isFile()) continue; // vanished (or replaced) since ripgrep listed it
+    if (!sizes.every((filter) => sizeMatches(info.size, filter))) continue;
+    if (after !== undefined && info.mtimeMs < after) continue;
+    if (before !== undefined && info.mtimeMs >= before) continue;
+    matched++;
+    if (rows.length <= keep)
+      rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
   }
   // Without stat filters the listing decides what is left over; with them, what matched.
   const truncated = !query.countOnly && (needsStat ? rows.length > keep : listed.length > keep);
@@ -231,6 +236,14 @@ async function allowedInOrder(
     for (const c of chunk) if (allowed.has(c.abs) && kept.length < wanted) kept.push(c);
   }
   return kept;
+}
+
+function lstatQuietly(file: string): Stats | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // unreadable folder on the way, name too long…: not listed, as if vanished
+  }
 }
 
 function toRow(display: string, size: number, mtimeMs: number): FileRow {

@@ -1,4 +1,5 @@
 import type { ClippedInfo } from '../rg/run.js';
+import { comparePaths } from '../util/path-order.js';
 import type { FileCount, SearchMatch } from './types.js';
 
 /** Long lines (minified code) are cut around the first match so one line cannot flood an answer. */
@@ -40,12 +41,40 @@ function stripNewline(text: string): string {
  * code points, as extract_code_section counts them), of the text as shown (invalid UTF-8 → U+FFFD).
  */
 function charColumn(lineBytes: Buffer, byteOffset: number): number {
-  return [...lineBytes.subarray(0, byteOffset).toString('utf8')].length + 1;
+  return codePoints(lineBytes.subarray(0, byteOffset).toString('utf8')) + 1;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Characters (code points) in `text`, without building an array of them (lines may be 64 KiB). */
+function codePoints(text: string): number {
+  if (!SURROGATE.test(text)) return text.length;
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** The 1-based character column of a match at `byteOffset` of the line as ripgrep sent it. */
+function matchColumn(value: RgText | undefined, byteOffset: number): number {
+  const text = value?.bytes === undefined ? value?.text : undefined;
+  // ASCII text (nearly every line of code): bytes are characters, so the offset is the column.
+  if (text !== undefined && Buffer.byteLength(text) === text.length) return byteOffset + 1;
+  return charColumn(bytesOf(value), byteOffset);
 }
 
 /** Cuts a long line to MAX_LINE_CHARS characters around the match, never inside a character. */
 function clip(text: string, column: number): string {
   if (text.length <= MAX_LINE_CHARS) return text; // UTF-16 length ≥ characters: nothing to cut
+  if (!SURROGATE.test(text)) {
+    // One UTF-16 unit per character: cut by index, without an array of every character of the line.
+    const start = Math.max(0, Math.min(column - 1 - 80, text.length - MAX_LINE_CHARS));
+    const rest = text.length - start - MAX_LINE_CHARS;
+    return (
+      (start > 0 ? '…' : '') +
+      text.slice(start, start + MAX_LINE_CHARS) +
+      (rest > 0 ? `…[+${rest} chars]` : '')
+    );
+  }
   const chars = [...text];
   if (chars.length <= MAX_LINE_CHARS) return text;
   const start = Math.max(0, Math.min(column - 1 - 80, chars.length - MAX_LINE_CHARS));
@@ -71,7 +100,16 @@ function parseEvent(line: string): RgLineEvent | undefined {
  * overlapping context is merged and never repeated.
  */
 export class JsonMatchCollector {
+  /** The matches kept, in the order found; past maxMatches, cut now and then to the first in path order. */
   readonly matches: SearchMatch[] = [];
+  /** Matching lines seen, kept or not. */
+  matchedLines = 0;
+  /**
+   * Once the kept matches were cut: the file of the last one kept. Matches in files after it (path
+   * order) can never be among the first maxMatches, so they are counted without being parsed.
+   */
+  private cutoff: string | undefined;
+  private beyondCutoff = false;
   private pendingBefore: string[] = [];
   private pendingBeforeStart = 0;
   private last: { match: SearchMatch; endLine: number } | undefined;
@@ -94,9 +132,36 @@ export class JsonMatchCollector {
   /** Lines too long to keep whole (clipped while streaming in), reported once each in warnings. */
   readonly clippedLines: { file: string; line: number; bytes: number }[] = [];
 
-  /** Feeds one line; returns false once more than maxMatches matches were seen (stop ripgrep). */
+  /** More lines matched than maxMatches: only the first maxMatches in path order are kept. */
+  get overflowed(): boolean {
+    return this.matchedLines > this.maxMatches;
+  }
+
+  /**
+   * The first maxMatches matches in path order (then line order). The whole output is read (the
+   * totals count every match), but only matches that can still be among the first are parsed and kept:
+   * the same result on every run of a parallel walk, from one ripgrep run.
+   */
+  matchesInOrder(): SearchMatch[] {
+    this.cut();
+    return this.matches;
+  }
+
+  private cut(): void {
+    this.matches.sort((a, b) => comparePaths(a.file, b.file) || a.line - b.line);
+    if (this.matches.length <= this.maxMatches) return;
+    this.matches.length = this.maxMatches;
+    this.cutoff = this.matches[this.maxMatches - 1]!.file;
+    this.beyondCutoff = comparePaths(this.currentFile, this.cutoff) > 0;
+  }
+
+  /** Feeds one line (always returns true: every match is counted; see matchesInOrder). */
   push(line: string, clipped?: ClippedInfo): boolean {
     if (!line.startsWith('{')) return true;
+    if (this.beyondCutoff && !this.skipping) {
+      if (line.startsWith('{"type":"match"')) this.countOnly(line, clipped);
+      if (line.startsWith('{"type":"match"') || line.startsWith('{"type":"context"')) return true;
+    }
     // A file's `end` and the final `summary` (a third of the lines, with bulky stats) carry nothing
     // the answer uses; parsing them was most of the garbage of a search with many files.
     if (line.startsWith('{"type":"end"')) return true;
@@ -111,19 +176,32 @@ export class JsonMatchCollector {
       this.currentFile = textOf(event.data.path);
       this.skipping = this.seenFiles.has(this.currentFile);
       this.seenFiles.add(this.currentFile);
+      this.beyondCutoff = this.cutoff !== undefined && comparePaths(this.currentFile, this.cutoff) > 0;
       this.pendingBefore = [];
       this.last = undefined;
       return true;
     }
-    if (this.skipping) return true;
+    if (this.skipping || this.beyondCutoff) return true;
     if (event.type === 'context') {
       this.context(event, clipped);
       return true;
     }
     if (event.type !== 'match') return true;
-    if (this.matches.length >= this.maxMatches) return false;
     this.match(event, clipped);
+    // Room for as many again before sorting and cutting: each cut costs one sort of the kept matches.
+    if (this.matches.length >= 2 * this.maxMatches) this.cut();
     return true;
+  }
+
+  /** A match line of a file past the cutoff: its submatches are counted from the raw JSON. */
+  private countOnly(line: string, clipped: ClippedInfo | undefined): void {
+    // Inside JSON strings a quote is escaped, so `"start":` is the key of exactly one submatch.
+    let items = 0;
+    for (let at = line.indexOf('"start":'); at >= 0; at = line.indexOf('"start":', at + 8)) items++;
+    const submatches = Math.max(1, items + (clipped?.droppedItems ?? 0));
+    this.matchedLines++;
+    this.totalSubmatches += submatches;
+    this.counts.set(this.currentFile, (this.counts.get(this.currentFile) ?? 0) + submatches);
   }
 
   private match(event: RgLineEvent, clipped: ClippedInfo | undefined): void {
@@ -131,8 +209,9 @@ export class JsonMatchCollector {
     const first = event.data.submatches?.[0];
     const shown = clipped ? this.clippedMatch(event, clipped) : undefined;
     const raw = shown?.text ?? stripNewline(textOf(event.data.lines));
-    const column = shown?.column ?? (first ? charColumn(bytesOf(event.data.lines), first.start) : 1);
+    const column = shown?.column ?? (first ? matchColumn(event.data.lines, first.start) : 1);
     const submatches = Math.max(1, (event.data.submatches?.length ?? 1) + (clipped?.droppedItems ?? 0));
+    this.matchedLines++;
     this.totalSubmatches += submatches;
     this.counts.set(this.currentFile, (this.counts.get(this.currentFile) ?? 0) + submatches);
     const text = shown ? raw : clip(raw, column);

@@ -13,9 +13,8 @@ export const MAX_TIMEOUT_MS = 120_000;
 export const MAX_STAMPED_FILES = 20_000;
 /**
  * max_count is ripgrep's per-file `-m N` in every mode; answers are paged, so no global cap applies
- * except this one, which only bounds memory. A search that reaches it runs again with `--sort path`
- * so that the kept prefix (and so every page and cursor) is the same on every run, and once more with
- * `--count-matches` for the totals.
+ * except this one, which only bounds memory. Past it, the first matching lines in path order are kept
+ * (so every page and cursor is the same on every run) and the rest only counted, in the same run.
  */
 export const MAX_COLLECTED_MATCHES = 200_000;
 
@@ -81,11 +80,11 @@ export class SearchEngine {
   ): Promise<{ outcome: SearchOutcome; searched: number }> {
     const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
     const deadline = Date.now() + options.timeoutMs;
-    const collect = async (mode: 'json' | 'count', sorted: boolean) => {
+    const collect = async (mode: 'json' | 'count') => {
       const collector = new JsonMatchCollector(query.contextAfter, this.maxCollected);
       const counter = new CountCollector();
       const args = searchArgs(mode === 'count' ? { ...query, mode: 'total_only' } : query);
-      const result = await runInBatches(query, sorted ? ['--sort', 'path', ...args] : args, {
+      const result = await runInBatches(query, args, {
         deadline,
         ...(mode === 'count' ? { separator: '\0' as const } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -97,19 +96,10 @@ export class SearchEngine {
       });
       return { collector, counts: counter.counts, result };
     };
-    const first = await collect(counting ? 'count' : 'json', false);
-    let { collector, result } = first;
-    const { counts } = first;
-    // Over the memory cap: the kept prefix must be the same on every run (path order), and the totals
-    // come from counting every match (ripgrep --count-matches keeps no lines), so they stay true.
-    let totals: { counts: typeof counts; complete: boolean } = { counts, complete: true };
-    if (result.stopped && !counting) {
-      ({ collector, result } = await collect('json', true));
-      const counted = await collect('count', false);
-      totals = { counts: counted.counts, complete: !counted.result.timedOut && !counted.result.stopped };
-    } else if (!counting) {
-      totals = { counts: collector.fileCounts(), complete: true };
-    }
+    // One run: over the memory cap the collector keeps the first matches in path order (the same on
+    // every run) and counts every match, so the totals stay true (issue 13, bug 6).
+    const { collector, counts, result } = await collect(counting ? 'count' : 'json');
+    const totals = { counts: counting ? counts : collector.fileCounts(), complete: !result.stopped };
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;
     const found = totals.counts;
@@ -119,12 +109,8 @@ export class SearchEngine {
     // ripgrep searches files in parallel, so its order varies between runs: sort by path (lines stay
     // in file order) so that equal searches give equal answers and cursors line up.
     const allowedCounts = found.filter((c) => !denied(c.file)).sort((a, b) => comparePaths(a.file, b.file));
-    const matches = counting
-      ? []
-      : collector.matches
-          .filter((m) => !denied(m.file))
-          .sort((a, b) => comparePaths(a.file, b.file) || a.line - b.line);
-    const limitHit = !counting && result.stopped;
+    const matches = counting ? [] : collector.matchesInOrder().filter((m) => !denied(m.file));
+    const limitHit = !counting && collector.overflowed;
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
     const longLines = collector.clippedLines.filter((l) => !denied(l.file)).slice(0, 3);
     if (limitHit) {
@@ -148,7 +134,7 @@ export class SearchEngine {
       warnings,
       ...(longLines.length > 0 ? { longLines } : {}),
     };
-    return { outcome, searched: first.collector.searchedFiles };
+    return { outcome, searched: collector.searchedFiles };
   }
 
   /**

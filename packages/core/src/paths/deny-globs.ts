@@ -60,9 +60,14 @@ export class DenyGlobs {
     this.rules = compiled.map((c) => c.rule);
   }
 
+  /** No glob to match (the usual case): nothing is denied. */
+  get isEmpty(): boolean {
+    return this.rules.length === 0;
+  }
+
   /** The first denied prefix of `relativePath` (e.g. `secrets` for `secrets/a.txt`), or undefined. */
   match(relativePath: string): string | undefined {
-    if (relativePath === '') return undefined;
+    if (relativePath === '' || this.rules.length === 0) return undefined;
     const parts = nfc(relativePath)
       .split('/')
       .filter((part) => part !== '');

@@ -63,9 +63,9 @@ interface CompiledTool {
   tool: AnyTool;
   input: z.ZodObject<z.ZodRawShape>;
   output: z.ZodObject<z.ZodRawShape>;
-  /** The tools/list entry without and with `outputSchema`. */
+  /** The tools/list entry without `outputSchema`, and with it (built on first use: start time). */
   listing: Tool;
-  structuredListing: Tool;
+  structuredListing: () => Tool;
 }
 
 function compile(tool: AnyTool): CompiledTool {
@@ -78,8 +78,13 @@ function compile(tool: AnyTool): CompiledTool {
     inputSchema: toolJsonSchema(input, 'input') as Tool['inputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   };
-  const outputSchema = toolJsonSchema(output, 'output') as Tool['outputSchema'];
-  return { tool, input, output, listing, structuredListing: { ...listing, outputSchema } };
+  let structured: Tool | undefined;
+  const structuredListing = () =>
+    (structured ??= {
+      ...listing,
+      outputSchema: toolJsonSchema(output, 'output') as Tool['outputSchema'],
+    });
+  return { tool, input, output, listing, structuredListing };
 }
 
 /**
@@ -112,7 +117,7 @@ export function createToolServer(
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...compiled.values()].map((entry) =>
-      mode.structuredOutput ? entry.structuredListing : entry.listing,
+      mode.structuredOutput ? entry.structuredListing() : entry.listing,
     ),
   }));
 
