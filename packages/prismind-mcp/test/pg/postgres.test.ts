@@ -165,14 +165,14 @@ describe(`the PostgreSQL store (${kind})`, () => {
     }
   });
 
-  it('a bulk load builds the HNSW indexes once at the end (also when it fails); a start after one cut short builds them', async () => {
+  it('a bulk load builds the search indexes once at the end (also when it fails); a start after one cut short builds them', async () => {
     const url = store.env.PRISMIND_DATABASE_URL!;
     const schema = new URL(url).searchParams.get('schema')!;
     const indexes = async () =>
       (
         await rows<{ indexname: string }>(
           base,
-          `SELECT indexname FROM pg_indexes WHERE schemaname = '${schema}' AND indexname LIKE '%_vec_hnsw' ORDER BY 1`,
+          `SELECT indexname FROM pg_indexes WHERE schemaname = '${schema}' AND indexname ~ '_(vec_hnsw|trgm|tokens|tag_keys)$' ORDER BY 1`,
         )
       ).map((r) => r.indexname);
     const entry = (i: number) => ({
@@ -185,12 +185,22 @@ describe(`the PostgreSQL store (${kind})`, () => {
       source: '',
       created_at: '2026-11-24T00:00:00.000Z',
     });
+    // The search indexes of the knowledge and catalog tables (lexemes, tags, trigrams, n-gram vectors).
+    const all = [
+      'catalog_tokens',
+      'catalog_trgm',
+      'catalog_vec_hnsw',
+      'knowledge_tag_keys',
+      'knowledge_tokens',
+      'knowledge_trgm',
+      'knowledge_vec_hnsw',
+    ];
     const backend = await open(url);
     try {
-      expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+      expect(await indexes()).toEqual(all);
       // A small import into the store keeps the indexes (one insert each is cheaper than a build).
       await backend.bulk({ knowledge: 10, documents: 0 }, async () => {
-        expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+        expect(await indexes()).toEqual(all);
       });
       const inside = await backend.bulk({ knowledge: 1200, documents: 0 }, async () => {
         await backend.write(async (stores) => {
@@ -198,8 +208,8 @@ describe(`the PostgreSQL store (${kind})`, () => {
         });
         return indexes();
       });
-      expect(inside).toEqual(['catalog_vec_hnsw']);
-      expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+      expect(inside).toEqual(['catalog_tokens', 'catalog_trgm', 'catalog_vec_hnsw']);
+      expect(await indexes()).toEqual(all);
       // The similarity half finds a row that shares no whole term with the query, through the new index.
       const found = await backend.read((stores) =>
         stores.search.searchKnowledge({ query: 'ビヘイビアツリーノード', limit: 3 }),
@@ -211,14 +221,17 @@ describe(`the PostgreSQL store (${kind})`, () => {
           Promise.reject(new Error('the file is broken')),
         ),
       ).rejects.toThrow('the file is broken');
-      expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+      expect(await indexes()).toEqual(all);
     } finally {
       await backend.close();
     }
     // A process that died mid-load left no index: the next server to start builds it.
-    await rows(base, `DROP INDEX "${schema}".knowledge_vec_hnsw`);
+    await rows(
+      base,
+      `DROP INDEX "${schema}".knowledge_vec_hnsw, "${schema}".knowledge_trgm, "${schema}".catalog_tokens`,
+    );
     await (await open(url)).close();
-    expect(await indexes()).toEqual(['catalog_vec_hnsw', 'knowledge_vec_hnsw']);
+    expect(await indexes()).toEqual(all);
   });
 
   it("start_session's lists come in one statement, each as list() gives it (order, limit, filters)", async () => {

@@ -2,10 +2,10 @@ import os from 'node:os';
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import {
+  bulkIndexes,
   INDEX_BUILD_MEMORY,
   migrations,
   trgmFeature,
-  VECTOR_INDEXES,
   vectorFeature,
   type Extensions,
   type Tables,
@@ -103,15 +103,16 @@ export async function prepareDatabase(
           ?.r == null;
       if (extensions.trgm && (await missing(`${t.schema}.knowledge_trgm`)))
         await client.query(trgmFeature(t, extensions.trgm));
-      // Also when a bulk load that had dropped an HNSW index (PostgresBackend.bulk) was cut short.
-      if (
-        extensions.vector &&
-        ((await missing(t.knowledgeVec)) ||
-          (await missing(`${t.schema}.${VECTOR_INDEXES.knowledge}`)) ||
-          (await missing(`${t.schema}.${VECTOR_INDEXES.catalog}`)))
-      ) {
-        await client.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
+      if (extensions.vector && (await missing(t.knowledgeVec)))
         await client.query(vectorFeature(t, extensions.vector));
+      // An index a bulk load had dropped (PostgresBackend.bulk) when that load was cut short.
+      for (const kind of ['knowledge', 'catalog'] as const) {
+        for (const index of bulkIndexes(t, extensions, kind)) {
+          if (!(await missing(`${t.schema}.${index.name}`))) continue;
+          logger.info(`PostgreSQL store ${display}: building the missing index ${index.name}`);
+          await client.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
+          await client.query(index.create);
+        }
       }
       await client.query('COMMIT');
       if (applied.length > 0)

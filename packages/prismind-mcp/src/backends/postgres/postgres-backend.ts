@@ -15,14 +15,7 @@ import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
 import { prepareDatabase } from './migrate.js';
 import { PgProjects } from './projects.js';
-import {
-  INDEX_BUILD_MEMORY,
-  tablesOf,
-  VECTOR_INDEXES,
-  vectorIndex,
-  type Extensions,
-  type Tables,
-} from './schema.js';
+import { bulkIndexes, INDEX_BUILD_MEMORY, tablesOf, type Extensions, type Tables } from './schema.js';
 import { PgSearchIndex } from './search-index.js';
 import { PgSessions } from './sessions.js';
 import { PgTracker } from './tracker.js';
@@ -57,9 +50,10 @@ function sessionSettings(ext: Extensions): string {
 }
 
 /**
- * A bulk load drops an HNSW index when it adds at least this many rows and at least this share of the
- * rows already there: each insert into an HNSW index walks the graph (about 5 ms for 100,000 rows),
- * while building it once costs a fraction of that per row; a small import into a big store keeps it.
+ * A bulk load drops a table's search indexes when it adds at least this many rows and at least this
+ * share of the rows already there: each insert into an HNSW index walks the graph (about 5 ms for
+ * 100,000 rows) and each GIN insert updates a posting list per trigram, while building them once costs
+ * a fraction of that per row; a small import into a big store keeps them.
  */
 const BULK_MIN_ROWS = 1000;
 const BULK_MIN_SHARE = 0.2;
@@ -248,26 +242,28 @@ export class PostgresBackend implements Backend {
   private bulkDepth = 0;
 
   /**
-   * Drops the HNSW index of each vector table the load grows by a good share (see BULK_MIN_SHARE),
-   * runs the load, and builds the index once at the end — also when the load fails. The drop and the
-   * build are transactions of their own: other servers keep reading and writing (a search walks the
-   * vectors without the index meanwhile; a write waits for the build). A server that starts while an
-   * index is missing (this process died mid-load) builds it (migrate.ts).
+   * Drops the search indexes of the knowledge or catalog table (bulkIndexes: lexemes, trigrams, HNSW)
+   * when the load grows it by a good share (see BULK_MIN_SHARE), runs the load, and builds each index
+   * once at the end — also when the load fails. The drop and the build are transactions of their own:
+   * other servers keep reading and writing meanwhile (their searches scan the table until the indexes
+   * are back; a write waits for the build). A server that starts while an index is missing (this
+   * process died mid-load) builds it (migrate.ts).
    */
   async bulk<T>(size: BulkSize, work: () => Promise<T>): Promise<T> {
-    const vector = this.ext.vector;
-    if (!vector || this.bulkDepth > 0) return this.nested(work);
+    if (this.bulkDepth > 0) return this.nested(work);
     const counts = await this.admin(
-      `SELECT (SELECT count(*) FROM ${this.t.knowledgeVec}) AS knowledge, (SELECT count(*) FROM ${this.t.catalogVec}) AS catalog`,
+      `SELECT (SELECT count(*) FROM ${this.t.knowledge}) AS knowledge, (SELECT count(*) FROM ${this.t.catalog}) AS catalog`,
     );
     const row = counts[0] as { knowledge: string; catalog: string };
-    const kinds = (['knowledge', 'catalog'] as const).filter((kind) => {
-      const adding = kind === 'knowledge' ? size.knowledge : size.documents;
-      return adding >= BULK_MIN_ROWS && adding >= BULK_MIN_SHARE * Number(row[kind]);
-    });
-    if (kinds.length === 0) return this.nested(work);
+    const indexes = (['knowledge', 'catalog'] as const)
+      .filter((kind) => {
+        const adding = kind === 'knowledge' ? size.knowledge : size.documents;
+        return adding >= BULK_MIN_ROWS && adding >= BULK_MIN_SHARE * Number(row[kind]);
+      })
+      .flatMap((kind) => bulkIndexes(this.t, this.ext, kind));
+    if (indexes.length === 0) return this.nested(work);
     await this.admin(
-      kinds.map((kind) => `DROP INDEX IF EXISTS ${this.t.schema}.${VECTOR_INDEXES[kind]}`).join('; '),
+      indexes.map((index) => `DROP INDEX IF EXISTS ${this.t.schema}.${index.name}`).join('; '),
     );
     try {
       return await this.nested(work);
@@ -275,7 +271,7 @@ export class PostgresBackend implements Backend {
       await this.admin(
         [
           `SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`,
-          ...kinds.map((kind) => vectorIndex(this.t, vector, kind)),
+          ...indexes.map((index) => index.create),
         ].join('; '),
       );
     }

@@ -246,8 +246,41 @@ export function vectorFeature(t: Tables, ext: string): string {
   `;
 }
 
-/** The HNSW indexes of the n-gram vectors: made with the tables, dropped and built again by bulk loads. */
+/** The HNSW indexes of the n-gram vectors, made with their tables. */
 export const VECTOR_INDEXES = { knowledge: 'knowledge_vec_hnsw', catalog: 'catalog_vec_hnsw' } as const;
+
+/**
+ * The indexes of knowledge or catalog rows that a bulk load drops and builds again at the end (one
+ * build is far cheaper than as many inserts: GIN sorts its entries once, HNSW links each vector once):
+ * the search cache's lexemes, trigrams and n-gram vectors, as far as the extensions are there.
+ */
+export function bulkIndexes(
+  t: Tables,
+  ext: Extensions,
+  kind: 'knowledge' | 'catalog',
+): { name: string; create: string }[] {
+  const table = kind === 'knowledge' ? t.knowledge : t.catalog;
+  const indexes = [
+    {
+      name: `${kind}_tokens`,
+      create: `CREATE INDEX IF NOT EXISTS ${kind}_tokens ON ${table} USING gin (tokens) WITH (${GIN_OPTIONS})`,
+    },
+  ];
+  if (kind === 'knowledge') {
+    indexes.push({
+      name: 'knowledge_tag_keys',
+      create: `CREATE INDEX IF NOT EXISTS knowledge_tag_keys ON ${table} USING gin (tag_keys) WITH (${GIN_OPTIONS})`,
+    });
+  }
+  if (ext.trgm) {
+    indexes.push({
+      name: `${kind}_trgm`,
+      create: `CREATE INDEX IF NOT EXISTS ${kind}_trgm ON ${table} USING gin (search_text ${ext.trgm}.gin_trgm_ops) WITH (${GIN_OPTIONS})`,
+    });
+  }
+  if (ext.vector) indexes.push({ name: VECTOR_INDEXES[kind], create: vectorIndex(t, ext.vector, kind) });
+  return indexes;
+}
 
 /**
  * HNSW parameters: half pgvector's defaults (m 16, ef_construction 64). On the benchmark's 100,000
