@@ -157,7 +157,10 @@ export function textViewOf(
   asJson: Json,
 ): { decoded: unknown; expected: unknown } | undefined {
   const strip = ({ column: _column, ...row }: Json) => row;
-  if (name === 'search_content' && !SEARCH_MODES.some((mode) => args[mode] === true)) {
+  if (
+    (name === 'search_content' || name === 'find_and_grep') &&
+    !SEARCH_MODES.some((mode) => args[mode] === true)
+  ) {
     const grouped = args.group_by_file === true;
     const contextAfter = Math.min(50, Math.max(0, Number(args.context_after ?? 0)));
     const decoded = decodeSearchText(text, { grouped, contextAfter });

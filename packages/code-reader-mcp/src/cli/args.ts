@@ -167,7 +167,7 @@ Usage:
   code-reader --metrics-only --files-from list.txt          (one path per line)
 
 Options:
-  --output-format toon|json   answer format (default toon)
+  --output-format toon|json   answer format (default toon: the tool's text rows or TOON)
   --root DIR                  directory the CLI may read (repeatable; default: the current directory)
   --deny-glob GLOB            path refused even inside a root, .gitignore style: ".env", "*.pem",
                               "secrets/" (repeatable; "!glob" re-allows), as the server's flag

@@ -1,12 +1,19 @@
-import { clampInteger, defineTool } from '@mcp-workbench/core';
+import { clampInteger, defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listFiles } from '../files/list-files.js';
 import { answerBudget } from '../paging/budget.js';
 import { OUTPUT_MODE_FLAGS } from '../search/options.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { fileFilterInput, fileQueryOf } from './file-filters.js';
-import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-shared.js';
-import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
+import {
+  searchAnswer,
+  searchOptionsInput,
+  searchOutputShape,
+  searchQueryOf,
+  type SearchAnswer,
+} from './search-shared.js';
+import { SEARCH_ROWS_HELP, searchText } from './search-text.js';
+import { compact, formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
 export function findAndGrepTool(deps: ToolDeps) {
   const modeFlags = Object.fromEntries(
@@ -19,7 +26,10 @@ export function findAndGrepTool(deps: ToolDeps) {
       'Two steps in one call: pick files with the list_files filters (roots, extensions, glob, types, pattern, exclude, ' +
       'depth, size, changed_within, …; file_limit caps them) and search their contents for query with the ' +
       'search_content options (case, word, context, max_count, and at most one of total_only, count_only_matches, ' +
-      'summary_only, group_by_file, optimize_paths). Example: {"extensions": ["py"], "changed_within": "7d", "query": "TODO"}.',
+      'summary_only, group_by_file, optimize_paths). Example: {"extensions": ["py"], "changed_within": "7d", "query": "TODO"}. ' +
+      'The rows are search_content\'s; two more notes say "# searched N files" and, when file_limit cut the ' +
+      'list, "# file list cut at file_limit N". ' +
+      SEARCH_ROWS_HELP,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       ...fileFilterInput,
@@ -49,15 +59,31 @@ export function findAndGrepTool(deps: ToolDeps) {
       });
       const built = searchQueryOf(args, listing.realPaths, 'files', paths);
       const head = { files_found: listing.files.length, files_truncated: listing.truncated };
+      const format = formatOf(args);
+      // The default text: search_content's rows, after notes on the files searched.
+      const leadNotes = [
+        `searched ${head.files_found} files`,
+        ...(head.files_truncated ? [`file list cut at file_limit ${limit}`] : []),
+      ];
+      const textOf = (answer: SearchAnswer) =>
+        format === 'toon' ? searchText(answer, leadNotes) : undefined;
       if (listing.realPaths.length === 0) {
-        return {
+        // The same fields as an answer of files without a match (an empty matches or files list).
+        const rows = {
+          matches: built.query.mode === 'matches' ? [] : undefined,
+          files: built.query.mode === 'group_by_file' ? [] : undefined,
+        };
+        const none = compact({
           ...head,
+          ...rows,
           total_matches: 0,
           files_with_matches: 0,
           truncated: false,
           cache_hit: false,
           limits: { max_count: built.query.maxCount, file_limit: limit },
-        };
+        });
+        const text = textOf(none);
+        return text === undefined ? none : reply(none, text);
       }
       const answer = await searchAnswer(
         deps,
@@ -68,12 +94,15 @@ export function findAndGrepTool(deps: ToolDeps) {
           timeoutMs: args.timeout_ms,
           cursor: args.cursor,
           budget: answerBudget(args.max_answer_tokens),
-          format: formatOf(args),
+          format,
+          textOf,
         },
         head,
       );
       const limits: Record<string, number> = { ...answer.limits, file_limit: limit };
-      return { ...head, ...answer, limits };
+      const whole = { ...head, ...answer, limits };
+      const text = textOf(whole);
+      return text === undefined ? whole : reply(whole, text);
     },
   });
 }

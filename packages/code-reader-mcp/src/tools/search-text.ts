@@ -49,7 +49,7 @@ function searchNotes(answer: SearchAnswer, totals: boolean): string[] {
  * The text of a match-list or group_by_file answer; undefined for the other modes (their TOON
  * document is already short: counts, not rows).
  */
-export function searchText(answer: SearchAnswer): string | undefined {
+export function searchText(answer: SearchAnswer, leadNotes: readonly string[] = []): string | undefined {
   const lines: string[] = [];
   // A whole grouped answer says no more than rg -n --heading: its rows are every match line. When it is
   // cut, the counts say what the other pages (or max_count, or the time limit) hold.
@@ -70,5 +70,5 @@ export function searchText(answer: SearchAnswer): string | undefined {
   } else {
     return undefined;
   }
-  return joinLines([...lines, ...searchNotes(answer, totals)]);
+  return joinLines([...lines, ...leadNotes.map(note), ...searchNotes(answer, totals)]);
 }
