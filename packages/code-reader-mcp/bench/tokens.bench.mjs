@@ -93,7 +93,13 @@ for (const [file, from, to] of [
 }
 
 // get_code_outline: the TOON answer never above its own JSON.
-for (const file of ['c-headers/stdio.h', 'python3.11/json/decoder.py', 'python3.11/argparse.py']) {
+for (const file of [
+  'c-headers/stdio.h',
+  'c-headers/zlib.h',
+  'c-headers/netdb.h',
+  'python3.11/json/decoder.py',
+  'python3.11/argparse.py',
+]) {
   const toon = await server.call('get_code_outline', { file_path: file });
   const json = await server.call('get_code_outline', { file_path: file, output_format: 'json' });
   ratioRow(`get_code_outline ${file}: TOON vs its JSON`, tokens(toon.text), tokens(json.text), 1.0);
