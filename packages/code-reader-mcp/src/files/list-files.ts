@@ -39,7 +39,7 @@ export interface ListFilesQuery {
   denyGlobs?: readonly string[];
   isDenied?: (foundPath: string) => boolean;
   /** Of the files found, those the policy allows by their real location (checked on every result). */
-  allowedFiles?: (files: string[]) => Promise<Set<string>>;
+  allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
   signal?: AbortSignal;
 }
 
@@ -233,7 +233,7 @@ async function allowedInOrder(
   for (let start = 0; start < candidates.length && kept.length < wanted; start += step) {
     const chunk = candidates.slice(start, start + step);
     const allowed = await allowedFiles(chunk.map((c) => c.abs));
-    for (const c of chunk) if (allowed.has(c.abs) && kept.length < wanted) kept.push(c);
+    for (const c of chunk) if (allowed(c.abs) && kept.length < wanted) kept.push(c);
   }
   return kept;
 }

@@ -1,8 +1,7 @@
-import { realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { FileAccess, PathPolicy, ResolveOptions } from '@mcp-workbench/core/engine';
-
-const REALPATH_CONCURRENCY = 32;
+import { SLICE_MS } from '../util/yield.js';
 
 /**
  * Per-server state: the project directory chosen with `set_project_path`. Relative paths resolve
@@ -65,9 +64,7 @@ export class ProjectPaths {
     // its time normalising each path for the containment test (issue 13).
     const folders = new Map<string, boolean>();
     return (foundPath) => {
-      const cut = foundPath.lastIndexOf(path.sep);
-      if (cut <= 0) return !policy.allows(foundPath);
-      const folder = foundPath.slice(0, cut);
+      const folder = folderOf(foundPath);
       let allowed = folders.get(folder);
       if (allowed === undefined) {
         allowed = policy.allows(folder);
@@ -78,38 +75,45 @@ export class ProjectPaths {
   }
 
   /**
-   * Of the files ripgrep reported, those the policy allows by their real location: each folder's real
-   * path (resolved once per folder) must lie in a root, and the real file path must match no deny glob.
-   * The paths as reported must already have passed `deniedPredicate` (both callers apply it first).
-   * ripgrep never follows links (it runs with --no-follow and no config), so this only drops files a
-   * changing tree slipped in; it is checked for every result whatever the flags.
+   * Of the files ripgrep reported, those the policy allows by their real location, as a predicate over
+   * those files: each folder's real path must lie in a root, and the real file path must match no deny
+   * glob. The paths as reported must already have passed `deniedPredicate` (both callers apply it
+   * first). ripgrep never follows links (it runs with --no-follow and no config), so this only drops
+   * files a changing tree slipped in; it is checked for every result whatever the flags. A predicate,
+   * not a set: a set of 43,000 paths cost more than the checks themselves.
    */
-  async allowedFiles(files: Iterable<string>): Promise<Set<string>> {
-    const byDir = new Map<string, string[]>();
-    for (const file of new Set(files)) {
-      const dir = path.dirname(file);
-      const list = byDir.get(dir);
-      if (list) list.push(file);
-      else byDir.set(dir, [file]);
+  async allowedFiles(files: Iterable<string>): Promise<(file: string) => boolean> {
+    const policy = this.policy;
+    /** Per folder: reached from a root without a link (its files are allowed as reported). */
+    const plainFolders = new Map<string, boolean>();
+    /** Files in other folders that their real location allows. */
+    const allowedLinked = new Set<string>();
+    const realFolders = new Map<string, string | undefined>();
+    const linkFree = linkFreeFolders(policy.roots);
+    // Synchronous file system calls in time slices: thousands of promise realpaths through libuv's
+    // thread pool cost more than the walk that found the files; the event loop still turns every
+    // SLICE_MS.
+    let sliceStart = performance.now();
+    let checked = 0;
+    for (const file of files) {
+      if ((++checked & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      const dir = folderOf(file);
+      let plain = plainFolders.get(dir);
+      if (plain === undefined) {
+        plain = linkFree(dir);
+        plainFolders.set(dir, plain);
+      }
+      if (plain) continue;
+      // A link on the way (or a folder that could not be read): where does the file really live?
+      if (!realFolders.has(dir)) realFolders.set(dir, realPathOrUndefined(dir));
+      const realDir = realFolders.get(dir);
+      if (realDir === undefined) continue; // gone since the walk: not listed
+      if (realDir === dir || policy.allows(path.join(realDir, path.basename(file)))) allowedLinked.add(file);
     }
-    const allowed = new Set<string>();
-    const dirs = [...byDir.keys()];
-    for (let start = 0; start < dirs.length; start += REALPATH_CONCURRENCY) {
-      const chunk = dirs.slice(start, start + REALPATH_CONCURRENCY);
-      const reals = await Promise.all(chunk.map((dir) => realpath(dir).catch(() => undefined)));
-      chunk.forEach((dir, index) => {
-        const realDir = reals[index];
-        if (realDir === undefined) return;
-        // Without a link on the way (the usual case) the real path is the path, which the caller has
-        // checked with deniedPredicate: nothing more to check (a listing of 43,000 files did it twice).
-        const linked = realDir !== dir;
-        for (const file of byDir.get(dir)!) {
-          if (linked && !this.policy.allows(path.join(realDir, path.basename(file)))) continue;
-          allowed.add(file);
-        }
-      });
-    }
-    return allowed;
+    return (file) => plainFolders.get(folderOf(file)) === true || allowedLinked.has(file);
   }
 
   get denyGlobs(): readonly string[] {
@@ -139,4 +143,47 @@ export class ProjectPaths {
 
 export function toSlash(p: string): string {
   return path.sep === '\\' ? p.replaceAll('\\', '/') : p;
+}
+
+/**
+ * The folder of an absolute path found by a walk: the text before its last separator, without
+ * path.dirname's normalising (tens of thousands of paths); path.dirname for a file right below a
+ * filesystem root ("/x", "C:\\x"), where the folder keeps its separator.
+ */
+function folderOf(file: string): string {
+  const cut = file.lastIndexOf(path.sep);
+  return cut > 0 && file.indexOf(path.sep) !== cut ? file.slice(0, cut) : path.dirname(file);
+}
+
+/**
+ * Whether a folder is reached from a root without a symbolic link on the way (so its real path is its
+ * path): each folder between it and the root is a real directory. One lstat per folder, remembered for
+ * every folder below it, where realpath would look at every component of every folder again.
+ */
+function linkFreeFolders(roots: readonly string[]): (dir: string) => boolean {
+  const known = new Map<string, boolean>(roots.map((root) => [root, true]));
+  const check = (dir: string): boolean => {
+    const seen = known.get(dir);
+    if (seen !== undefined) return seen;
+    const parent = folderOf(dir);
+    let free = false;
+    if (parent !== dir) {
+      try {
+        free = lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === true && check(parent);
+      } catch {
+        free = false; // unreadable on the way: realpath decides
+      }
+    }
+    known.set(dir, free);
+    return free;
+  };
+  return check;
+}
+
+function realPathOrUndefined(dir: string): string | undefined {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return undefined;
+  }
 }

@@ -30,7 +30,7 @@ export interface SearchEngineOptions {
   /** Paths a walk may find but the server denies (checked again on each result). */
   isDenied?: (foundPath: string) => boolean;
   /** Of the files found, those the policy allows by their real location (checked on every result). */
-  allowedFiles?: (files: string[]) => Promise<Set<string>>;
+  allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
   /** Skip the cache lookup (continuation of a cursor re-validates through the fingerprint instead). */
   bypassCache?: boolean;
 }
@@ -104,8 +104,7 @@ export class SearchEngine {
     if (failure) throw failure;
     const found = totals.counts;
     const real = await options.allowedFiles?.(found.map((c) => c.file));
-    const denied = (file: string) =>
-      options.isDenied?.(file) === true || (real !== undefined && !real.has(file));
+    const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
     // ripgrep searches files in parallel, so its order varies between runs: sort by path (lines stay
     // in file order) so that equal searches give equal answers and cursors line up.
     const allowedCounts = found.filter((c) => !denied(c.file)).sort((a, b) => comparePaths(a.file, b.file));
