@@ -289,6 +289,7 @@ export class PostgresBackend implements Backend {
   /** Statements without parameters in one transaction of their own (one round trip); the last result's rows. */
   private async admin(statements: string): Promise<Record<string, unknown>[]> {
     const client = await this.connect();
+    let broken = false;
     try {
       const results = await client.query(
         `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'; ${statements}; COMMIT`,
@@ -297,10 +298,12 @@ export class PostgresBackend implements Backend {
       const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult<Record<string, unknown>>[];
       return all.filter((r) => r.command === 'SELECT').at(-1)?.rows ?? [];
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      broken = isConnectionFailure(error);
+      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+      throw broken ? unavailable(this.settings.display, error) : error;
     } finally {
-      client.release();
+      // A connection that failed goes, instead of back into the pool for the next call to trip on.
+      client.release(broken);
     }
   }
 
