@@ -38,6 +38,8 @@ export interface DecodedSearch {
   files_with_matches?: number;
   matches?: DecodedMatch[];
   files?: { file: string; count?: number; matches: Omit<DecodedMatch, 'file'>[] }[];
+  base_dir?: string;
+  file_counts?: { file: string; count: number }[];
   truncated: boolean;
   timed_out?: true;
   next_cursor?: string;
@@ -51,8 +53,9 @@ export interface DecodedSearch {
  */
 export function decodeSearchText(
   text: string,
-  options: { grouped?: boolean; contextAfter?: number } = {},
+  options: { grouped?: boolean; counts?: boolean; contextAfter?: number } = {},
 ): DecodedSearch {
+  if (options.counts) return decodeCountRows(text);
   const contextAfter = options.contextAfter ?? 0;
   const notes: string[] = [];
   const groups: { file: string; count?: number; matches: DecodedMatch[] }[] = [];
@@ -129,9 +132,10 @@ export function decodeSearchText(
       decoded.files_found = Number(n.split(' ')[1]);
       decoded.files_truncated ??= false;
     } else if (/^file list cut at file_limit \d+$/.test(n)) decoded.files_truncated = true;
+    else if (n.startsWith('base_dir: ')) decoded.base_dir = n.slice('base_dir: '.length);
     else throw new Error(`unknown note: ${n}`);
   }
-  if (decoded.timed_out || decoded.next_cursor) decoded.truncated = true;
+  finishNotes(decoded);
   if (options.grouped) decoded.files = groups;
   else decoded.matches = groups.flatMap((g) => g.matches.map((m) => ({ file: g.file, ...m })));
   return decoded;
@@ -255,4 +259,26 @@ export function decodeExtractText(text: string, options: { numbered?: boolean } 
     else throw new Error(`unknown note: ${n}`);
   }
   return decoded;
+}
+
+function finishNotes(decoded: DecodedSearch): void {
+  if (decoded.timed_out || decoded.next_cursor) decoded.truncated = true;
+}
+
+/** count_only_matches: "path:count" rows (the count after the last colon), then the usual notes. */
+function decodeCountRows(text: string): DecodedSearch {
+  const rows: { file: string; count: number }[] = [];
+  const noteLines: string[] = [];
+  for (const line of text === '' ? [] : text.split('\n')) {
+    if (line.startsWith('# ')) {
+      noteLines.push(line);
+      continue;
+    }
+    const quoted = quotedPath(line);
+    const m = quoted ? /^:(\d+)$/.exec(quoted.rest) : /^(.*):(\d+)$/s.exec(line);
+    if (!m) throw new Error(`not a count row: ${line}`);
+    rows.push({ file: quoted ? quoted.path : (m[1] as string), count: Number(m[quoted ? 1 : 2]) });
+  }
+  const { matches: _none, ...decoded } = decodeSearchText(noteLines.join('\n'));
+  return { ...decoded, file_counts: rows };
 }

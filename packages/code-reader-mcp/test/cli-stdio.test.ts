@@ -164,10 +164,16 @@ describe('stdio server (dist/index.js)', () => {
       expect(tools).toHaveLength(9);
       const result = await callTool(client.client, 'search_content', {
         query: 'TODO',
-        count_only_matches: true,
+        total_only: true,
       });
       expect(decodeToonText(result.text)).toEqual(result.structured);
       expect(result.structured).toMatchObject({ total_matches: 2 });
+      // And a text-row answer: rg -c's rows.
+      const counted = await callTool(client.client, 'search_content', {
+        query: 'TODO',
+        count_only_matches: true,
+      });
+      expect(counted.text.split('\n')).toEqual(['README.md:1', 'notes.txt:1', '# 2 matches in 2 files']);
     } finally {
       await client.close();
     }

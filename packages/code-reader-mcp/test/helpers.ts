@@ -143,7 +143,7 @@ export function baseQuery(overrides: Partial<SearchQuery> = {}): SearchQuery {
 }
 
 type Json = Record<string, unknown>;
-const SEARCH_MODES = ['total_only', 'count_only_matches', 'summary_only', 'optimize_paths'];
+const TOON_SEARCH_MODES = ['total_only', 'summary_only'];
 
 /**
  * For the tools whose default answer is line-oriented text: the text decoded with the documented
@@ -159,11 +159,12 @@ export function textViewOf(
   const strip = ({ column: _column, ...row }: Json) => row;
   if (
     (name === 'search_content' || name === 'find_and_grep') &&
-    !SEARCH_MODES.some((mode) => args[mode] === true)
+    !TOON_SEARCH_MODES.some((mode) => args[mode] === true)
   ) {
     const grouped = args.group_by_file === true;
+    const counts = args.count_only_matches === true;
     const contextAfter = Math.min(50, Math.max(0, Number(args.context_after ?? 0)));
-    const decoded = decodeSearchText(text, { grouped, contextAfter });
+    const decoded = decodeSearchText(text, { grouped, counts, contextAfter });
     const { cache_hit: _hit, limits: _limits, ...rest } = asJson;
     const expected: Json = { ...rest };
     if (Array.isArray(rest.matches)) expected.matches = (rest.matches as Json[]).map(strip);

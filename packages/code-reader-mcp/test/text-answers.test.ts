@@ -153,6 +153,20 @@ describe('search_content text rows', () => {
     expect(cut).toMatchObject({ total_matches: 603, files_with_matches: 2, truncated: true });
   });
 
+  it('count_only_matches gives rg -c rows; optimize_paths the rows under a base_dir note', async () => {
+    const counted = { query: 'needle', fixed_strings: true, count_only_matches: true };
+    await server.both('search_content', counted);
+    const rows = (await server.call('search_content', counted)).text.split('\n');
+    expect(rows).toContain('src/app.py:3');
+    expect(rows).toContain('"odd/a:3:b.txt":1');
+    const optimized = { query: 'needle', include_globs: ['src/**'], optimize_paths: true };
+    await server.both('search_content', optimized);
+    expect((await server.call('search_content', optimized)).text).toMatch(
+      /^app\.py:2:# needle in a comment\n/,
+    );
+    expect((await server.call('search_content', optimized)).text).toContain('\n# base_dir: src\n');
+  });
+
   it('pages keep their cursor in a note, and the pages decode to every row once', async () => {
     const big = Array.from({ length: 400 }, (_, i) => `needle row ${i} ${'pad '.repeat(20)}`).join('\n');
     await writeFile(path.join(dir, 'big.txt'), big);

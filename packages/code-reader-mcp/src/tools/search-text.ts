@@ -8,7 +8,9 @@ export const SEARCH_ROWS_HELP =
   'Default answer (text): one row per line as rg -n prints them — "path:line:text" for a match, ' +
   '"path-line-text" for a context line — where a row of the same file as the row above drops the path ' +
   '("line:text", "line-text"); a match spanning lines (multiline) continues as "line|text". With ' +
-  'group_by_file, as rg -n --heading: each file is a line of its own followed by its rows. Paths that could ' +
+  'group_by_file, as rg -n --heading: each file is a line of its own followed by its rows. With optimize_paths ' +
+  'the paths are relative to the "# base_dir: …" note; count_only_matches gives rg -c\'s "path:count" rows. ' +
+  'total_only and summary_only answer in TOON. Paths that could ' +
   'be misread are JSON-quoted. Lines starting with "# " are notes: "# N matches in F files" (always in the ' +
   'list; with group_by_file only when the answer is cut, and then each file line ends with a tab and the ' +
   'file\'s match count), "# next_cursor: …", "# truncated", "# timed out", "# warning: …". ' +
@@ -46,20 +48,26 @@ function searchNotes(answer: SearchAnswer, totals: boolean): string[] {
 }
 
 /**
- * The text of a match-list or group_by_file answer; undefined for the other modes (their TOON
- * document is already short: counts, not rows).
+ * The text of a match list (also optimize_paths), group_by_file or count_only_matches answer; undefined
+ * for total_only and summary_only (their TOON document is already short).
  */
 export function searchText(answer: SearchAnswer, leadNotes: readonly string[] = []): string | undefined {
   const lines: string[] = [];
+  const notes = [...leadNotes];
   // A whole grouped answer says no more than rg -n --heading: its rows are every match line. When it is
   // cut, the counts say what the other pages (or max_count, or the time limit) hold.
   let totals = true;
-  if (answer.matches && answer.base_dir === undefined) {
+  if (answer.matches) {
     let previous: string | undefined;
     for (const { file, ...match } of answer.matches) {
       lines.push(...rowsOf(match, file === previous ? '' : rowPath(file)));
       previous = file;
     }
+    // optimize_paths: the rows' paths are relative to base_dir.
+    if (answer.base_dir !== undefined) notes.unshift(`base_dir: ${answer.base_dir}`);
+  } else if (answer.file_counts) {
+    // count_only_matches: rg -c's rows, path:count.
+    for (const { file, count } of answer.file_counts) lines.push(`${rowPath(file)}:${count}`);
   } else if (answer.files) {
     totals = answer.truncated;
     for (const group of answer.files) {
@@ -70,5 +78,5 @@ export function searchText(answer: SearchAnswer, leadNotes: readonly string[] = 
   } else {
     return undefined;
   }
-  return joinLines([...lines, ...leadNotes.map(note), ...searchNotes(answer, totals)]);
+  return joinLines([...lines, ...notes.map(note), ...searchNotes(answer, totals)]);
 }
