@@ -1,5 +1,6 @@
 // Structure and metrics on code as other people write it: a Go file from git's contrib (methods with
 // receivers), Rust traits, C and C++ that the preprocessor makes hard to parse, shebangs and docstrings.
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +66,29 @@ class DLL_API Widget {
 }
 `;
 
+// A header as glibc and C++ libraries write them: prototypes with attribute macros after the
+// parameters, a function pointer variable (not a function), member declarations without bodies.
+const C_HEADER = `extern FILE *fopen (const char *__restrict __filename,
+\t\t    const char *__restrict __modes) __wur;
+extern int remove (const char *__filename) __THROW;
+extern int fclose (FILE *__stream) __nonnull ((1));
+char *strdup(const char *s);
+extern int (*handler)(int);
+int count;
+`;
+
+const CPP_DECLARATIONS = `class Widget {
+public:
+  Widget();
+  void draw() const;
+  virtual int size() = 0;
+  int (*callback)(int);
+};
+`;
+
+// glibc's own stdio.h, where the machine has it (Debian's libc6-dev; CI installs build-essential).
+const SYSTEM_STDIO = '/usr/include/stdio.h';
+
 beforeAll(async () => {
   dir = await emptyDir();
   await mkdir(path.join(dir, 'src'));
@@ -76,6 +100,9 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'src', 'branches.c'), C_BRANCHES);
   await writeFile(path.join(dir, 'src', 'qobject.h'), CPP_MACROS);
   await writeFile(path.join(dir, 'src', 'qobject.hpp'), CPP_MACROS);
+  await writeFile(path.join(dir, 'src', 'api.h'), C_HEADER);
+  await writeFile(path.join(dir, 'src', 'widget.hpp'), CPP_DECLARATIONS);
+  if (existsSync(SYSTEM_STDIO)) await copyFile(SYSTEM_STDIO, path.join(dir, 'src', 'stdio.h'));
   await writeFile(path.join(dir, 'src', 'run.sh'), '#!/bin/bash\n# say hello\necho hello\n');
   await writeFile(
     path.join(dir, 'src', 'doc.py'),
@@ -149,6 +176,40 @@ describe('structure of real code', () => {
       expect(rows.join('\n')).not.toMatch(/ABSL_MUST_USE_RESULT/);
     }
   });
+});
+
+describe('prototypes: a header outlines its API', () => {
+  it('lists C prototypes, also behind glibc attribute macros, but not variables or function pointers', async () => {
+    const outline = await server.json('get_code_outline', { file_path: 'src/api.h' });
+    expect(
+      (outline.outline as Row[]).map((r) => `${r.kind} ${r.name}:${r.start_line}-${r.end_line}`),
+    ).toEqual(['function fopen:1-2', 'function remove:3-3', 'function fclose:4-4', 'function strdup:5-5']);
+  });
+
+  it('lists C++ member declarations as methods of their class, a member function pointer as a field', async () => {
+    const structure = await server.json('analyze_code_structure', { file_path: 'src/widget.hpp' });
+    const functions = structure.functions as { kind: string; class: string; name: string; params: number }[];
+    expect(functions.map((f) => `${f.kind} ${f.class}.${f.name}/${f.params}`)).toEqual([
+      'method Widget.Widget/0',
+      'method Widget.draw/0',
+      'method Widget.size/0',
+    ]);
+    expect((structure.fields as { name: string }[]).map((f) => f.name)).toEqual(['callback']);
+    expect(structure.classes).toMatchObject([{ name: 'Widget', methods: 3, fields: 1 }]);
+  });
+
+  it.runIf(existsSync(SYSTEM_STDIO))(
+    "outlines glibc's stdio.h (skipped where the machine has no libc headers)",
+    async () => {
+      const outline = await server.json('get_code_outline', { file_path: 'src/stdio.h' });
+      const names = (outline.outline as Row[]).filter((r) => r.kind === 'function').map((r) => r.name);
+      expect(names).toEqual(
+        expect.arrayContaining(['fopen', 'fclose', 'remove', 'printf', 'fprintf', 'fgets']),
+      );
+      expect(names.length).toBeGreaterThan(80);
+      expect(names.join(' ')).not.toMatch(/__THROW|__wur|__nonnull/);
+    },
+  );
 });
 
 describe('line metrics as cloc counts them', () => {

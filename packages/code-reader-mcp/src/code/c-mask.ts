@@ -18,6 +18,18 @@ export function maskClassHeadMacros(text: string): string {
   });
 }
 
+/**
+ * Attribute macros between a prototype's parameter list and its `;` or body: glibc's
+ * `int remove (const char *__filename) __THROW;`, `__wur`, `__nonnull ((1))`, `WINAPI_INLINE`. Only
+ * `__`-prefixed and upper-case names, with an optional argument list, are taken to be macros.
+ */
+const TRAILING_MACROS = /\)((?:\s+(?:__\w+|[A-Z][A-Z0-9_]*)(?:\s*\((?:[^()]|\([^()]*\))*\))?)+)(?=\s*[;{])/g;
+
+/** Blanks attribute macros after a prototype's parameters (`f (void) __THROW;` reads as an error). */
+export function maskTrailingMacros(text: string): string {
+  return text.replace(TRAILING_MACROS, (_whole: string, macros: string) => `)${blank(macros)}`);
+}
+
 const DIRECTIVE = /^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(.*)$/;
 
 /**

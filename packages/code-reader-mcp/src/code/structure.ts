@@ -131,6 +131,25 @@ function isClassNode(node: Node, classes: ReadonlySet<string>): boolean {
   return true;
 }
 
+/**
+ * A C or C++ prototype: a declaration (`int f(void);`, a member `void g() const;`) whose declarator is
+ * a function's, through pointers and references (`char *strdup(const char *);`), but not a function
+ * pointer variable (`int (*fp)(int);`, whose function declarator wraps a parenthesised one).
+ */
+function isPrototype(node: Node, language: LanguageId): boolean {
+  if (language !== 'c' && language !== 'cpp') return false;
+  if (node.type !== 'declaration' && node.type !== 'field_declaration') return false;
+  let declarator = node.childForFieldName('declarator');
+  while (declarator && POINTER_DECLARATORS.has(declarator.type))
+    declarator = declarator.childForFieldName('declarator') ?? declarator.namedChildren.at(-1) ?? null;
+  return (
+    declarator?.type === 'function_declarator' &&
+    declarator.childForFieldName('declarator')?.type !== 'parenthesized_declarator'
+  );
+}
+
+const POINTER_DECLARATORS = new Set(['pointer_declarator', 'reference_declarator', 'attributed_declarator']);
+
 function isFieldNode(node: Node, fields: ReadonlySet<string>, language: LanguageId): boolean {
   if (language === 'python') {
     // Class attributes: `x = 1` / `x: int = 1` directly in a class body.
@@ -142,10 +161,8 @@ function isFieldNode(node: Node, fields: ReadonlySet<string>, language: Language
     );
   }
   if (!fields.has(node.type)) return false;
-  // C++ member function declarations are field_declaration nodes with a function declarator.
-  if ((language === 'cpp' || language === 'c') && node.descendantsOfType('function_declarator').length > 0)
-    return false;
-  return true;
+  // C++ member function declarations are field_declaration nodes too: they are listed as methods.
+  return !isPrototype(node, language);
 }
 
 function isImportNode(node: Node, imports: ReadonlySet<string>, language: LanguageId): boolean {
@@ -234,7 +251,7 @@ export async function analyzeStructure(
       if (!classByName.has(info.name)) classByName.set(info.name, info);
       nextOwner = { name: info.name, id: node.id };
       nextInFunction = false;
-    } else if (functionTypes.has(node.type)) {
+    } else if (functionTypes.has(node.type) || (!inFunction && isPrototype(node, language))) {
       const name = functionName(node);
       // Anonymous callbacks are not worth listing; named ones (const f = () => …) are.
       if (name) {
