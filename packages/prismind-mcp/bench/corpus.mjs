@@ -52,6 +52,18 @@ export function englishSentence(r) {
   return `${words.join(' ')}.`;
 }
 
+/** The benchmark's mixed search_knowledge queries (Japanese, English, both, a sentence). */
+export const KNOWLEDGE_QUERIES = [
+  '当たり判定',
+  'トリガー ボリューム',
+  'collision trigger',
+  '罠 サーバ',
+  'ビヘイビアツリー ノード',
+  'shader cache',
+  'レプリケーションを直す',
+  'スポーン',
+];
+
 export const CATEGORIES = ['問題解決', '技術Tips', 'ベストプラクティス', '落とし穴'];
 export const DOC_TYPES = ['設計書', '実装手順書', '仕様書', '規約', '設定', 'その他'];
 

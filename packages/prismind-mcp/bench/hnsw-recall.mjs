@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { knowledgeText } from './corpus.mjs';
+import { KNOWLEDGE_QUERIES, knowledgeText } from './corpus.mjs';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
 const { foldedGramVector } = await import(path.join(DIST, 'backends/postgres/vectors.js'));
@@ -36,14 +36,7 @@ if (m) {
   );
 }
 const queries = [
-  '当たり判定',
-  'トリガー ボリューム',
-  'collision trigger',
-  '罠 サーバ',
-  'ビヘイビアツリー ノード',
-  'shader cache',
-  'レプリケーションを直す',
-  'スポーン',
+  ...KNOWLEDGE_QUERIES,
   '設計',
   '罠',
   ...Array.from({ length: 50 }, (_, i) => knowledgeText(i * 1999)),

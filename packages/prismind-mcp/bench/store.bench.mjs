@@ -13,7 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { PathPolicy, silentLogger } from '@mcp-workbench/core';
 import { callTool, connectInMemory } from '@mcp-workbench/core/testing';
-import { CATEGORIES, documentOf, knowledgeText, rng } from './corpus.mjs';
+import { CATEGORIES, documentOf, KNOWLEDGE_QUERIES, knowledgeText, rng } from './corpus.mjs';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
 const KNOWLEDGE = Number(process.env.BENCH_KNOWLEDGE ?? 100_000);
@@ -244,16 +244,7 @@ async function measureAll(stores) {
       .map((l) => l.toFixed(1))
       .join(' ')})`,
   );
-  const knowledgeQueries = [
-    '当たり判定',
-    'トリガー ボリューム',
-    'collision trigger',
-    '罠 サーバ',
-    'ビヘイビアツリー ノード',
-    'shader cache',
-    'レプリケーションを直す',
-    'スポーン',
-  ];
+  const knowledgeQueries = KNOWLEDGE_QUERIES;
   await measure(
     'search_knowledge, mixed queries',
     30,

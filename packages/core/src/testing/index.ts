@@ -177,6 +177,7 @@ export function decodeToonText(text: string): unknown {
   return parseToon(text);
 }
 
+export { commonJsModulesLoadedBy } from './loaded-modules.js';
 export { startLinkFlipper } from './link-flipper.js';
 export type { LinkFlipper } from './link-flipper.js';
 export {
