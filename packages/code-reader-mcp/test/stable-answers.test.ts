@@ -59,6 +59,25 @@ describe('the same tree, the same answer', () => {
     expect(runs[0]?.truncated).toBe(true);
   });
 
+  it('list_files with a limit keeps path order where ripgrep sorts names by other means (bytes)', async () => {
+    // UTF-8 puts U+FF01 (EF BC 81) before U+1F600 (F0 9F 98 80); UTF-16, the answers' order, the other way.
+    const odd = await emptyDir();
+    const names = ['x\u{1F600}.txt', 'x\uFF01.txt', 'x.txt', 'y.txt'];
+    for (const name of names) await writeFile(path.join(odd, name), 'x\n');
+    const oddServer = await connect([odd]);
+    try {
+      const sorted = [...names].sort(comparePaths);
+      for (const limit of [1, 2, 4]) {
+        const answer = await oddServer.json('list_files', { limit });
+        expect((answer.files as { path: string }[]).map((f) => f.path)).toEqual(sorted.slice(0, limit));
+        expect(answer.truncated).toBe(limit < names.length);
+      }
+    } finally {
+      await oddServer.close();
+      await removeDir(odd);
+    }
+  });
+
   it('list_files continues a cursor over an unchanged tree without CONFLICT', async () => {
     const first = await server.json('list_files', { limit: 3000, max_answer_tokens: 2000 });
     expect(first.next_cursor).toBeDefined();

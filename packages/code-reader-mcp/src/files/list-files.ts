@@ -116,73 +116,33 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
       ? undefined
       : parseTimePoint(query.changedBefore, 'changed_before', now);
   const needsStat = sizes.length > 0 || after !== undefined || before !== undefined;
-  // Every file is listed before any is cut: ripgrep walks in parallel, so "the first N found" would
-  // differ between identical calls. The list is sorted (path order), then cut at the limit.
-  const stopAt = MAX_FILTER_CANDIDATES;
+  const keep = query.countOnly ? 0 : query.limit;
 
-  const candidates: Candidate[] = [];
-  // Overlapping roots list a file twice: keep its first occurrence only.
-  const seen = new Set<string>();
-  let overflow = false;
-  // NUL-separated, so that a file name holding a newline stays one name.
-  const args = ['--files', '--null', ...fileFilterArgs(query), '.'];
-  for (const root of query.roots) {
-    if (candidates.length >= stopAt) break;
-    const prefix = root.display === '.' ? '' : `${root.display}/`;
-    // rg prints clean relative paths below the (real, normalised) root: joined by concatenation, since
-    // path.join's normalising of every one of 43,000 paths was a good part of a listing's time.
-    const base = root.dir.endsWith(path.sep) ? root.dir : root.dir + path.sep;
-    const overlapping = query.roots.length > 1;
-    const result = await runRipgrep(args, {
-      cwd: root.dir,
-      separator: '\0',
-      ...(query.signal ? { signal: query.signal } : {}),
-      onLine: (line) => {
-        const rel = normalize(line);
-        if (nameRegex && !nameRegex.test(rel.slice(rel.lastIndexOf('/') + 1))) return true;
-        const abs = base + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
-        if (query.isDenied?.(abs)) return true;
-        if (overlapping) {
-          if (seen.has(abs)) return true;
-          seen.add(abs);
-        }
-        candidates.push({ abs, display: prefix + rel });
-        if (candidates.length < stopAt) return true;
-        overflow = true;
-        return false;
-      },
-    });
-    if (result.exitCode === 2 && !result.stopped && candidates.length === 0 && result.stderr) {
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `ripgrep could not list files: ${result.stderr.split('\n')[0]}`,
-        {
-          hint: 'Check the globs and file types (rg --type-list shows the known types).',
-        },
-      );
-    }
+  // Rows are the first `limit` files in path order (bug 3: the same tree gives the same rows, whatever
+  // order ripgrep's parallel walk finds them in). Only the kept rows (and one more, to know the listing
+  // goes on) are checked against the policy and stat'ed; counts and stat filters need every file.
+  let listed: Candidate[] | undefined;
+  if (!query.countOnly && !needsStat && query.roots.length === 1) {
+    // One root without stat filters: ripgrep walks in path order (--sort path, one thread) and is
+    // stopped once the rows and one more are found, so a limit of 10,000 in a 43,000-file tree reads a
+    // quarter of it and nothing is sorted here.
+    const walk = await walkFiles(query, nameRegex, keep + 1, true);
+    const allowed = await allowedInOrder(walk.candidates, keep + 1, query.allowedFiles);
+    // ripgrep orders names by their UTF-8 bytes, answers by UTF-16 code units: they differ only for
+    // some characters beyond U+E000 (and names that are not UTF-8); and the policy may drop a file the
+    // walk counted. Either way the full listing below decides.
+    if (!walk.unordered && (allowed.length > keep || !walk.stopped)) listed = allowed;
   }
-  if (overflow) {
-    throw new ToolError(
-      'LIMIT_EXCEEDED',
-      `More than ${MAX_FILTER_CANDIDATES} files match; the listing was stopped.`,
-      {
-        hint: 'Narrow it with roots, glob, extensions or depth.',
-        details: { limit: 'max_candidates', max: MAX_FILTER_CANDIDATES },
-      },
+  if (listed === undefined) {
+    const { candidates } = await walkFiles(query, nameRegex, MAX_FILTER_CANDIDATES, false);
+    // A count needs no order.
+    if (!query.countOnly || needsStat) candidates.sort((a, b) => comparePaths(a.display, b.display));
+    listed = await allowedInOrder(
+      candidates,
+      needsStat || query.countOnly ? Infinity : keep + 1,
+      query.allowedFiles,
     );
   }
-  // A count needs no order.
-  if (!query.countOnly || needsStat) candidates.sort((a, b) => comparePaths(a.display, b.display));
-
-  // Without stat filters, only the kept rows (and one more, to know the listing goes on) are checked
-  // against the policy and stat'ed; counts and stat filters need every file.
-  const keep = query.countOnly ? 0 : query.limit;
-  const listed = await allowedInOrder(
-    candidates,
-    needsStat || query.countOnly ? Infinity : keep + 1,
-    query.allowedFiles,
-  );
   if (query.countOnly && !needsStat)
     return { files: [], realPaths: [], count: listed.length, truncated: false };
   const pool = needsStat ? listed : listed.slice(0, keep);
@@ -219,6 +179,87 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
     count: query.countOnly ? matched : shown.length,
     truncated,
   };
+}
+
+interface Walk {
+  /** Files found, the policy's deny check passed, in ripgrep's order. */
+  candidates: Candidate[];
+  /** Stopped at `stopAt` files (the walk may go on). */
+  stopped: boolean;
+  /** Sorted walk only: ripgrep's order was not the answers' path order somewhere. */
+  unordered: boolean;
+}
+
+/**
+ * Runs `rg --files` over every root, keeping the files the name pattern and the deny check pass. Stops
+ * at `stopAt` files: in a sorted walk these are the first in path order; in the parallel walk (any
+ * order) reaching it is LIMIT_EXCEEDED.
+ */
+async function walkFiles(
+  query: ListFilesQuery,
+  nameRegex: TextTest | undefined,
+  stopAt: number,
+  sorted: boolean,
+): Promise<Walk> {
+  const candidates: Candidate[] = [];
+  // Overlapping roots list a file twice: keep its first occurrence only.
+  const seen = new Set<string>();
+  let stopped = false;
+  let unordered = false;
+  let previous: string | undefined;
+  // NUL-separated, so that a file name holding a newline stays one name.
+  const args = ['--files', '--null', ...(sorted ? ['--sort', 'path'] : []), ...fileFilterArgs(query), '.'];
+  for (const root of query.roots) {
+    if (stopped) break;
+    const prefix = root.display === '.' ? '' : `${root.display}/`;
+    // rg prints clean relative paths below the (real, normalised) root: joined by concatenation, since
+    // path.join's normalising of every one of 43,000 paths was a good part of a listing's time.
+    const base = root.dir.endsWith(path.sep) ? root.dir : root.dir + path.sep;
+    const overlapping = query.roots.length > 1;
+    const result = await runRipgrep(args, {
+      cwd: root.dir,
+      separator: '\0',
+      ...(query.signal ? { signal: query.signal } : {}),
+      onLine: (line) => {
+        const rel = normalize(line);
+        if (sorted) {
+          if (previous !== undefined && comparePaths(previous, rel) >= 0) unordered = true;
+          previous = rel;
+        }
+        if (nameRegex && !nameRegex.test(rel.slice(rel.lastIndexOf('/') + 1))) return true;
+        const abs = base + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
+        if (query.isDenied?.(abs)) return true;
+        if (overlapping) {
+          if (seen.has(abs)) return true;
+          seen.add(abs);
+        }
+        candidates.push({ abs, display: prefix + rel });
+        if (candidates.length < stopAt) return true;
+        stopped = true;
+        return false;
+      },
+    });
+    if (result.exitCode === 2 && !result.stopped && candidates.length === 0 && result.stderr) {
+      throw new ToolError(
+        'INVALID_ARGUMENT',
+        `ripgrep could not list files: ${result.stderr.split('\n')[0]}`,
+        {
+          hint: 'Check the globs and file types (rg --type-list shows the known types).',
+        },
+      );
+    }
+  }
+  if (stopped && !sorted) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `More than ${MAX_FILTER_CANDIDATES} files match; the listing was stopped.`,
+      {
+        hint: 'Narrow it with roots, glob, extensions or depth.',
+        details: { limit: 'max_candidates', max: MAX_FILTER_CANDIDATES },
+      },
+    );
+  }
+  return { candidates, stopped, unordered };
 }
 
 /** The first `wanted` candidates (in their order) the policy allows by their real location. */
