@@ -111,8 +111,9 @@ export async function startSession(
     const tasks = await stores.tracker.list(project.project_id);
     const { state, corrected } = reconcile(saved, tasks);
     await stores.sessions.put({ ...state, started_at: at, updated_at: at });
-    engine.active = { project: project.project_id, user, started_at: at };
     const docs = await recommendedDocs(stores, project, tasks);
+    // Once every store call is through: a store may report a failed write at its next call.
+    engine.active = { project: project.project_id, user, started_at: at };
     const lines = [`プロジェクト '${project.project_id}' (${project.name}) のセッションを開始しました。`];
     if (corrected.length > 0)
       lines.push(`進捗シートとの差異を修正しました（進捗を正としています）: ${corrected.join('; ')}`);

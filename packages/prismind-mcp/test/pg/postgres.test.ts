@@ -282,6 +282,49 @@ describe(`the PostgreSQL store (${kind})`, () => {
     }
   });
 
+  it('a write sent without waiting for its answer that fails fails its transaction with its own error', async () => {
+    const backend = await open(store.env.PRISMIND_DATABASE_URL!);
+    try {
+      const at = '2026-11-25T00:00:00.000Z';
+      await backend.write(async (stores) => {
+        await stores.projects.create({ ...defaultConfig({ project: 'trapxtrap', name: 'T' }, at) });
+      });
+      const state = {
+        project: 'trapxtrap',
+        user: 'alice',
+        current_phase: '',
+        current_task: '',
+        last_completed: '',
+        blockers: [],
+        notes: '',
+        last_summary: '',
+        next_action: '',
+        updated_at: at,
+        started_at: at,
+      };
+      // sessions.put and setCurrent return before PostgreSQL answers; a NOT NULL violation surfaces at
+      // the next statement (tasks) or at COMMIT, and the current project set before it is not kept.
+      for (const next of ['read', 'commit'] as const) {
+        const failed = backend.write(async (stores) => {
+          await stores.projects.setCurrent('alice', { project_id: 'trapxtrap', switched_at: at });
+          await stores.sessions.put({ ...state, updated_at: null as unknown as string });
+          if (next === 'read') await stores.tracker.list('trapxtrap');
+        });
+        await expect(failed).rejects.toMatchObject({ code: '23502' });
+      }
+      const saved = await backend.read(async (stores) => ({
+        current: await stores.projects.getCurrent('alice'),
+        session: await stores.sessions.latest('trapxtrap'),
+      }));
+      expect(saved).toEqual({ current: undefined, session: undefined });
+      // The connections are fine afterwards.
+      await backend.write(async (stores) => stores.sessions.put(state));
+      expect(await backend.read(async (stores) => stores.sessions.get('trapxtrap', 'alice'))).toEqual(state);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('a write waits for another server holding the project, then sees its commit: no lost update', async () => {
     const client = await withProject(store);
     await client.call('update_progress', {

@@ -64,6 +64,10 @@ export function createPool(settings: ConnectionSettings, size: number): pg.Pool 
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
     application_name: 'prismind-mcp',
+    // A statement is sent without waiting for the answers before it (node-postgres' pipelining): a
+    // transaction's BEGIN, its advisory lock and the writes nothing reads back cost no round trip of
+    // their own (context.ts send). The server still runs them one after the other, in order.
+    pipeline: true,
   });
   // An idle connection that the server closes (restart, failover) must not crash the process.
   pool.on('error', () => undefined);

@@ -1,6 +1,7 @@
 import type { Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
+import { preparedQuery } from './prepared.js';
 import type { Extensions, Tables } from './schema.js';
 
 /** What the PostgreSQL stores share inside one transaction (one pooled connection). */
@@ -11,6 +12,8 @@ export interface PgContext {
   writable: boolean;
   /** Projects this write transaction holds the advisory lock of (lower-cased ids). */
   locked: Set<string>;
+  /** Statements sent without waiting for their answer (see send). */
+  inflight: Promise<unknown>[];
   /** Work to run after COMMIT (embedding: no network call holds locks). */
   after: (() => Promise<void>)[];
   embedder: Embedder | undefined;
@@ -30,17 +33,47 @@ export async function flushPending(ctx: PgContext): Promise<void> {
   const flush = ctx.pending;
   if (!flush) return;
   ctx.pending = undefined;
+  await settle(ctx);
   await flush();
 }
 
-/** Runs one parameterised statement on the transaction's connection. */
+/**
+ * Statements sent and not yet answered (the connections pipeline, see createPool): BEGIN, an advisory
+ * lock, a write whose answer nothing needs. PostgreSQL runs a connection's statements one after the
+ * other in the order sent, so a read sent behind a lock starts, and takes its snapshot, only once the
+ * lock is granted; sending it without waiting saves the round trip, not the order.
+ */
+export async function send(ctx: PgContext, text: string, values: unknown[] = []): Promise<void> {
+  await flushPending(ctx);
+  const sent = ctx.client.query(preparedQuery(ctx.client, text, values));
+  // Its error is taken up by the next settle (the statement after it, or COMMIT).
+  sent.catch(() => undefined);
+  ctx.inflight.push(sent);
+}
+
+/** Waits for what was sent without waiting; the first failure among them is the transaction's error. */
+export async function settle(ctx: PgContext): Promise<void> {
+  while (ctx.inflight.length > 0) {
+    const sent = ctx.inflight.splice(0);
+    for (const statement of sent) await statement;
+  }
+}
+
+/**
+ * Runs one parameterised statement on the transaction's connection, as a named statement
+ * (prepared.ts), sent behind whatever was sent before it without waiting.
+ */
 export async function query<R extends pg.QueryResultRow>(
   ctx: PgContext,
   text: string,
   values: unknown[] = [],
 ): Promise<R[]> {
   await flushPending(ctx);
-  return (await ctx.client.query<R>(text, values)).rows;
+  const result = ctx.client.query<R>(preparedQuery(ctx.client, text, values));
+  result.catch(() => undefined);
+  // An earlier statement's failure first: after it, this one only says "transaction aborted".
+  await settle(ctx);
+  return (await result).rows;
 }
 
 export async function queryOne<R extends pg.QueryResultRow>(
@@ -67,8 +100,9 @@ export async function lockProject(ctx: PgContext, project: string): Promise<void
   if (!ctx.writable) return;
   const key = keyOf(project);
   if (ctx.locked.has(key)) return;
-  await ctx.client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [ctx.t.schema, key]);
   ctx.locked.add(key);
+  // Not waited for: the statement that reads behind it is sent at once and runs once the lock is held.
+  await send(ctx, 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [ctx.t.schema, key]);
 }
 
 /** `FOR UPDATE` inside a write (the row stays ours until COMMIT), nothing inside a read. */

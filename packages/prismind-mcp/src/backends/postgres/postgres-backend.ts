@@ -10,7 +10,7 @@ import {
   unavailable,
   type ConnectionSettings,
 } from './connection.js';
-import { flushPending, type PgContext } from './context.js';
+import { flushPending, settle, type PgContext } from './context.js';
 import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
 import { prepareDatabase } from './migrate.js';
@@ -134,6 +134,7 @@ export class PostgresBackend implements Backend {
       ext: this.ext,
       writable,
       locked: new Set(),
+      inflight: [],
       after: [],
       embedder: this.options.embedder,
       logger: this.options.logger,
@@ -176,13 +177,17 @@ export class PostgresBackend implements Backend {
         // SET inside the transaction is undone by a ROLLBACK: the client counts as configured only
         // once it committed.
         const settings = this.configured.has(client) ? '' : sessionSettings(this.ext);
-        await client.query(
+        // Not waited for: the work's first statement goes out behind it (see context.ts send).
+        const begin = client.query(
           writable
             ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${settings}`
             : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${settings}`,
         );
+        begin.catch(() => undefined);
+        ctx.inflight.push(begin);
         const value = await work(stores);
         await flushPending(ctx);
+        await settle(ctx);
         await client.query('COMMIT');
         if (settings) this.configured.add(client);
         client.release();

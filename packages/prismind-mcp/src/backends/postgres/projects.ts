@@ -1,7 +1,10 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CurrentProject, ProjectConfig } from '../../model/types.js';
 import type { ProjectRegistry } from '../../store/backend.js';
-import { assertWritable, keyOf, lockProject, query, queryOne, type PgContext } from './context.js';
+import { assertWritable, keyOf, lockProject, query, queryOne, send, type PgContext } from './context.js';
+
+/** Named, not `*`: a prepared `SELECT *` fails once another server's migration adds a column. */
+const COLUMNS = 'project_id, name, description, config, created_at, updated_at';
 
 interface ProjectRow {
   project_id: string;
@@ -36,7 +39,7 @@ export class PgProjects implements ProjectRegistry {
     await lockProject(this.ctx, projectId);
     const row = await queryOne<ProjectRow>(
       this.ctx,
-      `SELECT * FROM ${this.ctx.t.projects} WHERE project_key = $1 AND deleted_at IS NULL`,
+      `SELECT ${COLUMNS} FROM ${this.ctx.t.projects} WHERE project_key = $1 AND deleted_at IS NULL`,
       [keyOf(projectId)],
     );
     return row ? toConfig(row) : undefined;
@@ -45,7 +48,7 @@ export class PgProjects implements ProjectRegistry {
   async list(): Promise<ProjectConfig[]> {
     const rows = await query<ProjectRow>(
       this.ctx,
-      `SELECT * FROM ${this.ctx.t.projects} WHERE deleted_at IS NULL ORDER BY updated_at DESC`,
+      `SELECT ${COLUMNS} FROM ${this.ctx.t.projects} WHERE deleted_at IS NULL ORDER BY updated_at DESC`,
     );
     return rows.map(toConfig);
   }
@@ -114,7 +117,8 @@ export class PgProjects implements ProjectRegistry {
 
   async setCurrent(user: string, current: CurrentProject): Promise<void> {
     assertWritable(this.ctx);
-    await query(
+    // Sent without waiting, as sessions.put.
+    await send(
       this.ctx,
       `INSERT INTO ${this.ctx.t.current} (user_name, project_id, switched_at) VALUES ($1, $2, $3)
        ON CONFLICT (user_name) DO UPDATE SET project_id = excluded.project_id, switched_at = excluded.switched_at`,

@@ -1,6 +1,15 @@
 import type { SessionState } from '../../model/types.js';
 import type { SessionStore } from '../../store/backend.js';
-import { assertWritable, forUpdate, keyOf, lockProject, query, queryOne, type PgContext } from './context.js';
+import {
+  assertWritable,
+  forUpdate,
+  keyOf,
+  lockProject,
+  query,
+  queryOne,
+  send,
+  type PgContext,
+} from './context.js';
 
 interface SessionRow extends Omit<SessionState, 'user'> {
   user_name: string;
@@ -60,7 +69,9 @@ export class PgSessions implements SessionStore {
   async put(state: SessionState): Promise<string[]> {
     assertWritable(this.ctx);
     await lockProject(this.ctx, state.project);
-    await query(
+    // Sent without waiting (nothing reads its answer): a failure fails the transaction at its next
+    // statement or at COMMIT.
+    await send(
       this.ctx,
       `INSERT INTO ${this.ctx.t.sessions} (project_key, ${COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
