@@ -95,6 +95,21 @@ describe('list_files', () => {
     });
   });
 
+  it('counts what it would list, with each filter and below a folder', async () => {
+    const filters = [
+      { pattern: '^[a-z]+\\.(ts|py)$' },
+      { extensions: ['ts', 'py'] },
+      { glob: 'src/**' },
+      { roots: ['src'] },
+      { depth: 2 },
+    ];
+    for (const args of filters) {
+      const rows = (await server.json('list_files', args)).files as FileRow[];
+      expect(rows.length).toBeGreaterThan(0);
+      expect((await server.json('list_files', { ...args, count_only: true })).count).toBe(rows.length);
+    }
+  });
+
   it('stops at limit and says truncated', async () => {
     const answer = await server.json('list_files', { limit: 3 });
     expect((answer.files as FileRow[]).length).toBe(3);

@@ -6,6 +6,7 @@ import { runRipgrep } from '../rg/run.js';
 import { comparePaths } from '../util/path-order.js';
 import { SLICE_MS } from '../util/yield.js';
 import { denyExcludeGlobs } from '../search/rg-args.js';
+import { countFilesByFolder } from './count-files.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
 export const DEFAULT_LIST_LIMIT = 2_000;
@@ -35,7 +36,10 @@ export interface ListFilesQuery {
   changedBefore?: string;
   limit: number;
   countOnly?: boolean;
-  /** The server's deny globs: passed to ripgrep as excludes and checked again on each path. */
+  /**
+   * The server's deny globs: passed to ripgrep as excludes and checked again on each path. Without
+   * any, `isDenied` and `allowedFiles` must answer alike for every file of a folder (counts rely on it).
+   */
   denyGlobs?: readonly string[];
   isDenied?: (foundPath: string) => boolean;
   /** Of the files found, those the policy allows by their real location (checked on every result). */
@@ -121,6 +125,21 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
   // Rows are the first `limit` files in path order (bug 3: the same tree gives the same rows, whatever
   // order ripgrep's parallel walk finds them in). Only the kept rows (and one more, to know the listing
   // goes on) are checked against the policy and stat'ed; counts and stat filters need every file.
+  const [firstRoot, ...otherRoots] = query.roots;
+  if (
+    query.countOnly &&
+    !needsStat &&
+    firstRoot !== undefined &&
+    otherRoots.length === 0 &&
+    (query.denyGlobs ?? []).length === 0
+  ) {
+    const count = await countFilesByFolder(
+      { ...query, root: firstRoot },
+      ['--files', '--null', ...fileFilterArgs(query), '.'],
+      nameRegex,
+    );
+    return { files: [], realPaths: [], count, truncated: false };
+  }
   let listed: Candidate[] | undefined;
   if (!query.countOnly && !needsStat && query.roots.length === 1) {
     // One root without stat filters: ripgrep walks in path order (--sort path, one thread) and is

@@ -23,6 +23,11 @@ export interface RgRunOptions {
    */
   onLine(line: string, clipped?: ClippedInfo): boolean | void;
   /**
+   * Takes stdout as it comes, in place of `onLine` (never called then): for a reader that splits the
+   * bytes itself and builds no string per record. Return false to stop ripgrep early.
+   */
+  onChunk?: (chunk: Buffer) => boolean | void;
+  /**
    * What ends a record: '\n' (default, e.g. `--json` lines) or '\0' (`--files --null`, so that file
    * names holding a newline survive).
    */
@@ -162,7 +167,19 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
       pendingBytes += part.length;
     };
     const separatorChar = String.fromCharCode(separator);
+    const onChunk = options.onChunk;
     child.stdout.on('data', (chunk: Buffer) => {
+      if (onChunk) {
+        if (stopped || timedOut || cancelled || consumerError !== undefined) return;
+        try {
+          if (onChunk(chunk) !== false) return;
+          stopped = true;
+        } catch (error) {
+          consumerError = error;
+        }
+        stop();
+        return;
+      }
       const first = chunk.indexOf(separator);
       if (first < 0) {
         take(chunk);
