@@ -18,23 +18,28 @@ const hash3 = (a: number, b: number, c: number) =>
 /**
  * Character uni-, bi- and trigrams of each run of letters (bigrams and trigrams weigh more: they carry
  * order). Works the same for Japanese and English without a dictionary or a model, so it runs offline.
- * Grams are keyed by integer hashes of their code points: no string is built per gram.
+ * Grams are keyed by integer hashes of their code points: no string is built per gram. `visit` gets
+ * each occurrence (a gram seen twice comes twice).
  */
-export function gramVector(text: string): GramVector {
-  const grams = new Map<number, number>();
-  const add = (key: number, weight: number) => grams.set(key, (grams.get(key) ?? 0) + weight);
+export function forEachGram(text: string, visit: (key: number, weight: number) => void): void {
   for (const run of textRuns(normalizeText(text.slice(0, MAX_CHARS)))) {
     let a = -1;
     let b = -1;
     for (const char of run.text) {
       const c = char.codePointAt(0)!;
-      add(c, 1);
-      if (b >= 0) add(hash2(b, c), 2);
-      if (a >= 0) add(hash3(a, b, c), 3);
+      visit(c, 1);
+      if (b >= 0) visit(hash2(b, c), 2);
+      if (a >= 0) visit(hash3(a, b, c), 3);
       a = b;
       b = c;
     }
   }
+}
+
+/** The n-grams of forEachGram as a sparse vector. */
+export function gramVector(text: string): GramVector {
+  const grams = new Map<number, number>();
+  forEachGram(text, (key, weight) => grams.set(key, (grams.get(key) ?? 0) + weight));
   let sum = 0;
   for (const weight of grams.values()) sum += weight * weight;
   return { grams, norm: Math.sqrt(sum) };

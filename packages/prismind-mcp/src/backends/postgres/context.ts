@@ -33,7 +33,6 @@ export async function flushPending(ctx: PgContext): Promise<void> {
   const flush = ctx.pending;
   if (!flush) return;
   ctx.pending = undefined;
-  await settle(ctx);
   await flush();
 }
 

@@ -15,7 +15,14 @@ import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
 import { prepareDatabase } from './migrate.js';
 import { PgProjects } from './projects.js';
-import { bulkIndexes, INDEX_BUILD_MEMORY, tablesOf, type Extensions, type Tables } from './schema.js';
+import {
+  bulkIndexes,
+  INDEX_BUILD_MEMORY,
+  tablesOf,
+  VECTOR_INDEXES,
+  type Extensions,
+  type Tables,
+} from './schema.js';
 import { PgSearchIndex } from './search-index.js';
 import { PgSessions } from './sessions.js';
 import { PgTracker } from './tracker.js';
@@ -273,13 +280,34 @@ export class PostgresBackend implements Backend {
     try {
       return await this.nested(work);
     } finally {
-      await this.admin(
-        [
-          `SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`,
-          ...indexes.map((index) => index.create),
-        ].join('; '),
-      );
+      await this.buildIndexes(indexes);
     }
+  }
+
+  /**
+   * Builds the indexes in two transactions at once, on two connections: the HNSW graphs (pgvector's
+   * build, the longest) beside the GIN indexes (each a single process), so a machine with two cores
+   * builds them in about the time of the graphs alone. Both run to their end; the first failure is
+   * thrown.
+   */
+  private async buildIndexes(indexes: { name: string; create: string }[]): Promise<void> {
+    const graphs = new Set<string>(Object.values(VECTOR_INDEXES));
+    const lanes = [
+      indexes.filter((index) => graphs.has(index.name)),
+      indexes.filter((index) => !graphs.has(index.name)),
+    ].filter((lane) => lane.length > 0);
+    const built = await Promise.allSettled(
+      lanes.map((lane) =>
+        this.admin(
+          [
+            `SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`,
+            ...lane.map((index) => index.create),
+          ].join('; '),
+        ),
+      ),
+    );
+    const failed = built.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private async nested<T>(work: () => Promise<T>): Promise<T> {

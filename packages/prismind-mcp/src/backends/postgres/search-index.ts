@@ -18,6 +18,7 @@ import {
 import {
   embedLater,
   foldedGramVector,
+  foldedGrams,
   similarities,
   type PendingVector,
   type VectorKind,
@@ -29,6 +30,8 @@ const STRICT_CANDIDATES = 80;
 const LOOSE_CANDIDATES = 100;
 /** Knowledge rows sent in one INSERT at most (a bulk load's statement stays a few MB). */
 const KNOWLEDGE_BATCH = 1000;
+/** Knowledge INSERTs sent and not answered yet at most (see flushKnowledge). */
+const KNOWLEDGE_IN_FLIGHT = 3;
 
 const KNOWLEDGE_COLUMNS =
   'k.id, k.knowledge_id, k.content, k.category, k.project, k.tags, k.source, k.created_at';
@@ -222,19 +225,23 @@ export class PgSearchIndex implements SearchIndex {
       created_at: entry.created_at,
       search_text: normalizeText(texts[i]!),
       tokens: tokensOf(texts[i]!),
-      vec: ext.vector ? foldedGramVector(texts[i]!) : null,
+      vec: ext.vector ? foldedGrams(texts[i]!) : null,
     }));
     const json = (column: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${column}))`;
     // Rows in the order they were added (ids are "newest first" in search), as one jsonb parameter.
     const vector = ext.vector
       ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec)
-           SELECT added.id, r.vec::${ext.vector}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
+           SELECT added.id, r.vec::text::${ext.vector}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
       : '';
-    const ids = await this.ctx.client.query<{ id: string; n: number }>(
+    // At most a few batches in flight: a load in one transaction must not queue its whole self in memory.
+    while (this.ctx.inflight.length >= KNOWLEDGE_IN_FLIGHT) await this.ctx.inflight.shift();
+    // Sent without waiting (context.ts send): the rows of the next batch are prepared while PostgreSQL
+    // inserts these, on the other core; the transaction's next statement or COMMIT waits for it.
+    const sent = this.ctx.client.query<{ id: string; n: number }>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(n integer, knowledge_id text, content text, category text,
            project text, project_key text, tags jsonb, tag_keys jsonb, source text, created_at text,
-           search_text text, tokens jsonb, vec text)
+           search_text text, tokens jsonb, vec jsonb)
        ),
        added AS (
          INSERT INTO ${t.knowledge} (knowledge_id, content, category, project, project_key, tags, tag_keys,
@@ -247,8 +254,12 @@ export class PgSearchIndex implements SearchIndex {
        SELECT added.id, r.n FROM added JOIN input r ON r.knowledge_id = added.knowledge_id`,
       [JSON.stringify(rows)],
     );
-    for (const row of ids.rows)
-      embedLater(this.ctx, 'knowledge', Number(row.id), texts[row.n]!, this.vectorQueue);
+    const added = sent.then((ids) => {
+      for (const row of ids.rows)
+        embedLater(this.ctx, 'knowledge', Number(row.id), texts[row.n]!, this.vectorQueue);
+    });
+    added.catch(() => undefined);
+    this.ctx.inflight.push(added);
   }
 
   async searchKnowledge(q: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>> {
