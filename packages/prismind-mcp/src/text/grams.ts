@@ -1,4 +1,4 @@
-import { normalizeText, textRuns } from './normalize.js';
+import { normalizeText, textRuns, type TextRun } from './normalize.js';
 
 /**
  * The text of the short-term index: FTS5's trigram tokenizer cannot match a term of one or two
@@ -10,8 +10,13 @@ import { normalizeText, textRuns } from './normalize.js';
  * short Latin term as a whole word ("ui" finds "UI design", not "build").
  */
 export function shortTermTokens(text: string): string {
+  return shortTermTokenList(textRuns(normalizeText(text))).join(' ');
+}
+
+/** shortTermTokens as a list, from the runs of the normalised text (one normalisation per text). */
+export function shortTermTokenList(runs: TextRun[]): string[] {
   const tokens = new Set<string>();
-  for (const run of textRuns(normalizeText(text))) {
+  for (const run of runs) {
     if (!run.cjk) {
       tokens.add(run.text);
       continue;
@@ -22,5 +27,5 @@ export function shortTermTokens(text: string): string {
       if (i + 1 < chars.length) tokens.add(chars[i]! + chars[i + 1]!);
     }
   }
-  return [...tokens].join(' ');
+  return [...tokens];
 }

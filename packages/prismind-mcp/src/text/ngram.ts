@@ -1,4 +1,4 @@
-import { normalizeText, textRuns } from './normalize.js';
+import { normalizeText, textRuns, type TextRun } from './normalize.js';
 
 /** A sparse vector of character n-grams with its norm, ready for cosine similarity. */
 export interface GramVector {
@@ -22,7 +22,18 @@ const hash3 = (a: number, b: number, c: number) =>
  * each occurrence (a gram seen twice comes twice).
  */
 export function forEachGram(text: string, visit: (key: number, weight: number) => void): void {
-  for (const run of textRuns(normalizeText(text.slice(0, MAX_CHARS)))) {
+  forEachGramOfRuns(gramRuns(text), visit);
+}
+
+/** The runs forEachGram reads: those of the text's first MAX_CHARS characters. */
+export function gramRuns(text: string, runsOfWholeText?: TextRun[]): TextRun[] {
+  if (runsOfWholeText && text.length <= MAX_CHARS) return runsOfWholeText;
+  return textRuns(normalizeText(text.slice(0, MAX_CHARS)));
+}
+
+/** forEachGram over runs already cut (gramRuns). */
+export function forEachGramOfRuns(runs: TextRun[], visit: (key: number, weight: number) => void): void {
+  for (const run of runs) {
     let a = -1;
     let b = -1;
     for (const char of run.text) {

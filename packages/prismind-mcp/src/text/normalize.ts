@@ -30,8 +30,13 @@ export function charLength(text: string): number {
  * Splits normalised text into runs that are searched as units: runs of CJK characters, and words of
  * other letters and digits. Punctuation and spaces separate runs.
  */
-export function textRuns(normalized: string): { text: string; cjk: boolean }[] {
-  const runs: { text: string; cjk: boolean }[] = [];
+export interface TextRun {
+  text: string;
+  cjk: boolean;
+}
+
+export function textRuns(normalized: string): TextRun[] {
+  const runs: TextRun[] = [];
   for (const word of normalized.match(WORD_RUN) ?? []) {
     let last = 0;
     for (const match of word.matchAll(CJK_RUN)) {

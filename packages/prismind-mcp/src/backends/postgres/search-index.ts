@@ -2,8 +2,8 @@ import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge 
 import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../../search/rank.js';
 import { catalogText, knowledgeText, tagKey } from '../../search/texts.js';
 import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../../store/backend.js';
-import { shortTermTokens } from '../../text/grams.js';
-import { normalizeText } from '../../text/normalize.js';
+import { shortTermTokenList } from '../../text/grams.js';
+import { normalizeText, textRuns } from '../../text/normalize.js';
 import { queryTerms, type QueryTerm } from '../../text/terms.js';
 import { catalogFilter, ENTRY_COLUMNS, Params } from './catalog.js';
 import {
@@ -65,9 +65,7 @@ function toEntry(row: CatalogRow): CatalogEntry {
 
 /** The lexemes of the short-term index (1–2 character CJK pieces and whole words), as an array. */
 function tokensOf(text: string): string[] {
-  return shortTermTokens(text)
-    .split(' ')
-    .filter((t) => t.length > 0);
+  return shortTermTokenList(textRuns(normalizeText(text)));
 }
 
 /** A tsquery lexeme in quotes (its own quotes doubled, backslashes escaped): data, never syntax. */
@@ -212,21 +210,26 @@ export class PgSearchIndex implements SearchIndex {
     if (entries.length === 0) return;
     const { t, ext } = this.ctx;
     const texts = entries.map(knowledgeText);
-    const rows = entries.map((entry, i) => ({
-      n: i,
-      knowledge_id: entry.knowledge_id,
-      content: entry.content,
-      category: entry.category,
-      project: entry.project,
-      project_key: entry.project === null ? null : keyOf(entry.project),
-      tags: entry.tags,
-      tag_keys: [...new Set(entry.tags.map(tagKey))],
-      source: entry.source,
-      created_at: entry.created_at,
-      search_text: normalizeText(texts[i]!),
-      tokens: tokensOf(texts[i]!),
-      vec: ext.vector ? foldedGrams(texts[i]!) : null,
-    }));
+    const rows = entries.map((entry, i) => {
+      // One normalisation per text for its search text, its tokens and its vector.
+      const searchText = normalizeText(texts[i]!);
+      const runs = textRuns(searchText);
+      return {
+        n: i,
+        knowledge_id: entry.knowledge_id,
+        content: entry.content,
+        category: entry.category,
+        project: entry.project,
+        project_key: entry.project === null ? null : keyOf(entry.project),
+        tags: entry.tags,
+        tag_keys: [...new Set(entry.tags.map(tagKey))],
+        source: entry.source,
+        created_at: entry.created_at,
+        search_text: searchText,
+        tokens: shortTermTokenList(runs),
+        vec: ext.vector ? foldedGrams(texts[i]!, runs) : null,
+      };
+    });
     const json = (column: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${column}))`;
     // Rows in the order they were added (ids are "newest first" in search), as one jsonb parameter.
     const vector = ext.vector

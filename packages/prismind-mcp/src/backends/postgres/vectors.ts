@@ -5,7 +5,8 @@ import {
   scoreSimilarities,
   type VectorKind,
 } from '../../search/similarity.js';
-import { forEachGram } from '../../text/ngram.js';
+import { forEachGramOfRuns, gramRuns } from '../../text/ngram.js';
+import type { TextRun } from '../../text/normalize.js';
 import { query, type PgContext } from './context.js';
 import { GRAM_DIM, type Tables } from './schema.js';
 
@@ -18,11 +19,11 @@ export type { PendingVector, VectorKind };
  * Numbers, not text: a bulk load hands them to JSON.stringify, which writes them far faster than
  * formatting 256 values per row in JavaScript.
  */
-export function foldedGrams(text: string): number[] {
+export function foldedGrams(text: string, runsOfWholeText?: TextRun[]): number[] {
   // Straight into the folded buckets, without the sparse map (a bulk load folds 100,000 texts); the
   // weights are small integers, so the sums are exact in any order.
   const folded = new Float64Array(GRAM_DIM);
-  forEachGram(text, (key, weight) => {
+  forEachGramOfRuns(gramRuns(text, runsOfWholeText), (key, weight) => {
     folded[((key % GRAM_DIM) + GRAM_DIM) % GRAM_DIM]! += weight;
   });
   let norm = 0;
