@@ -1,5 +1,6 @@
 import { createToolServer, type Logger, type ServerRuntime } from '@mcp-workbench/core';
 import { createToolDeps } from './tools/deps.js';
+import { builtToolSchemas } from './tool-schemas.js';
 import { allTools } from './tools/index.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
@@ -28,6 +29,7 @@ export function createServer(options: CodeReaderServerOptions) {
       paths: options.paths,
       ...(options.logger ? { logger: options.logger } : {}),
       structuredOutput: options.structuredOutput === true,
+      schemas: builtToolSchemas(),
     },
   );
 }

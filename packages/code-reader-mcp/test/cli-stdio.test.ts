@@ -7,7 +7,7 @@ import { callTool, decodeToonText, spawnStdioClient } from '@mcp-workbench/core/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../src/cli/args.js';
 import { runCli } from '../src/cli/run.js';
-import { copyFixture, removeDir } from './helpers.js';
+import { connect, copyFixture, removeDir } from './helpers.js';
 import { decodeExtractText } from './answer-text.js';
 
 const run = promisify(execFile);
@@ -176,6 +176,31 @@ describe('stdio server (dist/index.js)', () => {
       expect(counted.text.split('\n')).toEqual(['README.md:1', 'notes.txt:1', '# 2 matches in 2 files']);
     } finally {
       await client.close();
+    }
+  }, 120_000);
+
+  it('lists the schemas the build wrote: the same as converting the zod schemas at start', async () => {
+    // dist/tool-schemas.json saves the start that conversion; a stale one would mislead clients.
+    for (const structured of [false, true]) {
+      const flags = structured ? ['--structured-output'] : [];
+      const bin = await spawnStdioClient(process.execPath, [
+        path.join(DIST, 'index.js'),
+        '--root',
+        dir,
+        ...flags,
+      ]);
+      const inMemory = await connect([dir], { structuredOutput: structured });
+      try {
+        const served = (await bin.client.listTools()).tools;
+        expect(served.every((tool) => (tool.outputSchema !== undefined) === structured)).toBe(true);
+        expect(served).toEqual((await inMemory.client.listTools()).tools);
+        // Calls are still checked against the zod schema.
+        const bad = await callTool(bin.client, 'list_files', { limit: 'ten' });
+        expect(bad.error?.code).toBe('INVALID_ARGUMENT');
+      } finally {
+        await bin.close();
+        await inMemory.close();
+      }
     }
   }, 120_000);
 });

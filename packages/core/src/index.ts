@@ -12,6 +12,8 @@ export type {
 export { createToolServer, enableStructuredOutput } from './tools/tool-server.js';
 export { clipText, errorResult, ERROR_TEXT_LIMITS } from './tools/error-answer.js';
 export type { ServerIdentity, ToolServerOptions } from './tools/tool-server.js';
+export { toolSchemas } from './tools/json-schema.js';
+export type { PrecomputedSchemas, ToolSchemas } from './tools/json-schema.js';
 export { parseToolArguments } from './tools/validate-input.js';
 export { runStdioServer } from './bootstrap/run-stdio-server.js';
 export { MAX_ANSWER_BYTES, MAX_REQUEST_BYTES } from './bootstrap/guarded-stdio-transport.js';

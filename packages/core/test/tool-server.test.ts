@@ -13,6 +13,7 @@ import {
   PathPolicy,
   reply,
   ToolError,
+  toolSchemas,
 } from '../src/index.js';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '../src/testing/index.js';
 
@@ -150,6 +151,39 @@ describe('createToolServer', () => {
     session = await connectInMemory(server);
     const out = await callTool(session.client, 'read_text', { path: 'a.txt' });
     expect(out.structuredContent).toEqual(out.structured);
+  });
+
+  it('serves the schemas a build precomputed (toolSchemas), still validates calls with zod, and ignores a stale entry', async () => {
+    const paths = await PathPolicy.create({ roots: [dir] });
+    const built = toolSchemas([readText, progressTool]);
+    const plain = createToolServer({ name: 't', version: '1' }, [readText, progressTool], { paths });
+    session = await connectInMemory(plain);
+    const converted = (await session.client.listTools()).tools;
+    await session.close();
+
+    // Precomputed = what the server converts at start, so serving it changes nothing a client sees.
+    const marked = structuredClone(built) as Record<string, { input: Record<string, unknown> }>;
+    marked.read_text!.input.description = 'from the build';
+    // A stale build (an argument was added since) must not hide the new argument.
+    delete (marked.slow_count!.input.properties as Record<string, unknown>).to;
+    const served = createToolServer({ name: 't', version: '1' }, [readText, progressTool], {
+      paths,
+      schemas: marked as never,
+    });
+    enableStructuredOutput(served);
+    session = await connectInMemory(served);
+    const { tools } = await session.client.listTools();
+    expect(tools.find((t) => t.name === 'read_text')?.inputSchema).toEqual({
+      ...converted.find((t) => t.name === 'read_text')?.inputSchema,
+      description: 'from the build',
+    });
+    expect(tools.find((t) => t.name === 'read_text')?.outputSchema).toEqual(built.read_text!.output);
+    expect(tools.find((t) => t.name === 'slow_count')?.inputSchema).toEqual(
+      converted.find((t) => t.name === 'slow_count')?.inputSchema,
+    );
+    const bad = await callTool(session.client, 'read_text', { path: 1 });
+    expect(bad.error?.code).toBe('INVALID_ARGUMENT');
+    expect((await callTool(session.client, 'read_text', { path: 'a.txt' })).isError).toBe(false);
   });
 
   it('clips error answers that echo huge input: a 60,000-character message or argument name stays under 8 KB', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AnyTool } from './define-tool.js';
 
 /** The dialect every schema declares: the MCP spec's default, JSON Schema 2020-12. */
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -116,4 +117,29 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schem
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Schema;
   const { $schema: _dialect, ...root } = portable(json);
   return { $schema: JSON_SCHEMA_DIALECT, ...root };
+}
+
+/** One tool's input and output JSON Schemas, as tools/list shows them. */
+export interface ToolSchemas {
+  input: Schema;
+  output: Schema;
+}
+
+/** Every tool's schemas by tool name: what a build writes and `createToolServer` serves. */
+export type PrecomputedSchemas = Readonly<Record<string, ToolSchemas>>;
+
+/**
+ * The JSON Schemas `createToolServer` would build from these tools, to be computed at build time and
+ * passed back as its `schemas` option: converting them costs a server's start tens of milliseconds.
+ */
+export function toolSchemas(tools: readonly AnyTool[]): PrecomputedSchemas {
+  return Object.fromEntries(
+    tools.map((tool) => [
+      tool.name,
+      {
+        input: toolJsonSchema(z.object(tool.input).strict(), 'input'),
+        output: toolJsonSchema(z.object(tool.output), 'output'),
+      },
+    ]),
+  );
 }

@@ -5,6 +5,12 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { toToolError, ToolError } from '../errors.js';
 import { runWithCallSignal } from '../fs/call-signal.js';
@@ -14,7 +20,7 @@ import type { PathPolicy } from '../paths/path-policy.js';
 import { followClientRoots } from './client-roots.js';
 import { ToolReply, type AnyTool, type ToolContext } from './define-tool.js';
 import { errorResult } from './error-answer.js';
-import { toolJsonSchema } from './json-schema.js';
+import { toolJsonSchema, type PrecomputedSchemas, type ToolSchemas } from './json-schema.js';
 import { parseToolArguments } from './validate-input.js';
 
 export interface ServerIdentity {
@@ -37,6 +43,12 @@ export interface ToolServerOptions {
    * `runStdioServer` turns it on for `--structured-output` / `MCP_STRUCTURED_OUTPUT=1`.
    */
   structuredOutput?: boolean;
+  /**
+   * The tools' JSON Schemas as `toolSchemas` wrote them at build time, served by tools/list instead of
+   * converting every zod schema at start (start time). Calls are still validated with the zod schemas;
+   * a tool missing from it is converted as usual.
+   */
+  schemas?: PrecomputedSchemas | undefined;
 }
 
 /** How a tool server answers; `runStdioServer` may change it after `createServer` built the server. */
@@ -57,6 +69,17 @@ export function enableStructuredOutput(server: McpServer): boolean {
   return mode !== undefined;
 }
 
+/**
+ * The SDK's Ajv validator, built on first use. The SDK's Server builds one in its constructor (Ajv plus
+ * its formats: ~10 ms of every start), but needs it only to check an elicitation answer.
+ */
+class LazyAjvValidator implements jsonSchemaValidator {
+  #ajv: AjvJsonSchemaValidator | undefined;
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    return (this.#ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
+  }
+}
+
 const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 interface CompiledTool {
@@ -68,21 +91,33 @@ interface CompiledTool {
   structuredListing: () => Tool;
 }
 
-function compile(tool: AnyTool): CompiledTool {
+/** A precomputed entry is used only while it still names the tool's arguments (a stale build is not). */
+function current(tool: AnyTool, schemas: ToolSchemas | undefined): ToolSchemas | undefined {
+  const properties = schemas?.input.properties;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  const built = Object.keys(properties);
+  const now = Object.keys(tool.input);
+  return built.length === now.length && now.every((name) => Object.hasOwn(properties, name))
+    ? schemas
+    : undefined;
+}
+
+function compile(tool: AnyTool, schemas: ToolSchemas | undefined): CompiledTool {
+  const precomputed = current(tool, schemas);
   const input = z.object(tool.input).strict();
   const output = z.object(tool.output);
   const listing: Tool = {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: toolJsonSchema(input, 'input') as Tool['inputSchema'],
+    inputSchema: (precomputed?.input ?? toolJsonSchema(input, 'input')) as Tool['inputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   };
   let structured: Tool | undefined;
   const structuredListing = () =>
     (structured ??= {
       ...listing,
-      outputSchema: toolJsonSchema(output, 'output') as Tool['outputSchema'],
+      outputSchema: (precomputed?.output ?? toolJsonSchema(output, 'output')) as Tool['outputSchema'],
     });
   return { tool, input, output, listing, structuredListing };
 }
@@ -101,7 +136,7 @@ export function createToolServer(
   const compiled = new Map<string, CompiledTool>();
   for (const tool of tools) {
     if (compiled.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
-    compiled.set(tool.name, compile(tool));
+    compiled.set(tool.name, compile(tool, options.schemas?.[tool.name]));
   }
 
   const info = {
@@ -109,7 +144,10 @@ export function createToolServer(
     version: identity.version,
     ...(identity.title ? { title: identity.title } : {}),
   };
-  const mcp = new McpServer(info, identity.instructions ? { instructions: identity.instructions } : {});
+  const mcp = new McpServer(info, {
+    jsonSchemaValidator: new LazyAjvValidator(),
+    ...(identity.instructions ? { instructions: identity.instructions } : {}),
+  });
   const server = mcp.server;
   const mode: AnswerMode = { structuredOutput: options.structuredOutput === true };
   answerModes.set(mcp, mode);
