@@ -1,15 +1,20 @@
-// The published `code-reader-mcp` binary as one ES module (issue 13: start → first tools/list ≤ 300 ms).
-// Loading ~300 small modules (the MCP SDK, zod, ajv, core) cost most of the start; one file costs one
-// resolve and one compile. tsc still writes dist/ (the library export, types, the `code-reader` CLI);
-// this overwrites dist/index.js (the bin) with a small entry that loads the bundle, dist/bundle-main.js,
-// and adds the token-counting thread as dist/worker.js beside it, where the bundled counter's
-// `new URL('./worker.js', import.meta.url)` looks. The bundle sits in dist/ itself, as src/version.ts
-// reads '../package.json'. Names carry no hash, so each build overwrites the last one's files.
+// The published `code-reader-mcp` binary (issue 13: start → first tools/list ≤ 300 ms). Loading ~300
+// small modules (the MCP SDK, zod, ajv, core) cost most of a start; one file costs one read and one
+// compile, and its compiled code can be cached. tsc still writes dist/ (the library export, types, the
+// `code-reader` CLI); this adds:
+// - dist/server-bundle.cjs: the server (src/main.ts) with everything it imports, as CommonJS, so that
+//   Node 20 can compile it through vm.Script with a code cache (src/start/code-cache.ts); it sits in
+//   dist/ itself, as src/version.ts reads '../package.json' and the token counter looks for
+//   './worker.js' beside it; its dynamic import()s go through the loader (scripts/loader-imports-plugin.mjs);
+// - dist/index.js (the bin, overwriting tsc's): the small loader of that bundle (src/index.ts);
+// - dist/worker.js: the token-counting thread.
+// Names carry no hash, so each build overwrites the last one's files.
 // Left external: packages that find files next to their own code at run time (ripgrep's binary,
 // tree-sitter's .wasm grammars), the tokenizer's large rank tables, which only the thread loads, and
 // re2js, which src/util/linear-regex.ts requires on the first pattern. (core requires `yaml` only for a
 // YAML answer, which this server never gives: its output_format is "toon" or "json".)
 import { defineConfig } from 'tsdown';
+import { loaderImports } from './scripts/loader-imports-plugin.mjs';
 
 const KEEP_EXTERNAL = [
   /^@vscode\/ripgrep/,
@@ -20,11 +25,9 @@ const KEEP_EXTERNAL = [
   /^re2js/,
 ];
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', worker: 'src/tokens/worker.ts' },
+const common = {
   outDir: 'dist',
   clean: false,
-  format: 'esm',
   platform: 'node',
   target: 'node20.19',
   dts: false,
@@ -35,11 +38,22 @@ export default defineConfig({
   logLevel: 'warn',
   fixedExtension: false,
   hash: false,
-  outputOptions: { chunkFileNames: 'bundle-[name].js' },
   tsconfig: 'tsconfig.build.json',
   deps: {
     neverBundle: KEEP_EXTERNAL,
     alwaysBundle: (id) => !KEEP_EXTERNAL.some((pattern) => pattern.test(id)),
     onlyBundle: false,
   },
-});
+};
+
+export default defineConfig([
+  {
+    ...common,
+    entry: { 'server-bundle': 'src/main.ts' },
+    format: 'cjs',
+    // tsdown advises ESM for libraries; this file is loaded only by our own bin (see above).
+    checks: { legacyCjs: false },
+    plugins: [loaderImports()],
+  },
+  { ...common, entry: { index: 'src/index.ts', worker: 'src/tokens/worker.ts' }, format: 'esm' },
+]);

@@ -1,9 +1,24 @@
 #!/usr/bin/env node
-import module from 'node:module';
+// The bin. The server is one CommonJS bundle (dist/server-bundle.cjs: SDK, zod, ajv, core inlined), so
+// a start resolves and compiles one file, with its compiled code cached between starts (issue 13: start
+// time): Node's own compile cache on Node ≥ 22.1, a V8 code cache of our own on Node 20
+// (src/start/code-cache.ts). NODE_DISABLE_COMPILE_CACHE=1 turns either off.
+import module, { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { loadWithCodeCache, userCacheDir } from './start/code-cache.js';
 
-// V8's compile cache (Node ≥ 22.1; absent on 20, where this is skipped) keeps the bundled server's
-// compiled code between starts, so a later start skips most of the parse/compile (issue 13: start time).
-// It must be on before the server's module is loaded, hence the dynamic import below.
-const withCache = module as { enableCompileCache?: () => unknown };
-withCache.enableCompileCache?.();
-await import('./main.js');
+type Bundle = { main(): Promise<void> };
+
+const BUNDLE = fileURLToPath(new URL('./server-bundle.cjs', import.meta.url));
+const builtIn = module as { enableCompileCache?: () => unknown };
+let bundle: Bundle;
+if (builtIn.enableCompileCache) {
+  builtIn.enableCompileCache();
+  bundle = createRequire(import.meta.url)(BUNDLE) as Bundle;
+} else {
+  const off = process.env.NODE_DISABLE_COMPILE_CACHE;
+  const dir = off && off !== '0' ? undefined : userCacheDir('code-reader-mcp');
+  // This module sits beside the bundle, so its import() resolves what the bundle's would.
+  bundle = loadWithCodeCache<Bundle>(BUNDLE, dir, (specifier) => import(specifier)).exports;
+}
+await bundle.main();

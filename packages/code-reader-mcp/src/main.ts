@@ -1,11 +1,13 @@
-// The stdio server itself; src/index.ts (the bin) enables the compile cache, then imports this.
+// The stdio server itself, bundled as dist/server-bundle.cjs; src/index.ts (the bin) loads it.
 import { runStdioServer } from '@mcp-workbench/core';
 import { createServer } from './server.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
-await runStdioServer({
-  name: PACKAGE_NAME,
-  version: PACKAGE_VERSION,
-  description: 'token-efficient reading of large codebases (ripgrep + tree-sitter), over MCP stdio',
-  createServer: ({ paths, logger }) => createServer({ paths, logger }),
-});
+export function main(): Promise<void> {
+  return runStdioServer({
+    name: PACKAGE_NAME,
+    version: PACKAGE_VERSION,
+    description: 'token-efficient reading of large codebases (ripgrep + tree-sitter), over MCP stdio',
+    createServer: ({ paths, logger }) => createServer({ paths, logger }),
+  });
+}
