@@ -7,6 +7,7 @@
 // the source's length); V8 checks the rest and may still reject it (`cachedDataRejected`). A missing
 // or rejected cache is written when the process exits, so it holds everything the run compiled
 // (answering tools/list included), atomically (temp + rename). Any failure only costs the cache.
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,8 +45,10 @@ export function loadWithCodeCache<T>(
   cacheDir: string | undefined,
   importEsm: (specifier: string) => Promise<unknown>,
 ): CachedLoad<T> {
-  const source = readFileSync(file, 'utf8');
-  const cacheFile = cacheDir && path.join(cacheDir, cacheName(source));
+  const bytes = readFileSync(file);
+  // The build writes the bundle in ASCII (scripts/loader-imports-plugin.mjs): a one-byte string.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+  const cacheFile = cacheDir && path.join(cacheDir, cacheName(bytes));
   let cached: Buffer | undefined;
   if (cacheFile) {
     try {
@@ -69,8 +72,8 @@ export function loadWithCodeCache<T>(
   return { exports: module.exports, cache };
 }
 
-function cacheName(source: string): string {
-  const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
+function cacheName(bytes: Buffer): string {
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   return `v8-${process.versions.v8}-${process.arch}-${hash}.cache`;
 }
 

@@ -1,12 +1,18 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { Yielder } from '../util/yield.js';
 import { loadTokenizer } from './count.js';
 import type { CountReply, CountRequest } from './worker.js';
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+/** node:worker_threads, loaded with the first thread: a start that counts nothing skips it (start time). */
+function workerThreads(): typeof import('node:worker_threads') {
+  return createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+}
 
 interface Pending {
   resolve: (counts: number[]) => void;
@@ -45,7 +51,7 @@ class TokenCounter {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_URL);
+    const worker = new (workerThreads().Worker)(WORKER_URL);
     worker.unref();
     worker.on('message', (reply: CountReply) => {
       const entry = this.pending.get(reply.id);
