@@ -6,7 +6,8 @@
 //   Node 20 can compile it through vm.Script with a code cache (src/start/code-cache.ts); it sits in
 //   dist/ itself, as src/version.ts reads '../package.json' and the token counter looks for
 //   './worker.js' beside it; its dynamic import()s go through the loader (scripts/loader-imports-plugin.mjs);
-// - dist/index.js (the bin, overwriting tsc's): the small loader of that bundle (src/index.ts);
+// - dist/index.cjs (the bin): the small loader of that bundle (src/index.ts; tsc's dist/index.js is the
+//   same loader unbundled, as an ES module);
 // - dist/worker.js: the token-counting thread.
 // Names carry no hash, so each build overwrites the last one's files.
 // Left external: packages that find files next to their own code at run time (ripgrep's binary,
@@ -55,5 +56,8 @@ export default defineConfig([
     checks: { legacyCjs: false },
     plugins: [loaderImports()],
   },
-  { ...common, entry: { index: 'src/index.ts', worker: 'src/tokens/worker.ts' }, format: 'esm' },
+  // CommonJS too: an ES module as the main entry costs Node 20 its ESM loader and an ESM wrapper per
+  // builtin the loader imports, before anything is read.
+  { ...common, entry: { index: 'src/index.ts' }, format: 'cjs', checks: { legacyCjs: false } },
+  { ...common, entry: { worker: 'src/tokens/worker.ts' }, format: 'esm' },
 ]);

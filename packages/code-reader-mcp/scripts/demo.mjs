@@ -6,7 +6,7 @@ import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const sample = path.resolve(here, '../test/fixtures/sample-project');
-const server = path.resolve(here, '../dist/index.js');
+const server = path.resolve(here, '../dist/index.cjs');
 
 const client = await spawnStdioClient(process.execPath, [server, '--root', sample, '--log-level', 'warn']);
 const show = async (title, name, args) => {

@@ -19,7 +19,7 @@ function nodesOf(node, visit) {
 }
 
 function escapeNonAscii(text) {
-  return text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function routeImports(context, code) {
@@ -40,7 +40,7 @@ function routeImports(context, code) {
 
 /** Escapes string literals and the text of untagged template literals (a tag would see the escapes). */
 function asciiLiterals(context, code) {
-  if (!/[^\x00-\x7f]/.test(code)) return code;
+  if (!/[\u0080-\uffff]/.test(code)) return code;
   const spans = [];
   const tagged = [];
   nodesOf(context.parse(code), (node) => {
@@ -52,7 +52,7 @@ function asciiLiterals(context, code) {
   let out = code;
   for (const node of spans.sort((a, b) => b.start - a.start)) {
     const text = code.slice(node.start, node.end);
-    if (/[^\x00-\x7f]/.test(text) && !inTag(node))
+    if (/[\u0080-\uffff]/.test(text) && !inTag(node))
       out = out.slice(0, node.start) + escapeNonAscii(text) + out.slice(node.end);
   }
   return out;

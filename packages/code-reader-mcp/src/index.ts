@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The bin. The server is one CommonJS bundle (dist/server-bundle.cjs: SDK, zod, ajv, core inlined), so
+// The bin (built as dist/index.cjs). The server is one CommonJS bundle (dist/server-bundle.cjs: SDK, zod, ajv, core inlined), so
 // a start resolves and compiles one file, with its compiled code cached between starts (issue 13: start
 // time): Node's own compile cache on Node ≥ 22.1, a V8 code cache of our own on Node 20
 // (src/start/code-cache.ts). NODE_DISABLE_COMPILE_CACHE=1 turns either off.
@@ -21,4 +21,7 @@ if (builtIn.enableCompileCache) {
   // This module sits beside the bundle, so its import() resolves what the bundle's would.
   bundle = loadWithCodeCache<Bundle>(BUNDLE, dir, (specifier) => import(specifier)).exports;
 }
-await bundle.main();
+bundle.main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

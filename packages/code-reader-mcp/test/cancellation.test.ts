@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyDir, removeDir } from './helpers.js';
 import { decodeListText } from './answer-text.js';
 
-const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
 const SEED = Number(process.env.CANCEL_SEED ?? Date.now() % 100_000);
 let dir: string;
 let server: SpawnedClient;

@@ -155,10 +155,10 @@ describe('code-reader CLI (spec 001 parity flags)', () => {
   }, 120_000);
 });
 
-describe('stdio server (dist/index.js)', () => {
+describe('stdio server (dist/index.cjs, the bin)', () => {
   // How fast it starts is measured by `pnpm bench` (startup), not here: a loaded machine has no time to offer.
   it('answers tools/list and a TOON tool call over stdio', async () => {
-    const client = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.js'), '--root', dir]);
+    const client = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.cjs'), '--root', dir]);
     try {
       const { tools } = await client.client.listTools();
       expect(tools).toHaveLength(9);
@@ -184,7 +184,7 @@ describe('stdio server (dist/index.js)', () => {
     for (const structured of [false, true]) {
       const flags = structured ? ['--structured-output'] : [];
       const bin = await spawnStdioClient(process.execPath, [
-        path.join(DIST, 'index.js'),
+        path.join(DIST, 'index.cjs'),
         '--root',
         dir,
         ...flags,

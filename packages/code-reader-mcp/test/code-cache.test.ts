@@ -48,6 +48,19 @@ describe('code cache of the server bundle', () => {
     expect(await load(file, cacheDir)).toEqual({ value: `one${path.sep}`, cache: 'hit' });
   });
 
+  it('a server that keeps running writes its cache a second after it started', async () => {
+    const file = path.join(dir, 'long.cjs');
+    const cacheDir = path.join(dir, 'cache-long');
+    await writeFile(file, bundle('long'));
+    const script = `
+      import { readdirSync } from 'node:fs';
+      import { loadWithCodeCache } from ${JSON.stringify(new URL(`file://${LOADER}`).href)};
+      loadWithCodeCache(process.argv[1], process.argv[2], (s) => import(s));
+      setTimeout(() => { console.log(readdirSync(process.argv[2]).length); process.exit(0); }, 2000);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, file, cacheDir]);
+    expect(stdout.trim()).toBe('1');
+  });
+
   it('never runs the cached code of another bundle of the same length, and keeps one cache', async () => {
     const file = path.join(dir, 'changed.cjs');
     const cacheDir = path.join(dir, 'cache-2');
@@ -82,7 +95,7 @@ describe('code cache of the server bundle', () => {
       for (const round of [1, 2]) {
         const client = await spawnStdioClient(
           process.execPath,
-          [path.join(DIST, 'index.js'), '--root', project],
+          [path.join(DIST, 'index.cjs'), '--root', project],
           {
             env: { XDG_CACHE_HOME: cacheHome, LOCALAPPDATA: cacheHome },
           },

@@ -80,7 +80,7 @@ describe('ripgrep under a hostile config', () => {
   });
 
   it('holds for the built server started with the config in its environment', async () => {
-    const spawned = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.js'), '--root', root], {
+    const spawned = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.cjs'), '--root', root], {
       env: { RIPGREP_CONFIG_PATH: config },
     });
     try {
@@ -180,7 +180,7 @@ describe('one enormous line', () => {
     await writeFile(path.join(dir, 'bundle.min.js'), Buffer.concat([line, Buffer.from('\nlast needle\n')]));
     // A match only past the kept start of a long line: shown by its text, column counted on.
     await writeFile(path.join(dir, 'tail.min.js'), `${'b'.repeat(2 * 1024 * 1024)}needle\n`);
-    const spawned = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.js'), '--root', dir], {
+    const spawned = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.cjs'), '--root', dir], {
       env: { NODE_OPTIONS: '--max-old-space-size=64' },
     });
     try {

@@ -10,7 +10,7 @@ import { commonJsModulesLoadedBy, spawnStdioClient } from '@mcp-workbench/core/t
 import { removeDir } from './helpers.js';
 
 const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
-const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
 
 describe('modules loaded at start', () => {
   it('loading the server does not load yaml', async () => {

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 import { copyFixture, removeDir } from './helpers.js';
 
-const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
 let dir: string;
 let client: SpawnedClient | undefined;
 

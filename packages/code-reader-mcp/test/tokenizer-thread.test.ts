@@ -8,7 +8,7 @@ import { callTool, pingLatencyDuring, spawnStdioClient } from '@mcp-workbench/co
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyDir, removeDir } from './helpers.js';
 
-const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
 let dir: string;
 // Plain text (no grammar to load): the tokenizer is the only slow start in the call.
 const TEXT = Array.from({ length: 2000 }, (_, i) => `line ${i}: 日本語のテキスト and some words`).join('\n');

@@ -5,8 +5,9 @@
 // The bundle is CommonJS, compiled here as one vm.Script with `cachedData` read from a per-user cache
 // directory. The cache file's name carries V8's version and a hash of the bundle (V8 itself checks only
 // the source's length); V8 checks the rest and may still reject it (`cachedDataRejected`). A missing
-// or rejected cache is written when the process exits, so it holds everything the run compiled
-// (answering tools/list included), atomically (temp + rename). Any failure only costs the cache.
+// or rejected cache is written a second after the start, or at exit if that comes first, so it holds
+// what starting and answering tools/list compiled; atomically (temp + rename). Any failure only costs
+// the cache.
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,8 @@ export interface CachedLoad<T> {
   cache: 'hit' | 'miss' | 'rejected' | 'off';
 }
 
+/** When a missing or rejected cache is written: after the start has answered initialize and tools/list. */
+const WRITE_AFTER_MS = 1000;
 const WRAPPER_START = '(function (exports, require, module, __filename, __dirname, __loaderImport) { ';
 const WRAPPER_END = '\n})';
 
@@ -54,7 +57,7 @@ export function loadWithCodeCache<T>(
     try {
       cached = readFileSync(cacheFile);
     } catch {
-      // none yet (or unreadable): compile from source, write one at exit
+      // none yet (or unreadable): compile from source and write one
     }
   }
   const script = new vm.Script(WRAPPER_START + source + WRAPPER_END, {
@@ -63,7 +66,16 @@ export function loadWithCodeCache<T>(
   });
   const cache = !cacheFile ? 'off' : !cached ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit';
   if (cacheFile && cache !== 'hit') {
-    process.once('exit', () => writeCache(cacheFile, () => script.createCachedData()));
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeCache(cacheFile, () => script.createCachedData());
+    };
+    // Once the start and the first answers are compiled (not later: a cache of everything a long
+    // session ran would make every start deserialize code it may not need), or at exit if sooner.
+    setTimeout(write, WRITE_AFTER_MS).unref();
+    process.once('exit', write);
   }
   const wrapped = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as T };
