@@ -139,6 +139,63 @@ describe('runRipgrep', () => {
     ).rejects.toThrow('consumer failed');
   });
 
+  it('search_content shows long lines (64 KiB to 1 MiB) cut around the match, as when decoded whole', async () => {
+    const lines = [
+      `${'a'.repeat(100_000)}needle${'b'.repeat(100_000)}\n`, // ASCII: read from the bytes
+      `${'\u00e9'.repeat(70_000)}needle${'x'.repeat(1000)}\n`, // not ASCII
+      `\t${'c'.repeat(80_000)}needle\n`, // escapes in the JSON text…
+      `${'"\\'.repeat(30_000)}needle${'\u0001'.repeat(500)}\n`,
+      'needle '.repeat(15_000) + '\n', // 15,000 matches on one line
+      `${'e'.repeat(70_000)}needle\r\n`,
+      `${'\u{1F600}'.repeat(40_000)}needle${'z'.repeat(500)}\n`, // beyond the BMP: 2 UTF-16 units each
+      `${'d'.repeat(70_000)}needle\\n`, // a backslash and an n, no line break at the end
+    ];
+    await writeFile(path.join(dir, 'long.min.js'), lines.join(''));
+    const server = await connect([dir]);
+    try {
+      const answer = await server.json('search_content', { query: 'needle', files: ['long.min.js'] });
+      expect(answer.matches).toEqual([
+        {
+          file: 'long.min.js',
+          line: 1,
+          column: 100_001,
+          text: `…${'a'.repeat(80)}needle${'b'.repeat(314)}…[+99686 chars]`,
+        },
+        {
+          file: 'long.min.js',
+          line: 2,
+          column: 70_001,
+          text: `…${'\u00e9'.repeat(80)}needle${'x'.repeat(314)}…[+686 chars]`,
+        },
+        { file: 'long.min.js', line: 3, column: 80_002, text: `…${'c'.repeat(394)}needle` },
+        {
+          file: 'long.min.js',
+          line: 4,
+          column: 60_001,
+          text: `…${'"\\'.repeat(40)}needle${'\u0001'.repeat(314)}…[+186 chars]`,
+        },
+        {
+          file: 'long.min.js',
+          line: 5,
+          column: 1,
+          text: `${'needle '.repeat(15_000).slice(0, 400)}…[+104600 chars]`,
+        },
+        { file: 'long.min.js', line: 6, column: 70_001, text: `…${'e'.repeat(394)}needle` },
+        {
+          file: 'long.min.js',
+          line: 7,
+          column: 40_001,
+          text: `…${'\u{1F600}'.repeat(80)}needle${'z'.repeat(314)}…[+186 chars]`,
+        },
+        { file: 'long.min.js', line: 8, column: 70_001, text: `…${'d'.repeat(392)}needle\\n` },
+      ]);
+      expect(answer.total_matches).toBe(7 + 15_000);
+      expect(answer.warnings).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('search_content over a line longer than the record limit answers with a warning', async () => {
     await writeFile(path.join(dir, 'huge.js'), `${'c'.repeat(1_500_000)}needle\n`);
     const server = await connect([dir]);

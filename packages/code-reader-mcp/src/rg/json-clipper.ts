@@ -70,14 +70,63 @@ export class JsonClipper {
   constructor(private readonly limits: ClipLimits = DEFAULT_CLIP_LIMITS) {}
 
   feed(chunk: Uint8Array): void {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     let keepFrom = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i]!;
-      const skip = this.skips(byte);
+    // Where the next quote and backslash are (-1: none left in the chunk): between them a string's
+    // bytes need no look one by one (a minified line is megabytes of them).
+    let nextQuote = -2;
+    let nextBackslash = -2;
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.inString && this.escapeLeft === 0 && this.dropDepth < 0) {
+        if (nextQuote !== -1 && nextQuote < i) nextQuote = bytes.indexOf(QUOTE, i);
+        if (nextBackslash !== -1 && nextBackslash < i) nextBackslash = bytes.indexOf(BACKSLASH, i);
+        const end = Math.min(
+          nextQuote < 0 ? chunk.length : nextQuote,
+          nextBackslash < 0 ? chunk.length : nextBackslash,
+        );
+        const plain = this.plainRun(end - i);
+        if (plain > 0) {
+          if (this.cutting) {
+            if (keepFrom < i) this.out.push(Buffer.from(chunk.subarray(keepFrom, i)));
+            keepFrom = i + plain;
+          }
+          i += plain;
+          continue;
+        }
+      }
+      const skip = this.skips(chunk[i]!);
       if (skip && keepFrom < i) this.out.push(Buffer.from(chunk.subarray(keepFrom, i)));
       if (skip) keepFrom = i + 1;
+      i++;
     }
     if (keepFrom < chunk.length) this.out.push(Buffer.from(chunk.subarray(keepFrom)));
+  }
+
+  /**
+   * Takes up to `available` plain bytes of a string (no quote, no backslash) at once, as stringByte
+   * would one by one, as far as that needs no look at them: all of them once the string is being cut
+   * (skipped), else those that stay within the string's budget (kept). Returns how many it took.
+   */
+  private plainRun(available: number): number {
+    if (available <= 0) return 0;
+    let taken = available;
+    if (!this.cutting && !this.isKey) {
+      const budget = Math.min(
+        this.limits.stringBytes,
+        this.limits.totalStringBytes - this.totalKept + this.stringKept,
+      );
+      // Bytes before the budget is reached are kept; the cut itself waits for a character's start.
+      taken = Math.min(available, budget - this.stringKept);
+      if (taken <= 0) return 0;
+    }
+    this.stringLength += taken;
+    this.endsWithNewline = false;
+    if (!this.cutting) {
+      this.stringKept += taken;
+      if (!this.isKey) this.totalKept += taken;
+    }
+    return taken;
   }
 
   finish(): ClippedRecord {

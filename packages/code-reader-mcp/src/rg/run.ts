@@ -28,6 +28,12 @@ export interface RgRunOptions {
    */
   onChunk?: (chunk: Buffer) => boolean | void;
   /**
+   * Takes a '\n' record of more than LONG_RECORD_BYTES (within maxRecordBytes) as bytes, before it is
+   * decoded: returns what onLine would, or undefined to have it decoded and given to onLine as usual.
+   * Decoding and parsing such records (a match in minified code) was most of a rare search's time.
+   */
+  onLongRecord?: (record: Buffer) => boolean | undefined;
+  /**
    * What ends a record: '\n' (default, e.g. `--json` lines) or '\0' (`--files --null`, so that file
    * names holding a newline survive).
    */
@@ -48,6 +54,8 @@ export interface RgRunResult {
 }
 
 const MAX_STDERR = 16_384;
+/** Records longer than this go to onLongRecord first (they span chunks of ripgrep's output). */
+export const LONG_RECORD_BYTES = 64 * 1024;
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
 /**
@@ -73,6 +81,23 @@ function commandTooLong(error: unknown): ToolError {
     hint: 'Use a shorter query or fewer globs, or search fewer files at a time (a lower file_limit).',
     cause: error,
   });
+}
+
+/**
+ * Where a record that came in several chunks is put together (within maxRecordBytes, so bounded): one
+ * buffer reused, since allocating a fresh one for each long record cost more than copying into it.
+ * Records are handed on synchronously and never kept, so one buffer serves every run.
+ */
+let assembly = Buffer.alloc(0);
+
+function assemble(parts: readonly Buffer[], last: Buffer): Buffer {
+  let size = last.length;
+  for (const part of parts) size += part.length;
+  if (assembly.length < size) assembly = Buffer.allocUnsafe(Math.max(size, 2 * assembly.length));
+  let offset = 0;
+  for (const part of parts) offset += part.copy(assembly, offset);
+  last.copy(assembly, offset);
+  return assembly.subarray(0, size);
 }
 
 /** Runs rg without a shell (arguments are passed as an array, never interpreted). */
@@ -141,15 +166,34 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
       }
       stop();
     };
+    const onLongRecord = options.onLongRecord;
+    /** A long record to onLongRecord; false when it is to be decoded as usual. */
+    const deliverLong = (record: Buffer): boolean => {
+      if (!onLongRecord) return false;
+      if (stopped || timedOut || cancelled || consumerError !== undefined) return true;
+      try {
+        const answer = onLongRecord(record);
+        if (answer === undefined) return false;
+        if (answer !== false) return true;
+        stopped = true;
+      } catch (error) {
+        consumerError = error;
+      }
+      stop();
+      return true;
+    };
     const emit = (last: Buffer) => {
       if (clipper) {
         clipper.feed(last);
         const { text, droppedItems, longestString } = clipper.finish();
         deliver(text, { bytes: pendingBytes + last.length, droppedItems, longestString });
       } else {
-        let line = (pending.length === 0 ? last : Buffer.concat([...pending, last])).toString('utf8');
-        if (separator === 10 && line.endsWith('\r')) line = line.slice(0, -1);
-        deliver(line);
+        const record = pending.length === 0 ? last : assemble(pending, last);
+        if (separator !== 10 || record.length <= LONG_RECORD_BYTES || !deliverLong(record)) {
+          let line = record.toString('utf8');
+          if (separator === 10 && line.endsWith('\r')) line = line.slice(0, -1);
+          deliver(line);
+        }
       }
       pending = [];
       pendingBytes = 0;

@@ -65,16 +65,8 @@ function matchColumn(value: RgText | undefined, byteOffset: number): number {
 /** Cuts a long line to MAX_LINE_CHARS characters around the match, never inside a character. */
 function clip(text: string, column: number): string {
   if (text.length <= MAX_LINE_CHARS) return text; // UTF-16 length ≥ characters: nothing to cut
-  if (!SURROGATE.test(text)) {
-    // One UTF-16 unit per character: cut by index, without an array of every character of the line.
-    const start = Math.max(0, Math.min(column - 1 - 80, text.length - MAX_LINE_CHARS));
-    const rest = text.length - start - MAX_LINE_CHARS;
-    return (
-      (start > 0 ? '…' : '') +
-      text.slice(start, start + MAX_LINE_CHARS) +
-      (rest > 0 ? `…[+${rest} chars]` : '')
-    );
-  }
+  // One UTF-16 unit per character: cut by index, without an array of every character of the line.
+  if (!SURROGATE.test(text)) return clipWindow(text.length, column, (from, to) => text.slice(from, to));
   const chars = [...text];
   if (chars.length <= MAX_LINE_CHARS) return text;
   const start = Math.max(0, Math.min(column - 1 - 80, chars.length - MAX_LINE_CHARS));
@@ -82,6 +74,125 @@ function clip(text: string, column: number): string {
   const rest = chars.length - start - MAX_LINE_CHARS;
   const tail = rest > 0 ? `…[+${rest} chars]` : '';
   return head + chars.slice(start, start + MAX_LINE_CHARS).join('') + tail;
+}
+
+/**
+ * `clip` of a line of `length` characters, one UTF-16 unit each, longer than MAX_LINE_CHARS: the
+ * window around the match at `column`, read with `slice`.
+ */
+function clipWindow(length: number, column: number, slice: (from: number, to: number) => string): string {
+  const start = Math.max(0, Math.min(column - 1 - 80, length - MAX_LINE_CHARS));
+  const rest = length - start - MAX_LINE_CHARS;
+  return (
+    (start > 0 ? '…' : '') + slice(start, start + MAX_LINE_CHARS) + (rest > 0 ? `…[+${rest} chars]` : '')
+  );
+}
+
+const LONG_MATCH_HEAD = Buffer.from('{"type":"match","data":{"path":{');
+const LINES_TEXT = Buffer.from('"lines":{"text":"');
+const AFTER_LINES = Buffer.from('"},"line_number":');
+const BACKSLASH = 0x5c;
+const LOWER_N = 0x6e;
+const LOWER_R = 0x72;
+const LOWER_U = 0x75;
+
+/** A long match line as a JSON string's bytes (escapes and all), shown without decoding all of it. */
+interface JsonLine {
+  bytes: Buffer;
+  /** Where the line's text ends, before its final line break. */
+  end: number;
+}
+
+/**
+ * A long `match` record split from its bytes: the record with an empty line text (small, parsed as
+ * usual) and the line's JSON bytes, of which only the window shown is decoded. Undefined for any other
+ * record (decoded and parsed whole): not a match, a line given as base64 (not UTF-8), or a line break
+ * inside (multiline).
+ */
+function splitLongMatch(record: Buffer): { small: string; line: JsonLine } | undefined {
+  if (record.compare(LONG_MATCH_HEAD, 0, LONG_MATCH_HEAD.length, 0, LONG_MATCH_HEAD.length) !== 0)
+    return undefined;
+  // Inside a JSON string every quote is escaped: the first bare `"lines":{"text":"` is the field, and
+  // the first `"},"line_number":` after it ends the line's text.
+  const at = record.indexOf(LINES_TEXT);
+  if (at < 0) return undefined;
+  const start = at + LINES_TEXT.length;
+  const stop = record.indexOf(AFTER_LINES, start);
+  if (stop < 0) return undefined;
+  const bytes = record.subarray(start, stop);
+  // Escapes (`\"`, `\\`, `\t`, `\u0001`…) each stand for one ASCII character of the line. Only the
+  // last two (a final line break) and the "\n"s (a line break inside) matter here.
+  let breaks = 0;
+  let last = { kind: -1, at: -1 };
+  let before = last;
+  for (let next = bytes.indexOf(BACKSLASH); next >= 0;) {
+    const kind = bytes[next + 1] ?? 0;
+    before = last;
+    last = { kind, at: next };
+    if (kind === LOWER_N) breaks++;
+    next = bytes.indexOf(BACKSLASH, next + (kind === LOWER_U ? 6 : 2));
+  }
+  // The final line break is not shown (as stripNewline): "\n", or "\r\n".
+  let end = bytes.length;
+  if (last.kind === LOWER_N && last.at === end - 2) {
+    end -= 2;
+    breaks--;
+    if (before.kind === LOWER_R && before.at === end - 2) end -= 2;
+  }
+  if (breaks > 0) return undefined; // a line break inside: multiline
+  return { small: record.toString('utf8', 0, start) + record.toString('utf8', stop), line: { bytes, end } };
+}
+
+/**
+ * A long line as `match` shows it (see matchColumn and clip), from its JSON bytes: characters (code
+ * points) are counted on the bytes, and only the window shown is decoded.
+ */
+function longMatch(
+  { bytes, end }: JsonLine,
+  firstStart: number | undefined,
+): { text: string; column: number } {
+  const decode = (from: number, to: number) => JSON.parse(`"${bytes.toString('utf8', from, to)}"`) as string;
+  // Characters of the line, and before the match (its offset is in the line's own bytes, where an
+  // escape is one byte).
+  let chars = 0;
+  let lineBytes = 0;
+  let column = firstStart === undefined ? 1 : 0;
+  for (let i = 0; i < end;) {
+    if (lineBytes === firstStart) column = chars + 1;
+    const byte = bytes[i]!;
+    if (byte === BACKSLASH) {
+      i += bytes[i + 1] === LOWER_U ? 6 : 2;
+      chars++;
+    } else {
+      if ((byte & 0xc0) !== 0x80) chars++;
+      i++;
+    }
+    lineBytes++;
+  }
+  if (column === 0) column = chars + 1;
+  if (chars <= MAX_LINE_CHARS) return { text: decode(0, end), column };
+  const text = clipWindow(chars, column, (from, to) => {
+    // The bytes of characters [from, to).
+    let first = end;
+    let last = end;
+    let index = 0;
+    for (let i = 0; i < end;) {
+      const byte = bytes[i]!;
+      if ((byte & 0xc0) === 0x80) {
+        i++;
+        continue;
+      }
+      if (index === from) first = i;
+      if (index === to) {
+        last = i;
+        break;
+      }
+      index++;
+      i += byte === BACKSLASH ? (bytes[i + 1] === LOWER_U ? 6 : 2) : 1;
+    }
+    return decode(first, last);
+  });
+  return { text, column };
 }
 
 /** One `rg --json` line; undefined for a line that is not whole JSON (e.g. cut short by a kill). */
@@ -155,6 +266,25 @@ export class JsonMatchCollector {
     this.beyondCutoff = comparePaths(this.currentFile, this.cutoff) > 0;
   }
 
+  /** A long match line being read from its bytes (see pushLong). */
+  private longLine: JsonLine | undefined;
+
+  /**
+   * Feeds one long record as bytes: a match whose line is plain ASCII is read without decoding the
+   * line (the same answer as push, at a fraction of the cost); undefined for any other record, to be
+   * decoded and fed to push.
+   */
+  pushLong(record: Buffer): boolean | undefined {
+    const split = splitLongMatch(record);
+    if (!split) return undefined;
+    this.longLine = split.line;
+    try {
+      return this.push(split.small);
+    } finally {
+      this.longLine = undefined;
+    }
+  }
+
   /** Feeds one line (always returns true: every match is counted; see matchesInOrder). */
   push(line: string, clipped?: ClippedInfo): boolean {
     if (!line.startsWith('{')) return true;
@@ -207,7 +337,11 @@ export class JsonMatchCollector {
   private match(event: RgLineEvent, clipped: ClippedInfo | undefined): void {
     const lineNumber = event.data.line_number ?? 0;
     const first = event.data.submatches?.[0];
-    const shown = clipped ? this.clippedMatch(event, clipped) : undefined;
+    const shown = clipped
+      ? this.clippedMatch(event, clipped)
+      : this.longLine
+        ? longMatch(this.longLine, first?.start)
+        : undefined;
     const raw = shown?.text ?? stripNewline(textOf(event.data.lines));
     const column = shown?.column ?? (first ? matchColumn(event.data.lines, first.start) : 1);
     const submatches = Math.max(1, (event.data.submatches?.length ?? 1) + (clipped?.droppedItems ?? 0));
@@ -242,7 +376,7 @@ export class JsonMatchCollector {
       const column = first ? charColumn(head, first.start) : 1;
       return { text: clip(stripNewline(head.toString('utf8')), column) + marker, column };
     }
-    const keptChars = [...head.toString('utf8')].length;
+    const keptChars = codePoints(head.toString('utf8'));
     const column = keptChars + (first.start - head.length) + 1;
     const matched = clip(textOf(first.match), 1);
     return { text: `…${matched}${marker}`, column };

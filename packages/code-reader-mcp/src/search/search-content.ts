@@ -88,6 +88,7 @@ export class SearchEngine {
         deadline,
         ...(mode === 'count' ? { separator: '\0' as const } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(mode === 'json' ? { onLongRecord: (record: Buffer) => collector.pushLong(record) } : {}),
         onLine: (line, clipped) => {
           if (mode === 'json') return collector.push(line, clipped);
           counter.push(line);
