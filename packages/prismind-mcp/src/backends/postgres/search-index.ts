@@ -18,7 +18,6 @@ import {
 import {
   embedLater,
   foldedGramVector,
-  foldedGrams,
   similarities,
   type PendingVector,
   type VectorKind,
@@ -227,14 +226,14 @@ export class PgSearchIndex implements SearchIndex {
         created_at: entry.created_at,
         search_text: searchText,
         tokens: shortTermTokenList(runs),
-        vec: ext.vector ? foldedGrams(texts[i]!, runs) : null,
+        vec: ext.vector ? foldedGramVector(texts[i]!, runs) : null,
       };
     });
     const json = (column: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${column}))`;
     // Rows in the order they were added (ids are "newest first" in search), as one jsonb parameter.
     const vector = ext.vector
       ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec)
-           SELECT added.id, r.vec::text::${ext.vector}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
+           SELECT added.id, r.vec::${ext.vector}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
       : '';
     // At most a few batches in flight: a load in one transaction must not queue its whole self in memory.
     while (this.ctx.inflight.length >= KNOWLEDGE_IN_FLIGHT) await this.ctx.inflight.shift();
@@ -244,7 +243,7 @@ export class PgSearchIndex implements SearchIndex {
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(n integer, knowledge_id text, content text, category text,
            project text, project_key text, tags jsonb, tag_keys jsonb, source text, created_at text,
-           search_text text, tokens jsonb, vec jsonb)
+           search_text text, tokens jsonb, vec text)
        ),
        added AS (
          INSERT INTO ${t.knowledge} (knowledge_id, content, category, project, project_key, tags, tag_keys,

@@ -16,8 +16,6 @@ export type { PendingVector, VectorKind };
  * The character n-gram vector of part 1 folded into GRAM_DIM dimensions and normalised, each value
  * rounded to 5 decimals: what the HNSW index compares (cosine) to find texts that share pieces with a
  * query. Ranking still uses the exact n-gram cosine; the folded vector only finds the candidates.
- * Numbers, not text: a bulk load hands them to JSON.stringify, which writes them far faster than
- * formatting 256 values per row in JavaScript.
  */
 export function foldedGrams(text: string, runsOfWholeText?: TextRun[]): number[] {
   // Straight into the folded buckets, without the sparse map (a bulk load folds 100,000 texts); the
@@ -32,9 +30,13 @@ export function foldedGrams(text: string, runsOfWholeText?: TextRun[]): number[]
   return Array.from(folded, (v) => Math.round((v / norm) * 1e5) / 1e5);
 }
 
-/** foldedGrams in pgvector's text form (`[0.1,0.25,0]`), for a `$n::vector` parameter. */
-export function foldedGramVector(text: string): string {
-  return `[${foldedGrams(text).join(',')}]`;
+/**
+ * foldedGrams in pgvector's text form (`[0.1,0.25,0]`). A bulk load sends it inside its JSON as a
+ * string: PostgreSQL parses 1,000 rows' vectors from strings in about 50 ms, from JSON numbers (numeric,
+ * then text, then float) in about 350 ms.
+ */
+export function foldedGramVector(text: string, runsOfWholeText?: TextRun[]): string {
+  return `[${foldedGrams(text, runsOfWholeText).join(',')}]`;
 }
 
 /** Similarity of each candidate to the query (see scoreSimilarities), with vectors kept in PostgreSQL. */
