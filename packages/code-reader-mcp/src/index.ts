@@ -17,7 +17,12 @@ if (builtIn.enableCompileCache) {
   bundle = createRequire(import.meta.url)(BUNDLE) as Bundle;
 } else {
   const off = process.env.NODE_DISABLE_COMPILE_CACHE;
-  const dir = off && off !== '0' ? undefined : userCacheDir('code-reader-mcp');
+  let dir: string | undefined;
+  try {
+    dir = off && off !== '0' ? undefined : userCacheDir('code-reader-mcp');
+  } catch {
+    dir = undefined; // no home directory (os.homedir() throws): start without a cache
+  }
   // This module sits beside the bundle, so its import() resolves what the bundle's would.
   bundle = loadWithCodeCache<Bundle>(BUNDLE, dir, (specifier) => import(specifier)).exports;
 }

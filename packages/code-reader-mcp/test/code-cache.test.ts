@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userCacheDir } from '../src/start/code-cache.js';
 import { copyFixture, removeDir } from './helpers.js';
 
 const run = promisify(execFile);
@@ -47,6 +48,16 @@ describe('code cache of the server bundle', () => {
     // Node 20 loses vm.Script's import() callback in code from a cache: hence __loaderImport.
     expect(await load(file, cacheDir)).toEqual({ value: `one${path.sep}`, cache: 'hit' });
   });
+
+  it.runIf(process.platform === 'linux')(
+    'lives in XDG_CACHE_HOME when it is absolute, else in ~/.cache',
+    () => {
+      expect(userCacheDir('x', { XDG_CACHE_HOME: '/var/cache/me' })).toBe('/var/cache/me/x');
+      expect(userCacheDir('x', { XDG_CACHE_HOME: 'relative/dir' })).toBe(
+        path.join(os.homedir(), '.cache', 'x'),
+      );
+    },
+  );
 
   it('a server that keeps running writes its cache a second after it started', async () => {
     const file = path.join(dir, 'long.cjs');

@@ -16,14 +16,23 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 
-/** Where a tool keeps per-user caches on this platform (`~/.cache/<name>` on Linux). */
-export function userCacheDir(name: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * Where a tool keeps per-user caches on this platform (`~/.cache/<name>` on Linux), or undefined when
+ * there is no absolute place for it (no home directory). A relative XDG_CACHE_HOME is ignored, as the
+ * XDG spec asks.
+ */
+export function userCacheDir(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const home = os.homedir();
+  let dir: string;
   if (process.platform === 'win32') {
-    return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), name, 'Cache');
+    dir = path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), name, 'Cache');
+  } else if (process.platform === 'darwin') {
+    dir = path.join(home, 'Library', 'Caches', name);
+  } else {
+    const xdg = env.XDG_CACHE_HOME;
+    dir = path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache'), name);
   }
-  if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', name);
-  return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), name);
+  return path.isAbsolute(dir) ? dir : undefined;
 }
 
 export interface CachedLoad<T> {
