@@ -78,6 +78,12 @@ describe('the same tree, the same answer', () => {
     }
   });
 
+  it('list_files count_only counts names split across chunks of ripgrep output (440 kB of paths)', async () => {
+    const listed = await server.json('list_files', { limit: 10_000 });
+    expect(listed.count).toBe(2003); // the rows kept (shown in pages)
+    expect((await server.json('list_files', { count_only: true })).count).toBe(2003);
+  });
+
   it('list_files continues a cursor over an unchanged tree without CONFLICT', async () => {
     const first = await server.json('list_files', { limit: 3000, max_answer_tokens: 2000 });
     expect(first.next_cursor).toBeDefined();

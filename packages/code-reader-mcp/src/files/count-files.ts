@@ -8,6 +8,7 @@ export interface CountQuery {
   root: { dir: string };
   isDenied?: (foundPath: string) => boolean;
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
+  allowedFileCheck?: () => (file: string) => boolean;
   signal?: AbortSignal;
 }
 
@@ -15,6 +16,8 @@ interface Folder {
   files: number;
   /** One file's path as ripgrep printed it, relative to the root: it stands for its folder. */
   sample: string;
+  /** The policy's answer for the folder's files, when checked as the folder was found. */
+  allowed?: boolean;
 }
 
 const SEPARATOR = path.sep.charCodeAt(0);
@@ -32,6 +35,10 @@ export async function countFilesByFolder(
   rgArgs: readonly string[],
   nameRegex: TextTest | undefined,
 ): Promise<number> {
+  const base = query.root.dir.endsWith(path.sep) ? query.root.dir : query.root.dir + path.sep;
+  // Folders are checked as ripgrep finds them, while it walks on (one lstat each, that would otherwise
+  // come after the walk).
+  const allowedNow = query.allowedFileCheck?.();
   const folders = new Map<string, Folder>();
   let current: Folder | undefined;
   /** The current folder's bytes (relative to the root), to compare the next record's with. */
@@ -55,6 +62,10 @@ export async function countFilesByFolder(
       current = folders.get(key);
       if (current === undefined) {
         current = { files: 0, sample: buf.toString('utf8', start, end) };
+        if (allowedNow) {
+          const abs = base + current.sample;
+          current.allowed = query.isDenied?.(abs) !== true && allowedNow(abs);
+        }
         folders.set(key, current);
       }
     }
@@ -66,13 +77,23 @@ export async function countFilesByFolder(
     ...(query.signal ? { signal: query.signal } : {}),
     onLine: () => {},
     onChunk: (chunk) => {
-      const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
       let start = 0;
-      for (let end = buf.indexOf(0, start); end >= 0; end = buf.indexOf(0, start)) {
-        record(buf, start, end);
+      if (carry) {
+        // A name begun in an earlier chunk: only it is copied together, not the whole chunk.
+        const first = chunk.indexOf(0);
+        if (first < 0) {
+          carry = Buffer.concat([carry, chunk]);
+          return;
+        }
+        const joined = Buffer.concat([carry, chunk.subarray(0, first)]);
+        record(joined, 0, joined.length);
+        start = first + 1;
+      }
+      for (let end = chunk.indexOf(0, start); end >= 0; end = chunk.indexOf(0, start)) {
+        record(chunk, start, end);
         start = end + 1;
       }
-      carry = start < buf.length ? buf.subarray(start) : undefined;
+      carry = start < chunk.length ? chunk.subarray(start) : undefined;
     },
   });
   // A last name without its NUL (never from rg --null, but a name is not lost if so).
@@ -82,7 +103,11 @@ export async function countFilesByFolder(
       hint: 'Check the globs and file types (rg --type-list shows the known types).',
     });
   }
-  const base = query.root.dir.endsWith(path.sep) ? query.root.dir : query.root.dir + path.sep;
+  if (allowedNow) {
+    let count = 0;
+    for (const folder of folders.values()) if (folder.allowed === true) count += folder.files;
+    return count;
+  }
   const samples: string[] = [];
   const counts: number[] = [];
   for (const { files, sample } of folders.values()) {

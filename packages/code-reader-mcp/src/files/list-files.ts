@@ -44,6 +44,8 @@ export interface ListFilesQuery {
   isDenied?: (foundPath: string) => boolean;
   /** Of the files found, those the policy allows by their real location (checked on every result). */
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
+  /** The same check one file at a time (synchronous), made afresh for each listing. */
+  allowedFileCheck?: () => (file: string) => boolean;
   signal?: AbortSignal;
 }
 

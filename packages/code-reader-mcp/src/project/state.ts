@@ -83,13 +83,7 @@ export class ProjectPaths {
    * not a set: a set of 43,000 paths cost more than the checks themselves.
    */
   async allowedFiles(files: Iterable<string>): Promise<(file: string) => boolean> {
-    const policy = this.policy;
-    /** Per folder: reached from a root without a link (its files are allowed as reported). */
-    const plainFolders = new Map<string, boolean>();
-    /** Files in other folders that their real location allows. */
-    const allowedLinked = new Set<string>();
-    const realFolders = new Map<string, string | undefined>();
-    const linkFree = linkFreeFolders(policy.roots);
+    const allowed = this.allowedFileCheck();
     // Synchronous file system calls in time slices: thousands of promise realpaths through libuv's
     // thread pool cost more than the walk that found the files; the event loop still turns every
     // SLICE_MS.
@@ -100,20 +94,36 @@ export class ProjectPaths {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
+      allowed(file);
+    }
+    return allowed;
+  }
+
+  /**
+   * allowedFiles' check one file at a time, for a walk that checks folders as they come (while ripgrep
+   * still walks): synchronous, the file system asked once per folder and the answers kept — so one
+   * check per listing, made afresh for each.
+   */
+  allowedFileCheck(): (file: string) => boolean {
+    const policy = this.policy;
+    /** Per folder: reached from a root without a link (its files are allowed as reported). */
+    const plainFolders = new Map<string, boolean>();
+    const realFolders = new Map<string, string | undefined>();
+    const linkFree = linkFreeFolders(policy.roots);
+    return (file) => {
       const dir = folderOf(file);
       let plain = plainFolders.get(dir);
       if (plain === undefined) {
         plain = linkFree(dir);
         plainFolders.set(dir, plain);
       }
-      if (plain) continue;
+      if (plain) return true;
       // A link on the way (or a folder that could not be read): where does the file really live?
       if (!realFolders.has(dir)) realFolders.set(dir, realPathOrUndefined(dir));
       const realDir = realFolders.get(dir);
-      if (realDir === undefined) continue; // gone since the walk: not listed
-      if (realDir === dir || policy.allows(path.join(realDir, path.basename(file)))) allowedLinked.add(file);
-    }
-    return (file) => plainFolders.get(folderOf(file)) === true || allowedLinked.has(file);
+      if (realDir === undefined) return false; // gone since the walk: not listed
+      return realDir === dir || policy.allows(path.join(realDir, path.basename(file)));
+    };
   }
 
   get denyGlobs(): readonly string[] {

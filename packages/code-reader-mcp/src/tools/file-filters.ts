@@ -105,5 +105,6 @@ export async function fileQueryOf(
     denyGlobs: paths.denyGlobs,
     isDenied: paths.deniedPredicate(),
     allowedFiles: (files: string[]) => paths.allowedFiles(files),
+    allowedFileCheck: () => paths.allowedFileCheck(),
   });
 }
