@@ -97,6 +97,10 @@ export async function recommendedDocs(stores: Stores, project: ProjectConfig, ta
   return [...picked.values()];
 }
 
+// start_session saves the current project, the session's start and the progress sheet's corrections:
+// all derivable again, so it need not wait for a database server's disk (WriteOptions.durable).
+const START_IS_DERIVABLE = { durable: false } as const;
+
 export async function startSession(
   engine: Engine,
   input: { project?: string | undefined; user?: string | undefined },
@@ -134,7 +138,7 @@ export async function startSession(
       next_action: state.next_action,
       message: lines.join('\n'),
     };
-  });
+  }, START_IS_DERIVABLE);
 }
 
 export interface SaveInput {

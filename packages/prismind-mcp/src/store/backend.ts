@@ -208,6 +208,14 @@ export interface WriteOptions {
    * Backends without generated views ignore it.
    */
   views?: boolean;
+  /**
+   * false: the write saves only what can be derived again (start_session's current project and session
+   * start), so a backend may commit it without waiting for its disk. PostgreSQL then commits with
+   * `synchronous_commit = off`: the database stays consistent, and a crash of the database server may
+   * lose the last such commits — what the local store (SQLite, WAL, synchronous NORMAL) risks on a
+   * power cut for every write. Every other write waits for the disk.
+   */
+  durable?: boolean;
 }
 
 export interface Backend {

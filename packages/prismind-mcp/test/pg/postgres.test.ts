@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { silentLogger } from '@mcp-workbench/core/engine';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresBackend } from '../../src/backends/postgres/postgres-backend.js';
 import { defaultConfig } from '../../src/engine/projects.js';
 import { connect, tempDir, withProject, type StoreFixture } from '../harness.js';
@@ -323,6 +323,42 @@ describe(`the PostgreSQL store (${kind})`, () => {
     } finally {
       await backend.close();
     }
+  });
+
+  it('start_session commits without waiting for the disk (it saves only derivable state); other writes wait', async () => {
+    const client = await withProject(store);
+    await client.call('update_progress', {
+      task_id: 'T01',
+      new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
+    });
+    const begins = (sent: unknown[]) =>
+      sent.filter((sql): sql is string => typeof sql === 'string' && sql.startsWith('BEGIN'));
+    const watch = async (work: () => Promise<unknown>) => {
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        await work();
+        return begins(spy.mock.calls.map((args) => args[0]));
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    let answer!: { started_at: string };
+    const started = await watch(async () => (answer = await client.call('start_session', { user: 'alice' })));
+    const updated = await watch(() => client.call('update_progress', { task_id: 'T01', status: 'in_progress' }));
+    const writes = (list: string[]) => list.filter((sql) => !sql.includes('READ ONLY'));
+    expect(writes(started)).toHaveLength(1);
+    expect(writes(started)[0]).toContain('SET LOCAL synchronous_commit = off');
+    expect(writes(updated).length).toBeGreaterThan(0);
+    for (const sql of updated) expect(sql).not.toContain('synchronous_commit');
+    // What it saved is there for the next call, on another connection.
+    const other = await open(store.env.PRISMIND_DATABASE_URL!);
+    try {
+      const session = await other.read((stores) => stores.sessions.get('trapxtrap', 'alice'));
+      expect(session?.started_at).toBe(answer.started_at);
+    } finally {
+      await other.close();
+    }
+    await client.close();
   });
 
   it('a write waits for another server holding the project, then sees its commit: no lost update', async () => {

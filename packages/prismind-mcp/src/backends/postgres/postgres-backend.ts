@@ -1,7 +1,7 @@
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
-import type { Backend, BackendInfo, BulkSize, Stores } from '../../store/backend.js';
+import type { Backend, BackendInfo, BulkSize, Stores, WriteOptions } from '../../store/backend.js';
 import {
   connectionSettings,
   createPool,
@@ -43,6 +43,8 @@ export interface PostgresBackendOptions {
 const ATTEMPTS = 5;
 /** The longest a write waits for another server's lock before it gives up with BACKEND_UNAVAILABLE. */
 const LOCK_TIMEOUT = '60s';
+/** A write that saves only derivable state commits without waiting for the WAL flush (WriteOptions.durable). */
+const NOT_DURABLE = '; SET LOCAL synchronous_commit = off';
 
 /**
  * Session settings of the searches (search-index.ts): HNSW keeps walking until enough rows pass the
@@ -171,11 +173,15 @@ export class PostgresBackend implements Backend {
     return this.transaction(false, work);
   }
 
-  async write<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
-    return this.transaction(true, work);
+  async write<T>(work: (stores: Stores) => Promise<T>, options?: WriteOptions): Promise<T> {
+    return this.transaction(true, work, options?.durable !== false);
   }
 
-  private async transaction<T>(writable: boolean, work: (stores: Stores) => Promise<T>): Promise<T> {
+  private async transaction<T>(
+    writable: boolean,
+    work: (stores: Stores) => Promise<T>,
+    durable = true,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       const { ctx, stores, vectors } = this.context(client, writable);
@@ -187,7 +193,7 @@ export class PostgresBackend implements Backend {
         // Not waited for: the work's first statement goes out behind it (see context.ts send).
         const begin = client.query(
           writable
-            ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${settings}`
+            ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${durable ? '' : NOT_DURABLE}${settings}`
             : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${settings}`,
         );
         begin.catch(() => undefined);
