@@ -344,7 +344,9 @@ describe(`the PostgreSQL store (${kind})`, () => {
     };
     let answer!: { started_at: string };
     const started = await watch(async () => (answer = await client.call('start_session', { user: 'alice' })));
-    const updated = await watch(() => client.call('update_progress', { task_id: 'T01', status: 'in_progress' }));
+    const updated = await watch(() =>
+      client.call('update_progress', { task_id: 'T01', status: 'in_progress' }),
+    );
     const writes = (list: string[]) => list.filter((sql) => !sql.includes('READ ONLY'));
     expect(writes(started)).toHaveLength(1);
     expect(writes(started)[0]).toContain('SET LOCAL synchronous_commit = off');
