@@ -2,15 +2,12 @@ import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { runRipgrep } from '../rg/run.js';
 import type { TextTest } from '../util/linear-regex.js';
+import type { ListFilesQuery } from './list-files.js';
 
-/** What counting needs of a listing query (see ListFilesQuery). */
-export interface CountQuery {
+/** What counting needs of a listing query: its policy checks and one root. */
+export type CountQuery = Pick<ListFilesQuery, 'isDenied' | 'allowedFiles' | 'allowedFileCheck' | 'signal'> & {
   root: { dir: string };
-  isDenied?: (foundPath: string) => boolean;
-  allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
-  allowedFileCheck?: () => (file: string) => boolean;
-  signal?: AbortSignal;
-}
+};
 
 interface Folder {
   files: number;

@@ -24,6 +24,16 @@ async function rows<T>(url: string, sql: string): Promise<T[]> {
   }
 }
 
+/** A server on the store with project trapxtrap current and its task T01. */
+async function withTaskT01(store: StoreFixture) {
+  const client = await withProject(store);
+  await client.call('update_progress', {
+    task_id: 'T01',
+    new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
+  });
+  return client;
+}
+
 const open = (url: string, pgvector = true) =>
   PostgresBackend.open({ url, schema: 'prismind', poolSize: 3, pgvector, logger: silentLogger });
 
@@ -326,11 +336,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
   });
 
   it('start_session commits without waiting for the disk (it saves only derivable state); other writes wait', async () => {
-    const client = await withProject(store);
-    await client.call('update_progress', {
-      task_id: 'T01',
-      new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
-    });
+    const client = await withTaskT01(store);
     const begins = (sent: unknown[]) =>
       sent.filter((sql): sql is string => typeof sql === 'string' && sql.startsWith('BEGIN'));
     const watch = async (work: () => Promise<unknown>) => {
@@ -364,11 +370,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
   });
 
   it('a write waits for another server holding the project, then sees its commit: no lost update', async () => {
-    const client = await withProject(store);
-    await client.call('update_progress', {
-      task_id: 'T01',
-      new_task: { phase: 'Phase 1', task_id: 'T01', name: '罠の設計' },
-    });
+    const client = await withTaskT01(store);
     // Another server (a backend of its own, its own connections) reads the task inside a write and holds
     // the transaction open while this server's update_progress runs.
     const other = await open(store.env.PRISMIND_DATABASE_URL!);
