@@ -3,7 +3,7 @@
 // short, realistic session on the sample material in examples/, and prints what each tool returned.
 // Servers that are not in the repository are simply not listed.
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -222,8 +222,11 @@ function show(text) {
 
 let failures = 0;
 for (const scenario of scenarios) {
-  const bin = path.join(repo, 'packages', scenario.server, 'dist', 'index.js');
-  if (!existsSync(bin)) continue;
+  // The bin the published package declares (what `npx -y <server>` runs).
+  const packageDir = path.join(repo, 'packages', scenario.server);
+  if (!existsSync(packageDir)) continue;
+  const { bin: bins } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  const bin = path.join(packageDir, bins[scenario.server]);
   const root = await scenario.root();
   console.log(
     `\n━━━ ${scenario.title ?? scenario.server} (root: ${path.relative(repo, root).startsWith('..') ? root : path.relative(repo, root)})`,
