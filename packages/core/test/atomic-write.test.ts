@@ -95,6 +95,30 @@ describe('aborting an atomic write', () => {
     expect(await readdir(dir)).toEqual(['target.txt']);
   });
 
+  it('an abort while the write is starting never fills a temp file, and leaves none', async () => {
+    const dir = await tempDir();
+    const target = path.join(dir, 'target.txt');
+    await writeFile(target, 'ORIGINAL');
+    // Abort after 0, 1, … turns of the event loop: before, during and after the temp file is created.
+    for (let turns = 0; turns < 12; turns++) {
+      const controller = new AbortController();
+      let startedAfterAbort = false;
+      const writing = withAtomicFile(
+        target,
+        async (file) => {
+          startedAfterAbort ||= controller.signal.aborted;
+          await file.writeFile('NEW');
+        },
+        { signal: controller.signal },
+      );
+      for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+      controller.abort();
+      await writing.catch((error: { code?: string }) => expect(error.code).toBe('CANCELLED'));
+      expect(startedAfterAbort, `abort after ${turns} turns`).toBe(false);
+      expect(await temps(dir), `abort after ${turns} turns`).toEqual([]);
+    }
+  });
+
   it('refuses to start with a signal that is already aborted', async () => {
     const dir = await tempDir();
     await expect(

@@ -67,6 +67,8 @@ export async function atomicWriteIn(
   const tempName = tempNameFor(target);
   const temp = dir.child(tempName);
   const previous = options.noClobber ? undefined : await existing(dir.child(name));
+  // An abort during that look fired no listener (none was added yet): stop before creating anything.
+  if (signal?.aborted) throw cancelled(target);
   let committing = false;
   const remove = () => rmSync(temp, { force: true });
   // Remove the temp file the moment the call is aborted: a shutdown exits soon after aborting, and a
@@ -81,6 +83,8 @@ export async function atomicWriteIn(
     const handle = await openInDir(dir, tempName, CREATE_FLAGS, options.mode ?? 0o644);
     try {
       if (previous && options.keepMode !== false) await keepOwnerAndMode(handle, previous);
+      // An abort while the temp file was being created found nothing to remove: never fill it.
+      if (signal?.aborted) throw cancelled(target);
       await write(handle);
       await handle.sync();
     } finally {
