@@ -67,9 +67,19 @@ export function noCredentials(settings: GoogleSettings): ToolError {
   );
 }
 
-/** Writes token.json atomically, readable by its owner only. */
+/** A signal that never aborts, for writes that must outlive the tool call they happen in. */
+const NEVER = new AbortController().signal;
+
+/**
+ * Writes token.json atomically, readable by its owner only. Even when the tool call whose request
+ * refreshed the token is cancelled: the refresh has retired the old token, which is all the file has.
+ */
 export async function saveToken(file: string, token: TokenFile): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(token, null, 2)}\n`, { mode: 0o600, keepMode: false });
+  await writeFileAtomic(file, `${JSON.stringify(token, null, 2)}\n`, {
+    mode: 0o600,
+    keepMode: false,
+    signal: NEVER,
+  });
 }
 
 /**
@@ -141,8 +151,11 @@ function userClient(settings: GoogleSettings, logger: Logger, writes: Set<Promis
     ...(token.access_token ? { access_token: token.access_token, expiry_date: token.expiry_date ?? 0 } : {}),
   });
   let current = { ...token } as TokenFile;
+  let written: TokenFile | undefined;
+  let queue: Promise<void> = Promise.resolve();
   // A refresh may rotate the refresh token: keep the new one (the old may stop working), and the new
-  // access token so the next process does not refresh again.
+  // access token so the next process does not refresh again. One write at a time, each of the newest
+  // token: two writes at once could rename an older, already retired token into place last.
   client.on('tokens', (tokens: Credentials) => {
     current = {
       ...current,
@@ -150,9 +163,16 @@ function userClient(settings: GoogleSettings, logger: Logger, writes: Set<Promis
       ...(tokens.access_token ? { access_token: tokens.access_token } : {}),
       ...(tokens.expiry_date ? { expiry_date: tokens.expiry_date } : {}),
     };
-    const write = saveToken(settings.token_file, current)
+    const write = queue
+      .then(async () => {
+        if (written === current) return; // a write queued earlier already saved this one
+        const saving = current;
+        await saveToken(settings.token_file, saving);
+        written = saving;
+      })
       .catch((error: unknown) => logger.warn(`Could not update ${settings.token_file}`, error))
       .finally(() => writes.delete(write));
+    queue = write;
     writes.add(write);
   });
   return client;
