@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Node, Tree, TreeCursor } from 'web-tree-sitter';
 import { Yielder } from '../util/yield.js';
-import { countTokens } from '../tokens/counter.js';
 import type { LanguageId } from './languages.js';
 
 export interface LineMetrics {
@@ -121,23 +120,15 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }
 
-export async function fileMetrics(
+/** Line counts of a source, with comment lines taken from its tree (every non-blank line is code without one). */
+export async function lineMetricsOf(
   text: string,
-  bytes: number,
   tree: Tree | undefined,
-  hash = contentHash(text),
   language?: LanguageId,
   yielder: Yielder = new Yielder(),
-  /** The count, when the caller started it earlier (it runs on the tokenizer's thread meanwhile). */
-  tokens: Promise<number> = countTokens(text),
-): Promise<FileMetrics> {
+): Promise<LineMetrics> {
   const comments = tree ? await commentRanges(tree, language, yielder) : [];
-  return {
-    ...lineMetrics(text, comments),
-    bytes,
-    content_hash: hash,
-    tokens: await tokens,
-  };
+  return lineMetrics(text, comments);
 }
 
 export function unsupportedWarning(language: LanguageId | undefined, file: string): string | undefined {

@@ -126,6 +126,19 @@ async function loadLanguage(runtime: Runtime, id: LanguageId): Promise<Language>
   return grammar;
 }
 
+/**
+ * Starts loading these grammars at once (each is read and compiled off the event loop), so that a
+ * batch does not load them one after another as its files reach each language. Failures are left to
+ * the parse that needs the grammar, which reports them.
+ */
+export function preloadGrammars(ids: Iterable<LanguageId>): void {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return;
+  void loadRuntime()
+    .then((runtime) => Promise.all(wanted.map((id) => loadLanguage(runtime, id))))
+    .catch(() => undefined);
+}
+
 /** A parsed source: its tree, and queries compiled against the same instance and grammar. */
 export interface ParsedSource {
   tree: Tree;
