@@ -4,7 +4,8 @@ import { decodeToonText } from '@mcp-workbench/core/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectLanguage } from '../src/code/languages.js';
-import { lineMetrics } from '../src/code/metrics.js';
+import { queriedCommentRanges } from '../src/code/comment-query.js';
+import { commentRanges, lineMetrics } from '../src/code/metrics.js';
 import { parseSource } from '../src/code/parser.js';
 import { structureCache } from '../src/code/parsed-file.js';
 import type { CodeStructure } from '../src/code/structure.js';
@@ -86,6 +87,40 @@ const SAMPLES: [string, string, [number, number, number, number], string[], stri
   ['src/php/User.php', 'php', [18, 14, 1, 3], ['class:User'], ['User.greet/2'], 1],
   ['src/sh/deploy.sh', 'bash', [13, 10, 1, 2], [], ['deploy/3'], 1],
 ];
+
+describe('comment lines of small files (one query) and big files (a walk)', () => {
+  // Files up to 256 KB take their comments from one query, bigger ones from a cursor walk: a file
+  // must not change its comment_lines by crossing that size.
+  const PYTHON_EDGES = [
+    '"""Module doc."""  # and a comment',
+    'x = 1',
+    '"implicit" "concatenation"',
+    '"two", "strings"',
+    'def f():',
+    '    """Doc',
+    '    on two lines."""',
+    '    # inside',
+    '    return f"""{x}"""',
+    "b'bytes as a statement'",
+    '("a parenthesized string")',
+    '',
+  ].join('\n');
+
+  it.each([...SAMPLES.map(([file]) => file), 'edges.py'])('%s', async (file) => {
+    const text = file === 'edges.py' ? PYTHON_EDGES : await readFile(path.join(dir, file), 'utf8');
+    const id = detectLanguage(file, text.slice(0, 256));
+    if (!id) throw new Error(`no grammar for ${file}`);
+    const parsed = await parseSource(id, text);
+    try {
+      const walked = await commentRanges(parsed.tree, id);
+      const queried = queriedCommentRanges(parsed.tree, parsed.language, id, parsed.query);
+      expect(lineMetrics(text, queried)).toEqual(lineMetrics(text, walked));
+      expect(lineMetrics(text, walked).comment_lines).toBeGreaterThan(0);
+    } finally {
+      parsed.release();
+    }
+  });
+});
 
 describe('check_code_scale on every supported language', () => {
   it.each(SAMPLES)(

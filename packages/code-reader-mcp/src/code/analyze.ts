@@ -93,7 +93,7 @@ async function analyzeSource(
   const tree = parsed?.tree;
   const yielder = new Yielder(signal);
   try {
-    const lines = await lineMetricsOf(source.text, tree, source.language, yielder);
+    const lines = await lineMetricsOf(source.text, tree, source.language, yielder, parsed);
     const structure =
       tree && withStructure && source.language
         ? await buildStructure(tree, source.text, source.language, yielder, signal)

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Node, Tree, TreeCursor } from 'web-tree-sitter';
+import type { Language, Node, Query, Tree, TreeCursor } from 'web-tree-sitter';
 import { Yielder } from '../util/yield.js';
 import type { LanguageId } from './languages.js';
+import { COMMENT_QUERY_MAX_CHARS, queriedCommentRanges } from './comment-query.js';
 
 export interface LineMetrics {
   total_lines: number;
@@ -120,14 +121,22 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }
 
-/** Line counts of a source, with comment lines taken from its tree (every non-blank line is code without one). */
+/**
+ * Line counts of a source, with comment lines taken from its tree (every non-blank line is code without
+ * one). `parsed` (the tree's grammar and its query compiler) lets a small file use one query for its
+ * comments instead of the walk.
+ */
 export async function lineMetricsOf(
   text: string,
   tree: Tree | undefined,
   language?: LanguageId,
   yielder: Yielder = new Yielder(),
+  parsed?: { language: Language; query: (source: string) => Query },
 ): Promise<LineMetrics> {
-  const comments = tree ? await commentRanges(tree, language, yielder) : [];
+  let comments: [number, number][] = [];
+  if (tree && parsed && text.length <= COMMENT_QUERY_MAX_CHARS)
+    comments = queriedCommentRanges(tree, parsed.language, language, parsed.query);
+  else if (tree) comments = await commentRanges(tree, language, yielder);
   return lineMetrics(text, comments);
 }
 
