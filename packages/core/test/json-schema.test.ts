@@ -18,9 +18,9 @@ describe('toolJsonSchema', () => {
   const input = toolJsonSchema(awkward, 'input');
   const output = toolJsonSchema(awkward, 'output');
 
-  it('declares JSON Schema 2020-12 first and passes a strict 2020-12 validator and the portability rules', () => {
-    expect(Object.keys(input)[0]).toBe('$schema');
-    expect(input.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+  it('leaves the dialect to MCP (2020-12) and passes a strict 2020-12 validator and the portability rules', () => {
+    expect(input).not.toHaveProperty('$schema');
+    expect(output).not.toHaveProperty('$schema');
     expect(schemaPortabilityProblems(input)).toEqual([]);
     expect(schemaPortabilityProblems(output)).toEqual([]);
   });
@@ -61,6 +61,24 @@ describe('toolJsonSchema', () => {
       expect(validator.errors(input, bad), JSON.stringify(bad)).not.toEqual([]);
       expect(awkward.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
+  });
+});
+
+describe('input schemas in tools/list', () => {
+  const strict = z
+    .object({
+      a: z.string(),
+      nested: z.object({ b: z.number() }).strict(),
+      list: z.array(z.object({}).strict()),
+    })
+    .strict();
+
+  it('leave out additionalProperties: false, which the server enforces itself', () => {
+    const listed = toolJsonSchema(strict, 'input');
+    expect(JSON.stringify(listed)).not.toContain('additionalProperties');
+    expect(JSON.stringify(z.toJSONSchema(strict, { target: 'draft-2020-12', io: 'input' }))).toContain(
+      '"additionalProperties":false',
+    );
   });
 });
 

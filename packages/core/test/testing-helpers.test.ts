@@ -5,12 +5,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolServer, defineTool, PathPolicy } from '../src/index.js';
 import {
+  callAsListed,
   cancelAtRandomMoments,
   callTool,
   connectInMemory,
   pingLatencyDuring,
   seededRandom,
   structuredAnswerProblems,
+  toolListBudgetProblems,
+  toolListCosts,
   type TestClient,
 } from '../src/testing/index.js';
 
@@ -93,5 +96,38 @@ describe('core/testing helpers', () => {
     expect(await structuredAnswerProblems(structured, [{ name: 'spin', arguments: { ms: 1 } }])).toEqual([]);
     const failing = await structuredAnswerProblems(structured, [{ name: 'spin', arguments: { ms: 'x' } }]);
     expect(failing.join('\n')).toContain('failed');
+  });
+});
+
+describe('tool-list helpers', () => {
+  const words = (text: string) => text.split(/\W+/).filter(Boolean).length;
+
+  it('toolListCosts counts name, description and input schema; the budget names each tool over it', async () => {
+    const client = await start();
+    const [cost] = await toolListCosts(client, words);
+    const { tools } = await client.listTools();
+    const tool = tools[0]!;
+    expect(cost).toEqual({
+      name: 'spin',
+      tokens: words(tool.name) + words(tool.description!) + words(JSON.stringify(tool.inputSchema)),
+    });
+    expect(toolListBudgetProblems([cost!], { average: 1000, perTool: 1000 })).toEqual([]);
+    expect(toolListBudgetProblems([cost!], { average: 1000, tools: { spin: 3 } })).toEqual([
+      `spin: ${cost!.tokens} tokens > 3`,
+    ]);
+    expect(toolListBudgetProblems([cost!, { name: 'b', tokens: 600 }]).join('\n')).toContain(
+      'b: 600 tokens > 500',
+    );
+  });
+
+  it('callAsListed refuses arguments tools/list does not declare, or of the wrong type, before calling', async () => {
+    const client = await start();
+    const { tools } = await client.listTools();
+    expect((await callAsListed(client, tools, 'spin', { ms: 1 })).structured).toMatchObject({});
+    await expect(callAsListed(client, tools, 'spin', { ms: 1, speed: 2 })).rejects.toThrow(
+      'argument speed is not declared',
+    );
+    await expect(callAsListed(client, tools, 'spin', { ms: 'soon' })).rejects.toThrow('must be number');
+    await expect(callAsListed(client, tools, 'spin', {})).rejects.toThrow("must have required property 'ms'");
   });
 });

@@ -191,3 +191,5 @@ export { inspectedTools, inspectorLauncher, runInspectorCli } from './inspector.
 export type { InspectorOptions, InspectorRun } from './inspector.js';
 export { cancelAtRandomMoments, pingLatencyDuring, seededRandom } from './responsiveness.js';
 export type { PingLatency, RandomCancelOptions, RandomCancelReport } from './responsiveness.js';
+export { callAsListed, toolListBudgetProblems, toolListCosts } from './tool-list.js';
+export type { ToolListBudget, ToolListCost } from './tool-list.js';

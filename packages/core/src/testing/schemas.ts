@@ -15,14 +15,15 @@ function newAjv(): Ajv2020 {
 }
 
 /**
- * What keeps a tool schema from being accepted by every client: not declared as 2020-12, refused by a
+ * What keeps a tool schema from being accepted by every client: declared as another dialect, refused by a
  * strict 2020-12 validator, or spelled in a way MCP Inspector's portability check warns about (type
  * arrays, untyped or boolean subschemas, remote refs, draft-07 keywords). Empty when portable.
  */
 export function schemaPortabilityProblems(schema: unknown): string[] {
   const problems: string[] = [];
   if (!isSchema(schema)) return ['the schema is not an object'];
-  if (schema.$schema !== JSON_SCHEMA_DIALECT) {
+  // No $schema means 2020-12 (MCP 2025-11-25); a declared one must say so.
+  if (schema.$schema !== undefined && schema.$schema !== JSON_SCHEMA_DIALECT) {
     problems.push(`$schema is ${JSON.stringify(schema.$schema)}, not ${JSON_SCHEMA_DIALECT}`);
   }
   try {

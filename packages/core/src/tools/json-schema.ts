@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { AnyTool } from './define-tool.js';
 
-/** The dialect every schema declares: the MCP spec's default, JSON Schema 2020-12. */
+/**
+ * The dialect of every schema: JSON Schema 2020-12, which MCP (2025-11-25, SEP-1613) assumes when a schema
+ * has no `$schema`, so tools/list does not spend tokens declaring it.
+ */
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 type Schema = Record<string, unknown>;
@@ -109,14 +112,33 @@ function portable(node: Schema, key?: string): Schema {
   return node;
 }
 
+/** Drops `additionalProperties: false` everywhere: the server validates arguments itself (strictly). */
+function withoutClosedObjects(node: Schema): Schema {
+  if (node.additionalProperties === false) delete node.additionalProperties;
+  for (const keyword of ONE) if (isSchema(node[keyword])) withoutClosedObjects(node[keyword]);
+  for (const keyword of MANY) {
+    const list = node[keyword];
+    if (Array.isArray(list))
+      for (const child of list as unknown[]) if (isSchema(child)) withoutClosedObjects(child);
+  }
+  for (const keyword of MAP) {
+    const map = node[keyword];
+    if (isSchema(map))
+      for (const child of Object.values(map)) if (isSchema(child)) withoutClosedObjects(child);
+  }
+  return node;
+}
+
 /**
- * The JSON Schema (2020-12) of a tool's input or output, in the portable spelling: what MCP Inspector's
- * portability check and 2020-12-only clients accept, and nothing a validator would read differently.
+ * The JSON Schema (2020-12, MCP's default dialect, so no `$schema`) of a tool's input or output, in the
+ * portable spelling: what MCP Inspector's portability check and 2020-12-only clients accept. An input
+ * schema leaves out `additionalProperties: false`: every session pays for the tool list in tokens, and
+ * the server refuses unknown arguments with its own (unchanged) validation anyway.
  */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Schema {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Schema;
   const { $schema: _dialect, ...root } = portable(json);
-  return { $schema: JSON_SCHEMA_DIALECT, ...root };
+  return io === 'input' ? withoutClosedObjects(root) : root;
 }
 
 /** One tool's input and output JSON Schemas, as tools/list shows them. */
