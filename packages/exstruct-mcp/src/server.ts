@@ -1,6 +1,6 @@
 import { createToolServer, type ServerRuntime } from '@mcp-workbench/core';
-import { JobThread } from './jobs/job-runner.js';
 import type { OnConflict } from './output/on-conflict.js';
+import { closeToolDeps, createToolDeps } from './tools/deps.js';
 import { editTools } from './tools/edit-tools.js';
 import { readTools } from './tools/read-tools.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -12,19 +12,10 @@ export interface ExstructServerOptions extends Pick<ServerRuntime, 'paths' | 'lo
   onConflict?: OnConflict;
 }
 
-/** Everything a tool of this server may need besides the core context. */
-export interface ExstructToolDeps {
-  /** The server's --on-conflict; undefined: the safe default (see output/output-path.ts). */
-  onConflict: OnConflict | undefined;
-  /** Threads for the long reading work (extraction, parsing outputs), off the event loop. */
-  jobs: { extract: JobThread; read: JobThread };
-}
+export type { ExstructToolDeps } from './tools/deps.js';
 
 export function createServer(options: ExstructServerOptions) {
-  const deps: ExstructToolDeps = {
-    onConflict: options.onConflict,
-    jobs: { extract: new JobThread(), read: new JobThread() },
-  };
+  const deps = createToolDeps(options.onConflict);
   const server = createToolServer(
     {
       name: PACKAGE_NAME,
@@ -45,8 +36,7 @@ export function createServer(options: ExstructServerOptions) {
   const onClose = server.server.onclose;
   server.server.onclose = () => {
     onClose?.();
-    deps.jobs.extract.close();
-    deps.jobs.read.close();
+    closeToolDeps(deps);
   };
   return server;
 }

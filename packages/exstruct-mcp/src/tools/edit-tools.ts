@@ -1,5 +1,5 @@
 import type { AnyTool } from '@mcp-workbench/core';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { describeOpTool } from './describe-op.js';
 import { listOpsTool } from './list-ops.js';
 import { makeTool } from './make.js';

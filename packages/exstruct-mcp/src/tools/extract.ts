@@ -14,7 +14,7 @@ import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js'
 import { isOwnOutput, policyAllows, resolveConflict } from '../output/output-path.js';
 import { AllOrNothingWriter } from '../output/write-all.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 
 const FORMATS = OUTPUT_FORMATS as readonly [OutputFormat, ...OutputFormat[]];
 

@@ -4,7 +4,7 @@ import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { SUPPORTED_EXTENSIONS } from '../ooxml/open-package.js';
 import { DEFAULT_ZIP_LIMITS } from '../ooxml/zip-archive.js';
 import { DEFAULT_POLICY_NAME } from '../output/output-path.js';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 
 export function getRuntimeInfoTool(deps: ExstructToolDeps) {

@@ -3,7 +3,7 @@ import { defineTool } from '@mcp-workbench/core';
 import { policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { runMake } from '../patch/run-make.js';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
 export function makeTool(deps: ExstructToolDeps) {

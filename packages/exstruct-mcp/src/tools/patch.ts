@@ -4,7 +4,7 @@ import { defineTool } from '@mcp-workbench/core';
 import { defaultOutputName, policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
 export function patchTool(deps: ExstructToolDeps) {

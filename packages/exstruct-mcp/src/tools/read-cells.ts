@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { fitAnswer } from './answer-size.js';
 import { readThroughJob } from './read-job.js';
 import { CellItemSchema, outPathInput, sheetInput } from './read-schemas.js';

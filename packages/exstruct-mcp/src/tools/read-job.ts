@@ -1,6 +1,6 @@
 import type { PathPolicy } from '@mcp-workbench/core';
 import type { ReadAnswer, ReadRequest } from '../read/read-output.js';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 
 type AnswerOf<Op extends ReadRequest['op']> = Extract<ReadAnswer, { op: Op }>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, reply } from '@mcp-workbench/core';
 import { formatOutput, parseToon } from '@mcp-workbench/core/engine';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { fitAnswer } from './answer-size.js';
 import { readThroughJob } from './read-job.js';
 import { outPathInput, sheetInput } from './read-schemas.js';

@@ -1,5 +1,5 @@
 import type { AnyTool } from '@mcp-workbench/core';
-import type { ExstructToolDeps } from '../server.js';
+import type { ExstructToolDeps } from './deps.js';
 import { extractTool } from './extract.js';
 import { getRuntimeInfoTool } from './get-runtime-info.js';
 import { readCellsTool } from './read-cells.js';
