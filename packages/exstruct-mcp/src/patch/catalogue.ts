@@ -55,10 +55,11 @@ function acceptsUndefined(field: z.ZodType): boolean {
   return field.safeParse(undefined).success;
 }
 
-/** A compact one-line-per-op summary for tool descriptions. */
-export function opsCheatSheet(): string {
-  return listOps()
-    .filter((o) => o.op !== 'restore_design_snapshot')
-    .map((o) => `${o.op}(${[...o.required, ...o.optional.map((f) => `${f}?`)].join(', ')})`)
-    .join('; ');
+/**
+ * The op names a model is offered in the tool list (fields and rules are fetched on demand with
+ * exstruct_list_ops / exstruct_describe_op). restore_design_snapshot is left out: it only appears in
+ * inverse ops the server hands back.
+ */
+export function listedOpNames(): string[] {
+  return OP_NAMES.filter((name) => name !== 'restore_design_snapshot');
 }

@@ -8,14 +8,10 @@ export const describeOpTool = defineTool({
   name: 'exstruct_describe_op',
   title: 'Describe an edit op',
   description:
-    'Show one op of exstruct_patch/exstruct_make in full: every field with its meaning, rules, an example ' +
-    'and the JSON Schema the server validates it with. Example: {"op":"fill_formula"}.',
+    "One op of exstruct_patch/exstruct_make in full: each field's meaning, rules, an example, its JSON Schema.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: {
-    op: z
-      .string()
-      .min(1)
-      .describe(`The op name: ${OP_NAMES.join(', ')}.`),
+    op: z.string().min(1),
   },
   output: {
     ...opSummaryShape,

@@ -8,12 +8,13 @@ import {
   ToolError,
 } from '@mcp-workbench/core';
 import type { SerializeOptions } from '../extract/extraction.js';
-import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
+import { EXTRACTION_MODES } from '../extract/modes.js';
 import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
 import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
 import { isOwnOutput, policyAllows, resolveConflict } from '../output/output-path.js';
 import { AllOrNothingWriter } from '../output/write-all.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
+import { conflictDefaultText } from './conflict-text.js';
 import type { ExstructToolDeps } from './deps.js';
 
 const FORMATS = OUTPUT_FORMATS as readonly [OutputFormat, ...OutputFormat[]];
@@ -65,17 +66,17 @@ export function extractTool(deps: ExstructToolDeps) {
     name: 'exstruct_extract',
     title: 'Extract a workbook to JSON/YAML/TOON',
     description:
-      'Read an Excel workbook (.xlsx/.xlsm, no Excel needed) into structured data and write it to a file; ' +
-      'returns out_path plus the sheet names. Recommended flow: exstruct_validate_input → exstruct_extract ' +
-      '(mode "standard") → exstruct_read_json_chunk (or exstruct_read_range / read_cells) on out_path. ' +
-      `mode (one of light | standard | verbose): light = ${MODE_SUMMARY.light}; standard = ${MODE_SUMMARY.standard}; ` +
-      `verbose = ${MODE_SUMMARY.verbose}. Rows are {r: 1-based row, c: {column: value}}; columns are 0-based ` +
-      'numbers ("0" = A) unless options.alpha_col=true gives letters ("A") and merged_ranges ("A1:C3"), which ' +
-      'is easier to map to cell addresses before editing. Dates come as ISO 8601 text. The file goes next to ' +
-      'the workbook as {name}.{format} unless out_dir/out_name say otherwise; out_dir is created if missing. ' +
-      "on_conflict (overwrite | skip | rename) defaults to the server's --on-conflict; without one, an existing " +
-      'file is replaced only if it is an earlier output of this workbook, anything else is kept and the output ' +
-      'renamed (_1, _2, …). The input workbook is never overwritten.',
+      'Extract a workbook (.xlsx/.xlsm) to a JSON, YAML or TOON file; returns out_path and sheet names. ' +
+      'Flow: exstruct_validate_input → exstruct_extract (mode standard) → exstruct_read_json_chunk, ' +
+      'exstruct_read_range or exstruct_read_cells on out_path. Modes: light = values, table candidates, ' +
+      'print areas; standard = light + merged cells, shapes, connectors, SmartArt, charts, comments; ' +
+      'verbose = standard + all shapes with sizes, hyperlinks, formulas_map, colors_map. Rows are ' +
+      '{r: row (1-based), c: {column: value}}, columns 0-based ("0" = A) unless options.alpha_col; dates ' +
+      'ISO 8601. Writes {name}.{format} beside the workbook unless out_dir/out_name. ' +
+      conflictDefaultText(
+        deps.onConflict,
+        'An existing file is replaced only if it is an earlier output of this workbook, else {name}_1… is written',
+      ),
     // Destructive only when the server was told to overwrite by default: otherwise it replaces nothing
     // but its own earlier outputs unless a call asks for on_conflict="overwrite".
     annotations: {
@@ -85,44 +86,22 @@ export function extractTool(deps: ExstructToolDeps) {
       openWorldHint: false,
     },
     input: {
-      xlsx_path: z.string().min(1).describe('The workbook to read (.xlsx or .xlsm).'),
-      mode: z.enum(EXTRACTION_MODES).default('standard').describe('light | standard (default) | verbose.'),
-      format: z.enum(FORMATS).default('json').describe('json (default) | yaml | toon.'),
-      out_dir: z
-        .string()
-        .optional()
-        .describe("Folder for the output (created if missing). Default: the workbook's folder."),
-      out_name: z
-        .string()
-        .optional()
-        .describe('Output file name; the format extension is added when missing.'),
-      on_conflict: z
-        .enum(ON_CONFLICT_POLICIES)
-        .optional()
-        .describe(
-          "If the output exists: overwrite | skip | rename (→ _1, _2, …). Default: the server's --on-conflict.",
-        ),
+      xlsx_path: z.string().min(1),
+      mode: z.enum(EXTRACTION_MODES).default('standard'),
+      format: z.enum(FORMATS).default('json'),
+      out_dir: z.string().optional(),
+      out_name: z.string().optional(),
+      on_conflict: z.enum(ON_CONFLICT_POLICIES).optional(),
       options: z
         .object({
-          pretty: z.boolean().default(false).describe('Indented JSON (default compact, fewer tokens).'),
-          indent: z
-            .number()
-            .int()
-            .min(1)
-            .max(8)
-            .optional()
-            .describe('Indentation for pretty JSON/YAML/TOON (default 2).'),
+          pretty: z.boolean().default(false),
+          indent: z.number().int().min(1).max(8).optional(),
           alpha_col: z
             .boolean()
             .default(false)
-            .describe(
-              'Column letters ("A", "AA") as keys of c/links and merged_ranges instead of merged_cells.',
-            ),
-          sheets_dir: z.string().optional().describe('Also write one file per sheet into this folder.'),
-          print_areas_dir: z
-            .string()
-            .optional()
-            .describe('Also write one file per print area into this folder.'),
+            .describe('Column letters as keys, and merged_ranges ("A1:C3") for merged_cells.'),
+          sheets_dir: z.string().optional().describe('Also one file per sheet here.'),
+          print_areas_dir: z.string().optional().describe('Also one file per print area here.'),
         })
         .strict()
         .default({ pretty: false, alpha_col: false }),

@@ -12,9 +12,8 @@ export function getRuntimeInfoTool(deps: ExstructToolDeps) {
     name: 'exstruct_get_runtime_info',
     title: 'Server runtime information',
     description:
-      'Describe this server: version, the allowed root folders (every path must be inside one), the default ' +
-      'on_conflict policy, readable workbook formats, extraction modes and output formats. Call it first when ' +
-      'unsure where files may be read or written.',
+      'Version, allowed roots (every path must be inside one), default on_conflict, formats, modes and ' +
+      'limits. Call it when unsure where files may be read or written.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {},
     output: {

@@ -15,8 +15,8 @@ export const listOpsTool = defineTool({
   name: 'exstruct_list_ops',
   title: 'List edit ops',
   description:
-    'List every op exstruct_patch and exstruct_make accept, with required/optional fields, rules and an ' +
-    'example each. Call it once before writing ops; exstruct_describe_op gives one op in full detail.',
+    'List the ops of exstruct_patch/exstruct_make: fields, rules and an example each. Call it before ' +
+    'writing ops.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: {},
   output: { ops: z.array(z.object(opSummaryShape)) },

@@ -3,6 +3,7 @@ import { defineTool } from '@mcp-workbench/core';
 import { policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { runMake } from '../patch/run-make.js';
+import { conflictDefaultText } from './conflict-text.js';
 import type { ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
@@ -11,15 +12,15 @@ export function makeTool(deps: ExstructToolDeps) {
     name: 'exstruct_make',
     title: 'Create a workbook',
     description:
-      'Create a new .xlsx/.xlsm workbook at out_path and fill it with ops (the same ops as exstruct_patch). ' +
-      'It starts with one empty sheet named "Sheet1" (or `sheet`); add more with add_sheet. Example ops: ' +
-      '[{"op":"set_range_values","sheet":"Sheet1","range":"A1:B2","values":[["Month","Sales"],["Jan",120]]}, ' +
-      '{"op":"set_bold","sheet":"Sheet1","range":"A1:B1"}]. If out_path exists, on_conflict decides.',
+      'Create a workbook at out_path (.xlsx/.xlsm) from ops, as exstruct_patch applies them, e.g. ' +
+      '[{"op":"set_range_values","sheet":"Sheet1","range":"A1:B2","values":[["Month","Sales"],["Jan",120]]}]. ' +
+      'It starts with one empty sheet, `sheet` (default "Sheet1"); add_sheet adds more. ' +
+      conflictDefaultText(deps.onConflict, 'An existing file is replaced'),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
-      out_path: z.string().min(1).describe('Path of the new workbook, ending in .xlsx or .xlsm.'),
-      ops: opsInput.default([]),
-      sheet: z.string().optional().describe('Name of the first sheet (default "Sheet1").'),
+      out_path: z.string().min(1),
+      ops: opsInput.default([]).describe('The ops of exstruct_patch.'),
+      sheet: z.string().optional(),
       ...commonEditInput,
     },
     output: patchOutputShape,

@@ -2,8 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ToolError, type PathPolicy } from '@mcp-workbench/core';
 import { ON_CONFLICT_POLICIES } from '../output/on-conflict.js';
-import { opsCheatSheet } from '../patch/catalogue.js';
-import { OP_NAMES } from '../patch/op-schemas.js';
+import { listedOpNames } from '../patch/catalogue.js';
 import type { PatchResult } from '../patch/run-patch.js';
 import { fitEditAnswer } from './answer-size.js';
 
@@ -66,8 +65,9 @@ export const opsInput = z
   .array(
     z.union(
       [
-        z.looseObject({ op: z.string().describe(`One of: ${OP_NAMES.join(', ')}.`) }),
-        z.string().describe('A JSON string holding one op object (for clients that cannot send objects).'),
+        z.looseObject({ op: z.string() }),
+        // For clients that cannot send objects (spec: ops given as JSON strings).
+        z.string(),
       ],
       {
         error:
@@ -77,35 +77,23 @@ export const opsInput = z
     ),
   )
   .describe(
-    'Ops applied in order, all or nothing. Each is an object {"op": …, "sheet": …, …} ' +
-      '(a JSON string holding such an object is accepted too). Ops and fields: ' +
-      `${opsCheatSheet()}. exstruct_describe_op gives each op's rules and an example.`,
+    'Objects such as {"op":"set_value","sheet":"Sheet1","cell":"A1","value":1} (or JSON strings of them). ' +
+      `Ops: ${listedOpNames().join(', ')}. Fields and rules: exstruct_list_ops, exstruct_describe_op.`,
   );
 
 export const commonEditInput = {
-  on_conflict: z
-    .enum(ON_CONFLICT_POLICIES)
-    .optional()
-    .describe(
-      "If the output exists: overwrite | skip | rename (→ _1, _2, …). Default: the server's --on-conflict.",
-    ),
+  on_conflict: z.enum(ON_CONFLICT_POLICIES).optional(),
   auto_formula: z
     .boolean()
     .default(false)
-    .describe('Treat values starting with "=" as formulas (otherwise they are rejected).'),
-  dry_run: z
-    .boolean()
-    .default(false)
-    .describe('Compute diff, warnings, inverse ops and formula issues without writing anything.'),
-  return_inverse_ops: z
-    .boolean()
-    .default(false)
-    .describe('Also return ops that undo this patch (apply them to the output to restore).'),
+    .describe('Values starting with "=" become formulas (else they are refused).'),
+  dry_run: z.boolean().default(false),
+  return_inverse_ops: z.boolean().default(false),
   preflight_formula_check: z
     .boolean()
     .default(false)
     .describe(
-      'Scan the result for #REF!, #NAME?, unknown functions, bad syntax, circular references; an error blocks saving.',
+      'Check the result for #REF!, #NAME?, unknown functions, bad syntax, cycles; errors block saving.',
     ),
 };
 

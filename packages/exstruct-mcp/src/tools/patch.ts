@@ -4,6 +4,7 @@ import { defineTool } from '@mcp-workbench/core';
 import { defaultOutputName, policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
+import { conflictDefaultText } from './conflict-text.js';
 import type { ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
@@ -12,22 +13,18 @@ export function patchTool(deps: ExstructToolDeps) {
     name: 'exstruct_patch',
     title: 'Edit a workbook',
     description:
-      'Edit an .xlsx/.xlsm workbook by applying ops in order (cell values, formulas, ranges, formats, ' +
-      'sheets). All or nothing: if any op fails, nothing is written and `error` names the op. The result ' +
-      'goes to a new file ({name}_patched.xlsx next to the input unless out_dir/out_name say otherwise); ' +
-      'everything not edited (charts, shapes, pivot tables, macros, cached formula results) is kept. ' +
-      'Tips: read the cells first (exstruct_extract with alpha_col=true gives A1 columns); use ' +
-      'dry_run=true to preview the diff; use set_value_if to avoid overwriting unexpected content; ' +
-      'return_inverse_ops=true gives an undo list. Legacy .xls cannot be edited (needs Excel).',
+      'Edit an .xlsx/.xlsm workbook with ops applied in order, all or nothing (if one fails nothing is ' +
+      'written and the error names it). Writes {name}_patched.xlsx beside the input unless out_dir/out_name, ' +
+      'keeping all it did not edit (charts, shapes, pivots, macros). Read the cells first (exstruct_extract, ' +
+      'options.alpha_col for A1 columns); dry_run previews the diff; set_value_if guards against overwriting; ' +
+      'return_inverse_ops gives undo ops. ' +
+      conflictDefaultText(deps.onConflict, 'An existing output is replaced'),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
-      xlsx_path: z.string().min(1).describe('The workbook to edit (.xlsx or .xlsm).'),
+      xlsx_path: z.string().min(1),
       ops: opsInput,
-      out_dir: z
-        .string()
-        .optional()
-        .describe("Folder for the result (created if missing). Default: the input's folder."),
-      out_name: z.string().optional().describe('File name of the result. Default: {stem}_patched{suffix}.'),
+      out_dir: z.string().optional(),
+      out_name: z.string().optional(),
       ...commonEditInput,
     },
     output: patchOutputShape,

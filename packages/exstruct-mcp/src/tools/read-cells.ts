@@ -10,18 +10,14 @@ export const readCellsTool = (deps: ExstructToolDeps) =>
     name: 'exstruct_read_cells',
     title: 'Read specific cells',
     description:
-      'Read specific cells by A1 address (e.g. ["B3", "J98"]) from an exstruct_extract output. Use it when you ' +
-      'already know which cells you need; prefer exstruct_read_range for blocks. Cells with neither value nor ' +
-      'formula are also listed in missing_cells. Formulas come when the output was extracted with mode "verbose".',
+      'Read cells by A1 address (["B3", "J98"]) from the out_path of exstruct_extract; for blocks use ' +
+      'exstruct_read_range. Empty cells are listed in missing_cells. Formulas need a verbose extraction.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       out_path: outPathInput,
-      addresses: z.array(z.string().min(1)).min(1).max(10_000).describe('A1 addresses, e.g. ["A1", "C7"].'),
+      addresses: z.array(z.string().min(1)).min(1).max(10_000),
       sheet: sheetInput,
-      include_formulas: z
-        .boolean()
-        .default(true)
-        .describe('Add formulas when the output has them (verbose mode).'),
+      include_formulas: z.boolean().default(true),
     },
     output: {
       book_name: z.string().optional(),

@@ -10,15 +10,14 @@ export const readFormulasTool = (deps: ExstructToolDeps) =>
     name: 'exstruct_read_formulas',
     title: 'Read formulas',
     description:
-      'List the formulas of a sheet (or of an A1 range) from an exstruct_extract output made with mode ' +
-      '"verbose" (only verbose outputs carry formulas_map; otherwise the answer is empty with a warning telling ' +
-      "you to re-extract). include_values adds each formula cell's cached value as Excel last computed it.",
+      'List the formulas of a sheet, or of an A1 range, from the out_path of an exstruct_extract in mode ' +
+      'verbose (other modes keep none). include_values adds the value Excel last computed.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       out_path: outPathInput,
       sheet: sheetInput,
-      range: z.string().min(1).optional().describe('Only formulas inside this A1 range, e.g. "J2:J201".'),
-      include_values: z.boolean().default(false).describe('Add the cached value of each formula cell.'),
+      range: z.string().min(1).optional(),
+      include_values: z.boolean().default(false),
     },
     output: {
       book_name: z.string().optional(),

@@ -16,40 +16,18 @@ export const readJsonChunkTool = (deps: ExstructToolDeps) =>
     name: 'exstruct_read_json_chunk',
     title: 'Read an extraction output in chunks',
     description:
-      'Read the output of exstruct_extract piece by piece so it fits your context. Without sheet/filter/cursor ' +
-      'the whole output comes back if it fits max_bytes; otherwise pass `sheet` (required when there are several) ' +
-      'and page with `next_cursor` until it is absent. The first page of a sheet carries its other fields ' +
-      '(shapes, charts, merged cells, …) and rows; later pages carry rows only. filter.rows and filter.cols are ' +
-      '[start, end], 1-based and inclusive (cols: A = 1, works for numeric and letter keys). max_bytes (default ' +
-      '50000) bounds the chunk; start at 50000, raise it (e.g. 120000) if pages come back with very few rows, ' +
-      'lower it if your context is small. Pass next_cursor back unchanged together with the same sheet and filter. ' +
-      'A .toon output is answered in TOON: rows as a table of {cell (A1), v1…vk} lines, each holding k cells of ' +
-      'one row from that cell rightwards (null = empty); see the README. ' +
-      'For specific cells prefer exstruct_read_range / exstruct_read_cells.',
+      'Read the out_path of exstruct_extract in chunks of at most max_bytes: the whole output if it fits, ' +
+      'else pass sheet and call again with cursor = next_cursor (same sheet and filter) until none comes. A ' +
+      "sheet's first chunk also holds its shapes, charts, merges…. filter.rows/cols: [first, last], 1-based " +
+      'and inclusive (A = 1). Raise max_bytes if chunks hold few rows. A .toon output answers in TOON, rows ' +
+      'as {cell,v1…vk} lines (k cells rightwards from cell). For known cells use exstruct_read_range/read_cells.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       out_path: outPathInput,
       sheet: sheetInput,
-      max_bytes: z
-        .number()
-        .int()
-        .min(200)
-        .max(MAX_CHUNK_BYTES)
-        .default(50_000)
-        .describe(`Most UTF-8 bytes of the returned chunk (default 50000, at most ${MAX_CHUNK_BYTES}).`),
-      filter: z
-        .object({
-          rows: range.optional().describe('[first, last] row numbers, 1-based inclusive, e.g. [1, 200].'),
-          cols: range
-            .optional()
-            .describe('[first, last] column numbers, 1-based inclusive (A = 1), e.g. [1, 10].'),
-        })
-        .strict()
-        .optional(),
-      cursor: z
-        .string()
-        .optional()
-        .describe('next_cursor from the previous call (same out_path, sheet and filter).'),
+      max_bytes: z.number().int().min(200).max(MAX_CHUNK_BYTES).default(50_000),
+      filter: z.object({ rows: range.optional(), cols: range.optional() }).strict().optional(),
+      cursor: z.string().optional(),
     },
     output: {
       chunk: z

@@ -10,24 +10,16 @@ export const readRangeTool = (deps: ExstructToolDeps) =>
     name: 'exstruct_read_range',
     title: 'Read a cell range',
     description:
-      'Read a rectangular A1 range (e.g. "B2:D20") from an exstruct_extract output, cell by cell, without ' +
-      'paging through chunks. Each cell comes as {cell: "B2", value}; include_empty=false leaves out blank ' +
-      'cells. include_formulas adds each cell formula when the output was extracted with mode "verbose" ' +
-      '(otherwise a warning says so). max_cells (default 10000) guards against huge ranges.',
+      'Read the cells of an A1 range ("B2:D20" or "B3") from the out_path of exstruct_extract as ' +
+      '{cell, value}, without paging. Formulas need a verbose extraction. A range over max_cells is refused.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       out_path: outPathInput,
       sheet: sheetInput,
-      range: z.string().min(1).describe('A1 range such as "A1:C10" (a single cell "B3" also works).'),
-      include_formulas: z.boolean().default(false).describe('Add formulas (needs a verbose extraction).'),
-      include_empty: z.boolean().default(true).describe('Also list blank cells (value null).'),
-      max_cells: z
-        .number()
-        .int()
-        .min(1)
-        .max(100_000)
-        .default(10_000)
-        .describe('Refuse ranges larger than this.'),
+      range: z.string().min(1),
+      include_formulas: z.boolean().default(false),
+      include_empty: z.boolean().default(true).describe('List blank cells too (value null).'),
+      max_cells: z.number().int().min(1).max(100_000).default(10_000),
     },
     output: {
       book_name: z.string().optional(),

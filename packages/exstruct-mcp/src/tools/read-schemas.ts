@@ -3,17 +3,10 @@ import { z } from 'zod';
 /** A cell value in an extraction output: text (dates as ISO 8601), number or boolean; null when empty. */
 export const CellValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-export const outPathInput = z
-  .string()
-  .min(1)
-  .describe('The out_path returned by exstruct_extract (a .json, .yaml or .toon output file).');
+/** The out_path exstruct_extract returned (its description says so: the name needs no more). */
+export const outPathInput = z.string().min(1);
 
-export const sheetInput = z
-  .string()
-  .optional()
-  .describe(
-    'Sheet name (exactly as in workbook_meta.sheet_names). Required when the output has several sheets.',
-  );
+export const sheetInput = z.string().optional().describe('Required when the output has several sheets.');
 
 export const CellItemSchema = z.object({
   cell: z.string().describe('A1 address.'),

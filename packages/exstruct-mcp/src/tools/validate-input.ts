@@ -7,20 +7,13 @@ export const validateInputTool = defineTool({
   name: 'exstruct_validate_input',
   title: 'Check a workbook before extracting',
   description:
-    'Check that a workbook can be extracted, writing nothing: it reads the workbook exactly as ' +
-    'exstruct_extract does in the same mode (the format — legacy .xls, .xlsb and .csv are refused with the ' +
-    'fix —, password protection, a damaged or truncated zip, zip bombs, every sheet), so is_readable=true ' +
-    'means extract will succeed. Returns is_readable, the sheet names, the warnings extract would give, and ' +
-    'errors (each with a code and what to do). It costs about as much time as the extraction itself. Step 1 ' +
-    'of the recommended flow: exstruct_validate_input → exstruct_extract (mode "standard") → ' +
-    'exstruct_read_json_chunk.',
+    'Check that exstruct_extract can read a workbook in that mode, writing nothing (format, password, ' +
+    'damaged zip, zip bomb, every sheet). Returns is_readable, sheet_names, the warnings extract would give ' +
+    'and errors with what to do. Takes about as long as extracting.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: {
-    xlsx_path: z.string().min(1).describe('The workbook to check.'),
-    mode: z
-      .enum(EXTRACTION_MODES)
-      .default('standard')
-      .describe('The extraction mode to check for: light | standard (default) | verbose.'),
+    xlsx_path: z.string().min(1),
+    mode: z.enum(EXTRACTION_MODES).default('standard'),
   },
   output: {
     is_readable: z.boolean(),
