@@ -11,7 +11,7 @@ import pg from 'pg';
 import { KNOWLEDGE_QUERIES, knowledgeText } from './corpus.mjs';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
-const { foldedGramVector } = await import(path.join(DIST, 'backends/postgres/vectors.js'));
+const { foldedGramVector } = await import(path.join(DIST, 'store/postgres/vectors.js'));
 const [url, schema, m, efConstruction] = process.argv.slice(2);
 if (!url || !/^[a-z_][a-z0-9_]*$/.test(schema ?? '')) {
   console.error('usage: node bench/hnsw-recall.mjs postgres://… <schema> [m ef_construction]');

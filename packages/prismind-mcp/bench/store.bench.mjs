@@ -22,11 +22,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 
 const PG_URL = process.env.PRISMIND_BENCH_DATABASE_URL?.trim();
 
-const { LocalBackend } = await import(path.join(DIST, 'local/local-backend.js'));
-const { PostgresBackend } = await import(path.join(DIST, 'backends/postgres/postgres-backend.js'));
+const { LocalBackend } = await import(path.join(DIST, 'store/local/local-backend.js'));
+const { PostgresBackend } = await import(path.join(DIST, 'store/postgres/postgres-backend.js'));
 const { extractKeywords } = await import(path.join(DIST, 'text/keywords.js'));
 const { defaultConfig } = await import(path.join(DIST, 'engine/projects.js'));
-const { bodyOf, folderFor, procedureName } = await import(path.join(DIST, 'engine/documents.js'));
+const { bodyOf, folderFor, procedureName } = await import(path.join(DIST, 'model/documents.js'));
 const { createServer } = await import(path.join(DIST, 'server.js'));
 
 let failures = 0;

@@ -5,12 +5,12 @@ import { loadConfig, type PrismindConfig } from './config/config.js';
 import { migrateStore } from './engine/migrate-store.js';
 import { openBackend } from './store/open-backend.js';
 import { userOf, type Engine } from './engine/engine.js';
-import { openEngine } from './engine/open.js';
+import { openEngine } from './open-engine.js';
 import type { CLI_COMMANDS } from './cli-commands.js';
 import { exportProject, importProject } from './engine/transfer.js';
-import { loadAuth } from './google/auth.js';
-import { login, openInBrowser } from './google/login.js';
-import { googleSettings } from './google/settings.js';
+import { loadAuth } from './store/google/auth.js';
+import { login, openInBrowser } from './store/google/login.js';
+import { googleSettings } from './store/google/settings.js';
 
 export interface CliIo {
   stdout: (text: string) => void;

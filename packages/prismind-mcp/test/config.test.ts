@@ -74,7 +74,7 @@ describe('config.toml and the store', () => {
     mkdirSync(store.home, { recursive: true });
     const db = new Database(path.join(store.home, 'prismind.db'));
     // exec, not pragma(): a better-sqlite3 12 Statement collected on Node 24 aborts the process
-    // (see src/local/database.ts); exec makes no Statement object.
+    // (see src/store/local/database.ts); exec makes no Statement object.
     db.exec('PRAGMA user_version = 99');
     db.close();
     const client = await connect(store);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePhaseTask, procedureName } from '../src/engine/documents.js';
+import { normalizePhaseTask, procedureName } from '../src/model/documents.js';
 import { estimateTokens } from '../src/engine/save-triggers.js';
 import { isoDuration } from '../src/engine/sessions.js';
-import { safeName } from '../src/local/names.js';
-import { parseMarkdown } from '../src/local/front-matter.js';
+import { safeName } from '../src/model/names.js';
+import { parseMarkdown } from '../src/store/local/front-matter.js';
 import { extractKeywords } from '../src/text/keywords.js';
 import { textSimilarity } from '../src/text/ngram.js';
 import { queryTerms } from '../src/text/terms.js';

@@ -7,8 +7,8 @@ import { silentLogger } from '@mcp-workbench/core/engine';
 import { connectInMemory } from '@mcp-workbench/core/testing';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadAuth } from '../src/google/auth.js';
-import type { GoogleSettings } from '../src/google/settings.js';
+import { loadAuth } from '../src/store/google/auth.js';
+import type { GoogleSettings } from '../src/store/google/settings.js';
 
 async function settingsWithToken(): Promise<GoogleSettings> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'prismind-token-'));

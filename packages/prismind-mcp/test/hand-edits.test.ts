@@ -15,8 +15,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { searchCatalog } from '../src/engine/catalog.js';
 import type { Engine } from '../src/engine/engine.js';
-import { LocalBackend } from '../src/local/local-backend.js';
-import type { WatchFunction } from '../src/local/tree-watcher.js';
+import { LocalBackend } from '../src/store/local/local-backend.js';
+import type { WatchFunction } from '../src/store/local/tree-watcher.js';
 import { connect, localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
 
 interface Found {

@@ -1,7 +1,7 @@
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import type { StoredDocument, Stores } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
-import { entryFromFile } from './catalog.js';
+import { entryFromFile } from './document-files.js';
 import { nowIso, type Engine } from './engine.js';
 
 const KEYWORDS = 8;

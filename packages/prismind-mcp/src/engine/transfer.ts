@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError, writeFileAtomic } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, KnowledgeEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
-import { safeName } from '../local/names.js';
-import { folderFor } from './documents.js';
+import { safeName } from '../model/names.js';
+import { folderFor } from '../model/documents.js';
 import { checkProjectId, projectNotFound, type Engine } from './engine.js';
 
 /** `prismind-export.json`: everything of one project, beside its documents as Markdown files. */

@@ -1,6 +1,6 @@
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type { PrismindConfig } from '../config/config.js';
-import { LocalBackend } from '../local/local-backend.js';
+import { LocalBackend } from './local/local-backend.js';
 import { Embedder } from '../search/embedder.js';
 import type { Backend } from './backend.js';
 
@@ -40,7 +40,7 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
   }
   if (backend === 'postgres') {
     // Loaded on demand: a local store never loads the PostgreSQL client.
-    const { PostgresBackend } = await import('../backends/postgres/postgres-backend.js');
+    const { PostgresBackend } = await import('./postgres/postgres-backend.js');
     return PostgresBackend.open({
       url: config.storage.url,
       schema: config.storage.schema,
@@ -52,8 +52,8 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
   }
   if (backend === 'google') {
     // Loaded on demand too: the Google clients are large and a local store never needs them.
-    const { GoogleBackend } = await import('../google/google-backend.js');
-    const { googleSettings } = await import('../google/settings.js');
+    const { GoogleBackend } = await import('./google/google-backend.js');
+    const { googleSettings } = await import('./google/settings.js');
     return GoogleBackend.open({
       home: config.home,
       busyTimeoutMs: config.storage.busy_timeout_ms,

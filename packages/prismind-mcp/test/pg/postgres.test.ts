@@ -6,7 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { silentLogger } from '@mcp-workbench/core/engine';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PostgresBackend } from '../../src/backends/postgres/postgres-backend.js';
+import { PostgresBackend } from '../../src/store/postgres/postgres-backend.js';
 import { defaultConfig } from '../../src/engine/projects.js';
 import { connect, tempDir, withProject, type StoreFixture } from '../harness.js';
 import { startPglite } from './pglite.js';

@@ -1,7 +1,7 @@
 import type { docs_v1 } from '@googleapis/docs';
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { CatalogEntry, ProjectConfig } from '../model/types.js';
-import type { DocumentStore, NewDocument, StoredDocument, WriteChange } from '../store/backend.js';
+import type { CatalogEntry, ProjectConfig } from '../../model/types.js';
+import type { DocumentStore, NewDocument, StoredDocument, WriteChange } from '../backend.js';
 import { failureOf, isNotFound } from './api.js';
 import { createFile, DOC_MIME, driveLiteral } from './drive.js';
 import { docUrl, SOURCE_GOOGLE_DOCS } from './layout.js';

@@ -1,8 +1,8 @@
 import type { Logger } from '@mcp-workbench/core/engine';
-import type { Embedder } from '../search/embedder.js';
+import type { Embedder } from '../../search/embedder.js';
 import { LocalBackend } from '../local/local-backend.js';
 import type { LocalContext } from '../local/context.js';
-import type { Backend, ProjectRegistry, Stores } from '../store/backend.js';
+import type { Backend, ProjectRegistry, Stores } from '../backend.js';
 import { GoogleApi } from './api.js';
 import { loadAuth, type LoadedAuth } from './auth.js';
 import { RemoteCache } from './cache.js';

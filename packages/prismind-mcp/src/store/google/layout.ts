@@ -6,8 +6,8 @@ import {
   TASK_STATUSES,
   type Priority,
   type TaskStatus,
-} from '../model/vocab.js';
-import type { CatalogEntry, TaskRow } from '../model/types.js';
+} from '../../model/vocab.js';
+import type { CatalogEntry, TaskRow } from '../../model/types.js';
 
 export { CATALOG_HEADERS, PROGRESS_HEADERS };
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { PrismindConfig } from '../config/config.js';
+import type { PrismindConfig } from '../../config/config.js';
 
 /** `[google]` of config.toml with its file paths made absolute (relative ones are in the config's folder). */
 export interface GoogleSettings {

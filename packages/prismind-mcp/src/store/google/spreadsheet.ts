@@ -1,6 +1,6 @@
 import type { sheets_v4 } from '@googleapis/sheets';
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { CatalogEntry, ProjectConfig, TaskRow } from '../model/types.js';
+import type { CatalogEntry, ProjectConfig, TaskRow } from '../../model/types.js';
 import { failureOf, type GoogleApi } from './api.js';
 import type { RemoteCache } from './cache.js';
 import {

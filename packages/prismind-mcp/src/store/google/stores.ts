@@ -1,16 +1,9 @@
 import type { sheets_v4 } from '@googleapis/sheets';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { foundDocumentEntry } from '../engine/documents.js';
-import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
-import type {
-  Catalog,
-  CatalogFilter,
-  SearchIndex,
-  SessionStore,
-  SyncCounts,
-  Tracker,
-} from '../store/backend.js';
-import { extractKeywords } from '../text/keywords.js';
+import { foundDocumentEntry } from '../../model/documents.js';
+import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../../model/types.js';
+import type { Catalog, CatalogFilter, SearchIndex, SessionStore, SyncCounts, Tracker } from '../backend.js';
+import { extractKeywords } from '../../text/keywords.js';
 import { isNotFound } from './api.js';
 import { createFile, DOC_MIME, driveLiteral, FOLDER_MIME, SHEET_MIME } from './drive.js';
 import {

@@ -1,5 +1,5 @@
-import { deriveState } from '../model/progress.js';
-import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
+import { deriveState } from '../../model/progress.js';
+import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../../model/types.js';
 import { docUrl } from './layout.js';
 
 /** A summary cell: text, or text linking somewhere. */

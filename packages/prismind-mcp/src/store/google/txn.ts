@@ -1,9 +1,9 @@
 import type { docs_v1 } from '@googleapis/docs';
 import { isToolError, ToolError } from '@mcp-workbench/core/engine';
-import { phaseTaskOf } from '../model/progress.js';
-import { deriveState } from '../model/progress.js';
-import type { ProjectConfig } from '../model/types.js';
-import type { Stores } from '../store/backend.js';
+import { phaseTaskOf } from '../../model/progress.js';
+import { deriveState } from '../../model/progress.js';
+import type { ProjectConfig } from '../../model/types.js';
+import type { Stores } from '../backend.js';
 import type { GoogleApi } from './api.js';
 import type { RemoteCache } from './cache.js';
 import { Folders, IdPool } from './drive.js';

@@ -1,5 +1,5 @@
-import type { CatalogEntry } from '../model/types.js';
-import type { Catalog, CatalogFilter } from '../store/backend.js';
+import type { CatalogEntry } from '../../model/types.js';
+import type { Catalog, CatalogFilter } from '../backend.js';
 import { assertWritable, json, markDirty, type LocalContext } from './context.js';
 
 export interface CatalogRow extends Omit<CatalogEntry, 'related_docs' | 'keywords' | 'keywords_generated'> {

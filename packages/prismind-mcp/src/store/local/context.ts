@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { Logger } from '@mcp-workbench/core/engine';
-import type { Embedder } from '../search/embedder.js';
+import type { Embedder } from '../../search/embedder.js';
+import type { Stores, WriteOptions } from '../backend.js';
 import type { Db } from './database.js';
 import type { StagedFiles } from './staged-files.js';
 
@@ -19,6 +20,12 @@ export interface LocalContext {
   after: (() => Promise<void>)[];
   embedder: Embedder | undefined;
   logger: Logger;
+}
+
+/** Runs work in a transaction and hands it the context too (the local backend; the Google backend builds on it). */
+export interface RunsTransactions {
+  readWith<T>(work: (stores: Stores, ctx: LocalContext) => Promise<T>): Promise<T>;
+  writeWith<T>(work: (stores: Stores, ctx: LocalContext) => Promise<T>, options?: WriteOptions): Promise<T>;
 }
 
 export const PROJECTS_DIR = 'Projects';

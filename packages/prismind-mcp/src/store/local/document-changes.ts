@@ -1,13 +1,12 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
-import type { ProjectConfig } from '../model/types.js';
-import type { DocumentChanges } from '../store/backend.js';
-import { folderOf, projectDir } from './context.js';
+import type { ProjectConfig } from '../../model/types.js';
+import type { DocumentChanges } from '../backend.js';
+import { folderOf, projectDir, type RunsTransactions } from './context.js';
 import { VIEW_FILES } from './documents.js';
 import { bodyOfMarkdown } from './front-matter.js';
-import { sha256 } from './names.js';
-import type { LocalBackend } from './local-backend.js';
+import { sha256 } from '../../model/names.js';
 import { TreeWatcher, type WatchFunction } from './tree-watcher.js';
 
 /** A Markdown document of the project tree (not a hidden or temp file, not a generated view). */
@@ -25,8 +24,6 @@ interface Watched {
   /** Every file must be checked (first call, a watcher failure, an event without a name, a folder event). */
   full: boolean;
 }
-
-type RunsTransactions = Pick<LocalBackend, 'readWith' | 'writeWith'>;
 
 /**
  * Which document files of the local store changed beside the server: a watcher per project tree

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { CatalogEntry, ProjectConfig } from '../model/types.js';
-import type { DocumentStore, NewDocument, StoredDocument } from '../store/backend.js';
+import type { CatalogEntry, ProjectConfig } from '../../model/types.js';
+import type { DocumentStore, NewDocument, StoredDocument } from '../backend.js';
 import { assertWritable, folderOf, projectDir, type LocalContext } from './context.js';
 import { parseMarkdown, renderMarkdown } from './front-matter.js';
-import { sha256 } from './names.js';
+import { sha256 } from '../../model/names.js';
 
 /** The Markdown views of a project: generated, never documents. */
 export const VIEW_FILES = new Set(['進捗.md', '目録.md', 'サマリ.md']);

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
-import type { Embedder } from '../search/embedder.js';
-import type { Backend, BackendInfo, Stores, WriteOptions } from '../store/backend.js';
+import type { Embedder } from '../../search/embedder.js';
+import type { Backend, BackendInfo, Stores, WriteOptions } from '../backend.js';
 import { LocalCatalog } from './catalog.js';
-import { DB_FILE, type LocalContext } from './context.js';
+import { DB_FILE, type LocalContext, type RunsTransactions } from './context.js';
 import { openDatabase, retryBusy, type Db } from './database.js';
 import { LocalDocumentChanges } from './document-changes.js';
 import { LocalDocuments } from './documents.js';
@@ -34,7 +34,7 @@ export interface LocalBackendOptions {
  * write lock with BEGIN IMMEDIATE (waiting, never failing, while another holds it), and within one
  * process a mutex keeps the shared connection to one transaction at a time.
  */
-export class LocalBackend implements Backend {
+export class LocalBackend implements Backend, RunsTransactions {
   readonly kind = 'local' as const;
   private readonly mutex = new Mutex();
   readonly documentChanges: LocalDocumentChanges;

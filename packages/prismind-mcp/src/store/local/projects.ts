@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { CurrentProject, ProjectConfig } from '../model/types.js';
-import type { ProjectRegistry } from '../store/backend.js';
+import type { CurrentProject, ProjectConfig } from '../../model/types.js';
+import type { ProjectRegistry } from '../backend.js';
 import { assertWritable, json, PROJECTS_DIR, type LocalContext } from './context.js';
-import { safeName } from './names.js';
+import { safeName } from '../../model/names.js';
 
 interface ProjectRow {
   project_id: string;

@@ -1,8 +1,8 @@
-import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../model/types.js';
-import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../search/rank.js';
-import { catalogText, knowledgeText, tagKey } from '../search/texts.js';
-import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../store/backend.js';
-import { queryTerms, type QueryTerm } from '../text/terms.js';
+import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../../model/types.js';
+import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../../search/rank.js';
+import { catalogText, knowledgeText, tagKey } from '../../search/texts.js';
+import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../backend.js';
+import { queryTerms, type QueryTerm } from '../../text/terms.js';
 import { filterSql, toEntry, type CatalogRow } from './catalog.js';
 import { assertWritable, json, type LocalContext } from './context.js';
 import { TextIndex } from './text-index.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { SessionState } from '../model/types.js';
-import type { SessionStore } from '../store/backend.js';
+import type { SessionState } from '../../model/types.js';
+import type { SessionStore } from '../backend.js';
 import {
   assertWritable,
   DB_FILE,

@@ -1,6 +1,6 @@
-import { shortTermTokens } from '../text/grams.js';
-import { normalizeText } from '../text/normalize.js';
-import { ftsPhrase, trigramsOf, type QueryTerm } from '../text/terms.js';
+import { shortTermTokens } from '../../text/grams.js';
+import { normalizeText } from '../../text/normalize.js';
+import { ftsPhrase, trigramsOf, type QueryTerm } from '../../text/terms.js';
 import type { Db } from './database.js';
 
 /** How many loosely matching rows (sharing some piece of the query) are scored at most. */

@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { ProjectConfig, TaskRow } from '../model/types.js';
-import type { Tracker } from '../store/backend.js';
+import type { ProjectConfig, TaskRow } from '../../model/types.js';
+import type { Tracker } from '../backend.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { assertWritable, folderOf, json, markDirty, projectDir, type LocalContext } from './context.js';

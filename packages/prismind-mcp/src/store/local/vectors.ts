@@ -1,10 +1,10 @@
-import { blobToVector, vectorToBlob } from '../search/embedder.js';
+import { blobToVector, vectorToBlob } from '../../search/embedder.js';
 import {
   embedAfterTransaction,
   type PendingVector,
   scoreSimilarities,
   type VectorKind,
-} from '../search/similarity.js';
+} from '../../search/similarity.js';
 import type { LocalContext } from './context.js';
 
 export type { PendingVector, VectorKind };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { catalogView, progressView, summaryPhaseTask, summaryView } from '../model/views.js';
+import { catalogView, progressView, summaryPhaseTask, summaryView } from '../../model/views.js';
 import { LocalCatalog } from './catalog.js';
 import { PROJECTS_DIR, type LocalContext, type ViewKind } from './context.js';
 import { LocalProjects } from './projects.js';

@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '../../model/types.js';
-import type { Catalog, CatalogFilter } from '../../store/backend.js';
+import type { Catalog, CatalogFilter } from '../backend.js';
 import { assertWritable, forUpdate, keyOf, lockProject, query, queryOne, type PgContext } from './context.js';
 
 /** Columns of a catalog row that make a CatalogEntry. */

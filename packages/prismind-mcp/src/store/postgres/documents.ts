@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../../model/types.js';
-import type { DocumentStore, NewDocument, StoredDocument } from '../../store/backend.js';
-import { sha256 } from '../../local/names.js';
+import type { DocumentStore, NewDocument, StoredDocument } from '../backend.js';
+import { sha256 } from '../../model/names.js';
 import { assertWritable, keyOf, lockProject, query, queryOne, type PgContext } from './context.js';
 
 /** The MCP resource of a document: what a client can open (the text lives in the database). */

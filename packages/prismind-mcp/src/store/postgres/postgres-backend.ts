@@ -1,7 +1,7 @@
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
-import type { Backend, BackendInfo, BulkSize, Stores, WriteOptions } from '../../store/backend.js';
+import type { Backend, BackendInfo, BulkSize, Stores, WriteOptions } from '../backend.js';
 import {
   connectionSettings,
   createPool,

@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CurrentProject, ProjectConfig } from '../../model/types.js';
-import type { ProjectRegistry } from '../../store/backend.js';
+import type { ProjectRegistry } from '../backend.js';
 import { assertWritable, keyOf, lockProject, query, queryOne, send, type PgContext } from './context.js';
 
 /** Named, not `*`: a prepared `SELECT *` fails once another server's migration adds a column. */

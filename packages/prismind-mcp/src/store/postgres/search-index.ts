@@ -1,7 +1,7 @@
 import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../../model/types.js';
 import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../../search/rank.js';
 import { catalogText, knowledgeText, tagKey } from '../../search/texts.js';
-import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../../store/backend.js';
+import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../backend.js';
 import { shortTermTokenList } from '../../text/grams.js';
 import { normalizeText, textRuns } from '../../text/normalize.js';
 import { queryTerms, type QueryTerm } from '../../text/terms.js';

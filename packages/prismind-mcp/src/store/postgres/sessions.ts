@@ -1,5 +1,5 @@
 import type { SessionState } from '../../model/types.js';
-import type { SessionStore } from '../../store/backend.js';
+import type { SessionStore } from '../backend.js';
 import {
   assertWritable,
   forUpdate,

@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { ProjectConfig, TaskRow } from '../../model/types.js';
-import type { Tracker } from '../../store/backend.js';
+import type { Tracker } from '../backend.js';
 import { assertWritable, forUpdate, keyOf, lockProject, query, type PgContext } from './context.js';
 
 const COLUMNS = `phase, task_id, name, description, status, blockers, completed_at, notes, priority, category,
