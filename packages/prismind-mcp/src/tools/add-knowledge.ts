@@ -9,15 +9,14 @@ export function addKnowledgeTool(engine: Engine) {
     name: 'add_knowledge',
     title: 'Add knowledge',
     description:
-      'Store a technical insight (a fix, a tip, a pitfall) so later sessions find it with search_knowledge. ' +
-      'Propose it to the user first ("この知見を登録しておくと良さそうですが、どうしますか？"). Tags are ' +
-      'generated from the content when omitted. Omit project for knowledge that applies to every project.',
+      'Store a technical insight (a fix, a tip, a pitfall) for later sessions (search_knowledge). Ask the ' +
+      'user first.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: {
-      content: z.string().describe('The insight, self-contained.'),
+      content: z.string().describe('Self-contained.'),
       category: z.string().describe('問題解決 / 技術Tips / ベストプラクティス / 落とし穴 / …'),
-      project: z.string().optional().describe('Project id (omit for general knowledge).'),
-      tags: z.array(z.string()).optional().describe('Tags (generated when omitted).'),
+      project: z.string().optional().describe('Omit for knowledge of every project.'),
+      tags: z.array(z.string()).optional().describe('Generated when omitted.'),
       source: z.string().optional().describe('Where it was learned.'),
     },
     output: { success: z.boolean(), knowledge_id: z.string(), tags: z.array(z.string()), message },

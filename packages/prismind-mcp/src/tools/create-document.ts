@@ -2,38 +2,29 @@ import { defineTool } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { createDocument } from '../engine/documents.js';
 import type { Engine } from '../engine/engine.js';
-import { message, TIMINGS_TEXT } from './schemas.js';
+import { DOC_TYPES_TEXT, message, TIMINGS_TEXT } from './schemas.js';
 
 export function createDocumentTool(engine: Engine) {
   return defineTool({
     name: 'create_document',
     title: 'Create a document',
     description:
-      'Create a design doc (設計書), procedure doc (実装手順書) or other document in the current project and ' +
-      "register it in the catalog, in one step (both or neither). It is written as Markdown in the type's " +
-      'folder with a heading. Procedure docs are named P<phase>_T<task>_<feature>_<asset_type>_<seq> from ' +
-      'phase_task "P4-T01", feature and asset_type. Keywords are generated from name + content when omitted. ' +
-      'Design decisions → 設計書; steps → 実装手順書; tips → add_knowledge instead.',
+      'Write a Markdown document and register it in the catalog (both or neither). Design decisions → 設計書, ' +
+      'steps → 実装手順書, tips → add_knowledge instead. Procedure docs are named ' +
+      'P<phase>_T<task>_<feature>_<asset_type>_<seq>.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: {
-      name: z.string().describe('Document name, e.g. "WeaponSystem刷新".'),
-      doc_type: z
-        .string()
-        .describe(
-          '設計書 / 実装手順書 / 仕様書 / 規約 / 設定 / その他 (design, procedure, spec, … work too).',
-        ),
-      content: z.string().describe('Markdown body (a heading is added unless it starts with one).'),
-      phase_task: z.string().describe('"P4-T01", or 共通 / 事前設計 / 技術選定 / 環境構築 / 運用 ….'),
-      feature: z.string().optional().describe('Feature name (used in procedure file names).'),
-      keywords: z.array(z.string()).optional().describe('Search keywords (generated when omitted).'),
-      reference_timing: z.string().optional().describe(`When to read it: ${TIMINGS_TEXT}.`),
+      name: z.string(),
+      doc_type: z.string().describe(DOC_TYPES_TEXT),
+      content: z.string().describe('Markdown; a heading is added unless it starts with one.'),
+      phase_task: z.string().describe('"P4-T01", 共通, 技術選定, ….'),
+      feature: z.string().optional(),
+      keywords: z.array(z.string()).optional().describe('Generated when omitted.'),
+      reference_timing: z.string().optional().describe(TIMINGS_TEXT),
       related_docs: z.array(z.string()).optional().describe('doc_ids to read with it.'),
-      asset_type: z
-        .string()
-        .optional()
-        .describe('Procedure docs: target asset kind for the file name (Blueprint, C++, Widget, …).'),
-      created_by: z.string().optional().describe('作成者 (default: the session user).'),
-      project: z.string().optional().describe('Project id (default: the current project).'),
+      asset_type: z.string().optional().describe('Blueprint, C++, Widget, …'),
+      created_by: z.string().optional().describe('Default: the session user.'),
+      project: z.string().optional().describe('Default: the current project.'),
     },
     output: {
       success: z.boolean(),

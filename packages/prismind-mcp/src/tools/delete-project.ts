@@ -9,13 +9,12 @@ export function deleteProjectTool(engine: Engine) {
     name: 'delete_project',
     title: 'Delete project settings',
     description:
-      "Remove a project's settings (only the settings: documents, progress, sessions and knowledge stay where " +
-      'they are, and setup_project with the same id finds them again). Needs confirm=true; without it nothing ' +
-      'happens and the message says what would be removed and where the data stays. Ask the user before confirming.',
+      "Remove a project's settings only: documents, progress, sessions and knowledge stay, and setup_project " +
+      'with the same id finds them again. Ask the user, then call with confirm=true (without it nothing happens).',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
-      project: z.string().describe('Project id.'),
-      confirm: z.boolean().optional().describe('Must be true to delete (default false).'),
+      project: z.string(),
+      confirm: z.boolean().optional(),
     },
     output: { success: z.boolean(), project_id: z.string(), message },
     async run(args) {

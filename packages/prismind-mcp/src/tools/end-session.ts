@@ -5,10 +5,10 @@ import { endSession } from '../engine/sessions.js';
 import { message } from './schemas.js';
 
 export const saveInput = {
-  summary: z.string().optional().describe('What was done in this session.'),
-  next_action: z.string().optional().describe('What to do next time (shown by the next start_session).'),
-  blockers: z.array(z.string()).optional().describe("Replaces the session's blockers."),
-  notes: z.string().optional().describe('Hand-over notes for the next session.'),
+  summary: z.string().optional().describe('What this session did.'),
+  next_action: z.string().optional().describe('What to do next (shown by the next start_session).'),
+  blockers: z.array(z.string()).optional().describe('Replaces the saved list.'),
+  notes: z.string().optional().describe('Hand-over notes.'),
 };
 
 export function endSessionTool(engine: Engine) {
@@ -16,8 +16,8 @@ export function endSessionTool(engine: Engine) {
     name: 'end_session',
     title: 'End the session',
     description:
-      'Save the session state and end the session. Give summary and next_action so the next session (any ' +
-      'client, any day) picks up where this one ended. Current phase/task come from the progress table.',
+      'Save the session state and end the session. Give summary and next_action so the next session picks ' +
+      'up where this one ended.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: saveInput,
     output: {

@@ -9,13 +9,13 @@ export function getProgressTool(engine: Engine) {
     name: 'get_progress',
     title: 'Get progress',
     description:
-      'Phases with their tasks and status (the progress table, 進捗). Completed tasks are left out unless ' +
-      'include_completed=true; phase narrows to one phase ("Phase 4", "4" or "P4").',
+      'Phases with their tasks and status (the progress table, 進捗). Completed tasks only with ' +
+      'include_completed=true.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      project: z.string().optional().describe('Project id (default: the current project).'),
-      phase: z.string().optional(),
-      include_completed: z.boolean().optional().describe('Include completed tasks (default false).'),
+      project: z.string().optional().describe('Default: the current project.'),
+      phase: z.string().optional().describe('"Phase 4", "4" or "P4".'),
+      include_completed: z.boolean().optional(),
     },
     output: {
       success: z.boolean(),

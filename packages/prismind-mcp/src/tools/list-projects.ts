@@ -9,8 +9,8 @@ export function listProjectsTool(engine: Engine) {
     name: 'list_projects',
     title: 'List projects',
     description:
-      'All registered projects (newest change first) and current_project, the one tools use by default; ' +
-      'storage tells which store (local folder, PostgreSQL, …) and search machinery this server runs on.',
+      'Registered projects (newest change first), current_project, and storage: the store and search ' +
+      'machinery this server runs on.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {},
     output: {

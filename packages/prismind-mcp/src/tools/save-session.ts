@@ -10,8 +10,8 @@ export function saveSessionTool(engine: Engine) {
     name: 'save_session',
     title: 'Save the session',
     description:
-      'Save the session state without ending the session (a checkpoint). The server also saves by itself every ' +
-      'session.auto_save_interval tool calls and when its answers near the context budget.',
+      'Save the session state without ending the session (end_session ends it). The server also saves by ' +
+      'itself every few tool calls and under context pressure.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: saveInput,
     output: { success: z.boolean(), saved_to: z.array(z.string()), message },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REFERENCE_TIMINGS } from '../model/vocab.js';
+import { DOC_TYPES, REFERENCE_TIMINGS } from '../model/vocab.js';
 
 /** Schemas shared by several tools. */
 export const projectIdParam = z
@@ -36,3 +36,4 @@ export const message = z
   .describe("What happened, in the spec's words; notices of automatic saves are appended.");
 
 export const TIMINGS_TEXT = REFERENCE_TIMINGS.join(' / ');
+export const DOC_TYPES_TEXT = Object.keys(DOC_TYPES).join(' / ');

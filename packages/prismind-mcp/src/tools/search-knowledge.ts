@@ -9,22 +9,15 @@ export function searchKnowledgeTool(engine: Engine) {
     name: 'search_knowledge',
     title: 'Search knowledge',
     description:
-      'Find stored insights by meaning and words (Japanese or English; short terms like 「罠」 work), best first ' +
-      'with relevance_score in [0, 1]: entries containing every term score ≥ 0.5. Filters: category, project ' +
-      '(omit for all, including general knowledge), tags (all must be present).',
+      'Find stored insights by words and meaning, best first; relevance_score ≥ 0.5 when an entry contains ' +
+      'every term.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       query: z.string(),
       category: z.string().optional(),
-      project: z.string().optional(),
-      tags: z.array(z.string()).optional().describe('Every tag must be present (AND).'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(50)
-        .optional()
-        .describe('Most entries to return (default 5, max 50).'),
+      project: z.string().optional().describe('Default: every project and general knowledge.'),
+      tags: z.array(z.string()).optional().describe('All must be present.'),
+      limit: z.number().int().min(1).max(50).optional().describe('Default 5.'),
     },
     output: {
       success: z.boolean(),

@@ -9,13 +9,12 @@ export function startSessionTool(engine: Engine) {
     name: 'start_session',
     title: 'Start a session',
     description:
-      'Call this first in every conversation about a project. Loads the saved session state (what was done, ' +
-      'next_action, blockers, notes), re-reads progress (the progress table is the truth: differences are ' +
-      'corrected and reported) and recommends documents for the current phase/task, each with a reason. ' +
-      'Omit project to use the current project; makes the project current.',
+      'Call first in every conversation about a project. Returns the saved session (last_summary, next_action, ' +
+      'blockers, notes), the current phase/task from the progress table (differences corrected and reported) and ' +
+      'documents to read, each with a reason. Makes the project current.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: {
-      project: z.string().optional().describe('Project id (default: the current project).'),
+      project: z.string().optional().describe('Default: the current project.'),
       user: z.string().optional().describe('Whose session (default: session.default_user from config.toml).'),
     },
     output: {

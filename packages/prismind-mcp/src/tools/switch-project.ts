@@ -9,10 +9,10 @@ export function switchProjectTool(engine: Engine) {
     name: 'switch_project',
     title: 'Switch project',
     description:
-      'Make another registered project the current one (for the configured user). Tools that take an optional ' +
-      'project use the current project when it is omitted. Call start_session afterwards to load its state.',
+      'Make a registered project the current one (the default of every optional project argument). Then ' +
+      'call start_session to load its state.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: { project: z.string().describe('Project id to switch to (see list_projects).') },
+    input: { project: z.string() },
     output: { success: z.boolean(), project_id: z.string(), name: z.string(), message },
     async run(args) {
       return switchProject(engine, args.project);

@@ -9,11 +9,10 @@ export function syncCatalogTool(engine: Engine) {
     name: 'sync_catalog',
     title: 'Sync the catalog',
     description:
-      "Rebuild the project's catalog and search cache from the master: the document files themselves. Use it " +
-      'after people added, edited, moved or deleted documents by hand, or to recover the cache. Files without ' +
-      'front matter are registered (and given front matter); catalog rows whose file is gone are archived.',
+      "Rebuild the project's catalog and search cache from the documents themselves (the master): registers " +
+      'documents added by hand, archives rows whose document is gone. Use it after edits by hand or to recover.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: { project: z.string().optional().describe('Project id (default: the current project).') },
+    input: { project: z.string().optional().describe('Default: the current project.') },
     output: {
       success: z.boolean(),
       synced_count: z.number().describe('Documents now in the cache.'),

@@ -9,23 +9,16 @@ export function updateDocumentTool(engine: Engine) {
     name: 'update_document',
     title: 'Update a document',
     description:
-      "Replace (default) or append to a document's content and/or change its catalog metadata (name, " +
-      'phase_task, feature, keywords, reference_timing, related_docs, status, created_by); 更新日 is updated. ' +
-      'If a person edited the file since the server last read it, nothing is overwritten: a CONFLICT error says ' +
-      'to read it with get_document and retry with expected_hash = metadata.content_hash.',
+      "Replace or append to a document's content and/or change its catalog metadata (name, phase_task, " +
+      'feature, keywords, reference_timing, related_docs, status, created_by). An edit nobody has read is never ' +
+      'overwritten (CONFLICT: read it with get_document, retry with expected_hash).',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
       doc_id: z.string(),
-      content: z.string().optional().describe('New content (Markdown).'),
-      append: z.boolean().optional().describe('true: add content at the end; false (default): replace.'),
-      metadata: z
-        .record(z.string(), z.unknown())
-        .optional()
-        .describe('Catalog fields to change, e.g. {"status": "archived"}.'),
-      expected_hash: z
-        .string()
-        .optional()
-        .describe('content_hash from get_document: refuse if the document changed since.'),
+      content: z.string().optional(),
+      append: z.boolean().optional().describe('Add content at the end (default: replace).'),
+      metadata: z.record(z.string(), z.unknown()).optional().describe('e.g. {"status": "archived"}.'),
+      expected_hash: z.string().optional().describe('metadata.content_hash from get_document.'),
     },
     output: {
       success: z.boolean(),

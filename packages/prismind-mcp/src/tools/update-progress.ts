@@ -10,19 +10,17 @@ export function updateProgressTool(engine: Engine) {
     name: 'update_progress',
     title: 'Update progress',
     description:
-      `Update a task (status ${TASK_STATUSES.join('/')}, blockers, notes, priority ${PRIORITIES.join('/')}, ` +
-      `category ${TASK_CATEGORIES.join('/')}, blocked_by) or add one with new_task. task_id is "P4-T01" or just ` +
-      '"T01" when unique. Completing a task sets completed_at; the session state follows the table. A fix after ' +
-      'implementation is a new task (spec rule).',
+      'Update a task, or add one with new_task. Completing a task sets completed_at. A fix after ' +
+      'implementation is a new task.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: {
-      task_id: z.string().describe('"P4-T01" or "T01".'),
+      task_id: z.string().describe('"P4-T01", or "T01" when unique.'),
       status: z.string().optional().describe(TASK_STATUSES.join(' / ')),
       blockers: z.array(z.string()).optional(),
       notes: z.string().optional(),
       priority: z.string().optional().describe(PRIORITIES.join(' / ')),
       category: z.string().optional().describe(TASK_CATEGORIES.join(' / ')),
-      blocked_by: z.array(z.string()).optional().describe('Ids of tasks this one waits for.'),
+      blocked_by: z.array(z.string()).optional().describe('Task ids it waits for.'),
       new_task: z
         .object({
           phase: z.string().describe('e.g. "Phase 4".'),
@@ -36,7 +34,7 @@ export function updateProgressTool(engine: Engine) {
         .strict()
         .optional()
         .describe('Add this task instead of updating one.'),
-      project: z.string().optional().describe('Project id (default: the current project).'),
+      project: z.string().optional().describe('Default: the current project.'),
     },
     output: {
       success: z.boolean(),

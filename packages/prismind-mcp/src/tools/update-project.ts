@@ -9,11 +9,11 @@ export function updateProjectTool(engine: Engine) {
     name: 'update_project',
     title: 'Update project settings',
     description:
-      "Change a project's settings. Only the fields given change; updated_fields lists what actually changed " +
-      '(e.g. ["name", "options.auto_sync_catalog"]). sheets / drive / docs / options take partial objects.',
+      "Change a project's settings: only the fields given change (sheets, drive, docs and options too); " +
+      'updated_fields lists what changed.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      project: z.string().describe('Project id.'),
+      project: z.string(),
       name: z.string().optional(),
       description: z.string().optional(),
       spreadsheet_id: z.string().optional(),
@@ -22,14 +22,13 @@ export function updateProjectTool(engine: Engine) {
         .object({ summary: z.string(), progress: z.string(), catalog: z.string() })
         .partial()
         .strict()
-        .optional()
-        .describe('Sheet names (Google backend).'),
+        .optional(),
       drive: z
         .object({ design_folder: z.string(), procedure_folder: z.string() })
         .partial()
         .strict()
         .optional()
-        .describe('Folder names for design and procedure documents (new documents only).'),
+        .describe('Folder names for new documents.'),
       docs: z
         .object({ template_folder_id: z.string(), default_template: z.string() })
         .partial()
@@ -38,7 +37,7 @@ export function updateProjectTool(engine: Engine) {
       options: z
         .record(z.string(), z.union([z.boolean(), z.string(), z.number()]))
         .optional()
-        .describe('Other options, e.g. {"auto_sync_catalog": false, "auto_create_folders": true}.'),
+        .describe('e.g. {"auto_sync_catalog": false}.'),
     },
     output: { success: z.boolean(), project_id: z.string(), updated_fields: z.array(z.string()), message },
     async run(args) {
