@@ -12,11 +12,18 @@ await runStdioServer({
     'on-conflict': {
       type: 'string',
       choices: ON_CONFLICT_POLICIES,
-      default: 'overwrite',
+      // No default: unset, a tool replaces only its own earlier output and writes name_1 beside
+      // anything else. Overwriting a file the server did not write must be asked for.
       valueName: '<policy>',
-      description: 'What extract/patch do when the output file exists: overwrite | skip | rename.',
+      description:
+        'What extract/patch/make do when the output file exists: overwrite | skip | rename ' +
+        '(default: replace only their own earlier output, else write name_1).',
     },
   },
   createServer: ({ paths, logger, flags }) =>
-    createServer({ paths, logger, onConflict: flags['on-conflict'] as OnConflict }),
+    createServer({
+      paths,
+      logger,
+      ...(flags['on-conflict'] === undefined ? {} : { onConflict: flags['on-conflict'] as OnConflict }),
+    }),
 });

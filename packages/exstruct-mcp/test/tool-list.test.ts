@@ -25,7 +25,7 @@ const BUDGETS: Record<string, number> = {
   exstruct_read_cells: 150,
   exstruct_read_formulas: 120,
   exstruct_get_runtime_info: 55,
-  exstruct_patch: 460,
+  exstruct_patch: 470,
   exstruct_make: 300,
   exstruct_list_ops: 45,
   exstruct_describe_op: 60,

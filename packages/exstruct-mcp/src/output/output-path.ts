@@ -57,6 +57,8 @@ export interface ResolvedOutput {
   path: string;
   /** on_conflict=skip and the file exists. */
   skip: boolean;
+  /** An existing file at `path` is to be replaced (overwrite, or no policy and the server's own file). */
+  replaces: boolean;
   warning: string | undefined;
 }
 
@@ -128,9 +130,10 @@ export async function resolveConflict(
       warning: `Two outputs of this call are both named ${path.basename(target)}; wrote ${path.basename(renamed.path)} for the second.`,
     };
   }
-  if (!(await exists(target))) return { path: target, skip: false, warning: undefined };
+  if (!(await exists(target))) return { path: target, skip: false, replaces: false, warning: undefined };
   if (policy === undefined) {
-    if (ownedBy && (await ownedBy(target))) return { path: target, skip: false, warning: undefined };
+    if (ownedBy && (await ownedBy(target)))
+      return { path: target, skip: false, replaces: true, warning: undefined };
     const renamed = await resolveConflict(target, 'rename', options);
     return {
       ...renamed,
@@ -141,6 +144,7 @@ export async function resolveConflict(
     return {
       path: target,
       skip: true,
+      replaces: false,
       warning: `Output exists; skipped writing (on_conflict=skip): ${path.basename(target)}`,
     };
   }
@@ -164,6 +168,7 @@ export async function resolveConflict(
       return {
         path: candidate,
         skip: false,
+        replaces: false,
         warning: `Output exists; writing to ${path.basename(candidate)} instead (on_conflict=rename).`,
       };
     }
@@ -171,5 +176,5 @@ export async function resolveConflict(
       hint: 'Choose another out_name or clean up the folder.',
     });
   }
-  return { path: target, skip: false, warning: undefined };
+  return { path: target, skip: false, replaces: true, warning: undefined };
 }

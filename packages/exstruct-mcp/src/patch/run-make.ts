@@ -9,7 +9,8 @@ import { assertEditable, runPatch, type PatchResult } from './run-patch.js';
 export interface MakeRequest {
   output: string;
   ops: PatchOp[];
-  onConflict: OnConflict;
+  /** Undefined: an existing output is kept and `{stem}_1{suffix}` written. */
+  onConflict: OnConflict | undefined;
   /** Name of the first sheet (default Sheet1). */
   sheet?: string;
   autoFormula?: boolean;

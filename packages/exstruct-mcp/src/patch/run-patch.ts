@@ -18,7 +18,13 @@ export interface PatchRequest {
   /** Absolute path the result should go to, before the conflict policy. */
   output: string;
   ops: PatchOp[];
-  onConflict: OnConflict;
+  /**
+   * What to do when the output exists; undefined (no tool argument, no --on-conflict): replace it only
+   * when `ownedBy` says it is this server's own earlier output, else write `{stem}_1{suffix}`.
+   */
+  onConflict: OnConflict | undefined;
+  /** Whether an existing output is this server's own (exstruct_patch: the input's `{stem}_patched` file). */
+  ownedBy?: (file: string) => Promise<boolean>;
   autoFormula?: boolean;
   dryRun?: boolean;
   returnInverseOps?: boolean;
@@ -96,6 +102,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
   });
   const conflict = await resolveConflict(request.output, request.onConflict, {
     allowed: request.outputAllowed,
+    ...(request.ownedBy ? { ownedBy: request.ownedBy } : {}),
   });
   if (conflict.skip) {
     warnings.push(conflict.warning!);
@@ -137,6 +144,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
           request,
           (p) => (outPath = p),
           outPath,
+          request.onConflict === 'overwrite' || conflict.replaces,
           (sink) => writePackage(pkg, edit, sink, options),
         );
       } catch (error) {
@@ -172,6 +180,8 @@ async function writeAtomically(
   request: PatchRequest,
   setPath: (p: string) => void,
   initial: string,
+  /** Whether the write may replace a file at `initial` (never one that appears at a renamed target). */
+  replace: boolean,
   write: (sink: PackageSink) => Promise<WriteOutcome>,
 ): Promise<WriteOutcome> {
   let target = initial;
@@ -194,14 +204,14 @@ async function writeAtomically(
             throw new PreflightFailed(outcome);
           }
         },
-        { noClobber: request.onConflict !== 'overwrite' },
+        { noClobber: !(replace && target === initial) },
       );
       setPath(target);
       return outcome!;
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if (code === 'EEXIST' && request.onConflict === 'rename' && attempt < 20) {
-        // another writer took the name
+      if (code === 'EEXIST' && request.onConflict !== 'skip' && attempt < 20) {
+        // another writer took the name: rename (also without a policy: the new file is not ours)
         target = (await resolveConflict(target, 'rename', { allowed: request.outputAllowed })).path;
         continue;
       }

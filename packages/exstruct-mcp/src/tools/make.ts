@@ -15,7 +15,7 @@ export function makeTool(deps: ExstructToolDeps) {
       'Create a workbook at out_path (.xlsx/.xlsm) from ops, as exstruct_patch applies them, e.g. ' +
       '[{"op":"set_range_values","sheet":"Sheet1","range":"A1:B2","values":[["Month","Sales"],["Jan",120]]}]. ' +
       'It starts with one empty sheet, `sheet` (default "Sheet1"); add_sheet adds more. ' +
-      conflictDefaultText(deps.onConflict, 'An existing file is replaced'),
+      conflictDefaultText(deps.onConflict, 'An existing file is kept and {name}_1… written'),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
       out_path: z.string().min(1),
@@ -30,8 +30,8 @@ export function makeTool(deps: ExstructToolDeps) {
       const result = await runMake({
         output,
         ops,
-        // Edits go to a new file ({name}_patched…); unset, the policy is overwrite (the tool is destructive).
-        onConflict: args.on_conflict ?? deps.onConflict ?? 'overwrite',
+        // Unset: an existing file is kept and {stem}_1… written (overwrite only when asked).
+        onConflict: args.on_conflict ?? deps.onConflict,
         ...(args.sheet === undefined ? {} : { sheet: args.sheet }),
         autoFormula: args.auto_formula,
         dryRun: args.dry_run,

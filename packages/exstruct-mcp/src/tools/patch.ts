@@ -18,7 +18,10 @@ export function patchTool(deps: ExstructToolDeps) {
       'keeping all it did not edit (charts, shapes, pivots, macros). Read the cells first (exstruct_extract, ' +
       'options.alpha_col for A1 columns); dry_run previews the diff; set_value_if guards against overwriting; ' +
       'return_inverse_ops gives undo ops. ' +
-      conflictDefaultText(deps.onConflict, 'An existing output is replaced'),
+      conflictDefaultText(
+        deps.onConflict,
+        'An existing output is replaced only if it is {name}_patched, else {name}_1… is written',
+      ),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
       xlsx_path: z.string().min(1),
@@ -40,8 +43,10 @@ export function patchTool(deps: ExstructToolDeps) {
         input,
         output,
         ops,
-        // Edits go to a new file ({name}_patched…); unset, the policy is overwrite (the tool is destructive).
-        onConflict: args.on_conflict ?? deps.onConflict ?? 'overwrite',
+        // Unset: the input's own {stem}_patched file is replaced (re-running a patch updates it), any
+        // other existing file is kept and {stem}_1… written: overwrite only when asked.
+        onConflict: args.on_conflict ?? deps.onConflict,
+        ownedBy: async (file) => path.basename(file) === defaultOutputName(input, undefined),
         autoFormula: args.auto_formula,
         dryRun: args.dry_run,
         returnInverseOps: args.return_inverse_ops,
