@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runStdioServer } from '@mcp-workbench/core';
+import { linkCommand } from './link-command.js';
 import { createServer, DEFAULT_WAIT_SECONDS } from './server.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
@@ -15,37 +16,48 @@ function waitSeconds(value: string | boolean | string[] | undefined): number {
   return seconds;
 }
 
-await runStdioServer({
-  name: PACKAGE_NAME,
-  version: PACKAGE_VERSION,
-  description:
-    'a person reviews Markdown for an agent (review page on 127.0.0.1, desktop app or browser), over MCP stdio',
-  flags: {
-    'no-open': {
-      type: 'boolean',
-      description: 'Do not open the desktop app or a browser; only print the review URL to stderr.',
+if (process.argv[2] === 'link') {
+  // `md-review-mcp link`: the person's links, for a terminal (not the MCP server).
+  process.exitCode = await linkCommand(process.argv.slice(3), process.env, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
+} else {
+  await startServer();
+}
+
+async function startServer(): Promise<void> {
+  await runStdioServer({
+    name: PACKAGE_NAME,
+    version: PACKAGE_VERSION,
+    description:
+      'a person reviews Markdown for an agent (review page on 127.0.0.1, desktop app or browser), over MCP stdio',
+    flags: {
+      'no-open': {
+        type: 'boolean',
+        description: 'Do not open the desktop app or a browser; only print the review URL to stderr.',
+      },
+      'wait-seconds': {
+        type: 'string',
+        valueName: '<n>',
+        default: String(DEFAULT_WAIT_SECONDS),
+        description:
+          'How long review.request waits before answering status "pending" (0 = until the person finishes).',
+      },
+      home: {
+        type: 'string',
+        valueName: '<dir>',
+        description: 'Where sessions are kept (default: $MD_REVIEW_HOME or the per-user data folder).',
+      },
     },
-    'wait-seconds': {
-      type: 'string',
-      valueName: '<n>',
-      default: String(DEFAULT_WAIT_SECONDS),
-      description:
-        'How long review.request waits before answering status "pending" (0 = until the person finishes).',
-    },
-    home: {
-      type: 'string',
-      valueName: '<dir>',
-      description: 'Where sessions are kept (default: $MD_REVIEW_HOME or the per-user data folder).',
-    },
-  },
-  createServer: ({ paths, logger, flags }) =>
-    createServer({
-      paths,
-      logger,
-      openMode: flags['no-open'] === true ? 'none' : 'auto',
-      waitSeconds: waitSeconds(flags['wait-seconds']),
-      ...(typeof flags.home === 'string' ? { home: flags.home } : {}),
-      // The URL must reach the person whatever the log level: it goes straight to stderr.
-      announce: (line) => process.stderr.write(`${line}\n`),
-    }),
-});
+    createServer: ({ paths, logger, flags }) =>
+      createServer({
+        paths,
+        logger,
+        openMode: flags['no-open'] === true ? 'none' : 'auto',
+        waitSeconds: waitSeconds(flags['wait-seconds']),
+        ...(typeof flags.home === 'string' ? { home: flags.home } : {}),
+        // The URL must reach the person whatever the log level: it goes straight to stderr.
+        announce: (line) => process.stderr.write(`${line}\n`),
+      }),
+  });
+}

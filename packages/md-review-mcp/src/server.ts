@@ -1,14 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { createToolServer, silentLogger, type Logger, type PathPolicy } from '@mcp-workbench/core';
 import { systemLauncher, type Launcher } from './launch/launcher.js';
 import { defaultHome } from './review/home.js';
 import { ReviewHub, type ReadFileBytes } from './review/hub.js';
 import { LIMITS } from './review/limits.js';
+import { SessionOwnership } from './review/ownership.js';
 import { SessionStore } from './review/store.js';
 import { reviewListTool } from './tools/review-list.js';
 import { reviewRequestTool } from './tools/review-request.js';
 import type { ReviewRuntime } from './tools/runtime.js';
 import { sessionNewIdTool } from './tools/session-new-id.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+import { askToRelease } from './web/handover.js';
 import { ReviewServer } from './web/review-server.js';
 
 export const DEFAULT_WAIT_SECONDS = 50;
@@ -44,10 +47,12 @@ function policyReader(paths: PathPolicy): ReadFileBytes {
 /** One server instance: its own sessions in memory, its own review web server (started on first use). */
 export function createServer(options: MdReviewServerOptions) {
   const logger = options.logger ?? silentLogger;
-  const hub = new ReviewHub(
-    new SessionStore(options.home ?? defaultHome(process.env)),
-    policyReader(options.paths),
-  );
+  const store = new SessionStore(options.home ?? defaultHome(process.env));
+  const ownership: SessionOwnership = new SessionOwnership(store, {
+    port: (): Promise<number> => web.start(),
+    askRelease: askToRelease,
+  });
+  const hub = new ReviewHub(store, policyReader(options.paths), ownership);
   const web = new ReviewServer({ hub, logger, ...(options.uiDir ? { uiDir: options.uiDir } : {}) });
   const runtime: ReviewRuntime = {
     hub,
@@ -59,6 +64,8 @@ export function createServer(options: MdReviewServerOptions) {
     progressIntervalMs: options.progressIntervalMs ?? 10_000,
     announce: options.announce ?? ((line) => logger.info(line)),
     launchFailed: new Set(),
+    linkOffered: new Set(),
+    offerUrl: () => false, // set below, once the MCP server exists
   };
   const mcp = createToolServer(
     {
@@ -70,10 +77,19 @@ export function createServer(options: MdReviewServerOptions) {
     [sessionNewIdTool, reviewRequestTool(runtime), reviewListTool(runtime)],
     { paths: options.paths, logger },
   );
+  runtime.offerUrl = (url, message) => {
+    if (!mcp.server.getClientCapabilities()?.elicitation?.url) return false;
+    // The person may answer later or never: the review does not wait for it.
+    mcp.server
+      .elicitInput({ mode: 'url', url, message, elicitationId: randomUUID() }, { timeout: 24 * 3600_000 })
+      .catch((error: unknown) => logger.debug('The client did not show the review link', error));
+    return true;
+  };
   // The review pages live as long as the MCP server.
   const previous = mcp.server.onclose;
   mcp.server.onclose = () => {
     previous?.();
+    hub.close(); // lets the sessions' locks go at once (synchronously: the process may be exiting)
     void web.close();
   };
   return mcp;

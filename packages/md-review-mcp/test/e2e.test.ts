@@ -242,6 +242,17 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
     await page.waitForSelector('body[data-status="invalid"]');
     expect(await page.locator('.banner').textContent()).toContain('not valid');
 
+    // The address the agent has (no key): the page says where the person's link is and takes it pasted.
+    await page.goto(reviewUrl.href.replace(/#token=.*/, ''));
+    await page.waitForSelector('body[data-status="needs-key"]');
+    expect(await page.locator('.needs-key').textContent()).toContain('npx md-review-mcp link');
+    await page.fill('#link-input', 'http://example.com/review/x#token=abc');
+    await page.click('.paste button');
+    expect(await page.locator('.needs-key .problem').textContent()).toContain('not a review link');
+    await page.fill('#link-input', reviewUrl.href);
+    await page.click('.paste button');
+    await page.waitForSelector('body[data-ready="true"]');
+
     const rebound = await page.goto(reviewUrl.href.replace('127.0.0.1', 'rebind.test'));
     expect(rebound?.status()).toBe(421);
 

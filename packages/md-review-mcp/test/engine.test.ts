@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeAnchor, placeComment } from '../src/review/anchors.js';
 import { ReviewHub } from '../src/review/hub.js';
+import { SessionOwnership } from '../src/review/ownership.js';
 import { SessionStore } from '../src/review/store.js';
 import { fileText, splitLines } from '../src/review/text.js';
 import type { StoredSession } from '../src/review/types.js';
@@ -43,6 +44,10 @@ describe('anchors', () => {
   });
 });
 
+/** Ownership for a hub alone: no page server, no other process to ask. */
+const soleOwner = (store: SessionStore) =>
+  new SessionOwnership(store, { port: async () => 1, askRelease: async () => 'gone' });
+
 describe('ReviewHub persistence', () => {
   let ws: Awaited<ReturnType<typeof workspace>>;
   beforeEach(async () => {
@@ -52,7 +57,7 @@ describe('ReviewHub persistence', () => {
 
   it('writes the session file at every edit, atomically, readable only by its owner', async () => {
     const store = new SessionStore(ws.home);
-    const hub = new ReviewHub(store, (file) => readFile(file));
+    const hub = new ReviewHub(store, (file) => readFile(file), soleOwner(store));
     const file = path.join(ws.root, 'docs/plan.md');
     await hub.prepare({ resume_key: 'k1', title: 't', root: ws.root, working_path: ws.root, files: [file] });
     const onDisk = async () =>
@@ -68,7 +73,10 @@ describe('ReviewHub persistence', () => {
     await hub.cancel('k1');
     await expect(hub.addGlobal('k1', 'late')).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await onDisk()).toMatchObject({ status: 'cancelled', inline_comments: [{ comment: 'c' }] });
-    expect(await readdir(path.join(ws.home, 'sessions'))).toEqual(['k1.json']); // no temp files left
+    // No temp files left; the lock says this process serves the session until the hub closes.
+    expect((await readdir(path.join(ws.home, 'sessions'))).sort()).toEqual(['k1.json', 'k1.lock']);
+    hub.close();
+    expect(await readdir(path.join(ws.home, 'sessions'))).toEqual(['k1.json']);
     expect((await stat(path.join(ws.home, 'sessions', 'k1.json'))).mode & 0o777).toBe(0o600);
     // A second store (another server process) reads the same session.
     const again = await new SessionStore(ws.home).load('k1');
@@ -76,7 +84,8 @@ describe('ReviewHub persistence', () => {
   });
 
   it('applies concurrent edits one after another (none is lost)', async () => {
-    const hub = new ReviewHub(new SessionStore(ws.home), (file) => readFile(file));
+    const store = new SessionStore(ws.home);
+    const hub = new ReviewHub(store, (file) => readFile(file), soleOwner(store));
     await hub.prepare({
       resume_key: 'k2',
       title: 't',

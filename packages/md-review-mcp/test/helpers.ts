@@ -31,6 +31,10 @@ export class RecordingLauncher implements Launcher {
 
 export interface Connected extends TestClient {
   launcher: RecordingLauncher;
+  /** What the server printed for the person at the terminal (stderr in the bin). */
+  announced: string[];
+  /** The person's link of the newest review the server announced (the one the agent never gets). */
+  personalLink(): string;
   call: (name: string, args?: Record<string, unknown>) => ReturnType<typeof callTool>;
 }
 
@@ -41,16 +45,31 @@ export async function connect(
 ): Promise<Connected> {
   const launcher = (options.launcher as RecordingLauncher | undefined) ?? new RecordingLauncher();
   const paths = await PathPolicy.create({ roots: [root] });
+  const announced: string[] = [];
   const server = createServer({
     paths,
     home,
     launcher,
     waitSeconds: 0,
     progressIntervalMs: 10_000,
+    announce: (line) => announced.push(line),
     ...options,
   });
   const client = await connectInMemory(server);
-  return { ...client, launcher, call: (name, args = {}) => callTool(client.client, name, args) };
+  return {
+    ...client,
+    launcher,
+    announced,
+    personalLink: () => linkIn(announced.join('\n')),
+    call: (name, args = {}) => callTool(client.client, name, args),
+  };
+}
+
+/** The newest person's link in what the server printed ("… is waiting for review at <url>"). */
+export function linkIn(printed: string): string {
+  const links = [...printed.matchAll(/is waiting for review at (\S+)/g)].map((m) => m[1]!);
+  if (links.length === 0) throw new Error('no review link printed yet');
+  return links[links.length - 1]!;
 }
 
 /** The tool's answer, decoded from its text block (JSON), whatever core does with structuredContent. */

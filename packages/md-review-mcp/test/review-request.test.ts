@@ -263,7 +263,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     const pending = answer<Answer>(await first.call);
     expect(pending).toMatchObject({
       status: 'pending',
-      url: first.url,
+      url: first.url.replace(/#.*/, ''), // the page's address, without the person's key
       waited_seconds: 1,
       summary: { comment_count: 1, inline_comment_count: 1 },
     });
@@ -374,7 +374,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     await person.finalize();
     await call;
     expect(messages[0]).toMatch(
-      /^waiting for review: 0 comments so far — http:\/\/127\.0\.0\.1:\d+\/review\//,
+      /^waiting for review: 0 comments so far — http:\/\/127\.0\.0\.1:\d+\/review\/[^#]+$/,
     );
   });
 
@@ -405,9 +405,11 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     });
     expect(outcome.error!.hint).toContain(args().resume_key);
     const url = (outcome.error!.details as { url: string }).url;
+    expect(url).not.toContain('token');
+    expect(outcome.error!.hint).toContain('npx md-review-mcp link');
     const waiting = mcp.call('review.request', args({ wait_seconds: 1 }));
     expect(answer(await waiting)).toMatchObject({ status: 'pending', url });
-    const person = new Person(url);
+    const person = new Person(mcp.personalLink()); // printed for the person, never in an answer
     await person.finalize();
     expect(answer(await mcp.call('review.request', args()))).toMatchObject({ verdict: 'approved' });
   });
@@ -426,7 +428,7 @@ describe('review.list', () => {
           resume_key: args().resume_key,
           title: 'Plan review',
           status: 'open',
-          url,
+          url: url.replace(/#.*/, ''),
           summary: { comment_count: 1 },
           waiting: false,
         },

@@ -1,9 +1,10 @@
+import { execFile } from 'node:child_process';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, Person, workspace } from './helpers.js';
+import { eventually, linkIn, Person, workspace } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 let ws: Awaited<ReturnType<typeof workspace>>;
@@ -21,6 +22,15 @@ const request = (key: string, extra: Record<string, unknown> = {}) => ({
   working_path: ws.root,
   ...extra,
 });
+
+/** Runs the built bin as a command (not as a server) and collects what it prints. */
+function runBin(args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], (error, stdout) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+    );
+  });
+}
 
 /** A stand-in app: records the arguments it was started with, then exits with `code`. */
 async function fakeApp(name: string, code: number): Promise<{ bin: string; log: string }> {
@@ -60,8 +70,15 @@ describe('md-review-mcp over stdio (the built bin)', () => {
         url: string;
       };
       expect(pending.status).toBe('pending');
-      expect(session.stderr()).toContain(`is waiting for review at ${pending.url}`);
-      const person = new Person(pending.url);
+      // The agent gets the page's address; the person's link (with the key) is printed for the person.
+      expect(pending.url).not.toContain('#');
+      const printed = linkIn(session.stderr());
+      expect(printed.startsWith(`${pending.url}#token=`)).toBe(true);
+      // `md-review-mcp link` prints the same link in a terminal (SSH, a headless machine).
+      const linked = await runBin(['link', '--home', ws.home]);
+      expect(linked.code).toBe(0);
+      expect(linked.stdout).toContain(`"stdio" (open, ${key})\n  ${printed}`);
+      const person = new Person(printed);
       await person.comment(0, 3, 5, 'over stdio', 'must');
       await person.finalize();
       const result = JSON.parse(
@@ -90,7 +107,9 @@ describe('md-review-mcp over stdio (the built bin)', () => {
       const pending = JSON.parse((await callTool(good.client, 'review.request', request('app-ok'))).text) as {
         url: string;
       };
-      expect((await readFile(app.log, 'utf8')).trim()).toBe(pending.url);
+      // The app gets the person's link, the agent only the page's address.
+      expect((await readFile(app.log, 'utf8')).trim()).toBe(linkIn(good.stderr()));
+      expect(linkIn(good.stderr()).startsWith(`${pending.url}#token=`)).toBe(true);
     } finally {
       await good.close();
     }
@@ -131,7 +150,8 @@ describe('md-review-mcp over stdio (the built bin)', () => {
         (await callTool(session.client, 'review.request', request('browser'))).text,
       ) as { url: string };
       const opened = await eventually(async () => (await readFile(browser.log, 'utf8')).trim());
-      expect(opened).toBe(pending.url);
+      expect(opened).toBe(linkIn(session.stderr()));
+      expect(opened.startsWith(`${pending.url}#token=`)).toBe(true);
     } finally {
       await session.close();
     }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { makeAnchor } from './anchors.js';
 import { LIMITS } from './limits.js';
+import type { SessionOwnership } from './ownership.js';
 import { buildResult, displayPath, summaryOf, verdictOf } from './result.js';
 import type { SessionStore } from './store.js';
 import { fileText, type FileText } from './text.js';
@@ -120,10 +121,15 @@ const now = () => new Date().toISOString();
  */
 export class ReviewHub {
   private readonly live = new Map<string, LiveSession>();
+  /** Sessions being loaded (and locked), so two calls for one key load it once. */
+  private readonly loading = new Map<string, Promise<LiveSession>>();
+  /** Sessions handed over to another server process: their old page's key, to tell it where they went. */
+  private readonly moved = new Map<string, string>();
 
   constructor(
     private readonly store: SessionStore,
     private readonly readBytes: ReadFileBytes,
+    private readonly ownership: SessionOwnership,
   ) {}
 
   // ---- the agent's side -------------------------------------------------------------------------
@@ -136,19 +142,15 @@ export class ReviewHub {
   async prepare(
     spec: SessionSpec,
   ): Promise<{ kind: 'open'; token: string } | { kind: 'done'; result: ReviewResult }> {
+    if (!this.live.has(spec.resume_key)) {
+      // A call for other files must not take the session from the process that serves it.
+      const stored = await this.store.load(spec.resume_key);
+      if (stored && !sameReview(stored, spec)) throw alreadyExists(stored, spec.resume_key);
+    }
     const live = await this.get(spec.resume_key, spec);
     return this.serialize(live, async () => {
       const data = live.data;
-      if (!sameReview(data, spec)) {
-        throw new ToolError(
-          'ALREADY_EXISTS',
-          `Session already exists: resume_key ${spec.resume_key} is a review of other files.`,
-          {
-            hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session.new-id for a new key, or pass the same root and files to resume it.`,
-            details: { root: data.root, files: data.files.map((f) => displayPath(data, f.path)) },
-          },
-        );
-      }
+      if (!sameReview(data, spec)) throw alreadyExists(data, spec.resume_key);
       data.title = spec.title;
       data.working_path = spec.working_path;
       if (spec.instructions === undefined) delete data.instructions;
@@ -250,6 +252,31 @@ export class ReviewHub {
     return this.live.has(key);
   }
 
+  /**
+   * Another server process asks for the session (the same resume_key from another client): what the
+   * person did so far is saved (edits run in order, this one after them), a call waiting here answers
+   * "taken over", and the lock is let go so the other process loads the session from the store.
+   */
+  async handOver(key: string): Promise<void> {
+    const live = this.mustLive(key);
+    await this.serialize(live, async () => {
+      if (this.live.get(key) !== live) return;
+      this.forget(live);
+      live.waiter?.settle({ kind: 'taken-over' });
+    });
+  }
+
+  /** True when `token` was the page key of a session this process handed to another one. */
+  movedAway(key: string, token: string): boolean {
+    const old = this.moved.get(key);
+    return old !== undefined && sameSecret(old, token);
+  }
+
+  /** Lets every session go (the server is closing): their locks are removed. */
+  close(): void {
+    this.ownership.releaseAll();
+  }
+
   tokenOf(key: string): string {
     return this.mustLive(key).token;
   }
@@ -259,10 +286,7 @@ export class ReviewHub {
   /** Constant-time check of a page's token. */
   checkToken(key: string, token: string): boolean {
     const live = this.live.get(key);
-    if (!live) return false;
-    const expected = Buffer.from(live.token);
-    const given = Buffer.from(token);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+    return live !== undefined && sameSecret(live.token, token);
   }
 
   view(key: string): SessionView {
@@ -470,6 +494,16 @@ export class ReviewHub {
   }
 
   private async commit(live: LiveSession) {
+    if (!(await this.ownership.verify(live.data.resume_key))) {
+      this.forget(live);
+      throw new ToolError(
+        'CONFLICT',
+        'This review moved to another md-review window; this change was not saved.',
+        {
+          hint: 'Open the newest link md-review gave you (`npx md-review-mcp link` prints it).',
+        },
+      );
+    }
     live.data.updatedAt = now();
     await this.store.save(live.data);
     live.revision++;
@@ -481,12 +515,28 @@ export class ReviewHub {
     return run;
   }
 
-  private async get(key: string, spec: SessionSpec): Promise<LiveSession> {
+  private get(key: string, spec: SessionSpec): Promise<LiveSession> {
     const existing = this.live.get(key);
-    if (existing) return existing;
-    const stored = await this.store.load(key);
-    const again = this.live.get(key); // another call may have loaded it meanwhile
-    if (again) return again;
+    if (existing) return Promise.resolve(existing);
+    let loading = this.loading.get(key);
+    if (!loading) {
+      loading = this.load(key, spec).finally(() => this.loading.delete(key));
+      this.loading.set(key, loading);
+    }
+    return loading;
+  }
+
+  /** Takes the session's lock (from another process if need be), then reads what is stored. */
+  private async load(key: string, spec: SessionSpec): Promise<LiveSession> {
+    const token = randomBytes(32).toString('base64url');
+    await this.ownership.acquire(key, token);
+    let stored: StoredSession | undefined;
+    try {
+      stored = await this.store.load(key);
+    } catch (error) {
+      this.ownership.release(key);
+      throw error;
+    }
     const data: StoredSession = stored ?? {
       version: 1,
       resume_key: key,
@@ -505,14 +555,23 @@ export class ReviewHub {
     };
     const live: LiveSession = {
       data,
-      token: randomBytes(32).toString('base64url'),
+      token,
       revision: 0,
       waiter: undefined,
       lastSeen: 0,
       queue: Promise.resolve(),
     };
     this.live.set(key, live);
+    this.moved.delete(key);
     return live;
+  }
+
+  /** This process no longer serves the session: its page is told it moved, its lock is let go. */
+  private forget(live: LiveSession): void {
+    const key = live.data.resume_key;
+    if (this.live.get(key) === live) this.live.delete(key);
+    this.moved.set(key, live.token);
+    this.ownership.release(key);
   }
 
   private mustLive(key: string): LiveSession {
@@ -520,6 +579,23 @@ export class ReviewHub {
     if (!live) throw notFound('review', key);
     return live;
   }
+}
+
+function sameSecret(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function alreadyExists(data: StoredSession, key: string): ToolError {
+  return new ToolError(
+    'ALREADY_EXISTS',
+    `Session already exists: resume_key ${key} is a review of other files.`,
+    {
+      hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session.new-id for a new key, or pass the same root and files to resume it.`,
+      details: { root: data.root, files: data.files.map((f) => displayPath(data, f.path)) },
+    },
+  );
 }
 
 function sameReview(data: StoredSession, spec: SessionSpec): boolean {

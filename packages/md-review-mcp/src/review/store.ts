@@ -1,4 +1,6 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, PathPolicy, ToolError } from '@mcp-workbench/core/engine';
 import type { StoredSession } from './types.js';
@@ -36,9 +38,76 @@ export class SessionStore {
     return this.policy;
   }
 
-  private fileOf(key: string): string {
+  private fileOf(key: string, extension = '.json'): string {
     checkResumeKey(key);
-    return path.join(this.dir, `${key}.json`);
+    return path.join(this.dir, `${key}${extension}`);
+  }
+
+  // ---- lock files: which server process owns a session (see ownership.ts) --------------------------
+
+  /** Creates `<key>.lock` with `text` unless it exists (O_EXCL: atomic, never through a link). */
+  async createLock(key: string, text: string): Promise<boolean> {
+    const file = await (await this.paths()).resolve(this.fileOf(key, '.lock'));
+    try {
+      await writeFile(file, text, { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  }
+
+  async readLock(key: string): Promise<string | undefined> {
+    try {
+      return (await (await this.paths()).readFile(this.fileOf(key, '.lock'))).toString('utf8');
+    } catch (error) {
+      if (isToolError(error) && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Removes the lock if it still reads `expected` (a process removes only its own). Synchronous, so it
+   * also runs while the process exits.
+   */
+  removeLockSync(key: string, expected: string): void {
+    const file = this.fileOf(key, '.lock');
+    try {
+      if (readFileSync(file, 'utf8') === expected) unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  }
+
+  /**
+   * Removes a dead owner's lock. It is renamed away first (atomic), and put back when what was renamed
+   * is not the lock that was judged dead (another process replaced it meanwhile).
+   */
+  async breakLock(key: string, judged: string): Promise<void> {
+    const lock = await (await this.paths()).resolve(this.fileOf(key, '.lock'));
+    const aside = `${lock}.${randomBytes(6).toString('hex')}.stale`;
+    try {
+      await rename(lock, aside);
+    } catch {
+      return; // gone already
+    }
+    const policy = await this.paths();
+    const moved = (await policy.readFile(aside)).toString('utf8');
+    if (moved !== judged) await link(aside, lock).catch(() => undefined);
+    await unlink(aside);
+  }
+
+  /** Every lock file: key and text (for `md-review-mcp link`). */
+  async locks(): Promise<Array<{ key: string; text: string }>> {
+    await this.paths();
+    const found: Array<{ key: string; text: string }> = [];
+    for (const name of await readdir(this.dir)) {
+      const key = name.slice(0, -'.lock'.length);
+      if (!name.endsWith('.lock') || !RESUME_KEY_PATTERN.test(key)) continue;
+      const text = await this.readLock(key).catch(() => undefined);
+      if (text !== undefined) found.push({ key, text });
+    }
+    return found;
   }
 
   async load(key: string): Promise<StoredSession | undefined> {

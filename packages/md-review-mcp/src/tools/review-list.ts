@@ -36,7 +36,10 @@ export function reviewListTool(runtime: ReviewRuntime) {
           updatedAt: z.string(),
           finalizedAt: z.string().optional(),
           waiting: z.boolean().describe('A review.request call is waiting for this session right now.'),
-          url: z.string().optional().describe('The review page, when this server serves the session.'),
+          url: z
+            .string()
+            .optional()
+            .describe("The review page (without the person's key), when this server serves it."),
         }),
       ),
       total: z.number().int().describe('Sessions matching status before the limit.'),
@@ -47,7 +50,7 @@ export function reviewListTool(runtime: ReviewRuntime) {
       for (const { live, ...session } of all.slice(0, args.limit)) {
         sessions.push(
           live && runtime.web.port !== undefined
-            ? { ...session, url: await runtime.web.urlFor(session.resume_key) }
+            ? { ...session, url: await runtime.web.pageUrl(session.resume_key) }
             : session,
         );
       }

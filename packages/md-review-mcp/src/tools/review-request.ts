@@ -31,10 +31,10 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       'the lines changed since), global_comments and meta. Fix every "must" first. ' +
       'While waiting it sends a progress notification about every 10 s. If the person is not done after wait_seconds ' +
       '(default 50; 0 = no limit) the answer is {status:"pending", url, summary}: call review.request again with the ' +
-      'same arguments to keep waiting — nothing is lost and the page stays open; tell the user the url if they cannot ' +
-      'see the page. Calling again with the same resume_key after a finished review reopens it for another round ' +
+      'same arguments to keep waiting — nothing is lost and the page stays open (its message says how the person ' +
+      'finds the link if they cannot see the page). Calling again with the same resume_key after a finished review reopens it for another round ' +
       '(the same comments plus new ones). Errors: "File not found", "Invalid path", "Session already exists" (the key ' +
-      'belongs to other files: get a new one), "App launch failed" (give the user the url, then call again).',
+      'belongs to other files: get a new one), "App launch failed" (follow its hint, then call again).',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: {
       resume_key: z
@@ -87,9 +87,12 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       });
       if (prepared.kind === 'done') return prepared.result;
 
-      const url = await web.urlFor(args.resume_key);
-      runtime.announce(`md-review: "${args.title}" is waiting for review at ${url}`);
-      await openPage(runtime, args.resume_key, url);
+      // The person's link carries the session's secret and goes only where the person looks; the agent
+      // gets the page's address without it (issue 24: the agent must not be able to act for the person).
+      const url = await web.pageUrl(args.resume_key);
+      const personalUrl = await web.personalUrl(args.resume_key);
+      runtime.announce(`md-review: "${args.title}" is waiting for review at ${personalUrl}`);
+      await showPage(runtime, args.resume_key, args.title, personalUrl, url);
 
       const waitSeconds = args.wait_seconds ?? runtime.waitSeconds;
       const outcome = await hub.wait(args.resume_key, {
@@ -123,40 +126,62 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
         waited_seconds: waitSeconds,
         message:
           `The person is still reviewing (${counts(summary)}). Call review.request again with the same arguments ` +
-          `(resume_key "${args.resume_key}") to keep waiting; the page stays open at the url.`,
+          `(resume_key "${args.resume_key}") to keep waiting. ${LINK_HELP}`,
       };
     },
   });
 }
 
+/** What the agent is told about where the person finds the link it cannot see. */
+export const LINK_HELP =
+  'The person opens the review from the window md-review opened, or from the link with its key that only they ' +
+  "get: in your MCP client if it offered one, in this server's log (stderr), or printed by `npx md-review-mcp link` " +
+  'in a terminal on this machine.';
+
 /**
  * Shows the page unless --no-open, unless it is already open (it polls its session), and unless opening
- * already failed for this session in this process (the agent has the URL; now it only waits).
+ * already failed for this session in this process (the agent has the page's address; now it only waits).
+ * When no window opens, a client that can show a URL to its user (URL-mode elicitation) gets the
+ * person's link that way: the client shows it to the person, never to the model.
  */
-async function openPage(runtime: ReviewRuntime, key: string, url: string): Promise<void> {
-  if (
-    runtime.openMode === 'none' ||
-    runtime.launchFailed.has(key) ||
-    runtime.hub.pageSeen(key, PAGE_ALIVE_MS)
-  )
+async function showPage(
+  runtime: ReviewRuntime,
+  key: string,
+  title: string,
+  personalUrl: string,
+  pageUrl: string,
+): Promise<void> {
+  if (runtime.hub.pageSeen(key, PAGE_ALIVE_MS)) return;
+  if (runtime.openMode === 'none' || runtime.launchFailed.has(key)) {
+    offerLink(runtime, key, title, personalUrl);
     return;
+  }
   try {
-    const opened = await runtime.launcher.open(url);
+    const opened = await runtime.launcher.open(personalUrl);
     runtime.logger.info(
       `Opened the review in the ${opened.via === 'app' ? 'desktop app' : 'browser'}: ${opened.detail}`,
     );
   } catch (error) {
     runtime.launchFailed.add(key);
-    runtime.announce(
-      `md-review: could not open the review (${(error as Error).message}); open ${url} by hand`,
-    );
+    const reason = (error as Error).message;
+    runtime.announce(`md-review: could not open the review (${reason}); open ${personalUrl} by hand`);
+    // The client shows the person the link: the review goes on, the call waits.
+    if (offerLink(runtime, key, title, personalUrl)) return;
     throw new ToolError(
       'BACKEND_UNAVAILABLE',
-      `App launch failed: ${(error as Error).message}. The review is open at ${url}`,
+      `App launch failed: ${reason}. The review is open at ${pageUrl}`,
       {
-        hint: `Ask the user to open ${url} in a browser, then call review.request again with resume_key "${key}" to wait for the result.`,
-        details: { url, resume_key: key },
+        hint: `${LINK_HELP} Tell the user, then call review.request again with resume_key "${key}" to wait for the result.`,
+        details: { url: pageUrl, resume_key: key },
       },
     );
   }
+}
+
+/** Asks the client to show the person's link (once per session and process); true when it was sent. */
+function offerLink(runtime: ReviewRuntime, key: string, title: string, personalUrl: string): boolean {
+  if (runtime.linkOffered.has(key)) return true;
+  const sent = runtime.offerUrl(personalUrl, `Open the review "${title}": the agent is waiting for it.`);
+  if (sent) runtime.linkOffered.add(key);
+  return sent;
 }

@@ -19,4 +19,11 @@ export interface ReviewRuntime {
   announce: (line: string) => void;
   /** Sessions whose launch failed in this process: they are not launched again, only waited for. */
   launchFailed: Set<string>;
+  /**
+   * Asks the client to show a URL to its user, not to the model (MCP URL-mode elicitation); false when
+   * the client cannot.
+   */
+  offerUrl: (url: string, message: string) => boolean;
+  /** Sessions whose link the client was asked to show in this process. */
+  linkOffered: Set<string>;
 }

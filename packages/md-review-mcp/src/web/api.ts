@@ -90,6 +90,9 @@ export async function handleApi(hub: ReviewHub, key: string, call: ApiCall): Pro
     case 'POST cancel':
       await hub.cancel(key);
       return after();
+    case 'POST handover': // another md-review process takes the session (see ownership.ts)
+      await hub.handOver(key);
+      return { released: true };
     default:
       throw new ToolError('NOT_FOUND', `No API route ${method} /${rest.join('/')}.`);
   }

@@ -50,9 +50,21 @@ export class ReviewServer {
     return address && typeof address === 'object' ? address.port : undefined;
   }
 
-  async urlFor(key: string): Promise<string> {
+  /**
+   * The page's address without its secret: what the agent may see and pass on. Opened as it is, the
+   * page asks for the person's link; nothing can be read or changed with it.
+   */
+  async pageUrl(key: string): Promise<string> {
     const port = await this.start();
-    return `http://127.0.0.1:${port}/review/${encodeURIComponent(key)}#token=${this.options.hub.tokenOf(key)}`;
+    return `http://127.0.0.1:${port}/review/${encodeURIComponent(key)}`;
+  }
+
+  /**
+   * The person's link: the page with the session's secret in its fragment. It goes only where the
+   * person looks (the window the server opens, the client's URL prompt, stderr), never into an answer.
+   */
+  async personalUrl(key: string): Promise<string> {
+    return `${await this.pageUrl(key)}#token=${this.options.hub.tokenOf(key)}`;
   }
 
   async close(): Promise<void> {
@@ -107,6 +119,15 @@ export class ReviewServer {
   private async api(req: IncomingMessage, res: ServerResponse, key: string, rest: string[]) {
     res.setHeader('Cache-Control', 'no-store');
     const token = bearerToken(req);
+    if (token && this.options.hub.movedAway(key, token)) {
+      return this.send(res, 410, {
+        error: {
+          code: 'MOVED',
+          message:
+            'This review moved to another md-review window (the agent asked for it from another session); changes here are no longer saved.',
+        },
+      });
+    }
     if (!token || !this.options.hub.checkToken(key, token)) {
       return this.send(res, 403, {
         error: { code: 'FORBIDDEN', message: 'This review link is not valid (wrong or expired token).' },

@@ -48,7 +48,22 @@ const en = {
   reopened: 'The agent asked for another round: you can comment again.',
   waiting: 'The agent is waiting for your review.',
   notWaiting: 'The agent is not waiting right now; your review is saved and delivered when it asks.',
-  invalidLink: 'This review link is not valid (wrong or expired token). Ask the agent for a new link.',
+  invalidLink:
+    'This review link is not valid (wrong or expired key). Open the newest link md-review gave you, or run `npx md-review-mcp link` on the machine where the agent runs.',
+  needsKeyTitle: 'This review needs your link',
+  needsKeyBody:
+    'The address the agent has opens the page without the key that lets you comment and finalize: only you get that link (it ends with #token=…). Find it:',
+  whereIsTheLink: [
+    'in the window md-review opened for this review;',
+    'in your MCP client, if it offered to open a link;',
+    'in the MCP server’s log, on the line “md-review: … is waiting for review at …”;',
+    'by running `npx md-review-mcp link` in a terminal on the machine where the agent runs.',
+  ],
+  moved:
+    'This review moved to another md-review window (the agent asked for it from another session): changes here are no longer saved. Open the newest link md-review gave you.',
+  pasteLink: 'Paste the link here',
+  open: 'Open',
+  notALink: 'That is not a review link of this server (it ends with #token=…).',
   fileChanged: 'The file changed since this comment was written.',
   offline: 'Cannot reach the review server. Is the agent still running?',
   theme: 'Theme',
@@ -123,7 +138,21 @@ const ja: Strings = {
   waiting: 'エージェントがレビューを待っています。',
   notWaiting: 'エージェントは今は待機していません。レビューは保存され、次の問い合わせで渡されます。',
   invalidLink:
-    'このレビューのリンクは無効です（トークンが違うか期限切れ）。エージェントに新しいリンクを依頼してください。',
+    'このレビューのリンクは無効です（キーが違うか期限切れ）。md-review が出した最新のリンクを開くか、エージェントが動いているマシンで `npx md-review-mcp link` を実行してください。',
+  needsKeyTitle: 'このレビューにはあなた用のリンクが必要です',
+  needsKeyBody:
+    'エージェントが知っているアドレスでは、コメントや完了に必要なキーがありません。キー付きのリンク（#token=… で終わる）はあなただけに渡されます。次の場所にあります：',
+  whereIsTheLink: [
+    'md-review がこのレビュー用に開いたウィンドウ',
+    'MCP クライアントがリンクを開くよう求めた場合はその画面',
+    'MCP サーバーのログの「md-review: … is waiting for review at …」の行',
+    'エージェントが動いているマシンのターミナルで `npx md-review-mcp link` を実行',
+  ],
+  moved:
+    'このレビューは別の md-review ウィンドウに移りました（エージェントが別のセッションから依頼しました）。ここでの変更は保存されません。md-review が出した最新のリンクを開いてください。',
+  pasteLink: 'ここにリンクを貼り付け',
+  open: '開く',
+  notALink: 'このサーバーのレビューリンクではありません（#token=… で終わるリンクです）。',
   fileChanged: 'このコメントの後にファイルが変更されました。',
   offline: 'レビューサーバーに接続できません。エージェントは動いていますか？',
   theme: 'テーマ',

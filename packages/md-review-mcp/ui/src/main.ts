@@ -27,6 +27,7 @@ class App {
     t.cancel,
   );
   private previousStatus: SessionView['status'];
+  private poller: number | undefined;
 
   constructor(private readonly state: State) {
     this.previousStatus = state.session.status;
@@ -115,7 +116,7 @@ class App {
     document.documentElement.lang = lang;
     this.renderChrome();
     document.addEventListener('keydown', (e) => this.onKey(e));
-    window.setInterval(() => void this.poll(), POLL_MS);
+    this.poller = window.setInterval(() => void this.poll(), POLL_MS);
   }
 
   /** Shows file `index`; `prefetched` is its content when the caller already asked for it. */
@@ -160,9 +161,10 @@ class App {
       session.summary.inline_comment_count,
       session.summary.global_comment_count,
     );
-    this.finalizeButton.disabled = !open;
-    this.cancelButton.disabled = !open;
-    document.body.dataset.status = session.status;
+    const moved = document.body.dataset.status === 'moved';
+    this.finalizeButton.disabled = !open || moved;
+    this.cancelButton.disabled = !open || moved;
+    if (!moved) document.body.dataset.status = session.status;
     this.sidebar.render(session);
     const file = this.state.file;
     const entry = session.files[this.state.fileIndex];
@@ -195,6 +197,7 @@ class App {
         h('label', { class: 'reviewed' }, reviewed, ` ${t.markReviewed}`),
       );
     }
+    if (moved) return;
     if (session.status === 'finalized') this.say(t.finalized, 'done');
     else if (session.status === 'cancelled') this.say(t.cancelled, 'done');
     else if (this.banner.dataset.kind !== 'reopened' && this.banner.dataset.kind !== 'error')
@@ -215,6 +218,14 @@ class App {
 
   private fail(error: unknown): void {
     if (error instanceof ApiError && error.status === 403) return showInvalidLink();
+    if (error instanceof ApiError && error.status === 410) {
+      // Another md-review process serves the review now: this page stays for reading (drafts included).
+      window.clearInterval(this.poller);
+      this.finalizeButton.disabled = true;
+      this.cancelButton.disabled = true;
+      document.body.dataset.status = 'moved';
+      return this.say(t.moved, 'error');
+    }
     this.say(error instanceof ApiError ? error.message : t.offline, 'error');
   }
 
@@ -333,8 +344,69 @@ function showInvalidLink(): void {
   document.body.dataset.status = 'invalid';
 }
 
+/**
+ * The page's address without the person's key (what the agent has): explains where the link with the
+ * key is, and takes it pasted.
+ */
+function showNeedsKey(): void {
+  const input = h('input', {
+    type: 'text',
+    id: 'link-input',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'http://127.0.0.1:…/review/…#token=…',
+    'aria-label': t.pasteLink,
+  });
+  const problem = h('p', { class: 'problem', role: 'alert' });
+  const use = (event: SubmitEvent) => {
+    event.preventDefault();
+    const target = linkWithKey(input.value.trim());
+    if (!target) {
+      problem.textContent = t.notALink;
+      return;
+    }
+    location.replace(target);
+    location.reload(); // only the fragment changed: load the page again with it
+  };
+  document
+    .getElementById('app')!
+    .replaceWith(
+      h(
+        'div',
+        { id: 'app', class: 'app invalid needs-key' },
+        h('h1', {}, t.needsKeyTitle),
+        h('p', {}, t.needsKeyBody),
+        h('ul', {}, ...t.whereIsTheLink.map((where) => h('li', {}, where))),
+        h(
+          'form',
+          { class: 'paste', onsubmit: use },
+          input,
+          h('button', { type: 'submit', class: 'primary' }, t.open),
+        ),
+        problem,
+      ),
+    );
+  document.body.dataset.status = 'needs-key';
+}
+
+/** This page with the key of a pasted link (or a pasted key), or undefined when it is neither. */
+function linkWithKey(text: string): string | undefined {
+  if (/^[A-Za-z0-9_-]{20,}$/.test(text)) return `${location.pathname}#token=${text}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  const token = new URLSearchParams(url.hash.slice(1)).get('token');
+  // Another review of this server is fine; another server's link is not this page's business.
+  if (!token || url.origin !== location.origin || !url.pathname.startsWith('/review/')) return undefined;
+  return `${url.pathname}#token=${token}`;
+}
+
 async function boot(): Promise<void> {
   initTheme();
+  if (/^\/review\/[^/]+$/.test(location.pathname) && !location.hash.includes('token=')) return showNeedsKey();
   const api = Api.fromLocation(location);
   if (!api) return showInvalidLink();
   let session: SessionView;
