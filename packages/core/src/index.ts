@@ -1,6 +1,7 @@
 // The whole core: the MCP-free engine API plus the tool server, the stdio bootstrap and CLI flags.
 export * from './engine.js';
-export { defineTool, reply, ToolReply } from './tools/define-tool.js';
+export { defineTool, reply, ToolReply, withImages } from './tools/define-tool.js';
+export type { ReplyImage } from './tools/define-tool.js';
 export type {
   AnyTool,
   ToolAnnotations,

@@ -14,6 +14,7 @@ import {
   reply,
   ToolError,
   toolSchemas,
+  withImages,
 } from '../src/index.js';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '../src/testing/index.js';
 
@@ -78,6 +79,22 @@ const progressTool = defineTool({
   },
 });
 
+// A 1×1 transparent PNG.
+const PIXEL =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+const pictureTool = defineTool({
+  name: 'picture',
+  title: 'Answers with an image',
+  description: 'Returns a value and a PNG.',
+  annotations: { readOnlyHint: true },
+  input: {},
+  output: { drawn: z.number() },
+  async run() {
+    return withImages({ drawn: 1 }, [{ data: PIXEL, mimeType: 'image/png' }]);
+  },
+});
+
 async function start(
   options: { clientRoots?: string[]; structuredOutput?: boolean; implicitRoots?: boolean } = {},
 ) {
@@ -86,7 +103,7 @@ async function start(
   const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   const server = createToolServer(
     { name: 'test-server', version: '1.2.3' },
-    [readText, failing, progressTool],
+    [readText, failing, progressTool, pictureTool],
     { paths, logger, structuredOutput: options.structuredOutput ?? false },
   );
   session = await connectInMemory(server, options.clientRoots ? { roots: options.clientRoots } : {});
@@ -278,6 +295,16 @@ describe('createToolServer', () => {
     const out = await callTool(client, 'read_text', { path: '../../etc/passwd' });
     expect(out.error?.code).toBe('PATH_OUTSIDE_ROOT');
     expect(out.error?.message).toContain(dir);
+  });
+
+  it('sends image content after the usual text block when a tool answers withImages', async () => {
+    const client = await start();
+    const result = await client.callTool({ name: 'picture', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([
+      { type: 'text', text: '{"drawn":1}' },
+      { type: 'image', data: PIXEL, mimeType: 'image/png' },
+    ]);
   });
 
   it('sends progress notifications when the client asks, and uses a custom text block', async () => {

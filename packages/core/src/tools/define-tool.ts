@@ -21,19 +21,34 @@ export interface ToolContext {
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
 }
 
+/** An image a result carries after its text block (MCP image content), for multimodal clients. */
+export interface ReplyImage {
+  /** Base64 of the image's bytes. */
+  data: string;
+  mimeType: string;
+}
+
 /**
  * A result with a hand-made text block (e.g. a TOON document that is not simply the encoding of the
- * structured value). Return `reply(value, text)` from `run` to use it.
+ * structured value), or with images after the usual text block. Return `reply(value, text)` or
+ * `withImages(value, images)` from `run` to use it.
  */
 export class ToolReply<O> {
   constructor(
     readonly structured: O,
-    readonly text: string,
+    /** undefined: the text block is the structured value in the tool's text format, as usual. */
+    readonly text: string | undefined,
+    readonly images: readonly ReplyImage[] = [],
   ) {}
 }
 
 export function reply<O>(structured: O, text: string): ToolReply<O> {
   return new ToolReply(structured, text);
+}
+
+/** The usual answer (one text block of the structured value) followed by image content blocks. */
+export function withImages<O>(structured: O, images: readonly ReplyImage[]): ToolReply<O> {
+  return new ToolReply(structured, undefined, images);
 }
 
 export type ToolArgs<I extends z.ZodRawShape> = z.output<z.ZodObject<I>>;

@@ -205,10 +205,11 @@ export function createToolServer(
         );
       }
       const structured = checked.data as Record<string, unknown>;
-      const text = custom
-        ? custom.text
-        : formatOutput(structured, entry.tool.textFormat?.(args) ?? 'json', entry.tool.textOptions);
+      const text =
+        custom?.text ??
+        formatOutput(structured, entry.tool.textFormat?.(args) ?? 'json', entry.tool.textOptions);
       const content: CallToolResult['content'] = [{ type: 'text', text }];
+      for (const image of custom?.images ?? []) content.push({ type: 'image', ...image });
       return mode.structuredOutput ? { structuredContent: structured, content } : { content };
     } catch (error) {
       const toolError = toToolError(error);
