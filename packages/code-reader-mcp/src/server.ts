@@ -1,5 +1,6 @@
 import { createToolServer, type Logger, type ServerRuntime } from '@mcp-workbench/core';
 import { createToolDeps } from './tools/deps.js';
+import { ANSWERS_HELP, HELP_URI } from './help/answers.js';
 import { builtToolSchemas } from './tool-schemas.js';
 import { allTools } from './tools/index.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -10,14 +11,18 @@ export type CodeReaderServerOptions = Pick<ServerRuntime, 'paths'> & {
   structuredOutput?: boolean;
 };
 
+// Said once here, not in every tool's description (issue 22): the paths, the formats, the pages, and where
+// the answers' layout is described in full.
 const INSTRUCTIONS =
   'Read large codebases with few tokens: list_files and search_content (ripgrep) to find things, ' +
   'check_code_scale / get_code_outline to size up a file, then extract_code_section for just the lines you need. ' +
-  'Answers are TOON by default; pass output_format "json" for JSON. Long answers come in pages: pass next_cursor as cursor.';
+  'Paths are relative to the project directory (or absolute inside a root). Answers are compact text by default; ' +
+  'output_format "json" gives every field. Long answers come in pages: pass next_cursor as cursor. ' +
+  `How each answer reads, note by note: the resource ${HELP_URI}.`;
 
 /** One server instance: its own project directory, search cache and cursors. */
 export function createServer(options: CodeReaderServerOptions) {
-  return createToolServer(
+  const server = createToolServer(
     {
       name: PACKAGE_NAME,
       version: PACKAGE_VERSION,
@@ -32,4 +37,15 @@ export function createServer(options: CodeReaderServerOptions) {
       schemas: builtToolSchemas(),
     },
   );
+  server.registerResource(
+    'answers-help',
+    HELP_URI,
+    {
+      title: 'How code-reader answers read',
+      description: "The layout of every tool's default text answer, its notes, paging and error codes.",
+      mimeType: 'text/markdown',
+    },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: ANSWERS_HELP }] }),
+  );
+  return server;
 }

@@ -31,9 +31,6 @@ interface DecodedMatch {
 }
 
 export interface DecodedSearch {
-  /** find_and_grep: the files searched, and whether file_limit cut their list. */
-  files_found?: number;
-  files_truncated?: boolean;
   total_matches?: number;
   files_with_matches?: number;
   matches?: DecodedMatch[];
@@ -128,10 +125,6 @@ export function decodeSearchText(
     else if (n === 'truncated') decoded.truncated = true;
     else if (n.startsWith('next_cursor: ')) decoded.next_cursor = n.slice('next_cursor: '.length);
     else if (n.startsWith('warning: ')) (decoded.warnings ??= []).push(n.slice('warning: '.length));
-    else if (/^searched \d+ files$/.test(n)) {
-      decoded.files_found = Number(n.split(' ')[1]);
-      decoded.files_truncated ??= false;
-    } else if (/^file list cut at file_limit \d+$/.test(n)) decoded.files_truncated = true;
     else if (n.startsWith('base_dir: ')) decoded.base_dir = n.slice('base_dir: '.length);
     else throw new Error(`unknown note: ${n}`);
   }

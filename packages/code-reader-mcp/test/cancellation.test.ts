@@ -75,10 +75,6 @@ interface LongCall {
 const LONG_CALLS: LongCall[] = [
   // max_count above the 25 matches per file: the same work, another cache key.
   { name: 'search_content', args: (i) => ({ query: 'TODO', max_count: 1000 + i }) },
-  {
-    name: 'find_and_grep',
-    args: (i) => ({ extensions: ['ts'], query: 'return value', max_count: 1000 + i }),
-  },
   { name: 'list_files', args: () => ({ pattern: 'module_\\d+' }) },
   {
     name: 'check_code_scale',

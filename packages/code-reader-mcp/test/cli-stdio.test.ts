@@ -161,7 +161,7 @@ describe('stdio server (dist/index.cjs, the bin)', () => {
     const client = await spawnStdioClient(process.execPath, [path.join(DIST, 'index.cjs'), '--root', dir]);
     try {
       const { tools } = await client.client.listTools();
-      expect(tools).toHaveLength(9);
+      expect(tools).toHaveLength(8);
       const result = await callTool(client.client, 'search_content', {
         query: 'TODO',
         total_only: true,

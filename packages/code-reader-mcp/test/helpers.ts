@@ -157,10 +157,7 @@ export function textViewOf(
   asJson: Json,
 ): { decoded: unknown; expected: unknown } | undefined {
   const strip = ({ column: _column, ...row }: Json) => row;
-  if (
-    (name === 'search_content' || name === 'find_and_grep') &&
-    !TOON_SEARCH_MODES.some((mode) => args[mode] === true)
-  ) {
+  if (name === 'search_content' && !TOON_SEARCH_MODES.some((mode) => args[mode] === true)) {
     const grouped = args.group_by_file === true;
     const counts = args.count_only_matches === true;
     const contextAfter = Math.min(50, Math.max(0, Number(args.context_after ?? 0)));

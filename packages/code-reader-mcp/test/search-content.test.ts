@@ -149,10 +149,8 @@ describe('search_content: max_count becomes -m (spec 003)', () => {
 
   it('declares max_count as the integer it accepts: what the input schema allows, the server takes', async () => {
     const { tools } = await server.client.listTools();
-    for (const name of ['search_content', 'find_and_grep']) {
-      const schema = tools.find((t) => t.name === name)!.inputSchema.properties!.max_count;
-      expect(schema).toMatchObject({ type: 'integer', minimum: 1 });
-    }
+    const schema = tools.find((t) => t.name === 'search_content')!.inputSchema.properties!.max_count;
+    expect(schema).toMatchObject({ type: 'integer', minimum: 1 });
     expect((await server.json('search_content', { query: 'TODO', max_count: 2 })).limits).toMatchObject({
       max_count: 2,
     });
@@ -595,9 +593,10 @@ describe('search_content: audit fixes (max_count per file, odd names, rg errors,
     expect((matches.matches as Row[]).map((m) => m.file)).toEqual([name]);
     const counts = await local.json('search_content', { query: 'newline', count_only_matches: true });
     expect(counts.file_counts).toEqual([{ file: name, count: 1 }]);
-    const grep = await local.json('find_and_grep', { pattern: 'line', query: 'newline' });
-    expect(grep.files_found).toBe(1);
-    expect(grep.total_matches).toBe(1);
+    const listed = await local.json('list_files', { pattern: 'line' });
+    expect(listed.files).toEqual([expect.objectContaining({ path: name })]);
+    const inFiles = await local.json('search_content', { files: [name], query: 'newline' });
+    expect(inFiles.total_matches).toBe(1);
   });
 
   it('turns a query ripgrep rejects into INVALID_ARGUMENT with a hint, not an empty success', async () => {
@@ -615,8 +614,7 @@ describe('search_content: audit fixes (max_count per file, odd names, rg errors,
       ['search_content', { query: 'a\0b' }, 'query'],
       ['search_content', { query: 'hit', include_globs: ['*\0.txt'] }, 'include_globs'],
       ['search_content', { query: 'hit', exclude_globs: '\0' }, 'exclude_globs'],
-      ['find_and_grep', { query: 'a\0b' }, 'query'],
-      ['find_and_grep', { query: 'hit', glob: 'x\0' }, 'glob'],
+      ['list_files', { glob: 'x\0' }, 'glob'],
     ];
     for (const [tool, args, field] of cases) {
       const error = await local.fail(tool, args);

@@ -18,7 +18,6 @@ afterAll(async () => {
 const TOOLS = [
   'list_files',
   'search_content',
-  'find_and_grep',
   'extract_code_section',
   'check_code_scale',
   'analyze_code_structure',
@@ -177,34 +176,22 @@ describe('set_project_path', () => {
   });
 });
 
-describe('find_and_grep', () => {
-  it('searches only the files the filters select', async () => {
-    const answer = await server.both('find_and_grep', { extensions: ['py', 'rb'], query: 'def ' });
-    expect(answer.files_found).toBe(2); // inventory.py and report.rb (tool has no extension)
+describe('list_files, then search_content over the files it found (what find_and_grep did)', () => {
+  it('searches only the files the filters select, with the paths list_files shows', async () => {
+    const listed = await server.json('list_files', { extensions: ['py', 'rb'] });
+    const files = (listed.files as { path: string }[]).map((f) => f.path);
+    expect(files).toEqual(['src/py/inventory.py', 'src/ruby/report.rb']); // src/py/tool has no extension
+    const answer = await server.both('search_content', { files, query: 'def ' });
     expect((answer.matches as { file: string }[]).map((m) => m.file)).toEqual([
       'src/py/inventory.py',
       'src/py/inventory.py',
       'src/ruby/report.rb',
       'src/ruby/report.rb',
     ]);
-    expect(answer.limits).toMatchObject({ file_limit: 2000, max_count: 1000 });
-  });
-
-  it('supports the output modes, and answers empty when no file matches the filters', async () => {
-    const counted = await server.json('find_and_grep', {
-      glob: 'src/ts/**',
-      query: 'order',
-      case: 'insensitive',
-      count_only_matches: true,
-    });
-    expect((counted.file_counts as { file: string }[]).map((c) => c.file)).toEqual([
-      'src/ts/service.ts',
-      'src/ts/types.ts',
-      'src/ts/view.tsx',
+    const counted = await server.json('search_content', { files, query: 'def ', count_only_matches: true });
+    expect(counted.file_counts).toEqual([
+      { file: 'src/py/inventory.py', count: 2 },
+      { file: 'src/ruby/report.rb', count: 2 },
     ]);
-    const none = await server.json('find_and_grep', { extensions: 'zig', query: 'x' });
-    expect(none).toMatchObject({ files_found: 0, total_matches: 0, truncated: false });
-    const error = await server.fail('find_and_grep', { query: 'x', total_only: true, summary_only: true });
-    expect(error.details?.conflicting).toEqual(['total_only', 'summary_only']);
   });
 });

@@ -29,7 +29,7 @@ describe('modules loaded at start', () => {
         `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));`,
       );
       const client = await spawnStdioClient(process.execPath, ['--require', preload, BIN, '--root', dir]);
-      expect((await client.client.listTools()).tools).toHaveLength(9);
+      expect((await client.client.listTools()).tools).toHaveLength(8);
       await client.close();
       await expect.poll(() => readFile(report, 'utf8').catch(() => ''), { timeout: 10_000 }).not.toBe('');
       const builtins = JSON.parse(await readFile(report, 'utf8')) as string[];

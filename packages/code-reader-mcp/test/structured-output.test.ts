@@ -35,7 +35,6 @@ const CALLS: ToolCallSpec[] = [
   { name: 'list_files', arguments: { count_only: true, output_format: 'json' } },
   { name: 'search_content', arguments: { query: 'TODO' } },
   { name: 'search_content', arguments: { query: 'TODO', group_by_file: true, output_format: 'json' } },
-  { name: 'find_and_grep', arguments: { pattern: 'service', query: 'class' } },
   { name: 'extract_code_section', arguments: { file_path: 'notes.txt', start_line: 1, end_line: 2 } },
   {
     name: 'extract_code_section',
@@ -78,7 +77,7 @@ describe('MCP Inspector CLI', () => {
     for (const extra of [[], ['--structured-output']]) {
       const run = await runInspectorCli('tools/list', process.execPath, [BIN, '--root', dir, ...extra]);
       expect(run.exitCode, run.stderr).toBe(0);
-      expect(inspectedTools(run).length).toBe(9);
+      expect(inspectedTools(run).length).toBe(8);
       expect(run.schemaFindings).toEqual([]);
     }
   });

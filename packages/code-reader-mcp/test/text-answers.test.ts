@@ -190,26 +190,6 @@ describe('search_content text rows', () => {
   });
 });
 
-describe('find_and_grep text', () => {
-  it("is search_content's rows after notes on the files searched, and decodes to the JSON answer", async () => {
-    const args = { extensions: ['py', 'md'], query: 'needle', fixed_strings: true };
-    const json = await server.both('find_and_grep', args);
-    const text = (await server.call('find_and_grep', args)).text;
-    expect(text.split('\n')).toEqual([
-      '"12-intro.md":1:the needle: first',
-      'src/app.py:2:# needle in a comment',
-      '4:    needle = 1',
-      '8:    return needle',
-      `# searched ${String(json.files_found)} files`,
-      '# 4 matches in 2 files',
-    ]);
-    const cut = { ...args, file_limit: 1, group_by_file: true };
-    await server.both('find_and_grep', cut);
-    expect((await server.call('find_and_grep', cut)).text).toContain('# file list cut at file_limit 1');
-    await server.both('find_and_grep', { extensions: ['zig'], query: 'x' });
-  });
-});
-
 describe('list_files text', () => {
   it('is rg --files: one path per line (misreadable ones JSON-quoted), no note when whole', async () => {
     const answer = await server.both('list_files', { roots: ['odd'] });

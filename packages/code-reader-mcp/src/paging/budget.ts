@@ -18,15 +18,10 @@ const MIN_ANSWER_TOKENS = 500;
 export const answerBudgetSchema = z
   .number()
   .optional()
-  .describe(
-    `Token budget of the answer (o200k tokens, default ${DEFAULT_ANSWER_TOKENS}, at most ${MAX_ANSWER_TOKENS}); ` +
-      'longer results are cut into pages and next_cursor continues.',
-  );
+  .describe(`default ${DEFAULT_ANSWER_TOKENS}, max ${MAX_ANSWER_TOKENS}`);
 
-export const cursorSchema = z
-  .string()
-  .optional()
-  .describe('next_cursor from the previous answer, to get the next page of the same request.');
+/** The `next_cursor` of the previous page (every paged answer says so in its own note). */
+export const cursorSchema = z.string().optional();
 
 export function answerBudget(value: number | undefined): number {
   return clampInteger(

@@ -52,14 +52,12 @@ export function analyzeCodeStructureTool(deps: ToolDeps) {
     name: 'analyze_code_structure',
     title: 'Analyze code structure',
     description:
-      'Classes, functions/methods (with lines, parameters, cyclomatic complexity), fields and imports of one source ' +
-      'file, from its tree-sitter grammar. format: full (all columns, default), compact (names and lines only), csv ' +
-      '(CSV text, the header line on every page). Long answers come in pages: pass next_cursor as cursor. Use ' +
-      'the line numbers with extract_code_section.',
+      'Classes, functions and methods (lines, parameters, cyclomatic complexity), fields and imports of one file. ' +
+      'format compact: names and lines only. For a plain table of contents, get_code_outline is cheaper.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput,
-      format: z.enum(['full', 'compact', 'csv']).optional().describe('full (default), compact or csv.'),
+      format: z.enum(['full', 'compact', 'csv']).optional(),
       output_format: outputFormatSchema,
       ...pagingInput,
     },

@@ -76,29 +76,15 @@ export function checkCodeScaleTool(deps: ToolDeps) {
     name: 'check_code_scale',
     title: 'Check code scale',
     description:
-      'Size up source files before reading them. One file (file_path): lines (code/comment/blank, comments from the ' +
-      'tree-sitter grammar), bytes, content hash, o200k tokens, and unless metrics_only the structure (classes, ' +
-      'functions/methods, fields, imports, cyclomatic complexity, hotspots); include_details lists them, ' +
-      'include_guidance (default true) says how to read the file cheaply. Many files (file_paths, up to 200): ' +
-      'metrics only, one row per file, in pages (pass next_cursor as cursor). Unsupported languages get line ' +
-      'metrics and a warning (in a batch: language "" and one warning for all such files).',
+      'Size up files before reading them: lines (code/comment/blank), bytes, o200k tokens; for file_path also the ' +
+      'structure summary, hotspots and how to read it cheaply. file_paths (up to 200): metrics only, a row per file.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput.optional(),
-      file_paths: z
-        .array(z.string())
-        .min(1)
-        .optional()
-        .describe(`Batch: up to ${MAX_METRICS_FILES} files, metrics only.`),
-      metrics_only: z
-        .boolean()
-        .optional()
-        .describe('Skip structure analysis (always the case with file_paths).'),
-      include_details: z
-        .boolean()
-        .optional()
-        .describe('List classes, functions, fields and imports (default false).'),
-      include_guidance: z.boolean().optional().describe('Add reading advice (default true).'),
+      file_paths: z.array(z.string()).min(1).optional(),
+      metrics_only: z.boolean().optional(),
+      include_details: z.boolean().optional().describe('list classes, functions, fields, imports'),
+      include_guidance: z.boolean().optional().describe('default true'),
       output_format: outputFormatSchema,
       ...pagingInput,
     },

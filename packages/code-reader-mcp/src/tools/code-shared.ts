@@ -33,9 +33,8 @@ export const metricsSchema = z.object({
   tokens: z.number().describe('o200k_base tokens (GPT-4o family tokenizer).'),
 });
 
-export const filePathInput = z
-  .string()
-  .describe('Source file (relative to the project directory, or absolute inside a root).');
+/** A source file: relative to the project directory or absolute inside a root (the instructions say so). */
+export const filePathInput = z.string();
 
 /** Runs `work` over items with at most `limit` in flight, keeping the input order in the results. */
 export async function mapConcurrent<T, R>(

@@ -16,15 +16,15 @@ import {
 } from '../paging/budget.js';
 import { countEach, countTokens } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
-import { EXTRACT_TEXT_HELP, extractText } from './extract-text.js';
+import { extractText } from './extract-text.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
 
 const line = z.number().int().min(1);
 
 const sectionSchema = z.object({
-  start_line: line.describe('First line (1-based).'),
-  end_line: line.optional().describe('Last line, inclusive (default: end of file).'),
-  label: z.string().optional().describe('Your name for the section, echoed back.'),
+  start_line: line,
+  end_line: line.optional(),
+  label: z.string().optional(),
 });
 
 const requestSchema = z.object({
@@ -65,30 +65,21 @@ export function extractCodeSectionTool(deps: ToolDeps) {
     name: 'extract_code_section',
     title: 'Extract code sections',
     description:
-      'Read only the lines you need. Single: file_path + start_line (+ end_line, start_column/end_column, 1-based, ' +
-      'inclusive). Batch (one call for many ranges): requests [{file_path, sections: [{start_line, end_line, label}]}] — ' +
-      'not together with file_path. Limits: 20 files, 50 sections per file, 200 sections, 5000 lines, 1 MiB in total, ' +
-      "files up to 5 MiB; going over fails unless allow_truncate:true. A bad section goes to its file's errors while " +
-      'the rest continue (fail_fast:true stops at the first); top-level errors lists the first few, error_codes counts ' +
-      'them. format: text (default), json (numbered lines), raw (content only). ' +
-      EXTRACT_TEXT_HELP,
+      'Read line ranges (1-based, inclusive; end_line defaults to the end of the file). One: file_path, start_line, ' +
+      'end_line, optional start_column/end_column. Many: requests (not with file_path). Limits: 20 files, 50 sections ' +
+      'a file, 200 in all, 5000 lines, 1 MiB; over one fails unless allow_truncate. A bad section goes to errors, the ' +
+      'rest continue (fail_fast stops). Each section: a "==> path:start-end <==" line, then its lines unchanged.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      file_path: z.string().optional().describe('Single mode: the file.'),
-      start_line: line.optional().describe('Single mode: first line (1-based).'),
-      end_line: line.optional().describe('Single mode: last line, inclusive (default: end of file).'),
-      start_column: line.optional().describe('Single mode: first character on start_line (1-based).'),
-      end_column: line.optional().describe('Single mode: last character on end_line (1-based, inclusive).'),
-      requests: z.array(requestSchema).min(1).optional().describe('Batch mode: files and their sections.'),
-      format: z.enum(['text', 'json', 'raw']).optional().describe('How sections are shown (default text).'),
-      allow_truncate: z
-        .boolean()
-        .optional()
-        .describe('Over a limit: return what fits, marked truncated, instead of failing.'),
-      fail_fast: z
-        .boolean()
-        .optional()
-        .describe('Stop at the first failing file or section (default: continue, collect errors).'),
+      file_path: z.string().optional(),
+      start_line: line.optional(),
+      end_line: line.optional(),
+      start_column: line.optional(),
+      end_column: line.optional(),
+      requests: z.array(requestSchema).min(1).optional(),
+      format: z.enum(['text', 'json', 'raw']).optional().describe('json: numbered lines; raw: content only'),
+      allow_truncate: z.boolean().optional(),
+      fail_fast: z.boolean().optional(),
       output_format: outputFormatSchema,
       ...pagingInput,
     },

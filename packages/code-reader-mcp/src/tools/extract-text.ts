@@ -7,15 +7,6 @@ import { splitLinesKeepEnds } from '../extract/read-lines.js';
 import type { SectionFormat } from '../extract/answer.js';
 import { hasControlOrQuote, joinLines, note } from './text-rows.js';
 
-/** What an agent reads about the answer (the tool description quotes it). */
-export const EXTRACT_TEXT_HELP =
-  'Default answer (text): each section is one header line "==> path:start-end <==" followed by exactly ' +
-  'those source lines, unchanged (format:"json" numbers them "line:text"). The header may add "part=2/3" (a ' +
-  'long section split over pages), "truncated", "noeol" (the last line has no line end; one was added to ' +
-  'end the section) and label="…". After the sections come notes starting with "# ": "# error: path ' +
-  'section N CODE: message", "# N errors: CODE n, …", "# truncated by max_total_lines", "# next_cursor: …". ' +
-  'output_format:"json" gives the full answer.';
-
 /** A path in a header: bare unless it has a space, a quote or a control character. */
 function headerPath(path: string): string {
   return path === '' || /\s/.test(path) || hasControlOrQuote(path) ? JSON.stringify(path) : path;

@@ -1,4 +1,4 @@
-// The list_files filters, shared by list_files and find_and_grep.
+// The list_files filters and their translation into an engine query.
 import { ToolError } from '@mcp-workbench/core';
 import { z } from 'zod';
 import type { ListFilesQuery } from '../files/list-files.js';
@@ -6,44 +6,18 @@ import type { ProjectPaths } from '../project/state.js';
 import { compact, listOf, stringList } from './shared.js';
 
 export const fileFilterInput = {
-  roots: z
-    .array(z.string())
-    .optional()
-    .describe(
-      'Directories to list (default: the project directory, i.e. the first root or set_project_path).',
-    ),
-  pattern: z
-    .string()
-    .optional()
-    .describe(
-      'Regular expression (RE2/ripgrep syntax: no look-around or backreferences) tested against the file name, e.g. "^test_.*\\\\.py$".',
-    ),
-  glob: stringList.describe(
-    'Include glob(s) relative to each root, e.g. "src/**/*.ts" (ripgrep glob syntax).',
-  ),
-  types: stringList.describe('ripgrep file types, e.g. "ts", "py", "rust" (rg --type-list).'),
-  extensions: stringList.describe('Extensions without the dot, e.g. ["ts", "tsx"].'),
-  exclude: stringList.describe('Exclude glob(s), e.g. "**/__tests__/**".'),
-  depth: z
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
-    .optional()
-    .describe('Maximum depth; 1 = files directly in the root.'),
-  hidden: z.boolean().optional().describe('Include hidden files and directories (default false).'),
-  no_ignore: z
-    .boolean()
-    .optional()
-    .describe('Ignore .gitignore/.ignore rules (default false: they are honoured).'),
-  size: stringList.describe(
-    'Size filter(s), all must hold: "+10k" (≥10 kB), "-1mi" (≤1 MiB); units b, k, m, g, ki, mi, gi.',
-  ),
-  changed_within: z
-    .string()
-    .optional()
-    .describe('Modified within a duration ("30min", "2h", "3d", "1w") or since a date ("2024-05-01").'),
-  changed_before: z.string().optional().describe('Modified before a duration ago or a date.'),
+  roots: z.array(z.string()).optional(),
+  pattern: z.string().optional().describe('RE2 regex on the file name'),
+  glob: stringList.describe('"src/**/*.ts"'),
+  types: stringList.describe('rg types: ts, py…'),
+  extensions: stringList.describe('no dot'),
+  exclude: stringList.describe('globs'),
+  depth: z.number().int().min(0).max(1000).optional().describe("1: the root's own files"),
+  hidden: z.boolean().optional(),
+  no_ignore: z.boolean().optional(),
+  size: stringList.describe('"+10k" (≥), "-1mi" (≤)'),
+  changed_within: z.string().optional().describe('"30min", "3d", or a date'),
+  changed_before: z.string().optional(),
 };
 
 export type FileFilterArgs = {

@@ -130,10 +130,8 @@ export function getCodeOutlineTool(deps: ToolDeps) {
     name: 'get_code_outline',
     title: 'Get code outline',
     description:
-      'A table of contents of one source file, one row per class (or struct, interface, …), method, field and ' +
-      'top-level function with its line range and enclosing class (Go methods name their receiver type), plus the import count. Cheap way to navigate a big file before extract_code_section. ' +
-      'The default answer is TOON (the outline a table of kind,name,start_line,end_line,class), or compact JSON of ' +
-      'the same value when that costs fewer tokens (ragged outlines); output_format:"json" always gives JSON.',
+      'Table of contents of one file: kind, name, line range and enclosing class of each class, method, field ' +
+      'and function. The cheap way to find what to extract_code_section.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: { file_path: filePathInput, output_format: outputFormatSchema, ...pagingInput },
     output: {

@@ -3,7 +3,6 @@ import { analyzeCodeStructureTool } from './analyze-code-structure.js';
 import { checkCodeScaleTool } from './check-code-scale.js';
 import { createToolDeps, type ToolDeps } from './deps.js';
 import { extractCodeSectionTool } from './extract-code-section.js';
-import { findAndGrepTool } from './find-and-grep.js';
 import { getCodeOutlineTool } from './get-code-outline.js';
 import { listFilesTool } from './list-files.js';
 import { queryCodeTool } from './query-code.js';
@@ -15,7 +14,6 @@ export function allTools(deps: ToolDeps = createToolDeps()): AnyTool[] {
   return [
     listFilesTool(deps),
     searchContentTool(deps),
-    findAndGrepTool(deps),
     extractCodeSectionTool(deps),
     checkCodeScaleTool(deps),
     analyzeCodeStructureTool(deps),

@@ -64,29 +64,14 @@ export function listFilesTool(deps: ToolDeps) {
     name: 'list_files',
     title: 'List files',
     description:
-      'List files under the project (ripgrep --files: fast, honours .gitignore). Default answer (text): one ' +
-      'root-relative path per line, as rg --files prints them (a path that could be misread is JSON-quoted), then ' +
-      'notes starting with "# ": "# N files" when the page shows fewer, "# next_cursor: …", "# truncated: more ' +
-      'files than limit N". fields ["size_bytes","mtime","ext"] adds those columns (a TOON table); ' +
-      'output_format:"json" gives every field. ' +
-      'Narrow with extensions ["ts"], glob "src/**", types, pattern (regex on the name), exclude, depth, size "+10k", ' +
-      'changed_within "2d". Use count_only:true to just count. Rows are root-relative; a long list comes in pages ' +
-      '(pass next_cursor as cursor). Default limit 2000 files, max 10000.',
+      'List files (rg --files: honours .gitignore), one root-relative path per line. Filters combine; ' +
+      'count_only gives just the number; fields adds size_bytes/mtime/ext columns.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       ...fileFilterInput,
-      limit: z
-        .number()
-        .optional()
-        .describe(`Most files to return (default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}).`),
-      count_only: z.boolean().optional().describe('Return only the number of matching files.'),
-      fields: z
-        .array(z.enum(DETAIL_FIELDS))
-        .optional()
-        .describe(
-          'Columns shown beside each path in the default text answer: size_bytes, mtime (Unix seconds), ext. ' +
-            'Default none (paths only); the json answer always has all of them.',
-        ),
+      limit: z.number().optional().describe(`default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}`),
+      count_only: z.boolean().optional(),
+      fields: z.array(z.enum(DETAIL_FIELDS)).optional(),
       output_format: outputFormatSchema,
       ...pagingInput,
     },

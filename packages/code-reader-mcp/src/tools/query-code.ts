@@ -29,10 +29,9 @@ export function queryCodeTool(deps: ToolDeps) {
     name: 'query_code',
     title: 'Query code with tree-sitter',
     description:
-      `Find syntax nodes in one source file. query_key is one of ${QUERY_KEYS.join(', ')} (works in every supported ` +
-      'language); query_string is a raw tree-sitter query such as "(call_expression function: (identifier) @fn)" ' +
-      '(give one of the two). filter narrows results: "name=main", "name~=^get", "type=method_definition", ' +
-      '"text~=TODO", "lines>50", comma-separated (all must hold); ~= takes an RE2/ripgrep regex (no look-around or backreferences).',
+      'Find syntax nodes in one file: query_key, or a tree-sitter query_string such as ' +
+      '"(call_expression function: (identifier) @fn)"; give one. filter, comma-separated, all must hold: ' +
+      'name=main, name~=^get (RE2 regex), type=method_definition, text~=TODO, lines>50.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput,

@@ -4,45 +4,27 @@ import { answerBudget } from '../paging/budget.js';
 import { OUTPUT_MODE_FLAGS } from '../search/options.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-shared.js';
-import { SEARCH_ROWS_HELP, searchText } from './search-text.js';
+import { searchText } from './search-text.js';
 import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
+// The five output modes: what each does, and that they exclude each other, is said once, in the description.
 const modeFlagsInput = Object.fromEntries(
   OUTPUT_MODE_FLAGS.map((flag) => [flag, z.boolean().optional()]),
 ) as Record<(typeof OUTPUT_MODE_FLAGS)[number], z.ZodOptional<z.ZodBoolean>>;
-
-modeFlagsInput.total_only = z.boolean().optional().describe('Only the total number of matches.');
-modeFlagsInput.count_only_matches = z.boolean().optional().describe('Match counts per file.');
-modeFlagsInput.summary_only = z
-  .boolean()
-  .optional()
-  .describe('Top files by matches plus a few sample lines.');
-modeFlagsInput.group_by_file = z.boolean().optional().describe('Matches grouped under their file.');
-modeFlagsInput.optimize_paths = z
-  .boolean()
-  .optional()
-  .describe('Matches with paths relative to their common directory (base_dir).');
 
 export function searchContentTool(deps: ToolDeps) {
   return defineTool({
     name: 'search_content',
     title: 'Search file contents',
     description:
-      'Search code with ripgrep: give query (regex; fixed_strings:true for literal text) and optionally roots ' +
-      '(directories) or files, include_globs ["*.ts"], case, word, context_before/context_after. Returns matching ' +
-      'lines with root-relative path, line and text (plus merged context lines). ' +
-      SEARCH_ROWS_HELP +
-      ' For an overview first use ' +
-      'total_only, count_only_matches or summary_only; group_by_file / optimize_paths reshape the list. These five ' +
-      'flags are mutually exclusive (set at most one). max_count (default 1000, max 10000) caps matching lines per file (rg -m). ' +
-      'Repeated identical searches come from a cache (cache_hit) until a searched file changes.',
+      'Search file contents with ripgrep: query is a Rust regex (fixed_strings: literal); roots or files, not ' +
+      "both. Rows as rg -n prints them: path:line:text, context path-line-text, the path only on a file's first " +
+      'row. Overview: total_only, count_only_matches (rg -c) or summary_only; group_by_file (rg --heading) and ' +
+      'optimize_paths (paths after a base_dir) reshape. At most one of these five.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      roots: z
-        .array(z.string())
-        .optional()
-        .describe('Directories to search (default: the project directory). Not with files.'),
-      files: z.array(z.string()).optional().describe('Search exactly these files. Not with roots.'),
+      roots: z.array(z.string()).optional(),
+      files: z.array(z.string()).optional(),
       ...searchOptionsInput,
       ...modeFlagsInput,
       output_format: outputFormatSchema,

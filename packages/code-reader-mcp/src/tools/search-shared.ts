@@ -1,4 +1,4 @@
-// The search options, output shape and answer paging shared by search_content and find_and_grep.
+// search_content's options, output shape and answer paging.
 import { ToolError, clampInteger, type ToolContext } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { fingerprint, fitPage, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
@@ -33,42 +33,26 @@ const matchRowSchema = z.object({
 const fileCountSchema = z.object({ file: z.string(), count: z.number() });
 
 export const searchOptionsInput = {
-  query: z
-    .string()
-    .min(1)
-    .describe('Regular expression (Rust regex syntax) or, with fixed_strings, literal text.'),
-  case: z
-    .enum(['smart', 'sensitive', 'insensitive'])
-    .optional()
-    .describe(
-      'smart (default: case-insensitive unless the query has an upper-case letter), sensitive, insensitive.',
-    ),
-  fixed_strings: z.boolean().optional().describe('Treat query as literal text, not a regex.'),
-  word: z.boolean().optional().describe('Match whole words only.'),
-  multiline: z.boolean().optional().describe('Let matches span lines (\\n in the query).'),
-  include_globs: stringList.describe('Only search files matching these globs, e.g. "*.ts" or "src/**".'),
-  exclude_globs: stringList.describe('Skip files matching these globs.'),
-  hidden: z.boolean().optional().describe('Also search hidden files.'),
-  no_ignore: z.boolean().optional().describe('Also search files that .gitignore excludes.'),
-  max_filesize: z.string().optional().describe('Skip files larger than this, e.g. "1M", "500K".'),
-  context_before: z.number().optional().describe(`Lines of context before each match (0-${MAX_CONTEXT}).`),
-  context_after: z.number().optional().describe(`Lines of context after each match (0-${MAX_CONTEXT}).`),
+  query: z.string().min(1),
+  case: z.enum(['smart', 'sensitive', 'insensitive']).optional().describe('default smart (rg -S)'),
+  fixed_strings: z.boolean().optional(),
+  word: z.boolean().optional(),
+  multiline: z.boolean().optional(),
+  include_globs: stringList.describe('"*.ts"'),
+  exclude_globs: stringList,
+  hidden: z.boolean().optional(),
+  no_ignore: z.boolean().optional(),
+  max_filesize: z.string().optional().describe('"500K"'),
+  context_before: z.number().optional(),
+  context_after: z.number().optional(),
   // An integer, as declared: the schema never offers a type the server then refuses.
   max_count: z
     .number({ error: MAX_COUNT_RANGE })
     .int({ error: MAX_COUNT_RANGE })
     .min(1, { error: MAX_COUNT_RANGE })
     .optional()
-    .describe(
-      `Most matching lines per file (ripgrep -m N, in every output mode): integer 1-${MAX_MAX_COUNT}, ` +
-        `default ${DEFAULT_MAX_COUNT}; larger values are clamped to ${MAX_MAX_COUNT}.`,
-    ),
-  timeout_ms: z
-    .number()
-    .optional()
-    .describe(
-      `Stop ripgrep after this long (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}); partial results say timed_out.`,
-    ),
+    .describe(`lines per file (rg -m); default ${DEFAULT_MAX_COUNT}, max ${MAX_MAX_COUNT}`),
+  timeout_ms: z.number().optional().describe(`default ${DEFAULT_TIMEOUT_MS}`),
 };
 
 export type SearchOptionArgs = {
@@ -178,7 +162,6 @@ export function searchQueryOf(
 
 /**
  * Runs a search and shapes one page of the answer for its output mode, within the token budget.
- * Shared by search_content and find_and_grep.
  */
 export async function searchAnswer(
   deps: ToolDeps,
@@ -193,7 +176,6 @@ export async function searchAnswer(
     /** The default answer's own text form (undefined: TOON), so pages are cut by what is sent. */
     textOf?: (answer: SearchAnswer) => string | undefined;
   },
-  extra: Record<string, unknown> = {},
 ) {
   const { query } = built;
   const timeoutMs = clampInteger('timeout_ms', options.timeoutMs, DEFAULT_TIMEOUT_MS, 100, MAX_TIMEOUT_MS);
@@ -227,7 +209,6 @@ export async function searchAnswer(
     nextOffset: number | undefined,
   ): SearchAnswer => {
     const body: SearchAnswer = {
-      ...extra,
       total_matches: outcome.totalMatches,
       files_with_matches: outcome.totalMatches === undefined ? undefined : outcome.fileCounts.length,
       truncated: false,

@@ -3,19 +3,6 @@ import type { MatchRow } from '../search/shape.js';
 import { joinLines, note, rowPath } from './text-rows.js';
 import type { SearchAnswer } from './search-shared.js';
 
-/** What an agent reads about the rows (the tool description quotes it). */
-export const SEARCH_ROWS_HELP =
-  'Default answer (text): one row per line as rg -n prints them — "path:line:text" for a match, ' +
-  '"path-line-text" for a context line — where a row of the same file as the row above drops the path ' +
-  '("line:text", "line-text"); a match spanning lines (multiline) continues as "line|text". With ' +
-  'group_by_file, as rg -n --heading: each file is a line of its own followed by its rows. With optimize_paths ' +
-  'the paths are relative to the "# base_dir: …" note; count_only_matches gives rg -c\'s "path:count" rows. ' +
-  'total_only and summary_only answer in TOON. Paths that could ' +
-  'be misread are JSON-quoted. Lines starting with "# " are notes: "# N matches in F files" (always in the ' +
-  'list; with group_by_file only when the answer is cut, and then each file line ends with a tab and the ' +
-  'file\'s match count), "# next_cursor: …", "# truncated", "# timed out", "# warning: …". ' +
-  'output_format:"json" gives the full answer, with each match\'s column.';
-
 type Row = Omit<MatchRow, 'file'>;
 
 /** The rows of one match: before-context, the match (and its further lines), after-context. */
@@ -51,9 +38,9 @@ function searchNotes(answer: SearchAnswer, totals: boolean): string[] {
  * The text of a match list (also optimize_paths), group_by_file or count_only_matches answer; undefined
  * for total_only and summary_only (their TOON document is already short).
  */
-export function searchText(answer: SearchAnswer, leadNotes: readonly string[] = []): string | undefined {
+export function searchText(answer: SearchAnswer): string | undefined {
   const lines: string[] = [];
-  const notes = [...leadNotes];
+  const notes: string[] = [];
   // A whole grouped answer says no more than rg -n --heading: its rows are every match line. When it is
   // cut, the counts say what the other pages (or max_count, or the time limit) hold.
   let totals = true;

@@ -8,14 +8,11 @@ export function setProjectPathTool(deps: ToolDeps) {
     name: 'set_project_path',
     title: 'Set project path',
     description:
-      'Choose the project directory: later relative paths resolve against it, default roots of list_files / ' +
-      'search_content use it, and answers show paths relative to it. It must be an existing directory inside the ' +
-      'allowed roots (the --root flags or the client roots); it never widens access.',
+      'Choose the project directory, inside the allowed roots: relative paths in calls and answers start there. ' +
+      'Never widens access.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      project_path: z
-        .string()
-        .describe('Directory inside an allowed root (absolute, or relative to the current project).'),
+      project_path: z.string(),
       output_format: outputFormatSchema,
     },
     output: {

@@ -2,13 +2,9 @@ import { formatOutput, type FormatOptions, type OutputFormat } from '@mcp-workbe
 import { z } from 'zod';
 import { answerBudget, answerBudgetSchema, cursorSchema, hashKey } from '../paging/budget.js';
 
-export const outputFormatSchema = z
-  .enum(['toon', 'json'])
-  .optional()
-  .describe(
-    'Answer format: "toon" (default, fewest tokens: the line rows the tool describes, or a TOON document) ' +
-      'or "json" (the detailed JSON, every field).',
-  );
+// No description: the enum says it, and the server's instructions say once for every tool that "toon"
+// (the default) is the compact answer and "json" the full one (issue 22: the tool list's tokens).
+export const outputFormatSchema = z.enum(['toon', 'json']).optional();
 
 /** A string or a list of strings (agents pass either). */
 export const stringList = z.union([z.string(), z.array(z.string())]).optional();
