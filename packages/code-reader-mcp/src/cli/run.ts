@@ -31,8 +31,10 @@ export async function invokeTool(
     progress: async () => {},
   };
   const result = await tool.run(parsed, context);
-  if (result instanceof ToolReply) return (result as ToolReply<unknown>).text;
-  return formatOutput(z.object(tool.output).parse(result), format, tool.textOptions);
+  const custom = result instanceof ToolReply ? (result as ToolReply<unknown>) : undefined;
+  if (custom?.text !== undefined) return custom.text;
+  const value = custom ? custom.structured : result;
+  return formatOutput(z.object(tool.output).parse(value), format, tool.textOptions);
 }
 
 async function readRequests(options: CliOptions): Promise<unknown> {
