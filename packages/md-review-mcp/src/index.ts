@@ -26,6 +26,12 @@ if (process.argv[2] === 'link') {
 }
 
 async function startServer(): Promise<void> {
+  // A client that goes away (stdin closed) while a call waits for the person: the call answers pending
+  // and the server ends, instead of keeping the page alive for nobody.
+  const clientGone = new AbortController();
+  const gone = () => clientGone.abort();
+  process.stdin.once('end', gone);
+  process.stdin.once('close', gone);
   await runStdioServer({
     name: PACKAGE_NAME,
     version: PACKAGE_VERSION,
@@ -56,6 +62,7 @@ async function startServer(): Promise<void> {
         openMode: flags['no-open'] === true ? 'none' : 'auto',
         waitSeconds: waitSeconds(flags['wait-seconds']),
         ...(typeof flags.home === 'string' ? { home: flags.home } : {}),
+        clientGone: clientGone.signal,
         // The URL must reach the person whatever the log level: it goes straight to stderr.
         announce: (line) => process.stderr.write(`${line}\n`),
       }),

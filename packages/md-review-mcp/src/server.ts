@@ -32,6 +32,11 @@ export interface MdReviewServerOptions {
   announce?: (line: string) => void;
   /** Where the built page is (default: this package's dist/ui). */
   uiDir?: string;
+  /**
+   * Aborted when the client is gone (the bin: stdin closed). Calls waiting for the person answer
+   * "pending" at once, so the server ends as it does at any other time; the session stays saved.
+   */
+  clientGone?: AbortSignal;
 }
 
 const INSTRUCTIONS =
@@ -64,6 +69,7 @@ export function createServer(options: MdReviewServerOptions) {
     progressIntervalMs: options.progressIntervalMs ?? 10_000,
     announce: options.announce ?? ((line) => logger.info(line)),
     launchFailed: new Set(),
+    clientGone: options.clientGone ?? new AbortController().signal,
     linkOffered: new Set(),
     offerUrl: () => false, // set below, once the MCP server exists
   };

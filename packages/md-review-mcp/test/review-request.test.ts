@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ReviewResult } from '../src/review/types.js';
@@ -87,6 +87,13 @@ describe('review.request validation (spec 004 messages as coded errors)', () => 
       code: 'INVALID_ARGUMENT',
       message: expect.stringContaining('resume_key'),
     });
+    // Windows device names (the session file con.json would be the console there), on every platform.
+    for (const device of ['con', 'NUL', 'com1', 'Lpt9', 'aux.review', 'prn.json']) {
+      expect(await fails({ resume_key: device }), device).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('resume_key'),
+      });
+    }
     expect(mcp.launcher.opened).toEqual([]);
   });
 
@@ -438,5 +445,41 @@ describe('review.list', () => {
       total: 0,
       sessions: [],
     });
+  });
+
+  it("lists only sessions under this server's roots, not other projects' reviews", async () => {
+    const { call, person } = await start({ wait_seconds: 1 });
+    await call;
+    // Another project's review, made by a server rooted there, in the same session home.
+    const other = path.join(path.dirname(ws.root), 'other-project');
+    await mkdir(other);
+    await writeFile(path.join(other, 'secret-plan.md'), '# Another project\n');
+    const elsewhere = await connect(other, ws.home);
+    try {
+      const pending = answer<Answer>(
+        await elsewhere.call('review.request', {
+          resume_key: 'other-project-review',
+          title: 'Other project',
+          root: other,
+          files: ['secret-plan.md'],
+          working_path: other,
+          wait_seconds: 1,
+        }),
+      );
+      expect(pending.status).toBe('pending');
+      const fromOther = answer<{ sessions: Array<{ resume_key: string }> }>(
+        await elsewhere.call('review.list', {}),
+      );
+      expect(fromOther.sessions.map((s) => s.resume_key)).toEqual(['other-project-review']);
+    } finally {
+      await elsewhere.close();
+    }
+    const listed = answer<{ total: number; sessions: Array<{ resume_key: string; title: string }> }>(
+      await mcp.call('review.list', {}),
+    );
+    expect(listed.sessions.map((s) => s.resume_key)).toEqual([args().resume_key]);
+    expect(listed.total).toBe(1);
+    expect(JSON.stringify(listed)).not.toContain('secret-plan');
+    await person.cancel();
   });
 });

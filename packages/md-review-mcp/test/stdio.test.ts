@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,47 @@ describe('md-review-mcp over stdio (the built bin)', () => {
     } finally {
       await session.close();
     }
+  });
+
+  it('ends when the client goes away while a call waits without a limit (stdin closed)', async () => {
+    const child = spawn(process.execPath, [BIN, '--root', ws.root, '--no-open'], {
+      env: { ...process.env, MD_REVIEW_HOME: ws.home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
+    await eventually(() => expect(stdout).toContain('"id":1'));
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'review.request', arguments: request('client-gone', { wait_seconds: 0 }) },
+    });
+    const person = new Person(await eventually(() => linkIn(stderr)));
+    await eventually(async () => expect((await person.session()).waiting).toBe(true));
+    child.stdin.end(); // the client is gone; no signal is sent
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 5000))]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code).toBe(0);
+    // The waiting call was answered before the end.
+    expect(stdout.split('\n').find((line) => line.includes(`"id":2`))).toContain(
+      `\\"status\\":\\"pending\\"`,
+    );
+    await expect(person.session()).rejects.toThrow(); // the page's server is gone too
+    // The session is kept: the lock is gone, the review resumes from another process.
+    expect(await readdir(path.join(ws.home, 'sessions'))).toContain('client-gone.json');
+    expect(await readdir(path.join(ws.home, 'sessions'))).not.toContain('client-gone.lock');
   });
 
   it('opens the app named by MD_REVIEW_APP with the URL, and reports "App launch failed" when it fails', async () => {

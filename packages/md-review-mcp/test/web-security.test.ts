@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StaticFiles, UI_DIR } from '../src/web/static-files.js';
 import { connect, eventually, http, Person, workspace, type Connected } from './helpers.js';
 
 let ws: Awaited<ReturnType<typeof workspace>>;
@@ -95,6 +96,20 @@ describe('the review web server', () => {
     expect((await api(good(), 'GET', '/files/..%2F..%2Fetc%2Fpasswd')).status).toBe(404);
     const file = await api(good(), 'GET', '/files/0');
     expect(file.json()).toMatchObject({ file: path.join('docs', 'plan.md'), lineCount: 16 });
+  });
+
+  it('answers 400 for a malformed escape, and asking for many names does not grow the asset cache', async () => {
+    expect((await http(person.port, 'GET', '/assets/%')).status).toBe(400);
+    expect((await http(person.port, 'GET', '/review/%E0%A4%A')).status).toBe(400);
+    const files = new StaticFiles(UI_DIR);
+    const built = await files.size();
+    expect(built).toBeGreaterThan(1); // index.html and the assets
+    for (let i = 0; i < 2000; i++) expect(await files.asset(`missing-${i}.js`)).toBeUndefined();
+    expect(await files.size()).toBe(built);
+    const missing = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => http(person.port, 'GET', `/assets/nothing-${i}.js`)),
+    );
+    expect(missing.every((reply) => reply.status === 404)).toBe(true);
   });
 
   it('answers bad edits with clear errors and keeps the session intact', async () => {

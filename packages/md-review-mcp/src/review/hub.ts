@@ -36,6 +36,8 @@ export type WaitOutcome =
 
 export interface WaitOptions {
   signal: AbortSignal;
+  /** Aborted when the client is gone (stdin closed): the wait answers pending at once. */
+  stop?: AbortSignal;
   /** 0 = no limit. */
   timeoutMs: number;
   tickMs: number;
@@ -184,6 +186,7 @@ export class ReviewHub {
         clearTimeout(timeout);
         clearInterval(ticker);
         options.signal.removeEventListener('abort', onAbort);
+        options.stop?.removeEventListener('abort', onStop);
         if (live.waiter === waiter) live.waiter = undefined;
       };
       const waiter: Waiter = {
@@ -200,10 +203,13 @@ export class ReviewHub {
           }),
         );
       };
+      const onStop = () => waiter.settle({ kind: 'pending' });
       if (options.signal.aborted) return onAbort();
       live.waiter?.settle({ kind: 'taken-over' });
       live.waiter = waiter;
+      if (options.stop?.aborted) return onStop();
       options.signal.addEventListener('abort', onAbort, { once: true });
+      options.stop?.addEventListener('abort', onStop, { once: true });
       if (options.timeoutMs > 0)
         timeout = setTimeout(() => waiter.settle({ kind: 'pending' }), options.timeoutMs);
       if (options.onTick) {

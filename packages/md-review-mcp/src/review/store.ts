@@ -8,10 +8,17 @@ import type { StoredSession } from './types.js';
 /** Letters, digits, ".", "_", "-" (a UUID from session.new-id, or a key like "abc-123"). */
 export const RESUME_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/**
+ * Windows device names (`con`, `nul`, `com1`, … also with an extension: `nul.json` is the device): a
+ * session file named after one would be the device, so they are refused on every platform (a session
+ * home can be shared or moved).
+ */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i;
+
 export function checkResumeKey(key: string): void {
-  if (!RESUME_KEY_PATTERN.test(key) || key.includes('..')) {
+  if (!RESUME_KEY_PATTERN.test(key) || key.includes('..') || WINDOWS_DEVICE.test(key)) {
     throw new ToolError('INVALID_ARGUMENT', `Invalid resume_key: ${JSON.stringify(key)}.`, {
-      hint: 'Call session.new-id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128).',
+      hint: 'Call session.new-id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128; not a Windows device name such as "con" or "com1").',
     });
   }
 }

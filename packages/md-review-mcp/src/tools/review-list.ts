@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineTool } from '@mcp-workbench/core';
+import { defineTool, type PathPolicy } from '@mcp-workbench/core';
+import type { SessionListing } from '../review/hub.js';
 import type { ReviewRuntime } from './runtime.js';
 import { SummarySchema } from './schemas.js';
 
@@ -8,7 +9,7 @@ export function reviewListTool(runtime: ReviewRuntime) {
     name: 'review.list',
     title: 'List review sessions',
     description:
-      'Lists the review sessions kept on this machine, newest first: resume_key, title, status (open = the person ' +
+      "Lists the review sessions under this server's roots, newest first: resume_key, title, status (open = the person " +
       'may still comment; finalized; cancelled), comment counts, files, and the page url for sessions this server ' +
       'is serving. Use it to find a review you lost track of, then call review.request with its resume_key and the ' +
       'same root and files to wait for it (or to get a finished result).',
@@ -44,8 +45,13 @@ export function reviewListTool(runtime: ReviewRuntime) {
       ),
       total: z.number().int().describe('Sessions matching status before the limit.'),
     },
-    async run(args) {
-      const all = (await runtime.hub.list()).filter((s) => !args.status || s.status === args.status);
+    async run(args, ctx) {
+      const all: SessionListing[] = [];
+      for (const session of await runtime.hub.list()) {
+        if (args.status && session.status !== args.status) continue;
+        // Other projects' reviews stay private: only sessions under this server's roots are listed.
+        if (await underRoots(ctx.paths, session.root)) all.push(session);
+      }
       const sessions = [];
       for (const { live, ...session } of all.slice(0, args.limit)) {
         sessions.push(
@@ -57,4 +63,13 @@ export function reviewListTool(runtime: ReviewRuntime) {
       return { sessions, total: all.length };
     },
   });
+}
+
+async function underRoots(paths: PathPolicy, root: string): Promise<boolean> {
+  try {
+    await paths.resolve(root, { mustExist: false });
+    return true;
+  } catch {
+    return false;
+  }
 }

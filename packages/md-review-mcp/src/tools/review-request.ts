@@ -97,6 +97,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       const waitSeconds = args.wait_seconds ?? runtime.waitSeconds;
       const outcome = await hub.wait(args.resume_key, {
         signal: ctx.signal,
+        stop: runtime.clientGone,
         timeoutMs: waitSeconds * 1000,
         tickMs: runtime.progressIntervalMs,
         onTick: (elapsed) => {

@@ -24,6 +24,8 @@ export interface ReviewRuntime {
    * the client cannot.
    */
   offerUrl: (url: string, message: string) => boolean;
+  /** Aborted when the client is gone (stdin closed): waiting calls answer pending, so the process can end. */
+  clientGone: AbortSignal;
   /** Sessions whose link the client was asked to show in this process. */
   linkOffered: Set<string>;
 }

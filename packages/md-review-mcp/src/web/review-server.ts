@@ -32,6 +32,7 @@ export class ReviewServer {
 
   /** Starts listening (once) and returns the port. */
   start(): Promise<number> {
+    void this.files.load(); // read the page's files now, before the first page asks for them
     this.starting ??= new Promise<number>((resolve, reject) => {
       const server = createServer((req, res) => void this.handle(req, res));
       server.on('error', reject);
@@ -88,7 +89,8 @@ export class ReviewServer {
         });
       }
       const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-      const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+      const parts = decodedSegments(url.pathname);
+      if (!parts) return this.text(res, 400, 'Bad request: the path has an invalid escape.');
       if (parts[0] === 'api' && parts[1] === 'sessions' && parts[2] !== undefined) {
         return await this.api(req, res, parts[2], parts.slice(3));
       }
@@ -157,6 +159,15 @@ export class ReviewServer {
   private body(res: ServerResponse, status: number, type: string, body: Buffer, headOnly = false) {
     res.writeHead(status, { 'Content-Type': type, 'Content-Length': body.length });
     res.end(headOnly ? undefined : body);
+  }
+}
+
+/** The path's segments, %-decoded; undefined for a malformed escape (`/assets/%`). */
+function decodedSegments(pathname: string): string[] | undefined {
+  try {
+    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return undefined;
   }
 }
 
