@@ -21,7 +21,6 @@ const KEEP_EXTERNAL = [
   /^@vscode\/ripgrep/,
   /^@vscode\/tree-sitter-wasm/,
   /^web-tree-sitter/,
-  /^tree-sitter-c/,
   /^gpt-tokenizer/,
   /^re2js/,
 ];

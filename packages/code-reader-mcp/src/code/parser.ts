@@ -1,13 +1,19 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Language, Parser, Query, Tree } from 'web-tree-sitter';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { SLICE_MS } from '../util/yield.js';
+import { PACKAGE_ROOT } from '../version.js';
 import type { LanguageId } from './languages.js';
 
 const require = createRequire(import.meta.url);
 
-/** Where each grammar comes from: VS Code's prebuilt WASM set, and the official tree-sitter-c package for C. */
+/**
+ * Where each grammar comes from: VS Code's prebuilt WASM set, and for C the official tree-sitter-c build
+ * shipped in this package's grammars/ (its npm package is a native addon with an install script; see
+ * grammars/README.md).
+ */
 const GRAMMAR_FILES: Record<LanguageId, string> = {
   typescript: '@vscode/tree-sitter-wasm/wasm/tree-sitter-typescript.wasm',
   tsx: '@vscode/tree-sitter-wasm/wasm/tree-sitter-tsx.wasm',
@@ -16,7 +22,7 @@ const GRAMMAR_FILES: Record<LanguageId, string> = {
   java: '@vscode/tree-sitter-wasm/wasm/tree-sitter-java.wasm',
   go: '@vscode/tree-sitter-wasm/wasm/tree-sitter-go.wasm',
   rust: '@vscode/tree-sitter-wasm/wasm/tree-sitter-rust.wasm',
-  c: 'tree-sitter-c/tree-sitter-c.wasm',
+  c: 'grammars/tree-sitter-c.wasm',
   cpp: '@vscode/tree-sitter-wasm/wasm/tree-sitter-cpp.wasm',
   csharp: '@vscode/tree-sitter-wasm/wasm/tree-sitter-c-sharp.wasm',
   ruby: '@vscode/tree-sitter-wasm/wasm/tree-sitter-ruby.wasm',
@@ -107,10 +113,16 @@ export function retiredInstances(): number {
   return generation;
 }
 
+/** A grammar's file: a package's (resolved by Node) or one of ours (under the package's folder). */
+function grammarPath(id: LanguageId): string {
+  const file = GRAMMAR_FILES[id];
+  return file.startsWith('grammars/') ? path.join(PACKAGE_ROOT, file) : require.resolve(file);
+}
+
 async function loadLanguage(runtime: Runtime, id: LanguageId): Promise<Language> {
   let grammar = runtime.grammars.get(id);
   if (!grammar) {
-    grammar = runtime.ts.Language.load(require.resolve(GRAMMAR_FILES[id])).catch((error: unknown) => {
+    grammar = runtime.ts.Language.load(grammarPath(id)).catch((error: unknown) => {
       runtime.grammars.delete(id);
       throw new ToolError(
         'BACKEND_UNAVAILABLE',
