@@ -29,6 +29,7 @@ const BUDGETS: Record<string, number> = {
   exstruct_make: 300,
   exstruct_list_ops: 45,
   exstruct_describe_op: 60,
+  exstruct_capture_sheet_images: 170,
 };
 
 type Tool = Awaited<ReturnType<TestClient['client']['listTools']>>['tools'][number];
@@ -141,6 +142,13 @@ describe('every tool, called from what tools/list says', () => {
       preflight_formula_check: true,
     });
     expect(existsSync(made.out_path)).toBe(true);
+    const images = await ok<{ image_paths: string[] }>('exstruct_capture_sheet_images', {
+      xlsx_path: book,
+      sheet,
+      range: 'A1:C5',
+      dpi: 72,
+    });
+    expect(images.image_paths.every((file) => existsSync(file))).toBe(true);
 
     expect([...driven].sort()).toEqual(tools.map((tool) => tool.name).sort());
   });

@@ -8,6 +8,7 @@ import { extractWorkbook } from '../extract/extract-workbook.js';
 import type { SerializeOptions } from '../extract/extraction.js';
 import type { ExtractionMode } from '../extract/modes.js';
 import { readOutput, type ReadRequest, type ReadAnswer } from '../read/read-output.js';
+import type { CaptureRequest, CapturedImage } from '../render/capture.js';
 import { openedFileAccess } from './opened-file-access.js';
 
 export interface ExtractJobInput {
@@ -38,9 +39,20 @@ export interface ReadJobInput {
   request: ReadRequest;
 }
 
+export interface CaptureJobInput {
+  file: string;
+  request: CaptureRequest;
+}
+
+export interface CaptureJobOutput {
+  images: CapturedImage[];
+  warnings: string[];
+}
+
 export interface Jobs {
   extract: { input: ExtractJobInput; output: ExtractJobOutput };
   read: { input: ReadJobInput; output: ReadAnswer };
+  capture: { input: CaptureJobInput; output: CaptureJobOutput };
 }
 
 export type JobName = keyof Jobs;
@@ -82,12 +94,20 @@ async function readJob(input: ReadJobInput, fd: number): Promise<ReadAnswer> {
   return readOutput(input.file, openedFileAccess(input.file, fd), input.request);
 }
 
+/** Draws sheets to PNG (sheet images): rasterising takes seconds of CPU, so it runs off the event loop. */
+async function captureJob(input: CaptureJobInput, fd: number): Promise<CaptureJobOutput> {
+  // Loaded on first use: the renderer (numfmt, resvg's glue, the fonts) is no part of the server's start.
+  const { captureWorkbook } = await import('../render/capture.js');
+  return captureWorkbook(input.file, openedFileAccess(input.file, fd), input.request);
+}
+
 export const JOBS: {
   [K in JobName]: (input: Jobs[K]['input'], fd: number) => Promise<Jobs[K]['output']>;
-} = { extract: extractJob, read: readJob };
+} = { extract: extractJob, read: readJob, capture: captureJob };
 
 /** The buffers of a job's result, handed over to the other thread instead of copied. */
 export function transferables(name: JobName, output: unknown): ArrayBuffer[] {
+  if (name === 'capture') return []; // PNG Buffers share Node's pool: copied, not transferred
   if (name !== 'extract') return [];
   const result = output as ExtractJobOutput;
   return [result.output, ...result.sheets.map((s) => s.data), ...result.printAreas.map((a) => a.data)].map(

@@ -1,9 +1,10 @@
-import { ToolError } from '@mcp-workbench/core/engine';
+import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
 import { formatRange, parseRange, type CellRange } from '../ooxml/cell-ref.js';
 import type { SheetEntry } from '../ooxml/workbook-part.js';
-import type { WorkbookReader } from '../ooxml/workbook-reader.js';
+import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { printAreasOf } from '../extract/print-areas.js';
 import { TextMeasurer } from './fonts/text-measure.js';
+import { MAX_DPI, MIN_DPI } from './limits.js';
 import { rasterize } from './rasterize.js';
 import { fitRowHeights, renderRegion } from './render-region.js';
 import { loadSheet, readWorkbookLook } from './sheet-source.js';
@@ -25,8 +26,6 @@ export interface CapturedImage {
   height: number;
 }
 
-export const MIN_DPI = 24;
-export const MAX_DPI = 600;
 /** Most pixels one image may have at the asked dpi; larger areas are cut into pages. */
 const MAX_IMAGE_PIXELS = 24_000_000;
 /** A whole sheet is cut into pages of at most this size (96-dpi pixels), at rows and columns. */
@@ -233,4 +232,29 @@ export function paginate(
   for (const [c1, c2] of cols)
     for (const [r1, r2] of rows) pages.push({ start: { row: r1, col: c1 }, end: { row: r2, col: c2 } });
   return pages;
+}
+
+/** Opens a workbook (through `files`, the server's policy or a job's opened file) and draws it. */
+export async function captureWorkbook(
+  file: string,
+  files: FileAccess,
+  request: CaptureRequest,
+): Promise<{ images: CapturedImage[]; warnings: string[] }> {
+  const reader = await WorkbookReader.open(file, {}, files);
+  const images: CapturedImage[] = [];
+  const warnings: string[] = [];
+  if (reader.decryptionNote) warnings.push(reader.decryptionNote);
+  try {
+    await captureSheetImages(
+      reader,
+      request,
+      async (image) => {
+        images.push(image);
+      },
+      (message) => warnings.push(message),
+    );
+  } finally {
+    reader.close();
+  }
+  return { images, warnings };
 }

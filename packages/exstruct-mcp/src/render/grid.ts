@@ -7,8 +7,9 @@ import type { CellFont } from './cell-formats.js';
  * Yu Gothic) draw half-width digits on their pixel em → 8 px at 11 pt.
  */
 export function maxDigitWidth(font: CellFont): number {
-  const em = Math.round((font.size * 96) / 72);
-  if (/gothic|ゴシック|meiryo|メイリオ|mincho|明朝|yu |游/i.test(font.name)) return Math.ceil(em / 2);
+  const em = (font.size * 96) / 72;
+  if (/gothic|ゴシック|meiryo|メイリオ|mincho|明朝|yu |游/i.test(font.name))
+    return Math.ceil(Math.round(em) / 2);
   // Calibri's digits are 1038/2048 em (Arial's 1139/2048): Excel rounds the pixel width.
   const ratio = /arial|helvetica|liberation sans/i.test(font.name) ? 1139 / 2048 : 1038 / 2048;
   return Math.max(1, Math.round(em * ratio));

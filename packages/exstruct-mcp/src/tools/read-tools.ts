@@ -1,4 +1,5 @@
 import type { AnyTool } from '@mcp-workbench/core';
+import { captureSheetImagesTool } from './capture-sheet-images.js';
 import type { ExstructToolDeps } from './deps.js';
 import { extractTool } from './extract.js';
 import { getRuntimeInfoTool } from './get-runtime-info.js';
@@ -8,7 +9,7 @@ import { readJsonChunkTool } from './read-json-chunk.js';
 import { readRangeTool } from './read-range.js';
 import { validateInputTool } from './validate-input.js';
 
-/** Extraction and reading tools (issue 3), in the order of the recommended flow. */
+/** Extraction and reading tools (issue 3), in the order of the recommended flow, then sheet images (issue 27). */
 export function readTools(deps: ExstructToolDeps): AnyTool[] {
   return [
     validateInputTool,
@@ -18,5 +19,6 @@ export function readTools(deps: ExstructToolDeps): AnyTool[] {
     readCellsTool(deps),
     readFormulasTool(deps),
     getRuntimeInfoTool(deps),
+    captureSheetImagesTool(deps),
   ];
 }

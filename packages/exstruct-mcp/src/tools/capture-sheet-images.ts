@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool, withImages, type ReplyImage } from '@mcp-workbench/core';
+import { policyAllows, resolveConflict } from '../output/output-path.js';
+import { AllOrNothingWriter } from '../output/write-all.js';
+import { MAX_DPI, MIN_DPI } from '../render/limits.js';
+import { pngTextChunks } from '../render/png-text.js';
+import type { ExstructToolDeps } from './deps.js';
+
+/** An image is sent inline (besides its file) when it is the only one and this small. */
+const INLINE_MAX_BYTES = 750_000;
+const INLINE_MAX_PIXELS = 1_600_000;
+
+/** `Sheet/1` → `Sheet_1`: the characters file systems refuse become `_` (as the original does). */
+export function safeSheetFileName(name: string): string {
+  const safe = [...name].map((ch) => (ch < ' ' || '\\/:*?"<>|'.includes(ch) ? '_' : ch)).join('');
+  return safe.trim() || 'sheet';
+}
+
+export function captureSheetImagesTool(deps: ExstructToolDeps) {
+  return defineTool({
+    name: 'exstruct_capture_sheet_images',
+    title: 'Draw sheets as PNG images',
+    description:
+      'Render sheets or a range to PNG as Excel shows them (cells, formats, merges, shapes; no Excel ' +
+      'needed) to check a layout by eye. No range: each visible sheet, by print area or used range, in ' +
+      'pages. Writes NN_sheet.png to out_dir (default {name}_images beside the workbook); a single ' +
+      'small image is also returned inline.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: {
+      xlsx_path: z.string().min(1),
+      sheet: z.string().optional(),
+      range: z.string().optional().describe("A1:B2 or 'Sheet 1'!A1:B2"),
+      dpi: z.number().int().min(MIN_DPI).max(MAX_DPI).default(144),
+      out_dir: z.string().optional(),
+    },
+    output: { out_dir: z.string(), image_paths: z.array(z.string()), warnings: z.array(z.string()) },
+    async run(args, { paths, signal }) {
+      const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
+      const stem = path.basename(input, path.extname(input));
+      const outDir = await paths.resolve(args.out_dir ?? path.join(path.dirname(input), `${stem}_images`), {
+        kind: 'directory',
+      });
+      const bookName = path.basename(input);
+      const job = await deps.jobs.extract.run({
+        name: 'capture',
+        input: { file: input, request: { sheet: args.sheet, range: args.range, dpi: args.dpi } },
+        open: async () => (await paths.openFile(input)).handle,
+        signal,
+      });
+      const warnings = [...job.warnings];
+      const writer = new AllOrNothingWriter(paths, { keepMode: false });
+      const taken = new Set<string>();
+      const written: string[] = [];
+      try {
+        await paths.makeDirectory(outDir);
+        let index = 0;
+        for (const image of job.images) {
+          const name = `${String(++index).padStart(2, '0')}_${safeSheetFileName(image.sheet)}.png`;
+          const target = await paths.resolve(path.join(outDir, name), { kind: 'file' });
+          // A file is replaced only when it is an earlier image of this workbook (or the server says so).
+          const conflict = await resolveConflict(target, deps.onConflict, {
+            ownedBy: async (file) =>
+              pngTextChunks(await paths.readFile(file, { maxBytes: 64 << 20 }))['exstruct:source'] ===
+              bookName,
+            allowed: policyAllows(paths),
+            taken,
+          });
+          if (conflict.warning) warnings.push(conflict.warning);
+          taken.add(conflict.path);
+          if (conflict.skip) continue;
+          writer.add(conflict.path, image.png);
+          written.push(conflict.path);
+        }
+        await writer.commit();
+      } catch (error) {
+        await writer.abandon(error);
+        throw error;
+      }
+      const result = { out_dir: outDir, image_paths: written, warnings };
+      const only = job.images.length === 1 ? job.images[0] : undefined;
+      if (only && only.png.length <= INLINE_MAX_BYTES && only.width * only.height <= INLINE_MAX_PIXELS) {
+        const image: ReplyImage = { data: Buffer.from(only.png).toString('base64'), mimeType: 'image/png' };
+        return withImages(result, [image]);
+      }
+      return result;
+    },
+  });
+}
