@@ -9,20 +9,12 @@ export function reviewListTool(runtime: ReviewRuntime) {
     name: 'review.list',
     title: 'List review sessions',
     description:
-      "Lists the review sessions under this server's roots, newest first: resume_key, title, status (open = the person " +
-      'may still comment; finalized; cancelled), comment counts, files, and the page url for sessions this server ' +
-      'is serving. Use it to find a review you lost track of, then call review.request with its resume_key and the ' +
-      'same root and files to wait for it (or to get a finished result).',
+      "Review sessions under this server's roots, newest first: resume_key, title, status, counts, files. To " +
+      'wait for one or get its result, call review.request with its resume_key, root and files.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
-      status: z.enum(['open', 'finalized', 'cancelled']).optional().describe('Only sessions in this state.'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(200)
-        .default(20)
-        .describe('At most this many sessions (default 20).'),
+      status: z.enum(['open', 'finalized', 'cancelled']).optional(),
+      limit: z.number().int().min(1).max(200).default(20),
     },
     output: {
       sessions: z.array(

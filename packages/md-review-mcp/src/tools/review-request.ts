@@ -20,57 +20,38 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
     name: 'review.request',
     title: 'Ask a person to review Markdown',
     description:
-      'Asks a person to review Markdown files and waits until they finish. Opens the review page (the md-review ' +
-      'desktop app, or the default browser) where the person comments on line ranges with a severity ' +
-      '(must | should | suggestion | question), adds global comments and clicks Finalize or Cancel. ' +
-      'Pass resume_key from session.new-id, title, root (absolute), files (relative to root — not to working_path — ' +
-      'or absolute inside root; Markdown only), working_path (your current directory, absolute; result paths are ' +
-      'relative to it) and optionally instructions (what to check; a generic checklist otherwise). ' +
-      'The answer is the review as JSON: verdict (approved = no comments, commented, cancelled), summary counts, ' +
-      'inline_comments (file, range {startLine,endLine} 1-based inclusive, severity, comment, anchor hashes; stale when ' +
-      'the lines changed since), global_comments and meta. Fix every "must" first. ' +
-      'While waiting it sends a progress notification about every 10 s. If the person is not done after wait_seconds ' +
-      '(default 50; 0 = no limit) the answer is {status:"pending", url, summary}: call review.request again with the ' +
-      'same arguments to keep waiting — nothing is lost and the page stays open (its message says how the person ' +
-      'finds the link if they cannot see the page). Calling again with the same resume_key after a finished review reopens it for another round ' +
-      '(the same comments plus new ones). Errors: "File not found", "Invalid path", "Session already exists" (the key ' +
-      'belongs to other files: get a new one), "App launch failed" (follow its hint, then call again).',
+      'A person reviews Markdown files in a review page (desktop app or browser); the call waits for them. ' +
+      'Answer: the review as JSON — verdict (approved = no comments | commented | cancelled), inline_comments ' +
+      '(file, range 1-based inclusive, severity must|should|suggestion|question, comment; stale when those lines ' +
+      'changed since), global_comments, summary, meta. Fix every "must" first. Not done after wait_seconds: ' +
+      'status "pending" — call again with the same arguments, nothing is lost. The same resume_key after a ' +
+      'finished review opens another round, earlier comments kept.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: {
-      resume_key: z
-        .string()
-        .min(1)
-        .max(128)
-        .describe('The id from session.new-id; the same key resumes the review.'),
-      title: z
-        .string()
-        .min(1)
-        .max(LIMITS.maxTitleChars)
-        .describe('Shown to the person, e.g. "API Specification Review".'),
-      root: z.string().min(1).describe('Absolute directory the files are in, e.g. "/home/user/project".'),
+      resume_key: z.string().min(1).max(128).describe('From session.new-id; the same key resumes.'),
+      title: z.string().min(1).max(LIMITS.maxTitleChars),
+      root: z.string().min(1).describe('Absolute directory.'),
       files: z
         .array(z.string())
         .min(1)
         .max(LIMITS.maxFiles)
-        .describe('Markdown files relative to root (e.g. "docs/API.md") or absolute inside root.'),
+        .describe('Markdown files, relative to root (not working_path) or absolute inside it.'),
       working_path: z
         .string()
         .min(1)
-        .describe('Your current directory (absolute); paths in the answer are relative to it.'),
+        .describe('Your current directory (absolute); answer paths are relative to it.'),
       instructions: z
         .string()
         .max(LIMITS.maxInstructionsChars)
         .optional()
-        .describe('What the person should check, e.g. "Please check:\\n1. Technical accuracy\\n2. Clarity".'),
+        .describe('What to check (default: a generic checklist).'),
       wait_seconds: z
         .number()
         .int()
         .min(0)
         .max(86_400)
         .optional()
-        .describe(
-          `Seconds to wait before answering status "pending" (default ${runtime.waitSeconds}; 0 = until the person finishes).`,
-        ),
+        .describe(`Before answering pending (default ${runtime.waitSeconds}; 0 = no limit).`),
     },
     output: ReviewAnswerShape,
     async run(args, ctx) {

@@ -6,9 +6,8 @@ export const sessionNewIdTool = defineTool({
   name: 'session.new-id',
   title: 'New review session id',
   description:
-    'Returns a new session id (a UUID v4) as plain text. Call it once per review and pass the id as ' +
-    '`resume_key` to review.request; keep it, because calling review.request again with the same key ' +
-    'resumes that review (after a pending answer, or to ask for another round).',
+    'A new session id (UUID) as plain text: pass it as resume_key to review.request, and keep it to resume ' +
+    'that review.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: {},
   output: { resume_key: z.string().describe('A UUID v4, e.g. 550e8400-e29b-41d4-a716-446655440000.') },
