@@ -92,6 +92,40 @@ describe('characters XML cannot hold', () => {
   });
 });
 
+describe("formulas longer than Excel's 8,192 characters", () => {
+  it('are refused at once with the limit named, nothing written; 8,192 are written', async () => {
+    const file = await book('long.xlsx');
+    const long = `={${'1'.repeat(32_000)}`; // the audit's op: 3.7 s each before, and no limit
+    const start = performance.now();
+    const refused = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: Array.from({ length: 6 }, (_, i) => ({
+        op: 'set_formula',
+        sheet: 'S',
+        cell: `B${i + 1}`,
+        formula: long,
+      })),
+    });
+    expect(performance.now() - start).toBeLessThan(3000);
+    expect(refused.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(refused.error!.message).toMatch(/ops\[0\].*32,001 characters.*at most 8,192/);
+    // A value turned into a formula by auto_formula is held to the same limit.
+    const asValue = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [{ op: 'set_value', sheet: 'S', cell: 'B1', value: `=${'A1+'.repeat(2800)}1` }],
+      auto_formula: true,
+    });
+    expect(patchError(asValue)!.message).toMatch(/8,401 characters.*at most 8,192/);
+    expect(existsSync(path.join(ws.dir, 'long_patched.xlsx'))).toBe(false);
+    const longest = `=${'1+'.repeat(4095)}1+`.slice(0, 8193);
+    const written = await ws.call<Out>('exstruct_patch', {
+      xlsx_path: file,
+      ops: [{ op: 'set_formula', sheet: 'S', cell: 'B1', formula: longest.replace(/\+$/, '0') }],
+    });
+    expect(written.isError, written.text).toBe(false);
+  });
+});
+
 describe('functions newer than the file format (_xlfn.)', () => {
   it('get the prefix Excel writes, once, outside strings; LET/LAMBDA names get _xlpm.', () => {
     expect(prepareFormula('XLOOKUP(1,A:A,B:B)&"XLOOKUP(x)"')).toBe('_xlfn.XLOOKUP(1,A:A,B:B)&"XLOOKUP(x)"');

@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { currentCallSignal, ToolError } from '@mcp-workbench/core/engine';
 import { listCells } from './inverse-ops.js';
 import type { PatchOp } from './op-schemas.js';
 import { applyOp } from './ops/handlers.js';
@@ -17,16 +19,33 @@ export interface ApplyResult {
   undoWarnings: string[];
 }
 
+/** How long ops run before the event loop gets a turn (to answer pings and hear a cancel). */
+const SLICE_MS = 20;
+
 /**
  * Applies ops in order to the in-memory edit, each by its handler (ops/handlers.ts); a failing op
- * throws PatchOpError (with its index and op).
+ * throws PatchOpError (with its index and op). Every SLICE_MS the server gets a turn, and a cancelled
+ * call (`signal`, by default the tool call's) stops before its next op: nothing has been written yet.
  */
-export function applyOps(edit: WorkbookEdit, ops: readonly PatchOp[], options: ApplyOptions): ApplyResult {
+export async function applyOps(
+  edit: WorkbookEdit,
+  ops: readonly PatchOp[],
+  options: ApplyOptions,
+  signal: AbortSignal | undefined = currentCallSignal(),
+): Promise<ApplyResult> {
   const diff: PatchDiffItem[] = [];
   const inverseByOp: PatchOp[][] = [];
   const warnings: string[] = [];
   const undoWarnings: string[] = [];
-  ops.forEach((op, index) => {
+  let slice = performance.now();
+  for (const [index, op] of ops.entries()) {
+    if (performance.now() - slice > SLICE_MS) {
+      await nextTurn();
+      slice = performance.now();
+    }
+    if (signal?.aborted) {
+      throw new ToolError('CANCELLED', `The request was cancelled before op[${index}]; nothing was written.`);
+    }
     const ctx: OpContext = { edit, index, options, warnings, undoWarnings };
     try {
       const outcome = applyOp(op, ctx);
@@ -36,7 +55,7 @@ export function applyOps(edit: WorkbookEdit, ops: readonly PatchOp[], options: A
       if (error instanceof PatchOpError) throw Object.assign(error, { opIndex: index, op });
       throw error;
     }
-  });
+  }
   const rich = undoState(edit).richCells;
   if (rich.length)
     undoWarnings.push(

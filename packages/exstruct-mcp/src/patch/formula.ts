@@ -24,25 +24,104 @@ export interface FormulaToken {
   text: string;
 }
 
-/** A sheet name Excel writes without quotes before `!` (`@` before one is the implicit-intersection operator). */
-const UNQUOTED_SHEET = String.raw`[^\s!'"(),;:=<>+*/^&{}[\]#$@-][^\s!'"(),;:=<>+*/^&{}[\]#]*`;
+/**
+ * Characters of an unquoted sheet name before `!` (Excel writes other names quoted); the first may not
+ * be `$`, `@` (the implicit-intersection operator) or `-`.
+ */
+const SHEET_NAME_FIRST = /[^\s!'"(),;:=<>+*/^&{}[\]#$@-]/;
+const SHEET_NAME_REST = /[^\s!'"(),;:=<>+*/^&{}[\]#]/;
+/** What may follow `[1]` in an external reference's sheet part, before `!`. */
+const EXTERNAL_SHEET_TAIL = /[^\s!'"(),;:=<>+*/^&-]/;
 
-/** One item of an array constant: a number, text, TRUE/FALSE or an error value (no references). */
-const ARRAY_ITEM = String.raw`\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|"(?:[^"]|"")*"|TRUE|FALSE|#N\/A|#DIV\/0!|#VALUE!|#REF!|#NAME\?|#NUM!|#NULL!|#GETTING_DATA)\s*`;
+/**
+ * One item of an array constant: a number, text, TRUE/FALSE or an error value (no references). The
+ * number has one way to match each text (`\d+(?:\.\d*)?`, not `\d+\.?\d*`), so a long run of digits
+ * without a closing brace fails in linear time.
+ */
+const ARRAY_ITEM = String.raw`\s*(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?|"(?:[^"]|"")*"|TRUE|FALSE|#N\/A|#DIV\/0!|#VALUE!|#REF!|#NAME\?|#NUM!|#NULL!|#GETTING_DATA)\s*`;
 
-const RULES: [FormulaToken['type'], RegExp][] = [
+/**
+ * Where the run of characters matching `cls` that covers `pos` ends, for every `pos` of one formula:
+ * computed once, backwards, on first use. The sheet rule asks it at many positions of the same run
+ * (`%a%a%a…`, `1.1.1.…`), which a regex would rescan to its end each time: quadratic.
+ */
+class RunEnds {
+  private ends: Int32Array | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly cls: RegExp,
+  ) {}
+
+  /** The first index at or after `pos` whose character is not in the class (the text's length at most). */
+  at(pos: number): number {
+    if (!this.ends) {
+      const { text, cls } = this;
+      this.ends = new Int32Array(text.length + 1);
+      this.ends[text.length] = text.length;
+      for (let i = text.length - 1; i >= 0; i--) this.ends[i] = cls.test(text[i]!) ? this.ends[i + 1]! : i;
+    }
+    return this.ends[pos]!;
+  }
+}
+
+/** Per formula: the run tables of the sheet rule, built when a position first needs them. */
+class SheetScan {
+  private readonly names: RunEnds;
+  private readonly tails: RunEnds;
+
+  constructor(private readonly text: string) {
+    this.names = new RunEnds(text, SHEET_NAME_REST);
+    this.tails = new RunEnds(text, EXTERNAL_SHEET_TAIL);
+  }
+
+  /**
+   * Length of the sheet prefix at `pos` (including `!`), or 0: `'quoted'!`, `[1]external!`, `Name!`
+   * or a 3-D `First:Last!`. The same matches as the regex
+   * `(?:'(?:[^']|'')+'|\[[^\]]+\][TAIL]*|NAME(?::NAME)?)!`, in linear time over a formula.
+   */
+  match(pos: number): number {
+    const { text } = this;
+    const first = text[pos];
+    if (first === undefined) return 0;
+    if (first === "'") {
+      QUOTED_SHEET.lastIndex = pos;
+      return QUOTED_SHEET.exec(text)?.[0].length ?? 0;
+    }
+    if (first === '[') {
+      // `[^\]]+` cannot hold `]`, so the book part ends at the first `]`.
+      const close = text.indexOf(']', pos + 1);
+      if (close <= pos + 1) return 0;
+      const end = this.tails.at(close + 1);
+      return text[end] === '!' ? end + 1 - pos : 0;
+    }
+    const end = this.nameEnd(pos);
+    if (end === undefined) return 0;
+    if (text[end] === '!') return end + 1 - pos;
+    if (text[end] !== ':') return 0;
+    const last = this.nameEnd(end + 1);
+    return last !== undefined && text[last] === '!' ? last + 1 - pos : 0;
+  }
+
+  /** The end of an unquoted sheet name starting at `pos` (the run is maximal: `!` and `:` are not in it). */
+  private nameEnd(pos: number): number | undefined {
+    const first = this.text[pos];
+    if (first === undefined || !SHEET_NAME_FIRST.test(first)) return undefined;
+    return this.names.at(pos + 1);
+  }
+}
+
+const QUOTED_SHEET = /'(?:[^']|'')+'!/y;
+
+type Matcher = RegExp | 'sheet';
+
+const RULES: [FormulaToken['type'], Matcher][] = [
   ['space', /\s+/y],
   ['string', /"(?:[^"]|"")*"/y],
   // One token, so fill, sheet renames and the check never look inside (`;` there separates rows).
   ['array', new RegExp(String.raw`\{${ARRAY_ITEM}(?:[,;]${ARRAY_ITEM})*\}`, 'iy')],
-  [
-    'sheet',
-    // Quoted, external ([1]Sheet), or unquoted — one name or a 3-D range of them (`Jan:Mar!`).
-    new RegExp(
-      String.raw`(?:'(?:[^']|'')+'|\[[^\]]+\][^\s!'"(),;:=<>+*/^&-]*|${UNQUOTED_SHEET}(?::${UNQUOTED_SHEET})?)!`,
-      'y',
-    ),
-  ],
+  // Quoted, external ([1]Sheet), or unquoted — one name or a 3-D range of them (`Jan:Mar!`).
+  ['sheet', 'sheet'],
   [
     'error',
     /#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)/iy,
@@ -63,17 +142,26 @@ const RULES: [FormulaToken['type'], RegExp][] = [
   ['separator', /[,;]/y],
 ];
 
-/** Splits a formula (with or without the leading `=`) into tokens; never throws. */
+/**
+ * Splits a formula (with or without the leading `=`) into tokens; never throws. Linear in the
+ * formula's length: every rule either consumes what it scanned or fails after a bounded look, and
+ * the sheet rule reads its runs from tables (SheetScan).
+ */
 export function tokenizeFormula(formula: string): FormulaToken[] {
   const tokens: FormulaToken[] = [];
+  const sheets = new SheetScan(formula);
   let pos = 0;
   outer: while (pos < formula.length) {
-    for (const [type, re] of RULES) {
-      re.lastIndex = pos;
-      const m = re.exec(formula);
-      if (m && m[0].length > 0) {
-        tokens.push({ type, text: m[0] });
-        pos += m[0].length;
+    for (const [type, rule] of RULES) {
+      let length: number;
+      if (rule === 'sheet') length = sheets.match(pos);
+      else {
+        rule.lastIndex = pos;
+        length = rule.exec(formula)?.[0].length ?? 0;
+      }
+      if (length > 0) {
+        tokens.push({ type, text: formula.slice(pos, pos + length) });
+        pos += length;
         continue outer;
       }
     }
@@ -239,6 +327,14 @@ export function rewriteSheetReferences(
   return changed ? out.join('') : undefined;
 }
 
+/** Excel's limit on a formula's text (after the `=`): a longer one does not open in Excel. */
+export const MAX_FORMULA_LENGTH = 8192;
+
+/** Why a formula longer than Excel's limit is refused (the op schemas and prepareFormula say it alike). */
+export function formulaTooLong(length: number): string {
+  return `The formula is ${length.toLocaleString('en-US')} characters long after the "="; Excel accepts at most ${MAX_FORMULA_LENGTH.toLocaleString('en-US')}. Split it into helper cells or defined names.`;
+}
+
 /** Characters XML 1.0 cannot carry (a formula is not ST_Xstring: no `_xHHHH_` escape exists). */
 // eslint-disable-next-line no-control-regex
 const NOT_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
@@ -247,9 +343,11 @@ const NOT_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
  * A formula (without `=`) as Excel stores it: functions newer than the original file format get
  * their prefix (`XLOOKUP(` → `_xlfn.XLOOKUP(`), the names LET and LAMBDA bind get `_xlpm.`, as
  * Excel itself writes them; otherwise Excel shows #NAME?. Prefixed input stays as it is. A
- * character XML cannot hold is refused: written raw it makes the sheet unreadable.
+ * character XML cannot hold is refused: written raw it makes the sheet unreadable, and so is a formula
+ * longer than Excel's limit.
  */
 export function prepareFormula(formula: string): string {
+  if (formula.length > MAX_FORMULA_LENGTH) throw new PatchOpError(formulaTooLong(formula.length));
   const bad = NOT_IN_XML.exec(formula)?.[0];
   if (bad !== undefined) {
     const code = bad.charCodeAt(0);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { tryParseA1 } from '../ooxml/cell-ref.js';
+import { formulaTooLong, MAX_FORMULA_LENGTH } from './formula.js';
 
 /** Most cells one formatting op may touch (as in the original ExStruct). */
 export const MAX_STYLE_CELLS = 10_000;
@@ -51,6 +52,10 @@ const range = z
 const formula = z
   .string()
   .refine((v) => v.startsWith('='), { message: 'must start with "=", e.g. "=SUM(A1:A3)"' })
+  // Checked before any op runs: a longer formula would not open in Excel (and costs time to check).
+  .refine((v) => v.length <= MAX_FORMULA_LENGTH + 1, {
+    error: (issue) => formulaTooLong((issue.input as string).length - 1),
+  })
   .describe('Formula starting with "=", English function names, "," between arguments.');
 const color = (what: string) =>
   z

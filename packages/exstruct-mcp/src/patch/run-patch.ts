@@ -116,7 +116,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
     const edit = await openWorkbookEdit(pkg, request.ops);
     let applied;
     try {
-      applied = applyOps(edit, request.ops, { autoFormula: request.autoFormula ?? false });
+      applied = await applyOps(edit, request.ops, { autoFormula: request.autoFormula ?? false });
     } catch (error) {
       if (!(error instanceof PatchOpError)) throw error;
       const { opIndex, op } = error as PatchOpError & { opIndex: number; op: PatchOp };
