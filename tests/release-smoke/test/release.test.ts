@@ -1,116 +1,32 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runInspectorCli, spawnStdioClient, toolSchemaProblems } from '@mcp-workbench/core/testing';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { dependencyClosure } from '../../../scripts/bundle/closure.mjs';
+import { FIRST_CALL, publishedPackages, type Published } from './published.js';
 
 const run = promisify(execFile);
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
-interface Published {
-  dir: string;
-  name: string;
-  version: string;
-  bin: Record<string, string>;
-  private?: boolean;
-}
-
-/** Every package under packages/ that is published (not private). */
-async function publishedPackages(): Promise<Published[]> {
-  const dirs = await readdir(path.join(repo, 'packages'));
-  const found: Published[] = [];
-  for (const dir of dirs) {
-    const manifest = JSON.parse(
-      await readFile(path.join(repo, 'packages', dir, 'package.json'), 'utf8'),
-    ) as Published;
-    if (!manifest.private)
-      found.push({ ...manifest, dir: path.join(repo, 'packages', dir), bin: manifest.bin ?? {} });
-  }
-  return found;
-}
-
-/** A tool call each server answers in an empty project, from its installed files alone. */
-const FIRST_CALL: Record<string, { name: string; arguments: Record<string, unknown> }> = {
-  'exstruct-mcp': { name: 'exstruct_make', arguments: { out_path: 'smoke.xlsx', ops: [] } },
-  'code-reader-mcp': { name: 'check_code_scale', arguments: { file_path: 'smoke.ts' } },
-  // Lists the (empty) session folder: proves the server starts and its engine loads from the tarball.
-  'md-review-mcp': { name: 'review.list', arguments: {} },
-  // Opens (creates) its SQLite store in PRISMIND_HOME: the native addon must load.
-  'prismind-mcp': { name: 'list_projects', arguments: {} },
-};
-
-/**
- * better-sqlite3's install script downloads a prebuilt addon (unreachable here) and otherwise compiles
- * SQLite for minutes. The smoke install gets the prebuild the way an offline mirror serves it: prebuild-
- * install's documented `npm_config_better_sqlite3_binary_host` points at a loopback server that hands out
- * the addon this workspace built (same version, pinned with an npm override, same Node ABI).
- */
-async function betterSqliteMirror(): Promise<{
-  env: Record<string, string>;
-  version: string;
-  server: Server;
-}> {
-  const require = createRequire(path.join(repo, 'packages', 'prismind-mcp', 'package.json'));
-  const dir = path.dirname(require.resolve('better-sqlite3/package.json'));
-  const { version } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  const tarball = path.join(await mkdtemp(path.join(os.tmpdir(), 'smoke-prebuild-')), 'prebuild.tar.gz');
-  await run('tar', ['-czf', tarball, '-C', dir, 'build/Release/better_sqlite3.node']);
-  const expected = `/v${version}/better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  const body = await readFile(tarball);
-  const server = createServer((req, res) => {
-    if (req.url === expected) res.writeHead(200, { 'content-type': 'application/gzip' }).end(body);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { env: { npm_config_better_sqlite3_binary_host: host }, version, server };
-}
-
-let project: string;
+// global-setup.ts packed every published package and installed the tarballs into this empty project.
+const project = inject('project');
 let packages: Published[];
 
 beforeAll(async () => {
   packages = await publishedPackages();
-  const tarballs = await mkdtemp(path.join(os.tmpdir(), 'smoke-tarballs-'));
-  for (const pkg of packages) {
-    await run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: pkg.dir });
-  }
-  project = await mkdtemp(path.join(os.tmpdir(), 'smoke-project-'));
-  const mirror = await betterSqliteMirror();
-  await writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'smoke', private: true, overrides: { 'better-sqlite3': mirror.version } }),
-  );
-  // check_code_scale parses this with the TypeScript grammar shipped by the installed package's dependency.
-  await writeFile(
-    path.join(project, 'smoke.ts'),
-    'export function add(a: number, b: number) {\n  return a + b;\n}\n',
-  );
-  const files = (await readdir(tarballs))
-    .filter((f) => f.endsWith('.tgz'))
-    .map((f) => path.join(tarballs, f));
-  // All tarballs at once, so the servers' dependency on @mcp-workbench/core is met by the packed core.
-  try {
-    await run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files],
-      {
-        cwd: project,
-        env: { ...process.env, ...mirror.env },
-      },
-    );
-  } finally {
-    mirror.server.close();
-  }
 });
+
+/** Bytes of the files of one installed package (its nested node_modules are other packages). */
+async function packageBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== 'node_modules') total += await packageBytes(full);
+    else if (entry.isFile()) total += (await stat(full)).size;
+  }
+  return total;
+}
 
 describe('published packages install from their tarballs and run', () => {
   it('packs every published package with only dist (and docs) and its licence inside', async () => {
@@ -158,6 +74,39 @@ describe('published packages install from their tarballs and run', () => {
       const { stdout } = await run(binPath, ['--version']);
       expect(stdout.trim()).toBe(pkg.version);
     }
+  });
+
+  // What `npx -y <server>` puts on a user's disk: the server and its run-time dependency closure, as npm
+  // installed it (README "What a user installs" quotes these lines).
+  it("installs only run-time dependencies, and prints each server's installed size and package count", async () => {
+    const servers = packages.filter((p) => Object.keys(p.bin).some((b) => b.endsWith('-mcp')));
+    const lines: string[] = [];
+    for (const pkg of servers) {
+      const closure = await dependencyClosure(project, pkg.name, { withInstallOnly: true });
+      const names = new Set(closure.values());
+      // Tooling of this workspace never reaches a user.
+      const tooling = [
+        'typescript',
+        'vitest',
+        'turbo',
+        'eslint',
+        'prettier',
+        'tsdown',
+        'vite',
+        '@types/node',
+      ];
+      expect(
+        [...names].filter((n) => tooling.includes(n)),
+        pkg.name,
+      ).toEqual([]);
+      expect(names, pkg.name).toContain('@mcp-workbench/core');
+      let bytes = 0;
+      for (const dir of closure.keys()) bytes += await packageBytes(dir);
+      lines.push(`${pkg.name}: ${names.size} packages, ${(bytes / 1024 / 1024).toFixed(1)} MB installed`);
+    }
+    console.log(
+      `installed with npm (${process.platform}-${process.arch}, Node ${process.version}):\n  ${lines.join('\n  ')}`,
+    );
   });
 
   // Every server, including ones added later, is held to the same schema rules as the landed ones.

@@ -1,0 +1,274 @@
+// The one-click install: `pnpm bundle`'s MCP Bundles, unpacked into empty folders outside the repository
+// the way Claude Desktop unpacks them (@anthropic-ai/mcpb's own unpackExtension), started exactly as each
+// manifest's mcp_config says with a user_config filled in (getMcpConfigForManifest, the function Claude
+// Desktop uses), then driven through a real MCP client.
+//
+// By default the bundles for this machine's platform and architecture are built here, from the tarballs
+// and the npm install that global-setup.ts made. With MCPB_BUNDLES_DIR set (the release workflow, on
+// each operating system), the bundles found there for this platform are checked instead.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { getMcpConfigForManifest, unpackExtension, type McpbManifestAny } from '@anthropic-ai/mcpb';
+import { spawnStdioClient } from '@mcp-workbench/core/testing';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { dependencyClosure } from '../../../scripts/bundle/closure.mjs';
+import { addOtherArchitectures } from '../../../scripts/bundle/platform-parts.mjs';
+import { FIRST_CALL, publishedPackages, repo, serversOf, SMOKE_TS, type Published } from './published.js';
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const mcpbCli = path.join(path.dirname(require.resolve('@anthropic-ai/mcpb')), 'cli', 'cli.js');
+const prebuilt = process.env.MCPB_BUNDLES_DIR;
+
+interface Unpacked {
+  file: string;
+  bytes: number;
+  dir: string;
+  manifest: McpbManifestAny;
+  pkg: Published;
+}
+
+let servers: (Published & { binName: string })[];
+const bundles: Unpacked[] = [];
+
+/** The bundles in `dir` that claim this platform: <server>-<version>.mcpb and <server>-<version>-<platform>.mcpb. */
+async function bundlesForThisPlatform(dir: string): Promise<Unpacked[]> {
+  const found: Unpacked[] = [];
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.mcpb')).sort()) {
+    const pkg = servers.find(
+      (s) =>
+        file === `${s.name}-${s.version}.mcpb` || file === `${s.name}-${s.version}-${process.platform}.mcpb`,
+    );
+    if (!pkg) continue;
+    // An empty folder outside the repository, as an installing client would use.
+    const into = await mkdtemp(path.join(os.tmpdir(), `mcpb-${pkg.name}-`));
+    expect(
+      await unpackExtension({ mcpbPath: path.join(dir, file), outputDir: into, silent: true }),
+      file,
+    ).toBe(true);
+    const manifest = JSON.parse(await readFile(path.join(into, 'manifest.json'), 'utf8')) as McpbManifestAny;
+    found.push({ file, bytes: (await stat(path.join(dir, file))).size, dir: into, manifest, pkg });
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  servers = serversOf(await publishedPackages());
+  let dir = prebuilt;
+  if (!dir) {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'mcpb-out-'));
+    const { stdout } = await run(
+      process.execPath,
+      [
+        path.join(repo, 'scripts', 'bundle', 'bundle.mjs'),
+        ...['--platform', process.platform, '--arch', process.arch, '--node-targets', 'current'],
+        ...['--tarballs', inject('tarballs'), '--install-dir', inject('project'), '--out', dir],
+      ],
+      { env: { ...process.env, ...inject('mirrorEnv') }, maxBuffer: 16 * 1024 * 1024 },
+    );
+    console.log(`pnpm bundle (this platform, ${process.arch}, Node ${process.versions.node}):\n${stdout}`);
+  }
+  bundles.push(...(await bundlesForThisPlatform(dir)));
+});
+
+/** Folders a person picks in the install dialog, with the material the first calls read. */
+async function userConfigFor(manifest: McpbManifestAny) {
+  const allowed = await mkdtemp(path.join(os.tmpdir(), 'mcpb-allowed-'));
+  const second = await mkdtemp(path.join(os.tmpdir(), 'mcpb-allowed-'));
+  await writeFile(path.join(allowed, 'smoke.ts'), SMOKE_TS);
+  await writeFile(path.join(second, 'second.ts'), SMOKE_TS);
+  const store = path.join(await mkdtemp(path.join(os.tmpdir(), 'mcpb-store-')), 'prismind');
+  const values: Record<string, string | number | boolean | string[]> = {
+    allowed_directories: [allowed, second],
+    on_conflict: 'overwrite',
+    wait_seconds: 5,
+    store_folder: store,
+    backend: 'local',
+    database_url: '',
+  };
+  const keys = Object.keys(manifest.user_config ?? {});
+  expect(
+    keys.filter((k) => !(k in values)),
+    `${manifest.name}: user_config this test fills`,
+  ).toEqual([]);
+  return { userConfig: Object.fromEntries(keys.map((k) => [k, values[k]!])), allowed, second, store };
+}
+
+/** The command, arguments and environment a client computes from the manifest and the user's choices. */
+async function mcpConfigFor(bundle: Unpacked, userConfig: Record<string, unknown>) {
+  const home = os.homedir();
+  const config = await getMcpConfigForManifest({
+    manifest: bundle.manifest,
+    extensionPath: bundle.dir,
+    systemDirs: {
+      HOME: home,
+      DESKTOP: path.join(home, 'Desktop'),
+      DOCUMENTS: path.join(home, 'Documents'),
+      DOWNLOADS: path.join(home, 'Downloads'),
+    },
+    userConfig: userConfig as Parameters<typeof getMcpConfigForManifest>[0]['userConfig'],
+    pathSeparator: path.sep,
+  });
+  expect(config, `${bundle.file}: mcp_config with every required value`).toBeDefined();
+  // Nothing unreplaced reaches the server.
+  expect(JSON.stringify(config)).not.toContain('${');
+  return config!;
+}
+
+async function startAsManifestSays(bundle: Unpacked, userConfig: Record<string, unknown>, command?: string) {
+  const config = await mcpConfigFor(bundle, userConfig);
+  const sessions = await mkdtemp(path.join(os.tmpdir(), 'mcpb-md-review-'));
+  // Started from the filesystem root, as a desktop app does: roots come from the user_config only.
+  return spawnStdioClient(command ?? config.command, config.args ?? [], {
+    cwd: path.parse(bundle.dir).root,
+    env: { MD_REVIEW_HOME: sessions, ...config.env },
+  });
+}
+
+describe('MCP Bundles (pnpm bundle)', () => {
+  it('has one bundle per server for this platform, each valid for `mcpb validate`, and prints their sizes', async () => {
+    const names = bundles.map((b) => b.pkg.name);
+    if (!prebuilt) expect(names.sort()).toEqual(servers.map((s) => s.name).sort());
+    else expect(names.length, `bundles for ${process.platform} in ${prebuilt}`).toBeGreaterThan(0);
+    const lines: string[] = [];
+    for (const bundle of bundles) {
+      const { stdout } = await run(process.execPath, [
+        mcpbCli,
+        'validate',
+        path.join(bundle.dir, 'manifest.json'),
+      ]);
+      expect(stdout, bundle.file).toContain('Manifest schema validation passes');
+      expect(bundle.manifest).toMatchObject({ name: bundle.pkg.name, version: bundle.pkg.version });
+      expect(bundle.manifest.compatibility?.platforms, bundle.file).toContain(process.platform);
+      expect(bundle.manifest.compatibility?.runtimes?.node, bundle.file).toMatch(
+        new RegExp(`(\\^|>=)${process.versions.node.split('.')[0]}\\.`),
+      );
+      // Only what runs: no tests, sources or type declarations of this workspace's packages.
+      const own = await readdir(path.join(bundle.dir, 'node_modules', ...bundle.pkg.name.split('/')));
+      expect(
+        own.filter((e) => ['src', 'test', 'tsconfig.json'].includes(e)),
+        bundle.file,
+      ).toEqual([]);
+      lines.push(`${bundle.file}: ${(bundle.bytes / 1024 / 1024).toFixed(1)} MB`);
+    }
+    console.log(`bundle sizes:\n  ${lines.join('\n  ')}`);
+  });
+
+  it('starts every bundle as its mcp_config says, lists the tools its manifest names and answers a call', async () => {
+    for (const bundle of bundles) {
+      const { userConfig, allowed, second, store } = await userConfigFor(bundle.manifest);
+      const session = await startAsManifestSays(bundle, userConfig);
+      try {
+        const { tools } = await session.client.listTools();
+        expect(tools.map((t) => t.name).sort(), bundle.file).toEqual(
+          (bundle.manifest.tools ?? []).map((t) => t.name).sort(),
+        );
+        const call = FIRST_CALL[bundle.pkg.name]!;
+        const result = await session.client.callTool(call);
+        expect(
+          result.isError,
+          `${bundle.file} ${call.name}: ${JSON.stringify(result.content)}\n${session.stderr()}`,
+        ).toBeFalsy();
+        expect(session.client.getServerVersion()).toMatchObject({
+          name: bundle.pkg.name,
+          version: bundle.pkg.version,
+        });
+        // The user_config arrived: the first chosen folder is the first root, the store folder is used, and
+        // a multiple-directory choice became one root per folder.
+        if (bundle.pkg.name === 'exstruct-mcp') await stat(path.join(allowed, 'smoke.xlsx'));
+        if (bundle.pkg.name === 'prismind-mcp') expect((await readdir(store)).length).toBeGreaterThan(0);
+        if (bundle.pkg.name === 'code-reader-mcp') {
+          const other = await session.client.callTool({
+            name: 'check_code_scale',
+            arguments: { file_path: path.join(second, 'second.ts') },
+          });
+          expect(other.isError, JSON.stringify(other.content)).toBeFalsy();
+        }
+      } finally {
+        await session.close();
+      }
+    }
+  });
+
+  it('prismind-mcp: under a Node.js whose ABI it lacks, the bundle runs on an installed Node.js that has it', async (context) => {
+    const bundle = bundles.find((b) => b.pkg.name === 'prismind-mcp');
+    const other = await otherNodeOnPath();
+    if (!bundle || !other) {
+      // .ci/run's second run (Node 24 first on PATH, the system's Node 20 after it) exercises this.
+      context.skip('needs a second Node.js with another ABI on PATH (CI run 2 has Node 24 and Node 20)');
+      return;
+    }
+    const { userConfig, store } = await userConfigFor(bundle.manifest);
+    const session = await startAsManifestSays(bundle, userConfig, other);
+    try {
+      const result = await session.client.callTool(FIRST_CALL['prismind-mcp']!);
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect((await readdir(store)).length).toBeGreaterThan(0);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("a per-platform bundle gets the other architecture's ripgrep package, checked for its platform", async () => {
+    if (prebuilt) return; // the release's bundles carry both already (checked by the size line and by use)
+    const stage = await mkdtemp(path.join(os.tmpdir(), 'mcpb-arch-'));
+    const closure = await dependencyClosure(inject('project'), 'code-reader-mcp');
+    const otherArch = process.arch === 'arm64' ? 'x64' : 'arm64';
+    const added = await addOtherArchitectures(stage, closure, process.platform, [process.arch, otherArch]);
+    expect(added).toEqual([
+      expect.stringMatching(new RegExp(`^@vscode/ripgrep-${process.platform}-${otherArch}@`)),
+    ]);
+    const rg = path.join(stage, 'node_modules', '@vscode', `ripgrep-${process.platform}-${otherArch}`, 'bin');
+    const binary = (await readdir(rg)).find((f) => f === 'rg' || f === 'rg.exe');
+    expect(binary).toBeDefined();
+    if (process.platform !== 'win32') expect((await stat(path.join(rg, binary!))).mode & 0o111).not.toBe(0);
+  });
+  it('prismind-mcp: a runtime the bundle has no SQLite addon for gets an error that says what to install', async () => {
+    const bundle = bundles.find((b) => b.pkg.name === 'prismind-mcp');
+    if (!bundle) return expect(prebuilt, 'only a prebuilt set may lack prismind-mcp').toBeTruthy();
+    // The addons filed under an ABI no Node.js has: this runtime cannot load them and no Node.js on the
+    // machine carries them (renamed back afterwards).
+    const bindingDir = path.join(bundle.dir, 'node_modules', 'better-sqlite3', 'lib', 'binding');
+    const names = await readdir(bindingDir);
+    const moved = names.map((name) => [name, name.replace(/^node-v\d+/, 'node-v999')] as const);
+    for (const [from, to] of moved) await rename(path.join(bindingDir, from), path.join(bindingDir, to));
+    try {
+      const { userConfig } = await userConfigFor(bundle.manifest);
+      const config = await mcpConfigFor(bundle, userConfig);
+      const failed = await run(config.command, config.args ?? [], {
+        env: { ...process.env, ...config.env },
+      }).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toContain('its SQLite addon does not load');
+      expect(failed?.stderr).toContain('ABI 999');
+      expect(failed?.stderr).toContain('npx -y prismind-mcp');
+    } finally {
+      for (const [from, to] of moved) await rename(path.join(bindingDir, to), path.join(bindingDir, from));
+    }
+  });
+});
+
+/** A Node.js (>= 20.19) on PATH whose ABI differs from this one's, if there is one. */
+async function otherNodeOnPath(): Promise<string | undefined> {
+  const exe = process.platform === 'win32' ? 'node.exe' : 'node';
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const node = path.join(dir, exe);
+    try {
+      await stat(node);
+      const { stdout } = await run(node, ['-p', 'process.versions.modules + " " + process.version']);
+      const [abi, version] = stdout.trim().split(' ');
+      const [major, minor] = version!.slice(1).split('.').map(Number);
+      if (abi !== process.versions.modules && (major! > 20 || (major === 20 && minor! >= 19))) return node;
+    } catch {
+      // not there, or not runnable
+    }
+  }
+  return undefined;
+}
