@@ -338,3 +338,37 @@ describe('createToolServer', () => {
     await expect.poll(() => logLines.join('')).toContain('Could not apply the client roots');
   });
 });
+
+describe('ToolContext.structuredOutput', () => {
+  const seesMode = defineTool({
+    name: 'sees_mode',
+    title: 'Reports the answer mode',
+    description: 'Says whether its answer also goes out as structuredContent.',
+    annotations: { readOnlyHint: true },
+    input: {},
+    output: { structured: z.boolean() },
+    async run(_args, ctx) {
+      return { structured: ctx.structuredOutput === true };
+    },
+  });
+
+  it('tells a tool whether structuredContent is sent: off by default, on with the option or the flag', async () => {
+    const paths = await PathPolicy.create({ roots: [dir], implicitRoots: false });
+    for (const [how, expected] of [
+      ['default', false],
+      ['option', true],
+      ['enable', true],
+    ] as const) {
+      const server = createToolServer({ name: 't', version: '1' }, [seesMode], {
+        paths,
+        structuredOutput: how === 'option',
+      });
+      if (how === 'enable') enableStructuredOutput(server);
+      session = await connectInMemory(server);
+      const out = await callTool(session.client, 'sees_mode', {});
+      expect(out.structured, how).toEqual({ structured: expected });
+      await session.close();
+      session = undefined;
+    }
+  });
+});

@@ -19,6 +19,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
+  /**
+   * True when the answer also goes out as `structuredContent` (`--structured-output`): the whole
+   * structured value is sent, not only the text. A tool may skip work only for fields its text leaves out
+   * when this is not true.
+   */
+  structuredOutput?: boolean;
 }
 
 /** An image a result carries after its text block (MCP image content), for multimodal clients. */

@@ -177,6 +177,7 @@ export function createToolServer(
       paths: options.paths,
       logger,
       signal: extra.signal,
+      structuredOutput: mode.structuredOutput,
       progress: async (progress, total, message) => {
         if (progressToken === undefined) return;
         await extra.sendNotification({
