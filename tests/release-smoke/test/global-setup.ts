@@ -13,6 +13,8 @@ import type { TestProject } from 'vitest/node';
 import { publishedPackages, repo, SMOKE_TS } from './published.js';
 
 const run = promisify(execFile);
+// npm and pnpm are .cmd files on Windows, which only a shell runs.
+const shell = process.platform === 'win32';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -61,7 +63,7 @@ export default async function setup(project: TestProject) {
   const packages = await publishedPackages();
   const tarballs = await mkdtemp(path.join(os.tmpdir(), 'smoke-tarballs-'));
   await Promise.all(
-    packages.map((pkg) => run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: pkg.dir })),
+    packages.map((pkg) => run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: pkg.dir, shell })),
   );
   const smoke = await mkdtemp(path.join(os.tmpdir(), 'smoke-project-'));
   const mirror = await betterSqliteMirror();
@@ -77,6 +79,7 @@ export default async function setup(project: TestProject) {
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], {
     cwd: smoke,
     env: { ...process.env, ...mirror.env },
+    shell,
   });
   project.provide('tarballs', tarballs);
   project.provide('project', smoke);

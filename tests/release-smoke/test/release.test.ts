@@ -17,6 +17,17 @@ beforeAll(async () => {
   packages = await publishedPackages();
 });
 
+/**
+ * How a user's shell runs a server's bin: npm's shim in node_modules/.bin (its shebang and executable bit
+ * are part of what is tested). On Windows the shim is a .cmd file, which only a shell runs: there the
+ * installed file is run with Node, as the shim does.
+ */
+function installedBin(pkg: Published): [string, string[]] {
+  const binName = Object.keys(pkg.bin).find((b) => b.endsWith('-mcp'))!;
+  if (process.platform !== 'win32') return [path.join(project, 'node_modules', '.bin', binName), []];
+  return [process.execPath, [path.join(project, 'node_modules', ...pkg.name.split('/'), pkg.bin[binName]!)]];
+}
+
 /** Bytes of the files of one installed package (its nested node_modules are other packages). */
 async function packageBytes(dir: string): Promise<number> {
   let total = 0;
@@ -50,9 +61,8 @@ describe('published packages install from their tarballs and run', () => {
     const servers = packages.filter((p) => Object.keys(p.bin).some((b) => b.endsWith('-mcp')));
     expect(servers.length).toBeGreaterThan(0);
     for (const pkg of servers) {
-      const binName = Object.keys(pkg.bin).find((b) => b.endsWith('-mcp'))!;
-      const binPath = path.join(project, 'node_modules', '.bin', binName);
-      const session = await spawnStdioClient(binPath, ['--root', project], {
+      const [command, prefix] = installedBin(pkg);
+      const session = await spawnStdioClient(command, [...prefix, '--root', project], {
         cwd: project,
         env: {
           MD_REVIEW_HOME: path.join(project, '.md-review'), // md-review keeps its sessions here
@@ -71,7 +81,7 @@ describe('published packages install from their tarballs and run', () => {
       } finally {
         await session.close();
       }
-      const { stdout } = await run(binPath, ['--version']);
+      const { stdout } = await run(command, [...prefix, '--version']);
       expect(stdout.trim()).toBe(pkg.version);
     }
   });
@@ -113,10 +123,9 @@ describe('published packages install from their tarballs and run', () => {
   it('every server declares portable JSON Schema 2020-12 input and output schemas (strict validator + MCP Inspector)', async () => {
     const servers = packages.filter((p) => Object.keys(p.bin).some((b) => b.endsWith('-mcp')));
     for (const pkg of servers) {
-      const binName = Object.keys(pkg.bin).find((b) => b.endsWith('-mcp'))!;
-      const binPath = path.join(project, 'node_modules', '.bin', binName);
-      const args = ['--root', project, '--structured-output'];
-      const session = await spawnStdioClient(binPath, args, { cwd: project });
+      const [command, prefix] = installedBin(pkg);
+      const args = [...prefix, '--root', project, '--structured-output'];
+      const session = await spawnStdioClient(command, args, { cwd: project });
       try {
         const { tools } = await session.client.listTools();
         expect(
@@ -127,7 +136,7 @@ describe('published packages install from their tarballs and run', () => {
       } finally {
         await session.close();
       }
-      const inspected = await runInspectorCli('tools/list', binPath, args, { cwd: project });
+      const inspected = await runInspectorCli('tools/list', command, args, { cwd: project });
       expect(inspected.exitCode, `${pkg.name}: ${inspected.stderr}`).toBe(0);
       expect(inspected.schemaFindings, pkg.name).toEqual([]);
     }
