@@ -233,6 +233,90 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
     expect(result.meta.files[0]!.lineCount).toBe(5000);
   });
 
+  it('renders aligned columns, wrapped long lines, task lists and Mermaid diagrams (loaded only when needed)', async () => {
+    const long = 'x'.repeat(400);
+    const lines = [
+      '# Rendering', // 1
+      '',
+      '| left | centre | right |', // 3
+      '| :--- | :----: | ----: |',
+      '| a | b | 1 |',
+      '| aa | bb | 22 |', // 6
+      '',
+      '- [ ] open task', // 8
+      '- [x] done task',
+      '',
+      long, // 11
+      '',
+      '```text', // 13
+      long,
+      '```',
+      '',
+      '```mermaid', // 17
+      'flowchart LR',
+      '  A[Plan] --> B{Review}',
+      '  B -->|ok| C[Ship]',
+      '```', // 21
+      '',
+      'After.', // 23
+    ];
+    await writeFile(path.join(ws.root, 'docs', 'render.md'), `${lines.join('\n')}\n`);
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    const { call, url } = request({ resume_key: 'render', files: ['docs/plan.md', 'docs/render.md'] });
+    await open(await url);
+    await page.waitForSelector('body[data-complete="true"]');
+    expect(requests.filter((r) => /mermaid/i.test(r))).toEqual([]); // a document without a diagram
+    await page.click('.files li:nth-child(2) button.file');
+    await page.waitForSelector('body[data-file="1"]');
+    // Alignment through classes (markdown-it's inline style is blocked by the CSP).
+    expect(
+      await page.evaluate(
+        '[...document.querySelectorAll(".doc td")].map((td) => getComputedStyle(td).textAlign)',
+      ),
+    ).toEqual(['left', 'center', 'right', 'left', 'center', 'right']);
+    // Task lists: read-only checkboxes, no "[ ]" text.
+    expect(
+      await page.evaluate(
+        '[...document.querySelectorAll(".doc input[type=checkbox]")].map((b) => [b.disabled, b.checked])',
+      ),
+    ).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+    expect(await page.locator('.doc').textContent()).not.toContain('[ ]');
+    // The long line wraps; the long code line scrolls inside its block; the page never scrolls sideways.
+    expect(await page.evaluate('document.documentElement.scrollWidth <= innerWidth')).toBe(true);
+    const paragraph = page.locator('.row[data-start="11"] p');
+    expect(await paragraph.evaluate((p) => p.scrollWidth <= p.clientWidth)).toBe(true);
+    expect(
+      await page.locator('.row[data-start="13"] pre').evaluate((pre) => pre.scrollWidth > pre.clientWidth),
+    ).toBe(true);
+    // The diagram is drawn as an image of its SVG; its lines stay one commentable block.
+    const diagram = page.locator('.row[data-start="17"] figure.diagram img');
+    await diagram.waitFor({ timeout: 20_000 });
+    expect(
+      await page.evaluate(
+        'document.querySelector(\'.row[data-start="17"] figure.diagram img\').naturalWidth > 100',
+      ),
+    ).toBe(true);
+    expect(await diagram.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    expect(requests.some((r) => /mermaid/i.test(r))).toBe(true);
+    await page.screenshot({ path: shot('rendering') });
+    await page.click('.row[data-start="17"] .ln');
+    expect(await page.locator('.composer-head strong').textContent()).toBe('Comment on lines 17–21');
+    await page.fill('.composer textarea', 'Add the rollback path.');
+    await page.click('.composer button[type=submit]');
+    await page.waitForSelector('.thread .comment');
+    await page.keyboard.press('s'); // Source view: each line of the diagram on its own row
+    await page.click('.row[data-start="19"] .ln');
+    expect(await page.locator('.composer-head strong').textContent()).toBe('Comment on line 19');
+    await page.click('#cancel');
+    await page.click('.dialog [data-action=confirm]');
+    const result = answer<Answer>(await call);
+    expect(result.inline_comments[0]).toMatchObject({ range: { startLine: 17, endLine: 21 } });
+  });
+
   it('refuses a wrong token, another Host (DNS rebinding) and requests from another origin', async () => {
     const { call, url } = request();
     const reviewUrl = new URL(await url);

@@ -7,6 +7,10 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   publicDir: false,
+  resolve: {
+    // mermaid's ELK layout engine (1.5 MB) is not shipped; see src/stubs/elk.ts.
+    alias: { 'elkjs/lib/elk.bundled.js': fileURLToPath(new URL('./src/stubs/elk.ts', import.meta.url)) },
+  },
   build: {
     outDir: fileURLToPath(new URL('../dist/ui', import.meta.url)),
     emptyOutDir: true,

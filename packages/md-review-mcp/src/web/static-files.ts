@@ -21,51 +21,68 @@ export interface StaticFile {
 }
 
 /**
- * The page's files, all read into memory once (about 0.5 MB, so the first page load waits for no disk).
- * Only the files the build wrote are served: `index.html` and the names directly inside `assets/`;
- * any other name is not found without touching the disk or the cache, so the memory used is bounded by
- * the build, whatever names are asked for.
+ * The page's files. Only the files the build wrote are served: `index.html` and the names directly inside
+ * `assets/`, listed once; any other name is not found without touching the disk, so the memory used is
+ * bounded by the build whatever names are asked for. The page itself (index.html and what it loads
+ * first) is read when the server starts, so the first page load waits for no disk; chunks the page
+ * loads later (highlight.js, mermaid) are read on first use and kept.
  */
 export class StaticFiles {
-  private loading: Promise<Map<string, StaticFile>> | undefined;
+  /** Every file the build wrote, by name; `file` is read when first needed and then kept. */
+  private listing: Promise<Map<string, { file?: Promise<StaticFile | undefined> }>> | undefined;
 
   constructor(private readonly dir: string = UI_DIR) {}
 
-  /** Reads every file of the page (once; a failed read is tried again on the next request). */
-  load(): Promise<Map<string, StaticFile>> {
-    this.loading ??= this.readAll();
-    this.loading.catch(() => (this.loading = undefined));
-    return this.loading;
+  /** Lists the page's files and reads the first page's (once; a failure is tried again next time). */
+  load(): Promise<Map<string, { file?: Promise<StaticFile | undefined> }>> {
+    this.listing ??= this.list();
+    this.listing.catch(() => (this.listing = undefined));
+    return this.listing;
   }
 
-  async index(): Promise<StaticFile | undefined> {
-    return (await this.load()).get('index.html');
+  index(): Promise<StaticFile | undefined> {
+    return this.get('index.html');
   }
 
-  async asset(name: string): Promise<StaticFile | undefined> {
-    return (await this.load()).get(`assets/${name}`);
+  asset(name: string): Promise<StaticFile | undefined> {
+    return this.get(`assets/${name}`);
   }
 
-  /** How many files are held (for tests: it never grows with the names asked for). */
+  /** How many files the server may serve (for tests: it never grows with the names asked for). */
   async size(): Promise<number> {
     return (await this.load()).size;
   }
 
-  private async readAll(): Promise<Map<string, StaticFile>> {
-    const files = new Map<string, StaticFile>();
-    const names = ['index.html'];
+  private async get(name: string): Promise<StaticFile | undefined> {
+    const entry = (await this.load()).get(name);
+    if (!entry) return undefined;
+    entry.file ??= this.read(name);
+    return entry.file;
+  }
+
+  private read(name: string): Promise<StaticFile | undefined> {
+    return readFile(path.join(this.dir, name)).then(
+      (body) => ({ body, type: TYPES[path.extname(name)] ?? 'application/octet-stream' }),
+      () => undefined,
+    );
+  }
+
+  private async list(): Promise<Map<string, { file?: Promise<StaticFile | undefined> }>> {
+    const files = new Map<string, { file?: Promise<StaticFile | undefined> }>();
+    const index = this.read('index.html');
+    files.set('index.html', { file: index });
     try {
       for (const entry of await readdir(path.join(this.dir, 'assets'), { withFileTypes: true }))
-        if (entry.isFile()) names.push(`assets/${entry.name}`);
+        if (entry.isFile()) files.set(`assets/${entry.name}`, {});
     } catch {
       // not built: index.html is missing too, and the server says so
     }
-    await Promise.all(
-      names.map(async (name) => {
-        const body = await readFile(path.join(this.dir, name)).catch(() => undefined);
-        if (body) files.set(name, { body, type: TYPES[path.extname(name)] ?? 'application/octet-stream' });
-      }),
-    );
+    // What index.html loads is read now, before the first page asks for it.
+    const html = (await index)?.body.toString('utf8') ?? '';
+    for (const [, name] of html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)) {
+      const entry = files.get(name!);
+      if (entry) entry.file ??= this.read(name!);
+    }
     return files;
   }
 }

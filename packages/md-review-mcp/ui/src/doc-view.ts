@@ -1,4 +1,5 @@
 import { SEVERITIES, type InlineComment, type Severity } from './api.js';
+import { renderDiagramsIn } from './diagrams.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
 import {
@@ -107,6 +108,9 @@ export class DocView {
     const first = slice(0, completeUnits ? units.length : FIRST_SLICE);
     if (mode === 'rendered')
       void highlighterReady.then(() => generation === this.generation && highlightIn(this.root));
+    const diagrams = () => {
+      if (mode === 'rendered') void renderDiagramsIn(this.root, () => generation === this.generation);
+    };
     this.renderThreads();
     this.lastRenderMs = performance.now() - started;
     const rest = (from: number) => {
@@ -125,6 +129,7 @@ export class DocView {
       }
       if (from >= units.length) {
         if (from > FIRST_SLICE) this.renderThreads();
+        diagrams();
         onComplete?.();
         return;
       }

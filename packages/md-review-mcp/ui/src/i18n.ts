@@ -83,6 +83,9 @@ const en = {
     ['?', 'this help'],
   ] as Array<[string, string]>,
   image: 'image',
+  diagram: 'Diagram',
+  diagramSource: 'Show or hide its source',
+  diagramFailed: 'This diagram could not be drawn',
   close: 'Close',
   confirmDelete: 'Delete this comment?',
 };
@@ -172,6 +175,9 @@ const ja: Strings = {
     ['?', 'このヘルプ'],
   ],
   image: '画像',
+  diagram: '図',
+  diagramSource: 'ソースを表示 / 隠す',
+  diagramFailed: 'この図は描画できませんでした',
   close: '閉じる',
   confirmDelete: 'このコメントを削除しますか？',
 };

@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt, { type Token } from 'markdown-it';
+import taskLists from 'markdown-it-task-lists';
 import { t } from './i18n.js';
 
 type Highlighter = typeof import('highlight.js/lib/common').default;
@@ -50,6 +51,20 @@ const md = new MarkdownIt({
   },
 });
 
+// GFM task lists (`- [ ]`, `- [x]`) as read-only checkboxes.
+md.use(taskLists, { enabled: false });
+
+// Table alignment as classes: markdown-it writes `style="text-align:…"`, which the page's CSP blocks.
+md.core.ruler.push('align_classes', (state) => {
+  for (const token of state.tokens) {
+    if (token.type !== 'th_open' && token.type !== 'td_open') continue;
+    const align = /text-align:\s*(left|center|right)/.exec(String(token.attrGet('style') ?? ''))?.[1];
+    if (!align) continue;
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+    token.attrJoin('class', `align-${align}`);
+  }
+});
+
 // Images are not fetched (the page loads nothing from outside, and serves no file but the reviewed
 // ones): they show as a labelled placeholder with their address.
 md.renderer.rules.image = (tokens, idx) => {
@@ -59,7 +74,18 @@ md.renderer.rules.image = (tokens, idx) => {
   return `<span class="image-placeholder" title="${escapeHtml(src)}">[${escapeHtml(t.image)}: ${escapeHtml(alt || src)}]</span>`;
 };
 
+// The only inputs are the task lists' checkboxes (raw HTML is off): anything else goes, and they stay read-only.
+DOMPurify.addHook('uponSanitizeElement', (node, data) => {
+  if (data.tagName === 'input' && (node as Element).getAttribute('type') !== 'checkbox')
+    node.parentNode?.removeChild(node);
+});
+
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'INPUT') {
+    node.setAttribute('disabled', '');
+    node.setAttribute('tabindex', '-1');
+    return;
+  }
   if (node.tagName !== 'A') return;
   const href = node.getAttribute('href') ?? '';
   if (/^(https?:|mailto:)/i.test(href)) {
@@ -141,7 +167,7 @@ export function blockElements(blocks: readonly BlockSource[]): HTMLElement[] {
   const html = blocks.map((block) => `<section>${block.html()}</section>`).join('');
   const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
-    FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button'],
+    FORBID_TAGS: ['style', 'form', 'textarea', 'button', 'select'],
   });
   const elements = Array.from(fragment.children, (section) => {
     const element = section as HTMLElement;
