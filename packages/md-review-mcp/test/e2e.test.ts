@@ -2,7 +2,7 @@
 // person works in the page, and the tool's answer reflects what they did.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -315,6 +315,54 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
     await page.click('.dialog [data-action=confirm]');
     const result = answer<Answer>(await call);
     expect(result.inline_comments[0]).toMatchObject({ range: { startLine: 17, endLine: 21 } });
+  });
+
+  it('another round: changed lines marked, stale comments with their old text, inline and side-by-side diff', async () => {
+    const first = request({ files: ['docs/plan.md'] });
+    const link = await first.url;
+    const person = new Person(link);
+    await person.comment(0, 3, 3, 'moves down', 'should');
+    await person.comment(0, 4, 4, 'rewritten line', 'must');
+    await person.finalize();
+    await first.call;
+    const file = path.join(ws.root, 'docs', 'plan.md');
+    const reviewed = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      reviewed
+        .replace('# Migration plan\n', '# Migration plan\n\nIntro.\n')
+        .replace('Each step can be rolled back on its own.', 'Each step is reversible.'),
+    );
+    // Round 2 in the same server: the page's link is the same (the window was seen: no second one).
+    const second = mcp.call('review.request', {
+      resume_key: 'e2e-review',
+      title: 'Migration plan review',
+      root: ws.root,
+      files: ['docs/plan.md'],
+      working_path: ws.root,
+    });
+    await eventually(async () => expect((await person.session()).status).toBe('open'));
+    await open(link);
+    expect(await page.locator('#round-note').textContent()).toMatch(/Changed since last round: \+\d+ −\d+/);
+    expect(await page.locator('.row.changed').count()).toBeGreaterThan(0);
+    const stale = page.locator('.comment.is-stale');
+    expect(await stale.locator('.text').textContent()).toBe('rewritten line');
+    expect(await stale.locator('.was').textContent()).toBe('Each step can be rolled back on its own.');
+    expect(await page.locator('.comment:not(.is-stale) .moved').count()).toBe(1);
+    await page.click('.segmented button:has-text("Changes")');
+    await page.waitForSelector('.diff-inline');
+    expect(await page.locator('.diff-row.added code').allTextContents()).toContain(
+      'Each step is reversible.',
+    );
+    expect(await page.locator('.diff-row.removed code').allTextContents()).toContain(
+      'Each step can be rolled back on its own.',
+    );
+    await page.click('.changes-head button:has-text("Side by side")');
+    await page.waitForSelector('.diff-split .diff-side.removed');
+    await page.screenshot({ path: shot('round-2-changes') });
+    await person.finalize();
+    const result = answer<Answer>(await second);
+    expect(result.meta.files[0]).toMatchObject({ changed: true });
   });
 
   it('refuses a wrong token, another Host (DNS rebinding) and requests from another origin', async () => {

@@ -263,6 +263,51 @@ describe('review.request: the person reviews, the agent gets the spec result', (
   });
 });
 
+describe('another round: what changed since the reviewed version', () => {
+  it('gives the page the reviewed text and where each comment is now, and says per file what changed', async () => {
+    const first = await start();
+    await first.person.comment(0, 3, 3, 'keeps its place after lines are inserted above', 'should');
+    await first.person.comment(0, 4, 4, 'its line is rewritten', 'must');
+    await first.person.finalize();
+    const round1 = answer<Answer>(await first.call);
+    expect(round1.meta.files.map((f) => f.changed)).toEqual([undefined, undefined]); // no earlier round
+
+    // The agent edits one file between the rounds, then asks again.
+    const file = path.join(ws.root, 'docs/plan.md');
+    const reviewed = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      reviewed
+        .replace('# Migration plan\n', '# Migration plan\n\nIntro.\n')
+        .replace('Each step can be rolled back on its own.', 'Each step is reversible.'),
+    );
+    const round2 = mcp.call('review.request', args());
+    await eventually(async () => expect((await first.person.session()).status).toBe('open'));
+    const page = await first.person.send<{
+      previous?: string;
+      placements: Array<{ id: string; state: string; range: { startLine: number; endLine: number } }>;
+    }>('GET', '/files/0');
+    expect(page.previous).toBe(reviewed);
+    expect(page.placements.map((p) => [p.state, p.range.startLine])).toEqual([
+      ['moved', 5],
+      ['lost', 4],
+    ]);
+    const unchanged = await first.person.send<{ previous?: string }>('GET', '/files/1');
+    expect(unchanged.previous).toBeUndefined();
+    expect(await first.person.send('GET', '')).toMatchObject({ round: 2 });
+    await first.person.finalize();
+    const result = answer<Answer>(await round2);
+    expect(result.meta.files.map((f) => [f.file, f.changed])).toEqual([
+      ['plan.md', true],
+      [path.join('guide', '日本語.md'), false],
+    ]);
+    expect(result.inline_comments.map((c) => [c.comment.slice(0, 10), c.stale, c.range.startLine])).toEqual([
+      ['keeps its ', true, 5],
+      ['its line i', true, 4],
+    ]);
+  });
+});
+
 describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
   it('answers pending with the URL and counts after wait_seconds, and the same key keeps waiting', async () => {
     const first = await start({ wait_seconds: 1 });

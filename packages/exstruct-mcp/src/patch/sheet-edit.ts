@@ -243,6 +243,10 @@ export async function loadSheet(
   scanner.end();
   edit.head = head;
   edit.tail = tail;
+  // Head and tail are parsed here, while the caller can name the part in what goes wrong (inPart),
+  // and not first by an op: every later look into them parses the same text.
+  void edit.cols;
+  void edit.merges;
   if (rows === 'all') edit.whole = true;
   else for (const row of rows) edit.loadedRows.add(row);
   const needed: string[] = [];

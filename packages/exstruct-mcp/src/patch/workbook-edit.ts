@@ -11,6 +11,7 @@ import { loadSharedStrings } from './shared-strings.js';
 import { SheetEdit, loadSheet } from './sheet-edit.js';
 import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
 import { keepChunks, KEEP_INFLATED_MAX, openInflated } from './inflate.js';
+import { inPart, readPartText } from './part-errors.js';
 import { PatchOpError } from './types.js';
 import { undoState } from './undo-state.js';
 
@@ -219,7 +220,7 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     deleted,
   );
   const stylesPart = pkg.relatedPart('styles');
-  const stylesXml = stylesPart && pkg.has(stylesPart) ? await pkg.archive.readText(stylesPart) : undefined;
+  const stylesXml = stylesPart && pkg.has(stylesPart) ? await readPartText(pkg.archive, stylesPart) : undefined;
   const refs: SheetRef[] = pkg.sheets.map((entry) => ({
     name: entry.name,
     entry,
@@ -245,8 +246,11 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     }
     const size = pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity;
     const keep = size <= KEEP_INFLATED_MAX ? [] : undefined;
-    const source = (await openInflated(pkg.archive, ref.entry.part)) as AsyncIterable<Buffer>;
-    await loadSheet(ref.edit, keepChunks(source, keep), load, record);
+    const { edit: sheet, entry } = ref;
+    await inPart(entry.part, async () => {
+      const source = (await openInflated(pkg.archive, entry.part)) as AsyncIterable<Buffer>;
+      await loadSheet(sheet, keepChunks(source, keep), load, record);
+    });
     ref.edit.inflated = keep;
   }
   const richStrings = new Set<number>();
@@ -275,10 +279,10 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
 async function loadTableHeaders(pkg: WorkbookPackage, part: string, sheet: SheetEdit): Promise<void> {
   const relsPart = relsPartOf(part);
   if (!pkg.has(relsPart)) return;
-  const rels = parseRelationships(await pkg.archive.readText(relsPart), path.posix.dirname(part));
+  const rels = parseRelationships(await readPartText(pkg.archive, relsPart), path.posix.dirname(part));
   for (const rel of rels) {
     if (!rel.type.endsWith('/table') || !rel.part || !pkg.has(rel.part)) continue;
-    const xml = await pkg.archive.readText(rel.part);
+    const xml = await readPartText(pkg.archive, rel.part);
     const root = parseTree(xml).find((n) => n.local === 'table');
     if (!root) continue;
     const attrs = root.attrs;

@@ -23,6 +23,7 @@ import { escapeXml, sheetDataScope } from './xml.js';
 import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import { openInflated } from './inflate.js';
+import { inPart, partError, readPartText } from './part-errors.js';
 import type { PatchOp } from './op-schemas.js';
 
 /** Where the package goes: a real ZIP writer, or nowhere (dry run: everything computed, nothing kept). */
@@ -254,15 +255,19 @@ export async function writePackage(
     const mentions = referencesChange && (await partMentions(pkg, part, nameBytes));
     if (isEdited || mentions) {
       replaced.set(part.toLowerCase(), async function* () {
-        const source = sheet.inflated ?? ((await openInflated(pkg.archive, part)) as AsyncIterable<Buffer>);
-        yield* writeSheet(sheet, source, hooks);
+        try {
+          const source = sheet.inflated ?? ((await openInflated(pkg.archive, part)) as AsyncIterable<Buffer>);
+          yield* writeSheet(sheet, source, hooks);
+        } catch (error) {
+          throw partError(part, error);
+        }
       });
       if (referencesChange) {
         const original = ref.entry!.name;
         sheet.tailRewrite = (tail) => rewriteTail(ownTail ? ownTail(tail) : tail, original, edit, outcome);
       }
     } else if (options.preflight) {
-      await scanFormulas(pkg, part, check(ref.name));
+      await inPart(part, () => scanFormulas(pkg, part, check(ref.name)));
     }
   }
 
@@ -274,7 +279,7 @@ export async function writePackage(
       const pivot = /\/pivotCache\/pivotCacheDefinition\d*\.xml$/i.test(entry.name);
       if (replaced.has(lower) || deleted.has(lower) || !(chart || pivot)) continue;
       if (!(await partMentions(pkg, entry.name, nameBytes))) continue;
-      const text = await pkg.archive.readText(entry.name);
+      const text = await readPartText(pkg.archive, entry.name);
       let next = text;
       if (chart) {
         next = rewriteFormulaElements(text, nameChanges);
@@ -433,7 +438,7 @@ async function exclusiveParts(pkg: WorkbookPackage, roots: string[]): Promise<st
   for (const entry of pkg.archive.list()) {
     if (!entry.name.toLowerCase().endsWith('.rels')) continue;
     const source = entry.name.replace(/_rels\/([^/]+)\.rels$/i, '$1');
-    const rels = parseRelationships(await pkg.archive.readText(entry.name), path.dirname(source));
+    const rels = parseRelationships(await readPartText(pkg.archive, entry.name), path.dirname(source));
     const targets = rels.filter((r) => r.part).map((r) => r.part!.toLowerCase());
     targetsOf.set(source.toLowerCase(), targets);
     for (const t of targets) {

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { makeAnchor } from './anchors.js';
+import { makeAnchor, placeComment, type Placement } from './anchors.js';
 import { LIMITS } from './limits.js';
 import type { SessionOwnership } from './ownership.js';
 import { buildResult, displayPath, summaryOf, verdictOf } from './result.js';
@@ -72,6 +72,8 @@ export interface SessionView {
   startedAt: string;
   finalizedAt?: string;
   revision: number;
+  /** 1, then one more per round the agent asked for. */
+  round: number;
   /** An agent is waiting for the result right now. */
   waiting: boolean;
   files: Array<{ index: number; file: string; reviewed: boolean }>;
@@ -87,6 +89,10 @@ export interface FileView {
   text: string;
   fileContentHash: string;
   lineCount: number;
+  /** Another round: the text reviewed last round, when the file changed since. */
+  previous?: string;
+  /** Where each comment on this file is now (current, moved, or lost = its lines changed: stale). */
+  placements: Array<{ id: string } & Placement>;
 }
 
 export interface SessionListing {
@@ -163,9 +169,16 @@ export class ReviewHub {
           await this.commit(live);
           return { kind: 'done' as const, result: await this.result(data) };
         }
+        // Another round: what the person finished last round is what this round compares against.
         data.status = 'open';
         data.delivered = false;
         delete data.finalizedAt;
+        data.round = (data.round ?? 1) + 1;
+        for (const file of data.files) {
+          if (file.finishedHash === undefined) delete file.baseHash;
+          else file.baseHash = file.finishedHash;
+        }
+        await this.store.promoteSnapshot(data.resume_key);
       }
       await this.commit(live);
       return { kind: 'open' as const, token: live.token };
@@ -308,6 +321,7 @@ export class ReviewHub {
       startedAt: data.startedAt,
       ...(data.finalizedAt ? { finalizedAt: data.finalizedAt } : {}),
       revision: live.revision,
+      round: data.round ?? 1,
       waiting: live.waiter !== undefined,
       files: data.files.map((f, index) => ({
         index,
@@ -326,13 +340,29 @@ export class ReviewHub {
 
   async file(key: string, index: number): Promise<FileView> {
     const live = this.mustLive(key);
-    const text = await this.readFile(live.data, index);
+    const data = live.data;
+    const text = await this.readFile(data, index);
+    const entry = data.files[index]!;
+    const base =
+      entry.baseHash !== undefined && entry.baseHash !== text.hash
+        ? (await this.store.loadSnapshot(key, 'base'))?.[index]
+        : undefined;
     return {
       index,
-      file: displayPath(live.data, live.data.files[index]!.path),
+      file: displayPath(data, entry.path),
       text: text.text,
       fileContentHash: text.hash,
       lineCount: text.lines.length,
+      ...(base && base.hash === entry.baseHash ? { previous: base.text } : {}),
+      placements: data.inline_comments
+        .filter((c) => c.fileIndex === index)
+        .map((c) => {
+          const placed =
+            c.anchor.fileContentHash === text.hash
+              ? { state: 'current' as const, range: c.range }
+              : placeComment(text.lines, c.range, c.anchor);
+          return { id: c.id, ...placed };
+        }),
     };
   }
 
@@ -442,6 +472,20 @@ export class ReviewHub {
     const live = this.mustLive(key);
     let waiter: Waiter | undefined;
     await this.edit(key, async (data) => {
+      // The files as the person finished them: the next round shows what changed since.
+      const texts = await Promise.all(
+        data.files.map((_, i) => this.readFile(data, i).catch(() => undefined)),
+      );
+      await this.store.saveSnapshot(
+        key,
+        'finished',
+        texts.map((text) => (text ? { hash: text.hash, text: text.text } : null)),
+      );
+      data.files.forEach((file, i) => {
+        const hash = texts[i]?.hash;
+        if (hash === undefined) delete file.finishedHash;
+        else file.finishedHash = hash;
+      });
       if (overall !== undefined) {
         if (overall.trim() === '') delete data.overall_comment;
         else data.overall_comment = checkComment(overall, true);

@@ -85,6 +85,7 @@ export function buildResult(
         file: displayPath(session, file.path),
         fileContentHash: current[i]?.hash ?? '',
         lineCount: current[i]?.lines.length ?? 0,
+        ...(file.baseHash === undefined ? {} : { changed: current[i]?.hash !== file.baseHash }),
       })),
     },
   };

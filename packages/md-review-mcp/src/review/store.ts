@@ -3,7 +3,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, PathPolicy, ToolError } from '@mcp-workbench/core/engine';
-import type { StoredSession } from './types.js';
+import type { RoundSnapshot, StoredSession } from './types.js';
 
 /** Letters, digits, ".", "_", "-" (a UUID from session.new-id, or a key like "abc-123"). */
 export const RESUME_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -150,6 +150,35 @@ export class SessionStore {
       signal: new AbortController().signal,
       mode: 0o600,
     });
+  }
+
+  // ---- the texts of a round's files: `<key>.finished.json` (as the person finished the last round) and
+  // `<key>.base.json` (the version this round compares against). Written once per round, not per edit.
+
+  async saveSnapshot(key: string, which: 'finished' | 'base', files: RoundSnapshot): Promise<void> {
+    await (
+      await this.paths()
+    ).writeFileAtomic(this.fileOf(key, `.${which}.json`), JSON.stringify(files), {
+      signal: new AbortController().signal,
+      mode: 0o600,
+    });
+  }
+
+  async loadSnapshot(key: string, which: 'finished' | 'base'): Promise<RoundSnapshot | undefined> {
+    try {
+      const raw = (await (await this.paths()).readFile(this.fileOf(key, `.${which}.json`))).toString('utf8');
+      return JSON.parse(raw) as RoundSnapshot;
+    } catch {
+      return undefined; // none yet, or unreadable: the page then shows no changes
+    }
+  }
+
+  /** The last round's finished texts become the base of the next round. */
+  async promoteSnapshot(key: string): Promise<void> {
+    const policy = await this.paths();
+    const finished = await policy.resolve(this.fileOf(key, '.finished.json'));
+    const base = await policy.resolve(this.fileOf(key, '.base.json'));
+    await rename(finished, base).catch(() => undefined);
   }
 
   /** Every stored session (unreadable files are skipped). */

@@ -50,7 +50,14 @@ export interface GlobalComment {
 export interface SessionFile {
   /** Canonical absolute path (through the path policy). */
   path: string;
+  /** sha256 of the file when the person finished the last round. */
+  finishedHash?: string;
+  /** sha256 of the version this round compares against (the last round's finished one); none in round 1. */
+  baseHash?: string;
 }
+
+/** The texts of a session's files at one moment (index = file index; undefined = unreadable then). */
+export type RoundSnapshot = Array<{ hash: string; text: string } | null>;
 
 export interface StoredSession {
   version: 1;
@@ -71,6 +78,8 @@ export interface StoredSession {
   inline_comments: StoredInlineComment[];
   global_comments: GlobalComment[];
   updatedAt: string;
+  /** 1 for the first round; one more each time the agent reopens the review. */
+  round?: number;
 }
 
 // ---- The result the agent receives (spec 004 "出力") ----
@@ -93,6 +102,8 @@ export interface FileInfo {
   file: string;
   fileContentHash: string;
   lineCount: number;
+  /** From the second round on: whether the file changed since the version reviewed in the last round. */
+  changed?: boolean;
 }
 
 export interface ReviewSummary {

@@ -23,7 +23,8 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       'A person reviews Markdown files in a review page (desktop app or browser); the call waits for them. ' +
       'Answer: the review as JSON — verdict (approved = no comments | commented | cancelled), inline_comments ' +
       '(file, range 1-based inclusive, severity must|should|suggestion|question, comment; stale when those lines ' +
-      'changed since), global_comments, summary, meta. Fix every "must" first. Not done after wait_seconds: ' +
+      'changed since), global_comments, summary, meta (files[].changed: edited since the last round). Fix every ' +
+      '"must" first. Not done after wait_seconds: ' +
       'status "pending" — call again with the same arguments, nothing is lost. The same resume_key after a ' +
       'finished review opens another round, earlier comments kept.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

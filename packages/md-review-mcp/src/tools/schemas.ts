@@ -42,7 +42,17 @@ export const MetaSchema = z.object({
   root: z.string(),
   instructions: z.string().optional(),
   reviewed_files: z.array(z.string()),
-  files: z.array(z.object({ file: z.string(), fileContentHash: z.string(), lineCount: z.number().int() })),
+  files: z.array(
+    z.object({
+      file: z.string(),
+      fileContentHash: z.string(),
+      lineCount: z.number().int(),
+      changed: z
+        .boolean()
+        .optional()
+        .describe('Another round: changed since the version reviewed last round.'),
+    }),
+  ),
 });
 
 /** review.request answers either with the finished review (spec 004) or, after wait_seconds, with a pending note. */

@@ -29,6 +29,7 @@ export interface SessionView {
   status: 'open' | 'finalized' | 'cancelled';
   verdict?: 'approved' | 'commented' | 'cancelled';
   revision: number;
+  round: number;
   waiting: boolean;
   files: Array<{ index: number; file: string; reviewed: boolean }>;
   inline_comments: InlineComment[];
@@ -37,12 +38,22 @@ export interface SessionView {
   summary: { comment_count: number; inline_comment_count: number; global_comment_count: number };
 }
 
+export interface Placement {
+  id: string;
+  /** current: at its range; moved: its lines are elsewhere now (range); lost: its lines changed (stale). */
+  state: 'current' | 'moved' | 'lost';
+  range: { startLine: number; endLine: number };
+}
+
 export interface FileView {
   index: number;
   file: string;
   text: string;
   fileContentHash: string;
   lineCount: number;
+  /** Another round: the text reviewed last round, when the file changed since. */
+  previous?: string;
+  placements: Placement[];
 }
 
 export class ApiError extends Error {

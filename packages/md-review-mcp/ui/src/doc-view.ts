@@ -1,4 +1,5 @@
-import { SEVERITIES, type InlineComment, type Severity } from './api.js';
+import { SEVERITIES, type InlineComment, type Placement, type Severity } from './api.js';
+import { changesView } from './changes.js';
 import { renderDiagramsIn } from './diagrams.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
@@ -64,6 +65,13 @@ export class DocView {
     this.rows = [];
     this.state.selection = undefined;
     if (!file) return;
+    if (mode === 'changes' && file.previous !== undefined) {
+      this.state.units = [];
+      this.root.append(this.changesPane(file.previous, file.text));
+      this.lastRenderMs = performance.now() - started;
+      onComplete?.();
+      return;
+    }
     let units: Unit[];
     let build: (from: number, to: number) => HTMLElement[];
     /** For a big document: the full parse, done after the first screen (built from its head). */
@@ -148,11 +156,60 @@ export class DocView {
       { class: 'ln', type: 'button', 'data-u': i, title: where, 'aria-label': where },
       label,
     );
-    return h(
+    const row = h(
       'div',
       { class: 'row', 'data-u': i, 'data-start': unit.start, 'data-end': unit.end },
       h('div', { class: 'gutter' }, button),
       content,
+    );
+    const changes = this.state.changes;
+    if (changes) {
+      // Another round: new or rewritten lines are marked, and where lines were removed.
+      for (let line = unit.start; line <= unit.end; line++) {
+        if (changes.added.has(line)) {
+          row.classList.add('changed');
+          row.title = t.changedSinceLastRound;
+          break;
+        }
+      }
+      let removed = i === 0 ? (changes.removed.get(0) ?? 0) : 0;
+      for (let line = unit.start; line <= unit.end; line++) removed += changes.removed.get(line) ?? 0;
+      if (removed > 0) row.dataset.removed = t.removedLines(removed);
+    }
+    return row;
+  }
+
+  /** The changes since last round, with the inline / side-by-side switch. */
+  private changesPane(previous: string, current: string): HTMLElement {
+    const layout = this.state.diffLayout;
+    const button = (which: State['diffLayout'], label: string) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: layout === which ? 'on' : undefined,
+          'aria-pressed': String(layout === which),
+          onclick: () => {
+            this.state.diffLayout = which;
+            this.render();
+          },
+        },
+        label,
+      );
+    return h(
+      'div',
+      { class: 'changes' },
+      h(
+        'div',
+        { class: 'changes-head' },
+        h(
+          'span',
+          {},
+          t.changesSummary(this.state.changes?.addedCount ?? 0, this.state.changes?.removedCount ?? 0),
+        ),
+        h('div', { class: 'segmented' }, button('inline', t.inline), button('split', t.sideBySide)),
+      ),
+      changesView(previous, current, layout),
     );
   }
 
@@ -165,10 +222,11 @@ export class DocView {
     if (!file || units.length === 0) return;
     const byUnit = new Map<number, InlineComment[]>();
     for (const comment of session.inline_comments.filter((c) => c.fileIndex === file.index)) {
-      const u = unitOfLine(units, comment.range.endLine);
+      // Where its lines are now (they may have moved since it was written).
+      const { range } = this.placement(comment);
+      const u = unitOfLine(units, range.endLine);
       byUnit.set(u, [...(byUnit.get(u) ?? []), comment]);
-      for (let i = unitOfLine(units, comment.range.startLine); i <= u; i++)
-        this.rows[i]?.classList.add('commented');
+      for (let i = unitOfLine(units, range.startLine); i <= u; i++) this.rows[i]?.classList.add('commented');
     }
     for (const [u, comments] of byUnit) {
       comments.sort(
@@ -280,8 +338,21 @@ export class DocView {
     );
   }
 
+  /** A comment's place in the file as it is now (from the server), or where it was written. */
+  private placement(comment: InlineComment): Placement {
+    return (
+      this.state.file?.placements.find((p) => p.id === comment.id) ?? {
+        id: comment.id,
+        state: 'current',
+        range: comment.range,
+      }
+    );
+  }
+
   private card(comment: InlineComment): HTMLElement {
-    const stale = this.state.file && comment.anchor.fileContentHash !== this.state.file.fileContentHash;
+    const placement = this.placement(comment);
+    const stale = placement.state === 'lost';
+    const range = placement.range;
     const card = h(
       'article',
       { class: `comment sev-${comment.severity}`, 'data-id': comment.id },
@@ -293,8 +364,15 @@ export class DocView {
           { class: `badge sev-${comment.severity}`, title: t.severityHelp[comment.severity] },
           t.severities[comment.severity],
         ),
-        h('span', { class: 'where' }, t.lines(comment.range.startLine, comment.range.endLine)),
-        stale ? h('span', { class: 'stale', title: t.fileChanged }, '⚠') : null,
+        h('span', { class: 'where' }, t.lines(range.startLine, range.endLine)),
+        stale ? h('span', { class: 'stale', title: t.fileChanged }, `⚠ ${t.stale}`) : null,
+        placement.state === 'moved'
+          ? h(
+              'span',
+              { class: 'moved', title: t.movedFrom(comment.range.startLine, comment.range.endLine) },
+              '↕',
+            )
+          : null,
         isOpen(this.state)
           ? h(
               'span',
@@ -313,7 +391,10 @@ export class DocView {
           : null,
       ),
       h('p', { class: 'text' }, comment.comment),
+      // Its lines changed: the text it was about, as it was.
+      stale ? h('blockquote', { class: 'was', title: t.wasTitle }, comment.anchor.preview) : null,
     );
+    card.classList.toggle('is-stale', stale);
     return card;
   }
 

@@ -1,8 +1,9 @@
 import './styles.css';
 import { Api, ApiError, type FileView, type SessionView, type Severity } from './api.js';
 import { confirmDialog, helpDialog } from './dialogs.js';
+import { lineChanges } from './changes.js';
 import { DocView } from './doc-view.js';
-import { h } from './dom.js';
+import { append, h } from './dom.js';
 import { lang, t } from './i18n.js';
 import { Sidebar } from './sidebar.js';
 import { isOpen, type State } from './state.js';
@@ -129,6 +130,9 @@ class App {
     } catch (error) {
       return this.fail(error);
     }
+    const previous = this.state.file.previous;
+    this.state.changes = previous === undefined ? undefined : lineChanges(previous, this.state.file.text);
+    if (this.state.mode === 'changes' && !this.state.changes) this.state.mode = 'rendered';
     delete document.body.dataset.complete;
     this.doc.render(() => {
       // Every row exists (big documents are built in slices after the first screenful).
@@ -190,10 +194,27 @@ class App {
           },
           label,
         );
-      this.fileHead.replaceChildren(
+      this.fileHead.replaceChildren();
+      append(
+        this.fileHead,
         h('h2', { class: 'path' }, entry.file),
         h('span', { class: 'meta' }, t.lineCount(file.lineCount)),
-        h('div', { class: 'segmented' }, modeButton('rendered', t.rendered), modeButton('source', t.source)),
+        h(
+          'div',
+          { class: 'segmented' },
+          modeButton('rendered', t.rendered),
+          modeButton('source', t.source),
+          this.state.changes ? modeButton('changes', t.changesButton) : null,
+        ),
+        session.round > 1
+          ? h(
+              'span',
+              { class: `round ${this.state.changes ? 'has-changes' : ''}`, id: 'round-note' },
+              this.state.changes
+                ? t.changesSummary(this.state.changes.addedCount, this.state.changes.removedCount)
+                : t.unchangedSinceLastRound,
+            )
+          : null,
         h('label', { class: 'reviewed' }, reviewed, ` ${t.markReviewed}`),
       );
     }
@@ -426,6 +447,8 @@ async function boot(): Promise<void> {
     fileIndex: 0,
     file: undefined,
     mode: 'rendered',
+    diffLayout: 'inline',
+    changes: undefined,
     units: [],
     selection: undefined,
     editing: undefined,

@@ -1,4 +1,5 @@
 import type { Api, FileView, SessionView } from './api.js';
+import type { LineChanges } from './changes.js';
 
 /** A selectable unit: a rendered block, or one source line. Lines are 1-based, inclusive. */
 export interface Unit {
@@ -16,7 +17,12 @@ export interface State {
   session: SessionView;
   fileIndex: number;
   file: FileView | undefined;
-  mode: 'rendered' | 'source';
+  /** changes: what changed since last round (only when the file did). */
+  mode: 'rendered' | 'source' | 'changes';
+  /** How the changes view shows them. */
+  diffLayout: 'inline' | 'split';
+  /** The current file's changes since last round, when it changed. */
+  changes: LineChanges | undefined;
   units: Unit[];
   selection: Selection | undefined;
   /** The comment being edited inline, if any. */
