@@ -261,6 +261,7 @@ export async function streamSheetRows(
   if ((mode as string) === 'rows' || mode === 'tag') {
     throw new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" ends inside its data.`, {
       hint: 'Re-download or re-save the workbook; the file may be truncated.',
+      details: { part },
     });
   }
   // A part without sheetData (not valid, but harmless) is all surroundings.
@@ -279,5 +280,6 @@ function tailOf(seam: Buffer, chunk: Buffer): Buffer {
 function corruptTag(part: string): ToolError {
   return new ToolError('CORRUPT_WORKBOOK', `The <sheetData> tag of "${part}" never ends.`, {
     hint: 'The file looks damaged or crafted; open and re-save it in Excel.',
+    details: { part },
   });
 }

@@ -8,14 +8,13 @@ export { attr, localName, type SaxHandlers } from './sax.js';
 /** CORRUPT_WORKBOOK for a part that is not well-formed XML (`error`: the parser's error or its reason). */
 export function corrupt(part: string, error: unknown): ToolError {
   const reason = error instanceof Error ? error.message : String(error);
-  if (error instanceof XmlSyntaxError) {
-    part = error.part;
-    if (error.limit) {
-      return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" was not read: ${reason}`, {
-        hint: 'The file looks crafted or damaged; open and re-save it in Excel, or check where it came from.',
-        details: { part },
-      });
-    }
+  if (error instanceof XmlSyntaxError) part = error.part;
+  // Over one of the tokenizer's caps (nesting depth, …): refused, not broken.
+  if ((error as { limit?: unknown } | undefined)?.limit === true) {
+    return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" was not read: ${reason}`, {
+      hint: 'The file looks crafted or damaged; open and re-save it in Excel, or check where it came from.',
+      details: { part },
+    });
   }
   return new ToolError('CORRUPT_WORKBOOK', `The workbook part "${part}" is not well-formed XML: ${reason}`, {
     hint: 'Open and re-save the file in Excel, or check that the download was complete.',

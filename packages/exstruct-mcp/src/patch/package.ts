@@ -11,6 +11,7 @@ import {
   REL_NS_STRICT,
   type Conformance,
 } from '../ooxml/namespaces.js';
+import { readPartText } from './part-errors.js';
 import { childElements, findElement, parseAttrs, parseTree, type Located } from './xml.js';
 
 export const REL = {
@@ -108,7 +109,7 @@ export class WorkbookPackage {
             },
           );
         }
-        return archive.readText(name);
+        return readPartText(archive, name);
       };
       const contentTypesXml = await need('[Content_Types].xml');
       const rootRels = parseRelationships(await need('_rels/.rels'), '');
@@ -124,7 +125,7 @@ export class WorkbookPackage {
       const workbookXml = await need(workbookPart);
       const workbookRelsPart = relsPartOf(workbookPart);
       const workbookRelsXml = archive.has(workbookRelsPart)
-        ? await archive.readText(workbookRelsPart)
+        ? await readPartText(archive, workbookRelsPart)
         : '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
       const workbookRels = parseRelationships(workbookRelsXml, path.dirname(workbookPart)).map((r) => ({
         ...r,

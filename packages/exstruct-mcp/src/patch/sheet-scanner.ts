@@ -75,7 +75,7 @@ export class SheetScanner {
 
   end(): void {
     if (this.phase !== 'tail' || this.waiting) {
-      throw new ToolError('UNSUPPORTED_FORMAT', 'A worksheet part ends before its <sheetData> is complete.', {
+      throw new ToolError('CORRUPT_WORKBOOK', 'A worksheet part ends before its <sheetData> is complete.', {
         hint: 'The workbook looks damaged; open and re-save it in Excel.',
       });
     }
@@ -202,7 +202,7 @@ export class SheetScanner {
       const end = startsWith(buf, lt, COMMENT_OPEN) ? closeAt + 3 : closeAt + 1;
       if (!startsWith(buf, lt, COMMENT_OPEN) && buf[lt + 1] !== 0x3f) {
         throw new ToolError(
-          'UNSUPPORTED_FORMAT',
+          'CORRUPT_WORKBOOK',
           `Unexpected element in <sheetData>: ${buf.toString('utf8', lt, Math.min(end, lt + 40))}`,
           {
             hint: 'The worksheet XML is not what Excel writes; open and re-save the workbook in Excel.',

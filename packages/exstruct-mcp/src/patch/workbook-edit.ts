@@ -220,7 +220,8 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     deleted,
   );
   const stylesPart = pkg.relatedPart('styles');
-  const stylesXml = stylesPart && pkg.has(stylesPart) ? await readPartText(pkg.archive, stylesPart) : undefined;
+  const stylesXml =
+    stylesPart && pkg.has(stylesPart) ? await readPartText(pkg.archive, stylesPart) : undefined;
   const refs: SheetRef[] = pkg.sheets.map((entry) => ({
     name: entry.name,
     entry,
