@@ -5,6 +5,7 @@ import { extractKeywords } from '../text/keywords.js';
 import { entryFromFile } from './document-files.js';
 import { checkProjectId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
+import { checkQuery, foundMessage } from './query.js';
 
 export interface SearchCatalogInput {
   query?: string | undefined;
@@ -24,11 +25,13 @@ export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
     : undefined;
   const docType = input.doc_type ? docTypeOf(input.doc_type) : undefined;
   if (input.project) checkProjectId(input.project);
+  const query = input.query?.trim();
+  const warnings = query ? checkQuery(query) : [];
   await refreshDocuments(engine, input.project);
   const result = await engine.backend.read(async (stores) => {
     if (input.project && !(await stores.projects.get(input.project))) throw projectNotFound(input.project);
     return stores.search.searchCatalog({
-      ...(input.query?.trim() ? { query: input.query.trim() } : {}),
+      ...(query ? { query } : {}),
       ...(input.project ? { project: (await stores.projects.get(input.project))!.project_id } : {}),
       ...(docType ? { doc_type: docType } : {}),
       ...(input.phase_task ? { phase_task: normalizePhaseTask(input.phase_task) } : {}),
@@ -38,6 +41,7 @@ export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
       limit: input.limit ?? 10,
     });
   });
+  const near = result.items.filter((e) => !e.all_terms).length;
   return {
     success: true,
     total_count: result.total_count,
@@ -53,12 +57,14 @@ export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
       keywords: e.keywords,
       reference_timing: e.reference_timing,
       status: e.status,
+      ...(query ? { relevance_score: e.relevance_score } : {}),
     })),
-    ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
-    message:
-      result.total_count === 0
+    ...(warnings.length + result.warnings.length > 0 ? { warnings: [...warnings, ...result.warnings] } : {}),
+    message: query
+      ? foundMessage(query, 'ドキュメント', result.total_count, result.items.length - near, near)
+      : result.total_count === 0
         ? '該当するドキュメントはありません。'
-        : `${result.total_count}件見つかりました${result.total_count > result.items.length ? `（上位${result.items.length}件を表示）` : ''}。`,
+        : `${result.total_count}件見つかりました${result.total_count > result.items.length ? `（新しい順に${result.items.length}件を表示）` : ''}。`,
   };
 }
 

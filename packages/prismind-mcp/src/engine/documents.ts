@@ -7,6 +7,7 @@ import type { StoredDocument, Stores, WriteChange } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
+import { checkQuery } from './query.js';
 import type { DocReference } from './sessions.js';
 
 const KEYWORDS = 8;
@@ -266,6 +267,7 @@ export async function getDocument(engine: Engine, input: GetDocumentInput) {
       hint: 'Pass doc_id (from search_catalog) or a query such as "WeaponSystem刷新の実装手順書".',
     });
   }
+  checkQuery(query);
   const docType = input.doc_type ? docTypeOf(input.doc_type) : undefined;
   const phaseTask = input.phase_task ? normalizePhaseTask(input.phase_task) : undefined;
   const current = await engine.backend.read(
@@ -427,6 +429,14 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
       const added = input.content.replace(/\r\n/g, '\n').trimEnd();
       body = input.append ? `${doc.body.trimEnd()}\n\n${added}\n` : bodyOf(entry.name, input.content);
       if (input.append && added) change = { append: `${added}\n` };
+      // An append is checked on what the document becomes, not only on what it adds.
+      if (input.append)
+        checkSize(
+          'content after the append',
+          body,
+          engine.config.limits.max_document_bytes,
+          'limits.max_document_bytes',
+        );
       if (body !== doc.body) updated.push('content');
     }
     const name = text('name');

@@ -1,6 +1,7 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { KnowledgeEntry } from '../model/types.js';
 import { extractKeywords } from '../text/keywords.js';
+import { checkQuery, foundMessage } from './query.js';
 import { checkProjectId, checkSize, newId, nowIso, projectNotFound, type Engine } from './engine.js';
 
 const TAGS = 5;
@@ -64,6 +65,7 @@ export interface SearchKnowledgeInput {
 export async function searchKnowledge(engine: Engine, input: SearchKnowledgeInput) {
   const query = input.query.trim();
   if (!query) throw new ToolError('INVALID_ARGUMENT', 'query is empty.', { details: { field: 'query' } });
+  const warnings = checkQuery(query);
   if (input.project) checkProjectId(input.project);
   const result = await engine.backend.read(async (stores) => {
     let project: string | undefined;
@@ -80,14 +82,13 @@ export async function searchKnowledge(engine: Engine, input: SearchKnowledgeInpu
       limit: input.limit ?? 5,
     });
   });
+  const near = result.items.filter((k) => !k.all_terms).length;
+  const shown = result.items.length - near;
   return {
     success: true,
     total_count: result.total_count,
-    knowledge: result.items.map((k) => ({ ...k, project: k.project })),
-    ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
-    message:
-      result.items.length === 0
-        ? `「${query}」に関する知見は見つかりませんでした。`
-        : `${result.total_count}件見つかりました（関連度順${result.total_count > result.items.length ? `、上位${result.items.length}件` : ''}）。`,
+    knowledge: result.items.map(({ all_terms: _all, ...k }) => k),
+    ...(warnings.length + result.warnings.length > 0 ? { warnings: [...warnings, ...result.warnings] } : {}),
+    message: foundMessage(query, '知見', result.total_count, shown, near),
   };
 }

@@ -90,6 +90,8 @@ export interface KnowledgeEntry {
 
 export interface ScoredKnowledge extends KnowledgeEntry {
   relevance_score: number;
+  /** The entry contains every term of the query (not only some pieces of it). */
+  all_terms: boolean;
 }
 
 export interface ScoredCatalogEntry extends CatalogEntry {

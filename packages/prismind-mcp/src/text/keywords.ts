@@ -1,6 +1,8 @@
 import { charLength, normalizeText } from './normalize.js';
+import { words } from './words.js';
 
-const segmenter = new Intl.Segmenter('ja', { granularity: 'word' });
+/** The longest keyword or tag generated (characters): a base64 blob or a minified line is no keyword. */
+export const MAX_KEYWORD_CHARS = 40;
 
 const KATAKANA = /^[\p{Script=Katakana}ー]+$/u;
 const HAN = /^[\p{Script=Han}々]+$/u;
@@ -41,7 +43,7 @@ const HAS_KANA = /[\p{Script=Hiragana}]/u;
 
 function candidate(word: string): boolean {
   const n = charLength(word);
-  if (NUMERIC.test(word)) return false;
+  if (n > MAX_KEYWORD_CHARS || NUMERIC.test(word)) return false;
   // Particles, and verbs or adjectives with their endings (仕掛ける, 安定する): not topics.
   if (HAS_KANA.test(word)) return false;
   if (JA_STOP.has(word)) return false;
@@ -56,19 +58,29 @@ function candidate(word: string): boolean {
  * Key terms of a text, most telling first (the spec's 「自動生成」 tags and keywords). Words come from
  * ICU's dictionary segmenter, so Japanese is cut into words without spaces; particles, inflections and
  * stop words are dropped; katakana loanwords, kanji compounds, identifiers (WeaponSystem, UE5, C++) stay.
- * Score: frequency, a bonus for words in the title part, and length.
+ * Score: frequency, a bonus for words in the title part, and length. Linear in the text's length.
  */
 export function extractKeywords(text: string, max: number, title = ''): string[] {
   const scores = new Map<string, { score: number; first: number; shown: string }>();
+  // A long text repeats its words: each spelling is judged and normalised once.
+  const keys = new Map<string, string | null>();
+  const keyOf = (shown: string): string | null => {
+    let key = keys.get(shown);
+    if (key === undefined) {
+      key = candidate(shown) ? normalizeText(shown) : null;
+      keys.set(shown, key);
+    }
+    return key;
+  };
   let position = 0;
   const visit = (source: string, weight: number) => {
     // Keep the original spelling of Latin words (UE5, WeaponSystem) while counting them case-insensitively.
     const nfkc = source.normalize('NFKC');
-    for (const seg of segmenter.segment(nfkc)) {
-      if (!seg.isWordLike) continue;
-      const shown = seg.segment;
-      const key = normalizeText(shown);
-      if (!candidate(shown)) continue;
+    for (const word of words(nfkc)) {
+      if (!word.wordLike) continue;
+      const shown = word.text;
+      const key = keyOf(shown);
+      if (key === null) continue;
       const lengthBonus = Math.min(charLength(key), 8) / 8;
       const entry = scores.get(key);
       if (entry) entry.score += weight;

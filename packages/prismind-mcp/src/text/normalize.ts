@@ -1,18 +1,31 @@
+/** Control characters (NUL, escapes, …) and emoji variation selectors: never searched for. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must go
+const IGNORED = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]|\ufe0e|\ufe0f/gu;
+
 /**
  * Text normalisation shared by indexing and querying: NFKC (full-width ASCII and half-width kana become
- * their usual forms), lower case, one space for any run of white space.
+ * their usual forms), lower case, control characters and emoji variation selectors dropped, one space
+ * for any run of white space.
  */
 export function normalizeText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+  return text.normalize('NFKC').toLowerCase().replace(IGNORED, '').replace(/\s+/gu, ' ').trim();
 }
 
-/** Han, Hiragana, Katakana (with the prolonged sound mark) and Hangul: scripts written without spaces. */
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆ヵヶ]/u;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆ヵヶ]+/gu;
-const WORD_RUN = /[\p{L}\p{N}_]+/gu;
+/**
+ * Han, Hiragana, Katakana (with the prolonged sound mark) and Hangul — scripts written without spaces —
+ * and emoji (with their modifiers and joiners): runs of them are searched as substrings, one or two
+ * characters through the short-term index.
+ */
+const CJK_CHARS =
+  '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}ー々〆ヵヶ\\p{Extended_Pictographic}\\p{Emoji_Modifier}\\u200d';
+const CJK = new RegExp(`[${CJK_CHARS}]`, 'u');
+const CJK_RUN = new RegExp(`[${CJK_CHARS}]+`, 'gu');
+const WORD_RUN = new RegExp(`[\\p{L}\\p{N}_${CJK_CHARS}]+`, 'gu');
+/** A character a term can be found by: a letter, a digit or an emoji. */
+const SEARCHABLE = /[\p{L}\p{N}\p{Extended_Pictographic}]/u;
 
-export function isCjk(char: string): boolean {
-  return CJK.test(char);
+export function isSearchable(text: string): boolean {
+  return SEARCHABLE.test(text);
 }
 
 export function hasCjk(text: string): boolean {

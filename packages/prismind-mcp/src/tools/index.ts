@@ -1,4 +1,4 @@
-import type { AnyTool, ToolContext } from '@mcp-workbench/core';
+import { ToolError, type AnyTool, type ToolContext } from '@mcp-workbench/core';
 import type { Engine } from '../engine/engine.js';
 import type { SaveTriggers } from '../engine/save-triggers.js';
 import { addKnowledgeTool } from './add-knowledge.js';
@@ -19,11 +19,39 @@ import { updateDocumentTool } from './update-document.js';
 import { updateProgressTool } from './update-progress.js';
 import { updateProjectTool } from './update-project.js';
 
-/** After each call the save triggers run; a save they make is announced at the end of the answer's message. */
+/** The argument (`new_task.name`, `tags[2]`) holding a NUL character, if any. */
+function nulIn(value: unknown, at: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulIn(value[i], `${at}[${i}]`);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = nulIn(item, at ? `${at}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * After each call the save triggers run; a save they make is announced at the end of the answer's
+ * message. Before it, an argument with a NUL character is refused: no text needs one, and PostgreSQL
+ * cannot store it, so every store answers alike.
+ */
 function withSaveTriggers(tool: AnyTool, triggers: SaveTriggers): AnyTool {
   return {
     ...tool,
     async run(args: never, context: ToolContext) {
+      const nul = nulIn(args, '');
+      if (nul) {
+        throw new ToolError('INVALID_ARGUMENT', `${nul} contains a NUL character (U+0000).`, {
+          hint: 'Remove the NUL characters; text never needs them.',
+          details: { field: nul },
+        });
+      }
       const result = (await tool.run(args, context)) as { message?: unknown };
       const notice = await triggers.afterCall(tool.name, JSON.stringify(result));
       if (notice && typeof result.message === 'string') result.message = `${result.message}\n${notice}`;

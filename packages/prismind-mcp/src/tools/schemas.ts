@@ -24,6 +24,10 @@ export const catalogEntry = z.object({
   keywords: z.array(z.string()),
   reference_timing: z.string(),
   status: z.string().describe('active | archived'),
+  relevance_score: z
+    .number()
+    .optional()
+    .describe('With a query: ≥ 0.5 when the document contains every term; near candidates score less.'),
 });
 
 export const warnings = z

@@ -8,6 +8,7 @@ import { silentLogger } from '@mcp-workbench/core/engine';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresBackend } from '../../src/store/postgres/postgres-backend.js';
 import { defaultConfig } from '../../src/engine/projects.js';
+import { migrations, tablesOf } from '../../src/store/postgres/schema.js';
 import { connect, tempDir, withProject, type StoreFixture } from '../harness.js';
 import { startPglite } from './pglite.js';
 import { postgresStore, serverUrl, withSchema } from './postgres-fixture.js';
@@ -53,7 +54,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
       base,
       `SELECT version FROM "${schema}".migrations ORDER BY version`,
     );
-    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4]);
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
     await rows(
       base,
       `INSERT INTO "${schema}".migrations (version, applied_by) VALUES (99, 'a newer prismind')`,
@@ -197,8 +198,8 @@ describe(`the PostgreSQL store (${kind})`, () => {
     });
     // The search indexes of the knowledge and catalog tables (lexemes, tags, trigrams, n-gram vectors).
     const all = [
-      'catalog_tokens',
-      'catalog_trgm',
+      'catalog_text_tokens',
+      'catalog_text_trgm',
       'catalog_vec_hnsw',
       'knowledge_tag_keys',
       'knowledge_tokens',
@@ -218,7 +219,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
         });
         return indexes();
       });
-      expect(inside).toEqual(['catalog_tokens', 'catalog_trgm', 'catalog_vec_hnsw']);
+      expect(inside).toEqual(['catalog_text_tokens', 'catalog_text_trgm', 'catalog_vec_hnsw']);
       expect(await indexes()).toEqual(all);
       // The similarity half finds a row that shares no whole term with the query, through the new index.
       const found = await backend.read((stores) =>
@@ -238,7 +239,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
     // A process that died mid-load left no index: the next server to start builds it.
     await rows(
       base,
-      `DROP INDEX "${schema}".knowledge_vec_hnsw, "${schema}".knowledge_trgm, "${schema}".catalog_tokens`,
+      `DROP INDEX "${schema}".knowledge_vec_hnsw, "${schema}".knowledge_trgm, "${schema}".catalog_text_tokens`,
     );
     await (await open(url)).close();
     expect(await indexes()).toEqual(all);
@@ -393,6 +394,76 @@ describe(`the PostgreSQL store (${kind})`, () => {
     // Both changes are there: the second writer re-read the row after the first committed.
     expect(progress.phases[0]!.tasks[0]).toMatchObject({ status: 'in_progress', notes: '他のサーバのメモ' });
     await client.close();
+  });
+
+  it('an upgrade from version 4 indexes its long documents whole and its emoji, once', async () => {
+    const url = store.env.PRISMIND_DATABASE_URL!;
+    const schema = new URL(url).searchParams.get('schema')!;
+    const t = tablesOf(schema);
+    const body = `${'敵の出現位置はマップの端から決める。'.repeat(200)}終端の溶岩床。`;
+    const old = new pg.Client({ connectionString: base });
+    await old.connect();
+    try {
+      // The schema as version 4 left it, with its trigram index on the catalog's own search column.
+      await old.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE SCHEMA ${t.schema}`);
+      await old.query(
+        `CREATE TABLE ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text NOT NULL)`,
+      );
+      for (const [i, sql] of migrations(t).slice(0, 4).entries()) {
+        await old.query(sql);
+        await old.query(`INSERT INTO ${t.migrations} (version, applied_by) VALUES ($1, 'version 4')`, [
+          i + 1,
+        ]);
+      }
+      await old.query(`CREATE INDEX catalog_trgm ON ${t.catalog} USING gin (search_text gin_trgm_ops)`);
+      const {
+        project_id: _p,
+        name: _n,
+        description: _d,
+        created_at: _c,
+        updated_at: _u,
+        ...config
+      } = defaultConfig({ project: 'trapxtrap', name: 'TrapxTrapCpp' }, '2026-11-01T00:00:00.000Z');
+      await old.query(
+        `INSERT INTO ${t.projects} (project_key, project_id, name, config, created_at, updated_at)
+         VALUES ('trapxtrap', 'trapxtrap', 'TrapxTrapCpp', $1, '2026-11-01', '2026-11-01')`,
+        [JSON.stringify(config)],
+      );
+      // What version 4 indexed of the document: its fields and the first 2,000 characters of its body.
+      await old.query(
+        `INSERT INTO ${t.catalog} (doc_id, project, project_key, name, source, doc_type, phase_task, updated_at,
+           created_at, location, content_hash, search_text, tokens)
+         VALUES ('doc-old', 'trapxtrap', 'trapxtrap', 'ステージ設計', 'postgres', '設計書', '共通', '2026-11-01',
+           '2026-11-01', '設計書/ステージ設計.md', 'h', $1, array_to_tsvector(ARRAY['ステージ']))`,
+        [`ステージ設計\n${body.slice(0, 2000)}`],
+      );
+      await old.query(
+        `INSERT INTO ${t.documents} (project_key, location, doc_id, folder, file_name, body, content_hash, updated_at)
+         VALUES ('trapxtrap', '設計書/ステージ設計.md', 'doc-old', '設計書', 'ステージ設計', $1, 'h', '2026-11-01')`,
+        [body],
+      );
+      await old.query(
+        `INSERT INTO ${t.knowledge} (knowledge_id, content, category, created_at, search_text, tokens)
+         VALUES ('kn-old', '🎮 振動は短く', '技術Tips', '2026-11-01', '🎮 振動は短く', array_to_tsvector(ARRAY['振動']))`,
+      );
+    } finally {
+      await old.end();
+    }
+    const client = await connect(store);
+    try {
+      const found = await client.call<{ documents: { doc_id: string }[] }>('search_catalog', {
+        query: '溶岩床',
+      });
+      expect(found.documents.map((d) => d.doc_id)).toEqual(['doc-old']);
+      const emoji = await client.call<{ knowledge: { knowledge_id: string }[] }>('search_knowledge', {
+        query: '🎮',
+      });
+      expect(emoji.knowledge.map((k) => k.knowledge_id)).toEqual(['kn-old']);
+    } finally {
+      await client.close();
+    }
+    const applied = await rows<{ version: number }>(base, `SELECT version FROM ${t.migrations} ORDER BY 1`);
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
   });
 });
 

@@ -11,9 +11,6 @@ import { sheetUrl } from './layout.js';
 import { Spreadsheet } from './spreadsheet.js';
 import { summaryRows } from './summary.js';
 
-/** Indexed start of a document's text kept locally, so a cache rebuilt from the sheet still finds bodies. */
-export const BODY_CACHED = 2000;
-
 /**
  * What one Backend.read/write shares on the Google side: the spreadsheets read and written in this call,
  * the documents read, the folder resolver, and a journal of what reached Google, so that a failure can
@@ -46,8 +43,9 @@ export class GoogleTxn {
     if (i >= 0) this.journal.splice(i, 1);
   }
 
+  /** A document's text, kept locally so that a cache rebuilt from the sheet still indexes it whole. */
   rememberBody(docId: string, body: string): void {
-    if (this.writable) this.cache.set('body', docId, body.slice(0, BODY_CACHED));
+    if (this.writable) this.cache.set('body', docId, body);
   }
 
   spreadsheet(project: ProjectConfig): Spreadsheet {

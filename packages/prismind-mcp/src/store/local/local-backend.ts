@@ -15,6 +15,7 @@ import { StagedFiles } from './staged-files.js';
 import { LocalTracker } from './tracker.js';
 import type { WatchFunction } from './tree-watcher.js';
 import { storeVectors, type PendingVector } from './vectors.js';
+import { indexAgainIfNeeded } from './upgrade.js';
 import { stageViews } from './views.js';
 
 export interface LocalBackendOptions {
@@ -48,7 +49,14 @@ export class LocalBackend implements Backend, RunsTransactions {
 
   static async open(options: LocalBackendOptions): Promise<LocalBackend> {
     const db = await openDatabase(path.join(options.home, DB_FILE), { busyTimeoutMs: options.busyTimeoutMs });
-    return new LocalBackend(db, options);
+    const backend = new LocalBackend(db, options);
+    try {
+      await indexAgainIfNeeded(backend, options.logger);
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    return backend;
   }
 
   get location(): string {

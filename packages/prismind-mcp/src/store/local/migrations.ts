@@ -133,6 +133,12 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (project, location)
   ) WITHOUT ROWID;
   `,
+  // 5: documents are indexed whole (before: their first 2,000 characters) and emoji are indexed; the
+  // documents and knowledge this changes are indexed again once, at the next open (upgrade.ts).
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  INSERT INTO meta (key, value) VALUES ('index_again', 'whole documents, emoji');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

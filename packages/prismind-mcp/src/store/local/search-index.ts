@@ -158,9 +158,27 @@ export class LocalSearchIndex implements SearchIndex {
       total_count: scored.total,
       items: scored.rows
         .slice(0, query.limit)
-        .map(({ row, score }) => ({ ...toKnowledge(row), relevance_score: score })),
+        .map(({ row, score, strict }) => ({
+          ...toKnowledge(row),
+          relevance_score: score,
+          all_terms: strict,
+        })),
       warnings,
     };
+  }
+
+  /** Indexes again the knowledge entries whose text passes `test` (an upgrade); returns how many. */
+  indexKnowledgeAgain(test: (text: string) => boolean): number {
+    assertWritable(this.ctx);
+    const rows = this.ctx.db.prepare('SELECT * FROM knowledge').all() as KnowledgeRow[];
+    let count = 0;
+    for (const row of rows) {
+      const text = knowledgeText(toKnowledge(row));
+      if (!test(text)) continue;
+      this.knowledgeIndex.put(row.id, text);
+      count++;
+    }
+    return count;
   }
 
   async listKnowledge(project?: string): Promise<KnowledgeEntry[]> {
@@ -238,7 +256,8 @@ export class LocalSearchIndex implements SearchIndex {
       })
       .filter((r) => r.strict || r.score >= LOOSE_MIN_RELEVANCE)
       .sort((a, b) => b.score - a.score || b.row.id - a.row.id);
-    const looseKept = rows.filter((r) => !r.strict).length;
-    return { total: found.strictTotal + looseKept, rows };
+    // The total counts the entries containing every term: the near ones depend on how many were asked
+    // for (they are only looked for when the full matches do not fill the page).
+    return { total: found.strictTotal, rows };
   }
 }

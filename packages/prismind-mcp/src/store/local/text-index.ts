@@ -1,5 +1,5 @@
-import { shortTermTokens } from '../../text/grams.js';
-import { normalizeText } from '../../text/normalize.js';
+import { shortTermTokenList } from '../../text/grams.js';
+import { normalizeText, textRuns } from '../../text/normalize.js';
 import { ftsPhrase, trigramsOf, type QueryTerm } from '../../text/terms.js';
 import type { Db } from './database.js';
 
@@ -22,12 +22,12 @@ export class TextIndex {
 
   /** Indexes a row that is not in the index yet. */
   insert(rowid: number, text: string): void {
-    this.db
-      .prepare(`INSERT INTO ${this.name}_tri (rowid, text) VALUES (?, ?)`)
-      .run(rowid, normalizeText(text));
+    // One normalisation for both tables (a document is indexed whole: up to a megabyte).
+    const normalized = normalizeText(text);
+    this.db.prepare(`INSERT INTO ${this.name}_tri (rowid, text) VALUES (?, ?)`).run(rowid, normalized);
     this.db
       .prepare(`INSERT INTO ${this.name}_short (rowid, text) VALUES (?, ?)`)
-      .run(rowid, shortTermTokens(text));
+      .run(rowid, shortTermTokenList(textRuns(normalized)).join(' '));
   }
 
   /** Indexes a row again (its text changed). */

@@ -1,6 +1,11 @@
 import os from 'node:os';
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
+import type { CatalogEntry } from '../../model/types.js';
+import { knowledgeText } from '../../search/texts.js';
+import { shortTermTokenList } from '../../text/grams.js';
+import { normalizeText, textRuns } from '../../text/normalize.js';
+import { ENTRY_COLUMNS } from './catalog.js';
 import {
   bulkIndexes,
   INDEX_BUILD_MEMORY,
@@ -10,12 +15,75 @@ import {
   type Extensions,
   type Tables,
 } from './schema.js';
+import { sectionRows } from './search-index.js';
+
+/**
+ * Text that version 4 of the store indexed differently: documents longer than the 2,000 characters of
+ * body it kept, and emoji (not indexed before). Such documents and knowledge entries are indexed again
+ * once, right after migration 5.
+ */
+const EMOJI_PATTERN = '[\\U00010000-\\U0010FFFF\\u2190-\\u2bff\\u00a9\\u00ae]';
+const OLD_BODY_INDEXED = 2000;
+const REINDEX_BATCH = 200;
+
+async function indexAgain(
+  client: pg.PoolClient,
+  t: Tables,
+): Promise<{ documents: number; knowledge: number }> {
+  const columns = ENTRY_COLUMNS.split(',')
+    .map((c) => `c.${c.trim()}`)
+    .join(', ');
+  const docs = await client.query<CatalogEntry & { id: string; body: string }>(
+    `SELECT c.id, ${columns}, d.body FROM ${t.catalog} c
+     JOIN ${t.documents} d ON d.project_key = c.project_key AND d.location = c.location
+     WHERE length(d.body) > $1 OR d.body ~ $2`,
+    [OLD_BODY_INDEXED, EMOJI_PATTERN],
+  );
+  for (let i = 0; i < docs.rows.length; i += REINDEX_BATCH) {
+    const rows = docs.rows
+      .slice(i, i + REINDEX_BATCH)
+      .flatMap(({ id, body, ...entry }) =>
+        sectionRows(entry, body).map((section, part) => ({ id, part, ...section })),
+      );
+    await client.query(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, part integer, search_text text, tokens jsonb)
+       ),
+       gone AS (DELETE FROM ${t.catalogText} WHERE id IN (SELECT id FROM input))
+       INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
+       SELECT r.id, r.part, r.search_text, array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
+       FROM input r
+       ON CONFLICT (id, part) DO UPDATE SET search_text = excluded.search_text, tokens = excluded.tokens`,
+      [JSON.stringify(rows)],
+    );
+  }
+  const knowledge = await client.query<{ id: string; content: string; tags: string[]; category: string }>(
+    `SELECT id, content, tags, category FROM ${t.knowledge} WHERE content ~ $1 OR tags::text ~ $1 OR category ~ $1`,
+    [EMOJI_PATTERN],
+  );
+  for (let i = 0; i < knowledge.rows.length; i += REINDEX_BATCH) {
+    const rows = knowledge.rows.slice(i, i + REINDEX_BATCH).map((row) => {
+      const searchText = normalizeText(knowledgeText(row));
+      return { id: row.id, search_text: searchText, tokens: shortTermTokenList(textRuns(searchText)) };
+    });
+    await client.query(
+      `UPDATE ${t.knowledge} k SET search_text = r.search_text,
+         tokens = array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
+       FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, search_text text, tokens jsonb) WHERE k.id = r.id`,
+      [JSON.stringify(rows)],
+    );
+  }
+  return { documents: docs.rows.length, knowledge: knowledge.rows.length };
+}
 
 export interface Prepared {
   extensions: Extensions;
   /** Migration versions this start applied (empty when another server had already done it). */
   applied: number[];
 }
+
+/** The migration after which documents are indexed whole (see indexAgain). */
+const WHOLE_DOCUMENTS = 5;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -94,6 +162,13 @@ export async function prepareDatabase(
         await client.query(all[v]!);
         await client.query(`INSERT INTO ${t.migrations} (version, applied_by) VALUES ($1, $2)`, [v + 1, by]);
         applied.push(v + 1);
+      }
+      if (applied.includes(WHOLE_DOCUMENTS)) {
+        const again = await indexAgain(client, t);
+        if (again.documents + again.knowledge > 0)
+          logger.info(
+            `PostgreSQL store ${display}: indexed ${again.documents} documents whole and ${again.knowledge} knowledge entries with emoji again`,
+          );
       }
       const installed = await installedExtensions(client);
       const extensions = { ...installed, vector: pgvector ? installed.vector : undefined };

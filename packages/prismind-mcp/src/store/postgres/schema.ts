@@ -13,6 +13,8 @@ export interface Tables {
   sessions: string;
   tasks: string;
   catalog: string;
+  /** The catalog's search cache: each document's indexed text in sections (see catalogSections). */
+  catalogText: string;
   documents: string;
   knowledge: string;
   vectors: string;
@@ -32,6 +34,7 @@ export function tablesOf(schema: string): Tables {
     sessions: q('sessions'),
     tasks: q('tasks'),
     catalog: q('catalog'),
+    catalogText: q('catalog_text'),
     documents: q('documents'),
     knowledge: q('knowledge'),
     vectors: q('vectors'),
@@ -217,6 +220,25 @@ export function migrations(t: Tables): readonly string[] {
     DROP INDEX ${t.schema}.catalog_by_phase_task;
     DROP INDEX ${t.schema}.catalog_by_reference_timing;
     `,
+    // 5: documents are indexed whole, in sections of about 4,000 characters (a row per section: a
+    // tsvector holds at most 1 MB, and a search rechecks the rows it finds). The catalog's own search
+    // columns held the fields and the first 2,000 characters: they become each document's first section,
+    // and the documents longer than that are indexed again at this start (migrate.ts). The GIN indexes
+    // of the sections are built then too (bulkIndexes).
+    `
+    CREATE TABLE ${t.catalogText} (
+      id bigint NOT NULL REFERENCES ${t.catalog} (id) ON DELETE CASCADE,
+      part integer NOT NULL,
+      search_text text NOT NULL,
+      tokens tsvector NOT NULL,
+      PRIMARY KEY (id, part)
+    );
+    INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
+      SELECT id, 0, search_text, tokens FROM ${t.catalog} WHERE search_text IS NOT NULL AND tokens IS NOT NULL;
+    DROP INDEX IF EXISTS ${t.schema}.catalog_tokens;
+    DROP INDEX IF EXISTS ${t.schema}.catalog_trgm;
+    ALTER TABLE ${t.catalog} DROP COLUMN search_text, DROP COLUMN tokens;
+    `,
   ];
 }
 
@@ -225,7 +247,7 @@ export function trgmFeature(t: Tables, ext: string): string {
   return `
     CREATE INDEX IF NOT EXISTS knowledge_trgm ON ${t.knowledge} USING gin (search_text ${ext}.gin_trgm_ops)
       WITH (${GIN_OPTIONS});
-    CREATE INDEX IF NOT EXISTS catalog_trgm ON ${t.catalog} USING gin (search_text ${ext}.gin_trgm_ops)
+    CREATE INDEX IF NOT EXISTS catalog_text_trgm ON ${t.catalogText} USING gin (search_text ${ext}.gin_trgm_ops)
       WITH (${GIN_OPTIONS});
   `;
 }
@@ -259,11 +281,13 @@ export function bulkIndexes(
   ext: Extensions,
   kind: 'knowledge' | 'catalog',
 ): { name: string; create: string }[] {
-  const table = kind === 'knowledge' ? t.knowledge : t.catalog;
+  // The catalog's search text lives in its sections (catalog_text).
+  const table = kind === 'knowledge' ? t.knowledge : t.catalogText;
+  const prefix = kind === 'knowledge' ? 'knowledge' : 'catalog_text';
   const indexes = [
     {
-      name: `${kind}_tokens`,
-      create: `CREATE INDEX IF NOT EXISTS ${kind}_tokens ON ${table} USING gin (tokens) WITH (${GIN_OPTIONS})`,
+      name: `${prefix}_tokens`,
+      create: `CREATE INDEX IF NOT EXISTS ${prefix}_tokens ON ${table} USING gin (tokens) WITH (${GIN_OPTIONS})`,
     },
   ];
   if (kind === 'knowledge') {
@@ -274,8 +298,8 @@ export function bulkIndexes(
   }
   if (ext.trgm) {
     indexes.push({
-      name: `${kind}_trgm`,
-      create: `CREATE INDEX IF NOT EXISTS ${kind}_trgm ON ${table} USING gin (search_text ${ext.trgm}.gin_trgm_ops) WITH (${GIN_OPTIONS})`,
+      name: `${prefix}_trgm`,
+      create: `CREATE INDEX IF NOT EXISTS ${prefix}_trgm ON ${table} USING gin (search_text ${ext.trgm}.gin_trgm_ops) WITH (${GIN_OPTIONS})`,
     });
   }
   if (ext.vector) indexes.push({ name: VECTOR_INDEXES[kind], create: vectorIndex(t, ext.vector, kind) });

@@ -1,11 +1,12 @@
 import type { CatalogEntry, KnowledgeEntry, ScoredCatalogEntry, ScoredKnowledge } from '../../model/types.js';
 import { coverage, LOOSE_MIN_RELEVANCE, relevance } from '../../search/rank.js';
-import { catalogText, knowledgeText, tagKey } from '../../search/texts.js';
+import { catalogSections, catalogText, knowledgeText, tagKey } from '../../search/texts.js';
 import type { CatalogQuery, KnowledgeQuery, SearchIndex, SearchResult } from '../backend.js';
 import { shortTermTokenList } from '../../text/grams.js';
 import { normalizeText, textRuns } from '../../text/normalize.js';
 import { queryTerms, type QueryTerm } from '../../text/terms.js';
 import { catalogFilter, ENTRY_COLUMNS, Params } from './catalog.js';
+import type { Tables } from './schema.js';
 import {
   assertWritable,
   containsPattern,
@@ -62,11 +63,6 @@ function toEntry(row: CatalogRow): CatalogEntry {
   return entry;
 }
 
-/** The lexemes of the short-term index (1–2 character CJK pieces and whole words), as an array. */
-function tokensOf(text: string): string[] {
-  return shortTermTokenList(textRuns(normalizeText(text)));
-}
-
 /** A tsquery lexeme in quotes (its own quotes doubled, backslashes escaped): data, never syntax. */
 function lexeme(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
@@ -83,11 +79,35 @@ function strictConditions(terms: QueryTerm[], alias: string, params: Params): st
   for (const term of terms.filter((t) => t.kind === 'trigram')) {
     where.push(`${alias}.search_text LIKE ${params.add(containsPattern(term.text))}`);
   }
-  const lexemes = terms
-    .filter((t) => t.kind !== 'trigram')
-    .map((t) => (t.kind === 'word' ? `${lexeme(t.text)}:*` : lexeme(t.text)));
+  const lexemes = terms.filter((t) => t.kind !== 'trigram').map(lexemeOf);
   if (lexemes.length > 0) where.push(`${alias}.tokens @@ ${params.add(lexemes.join(' & '))}::tsquery`);
   return where;
+}
+
+function lexemeOf(term: QueryTerm): string {
+  return term.kind === 'word' ? `${lexeme(term.text)}:*` : lexeme(term.text);
+}
+
+/**
+ * strictConditions for documents, whose text is in sections (catalog_text): each term must be in some
+ * section of the document, not necessarily the same one.
+ */
+function sectionConditions(terms: QueryTerm[], t: Tables, params: Params): string[] {
+  return terms.map((term) => {
+    const condition =
+      term.kind === 'trigram'
+        ? `s.search_text LIKE ${params.add(containsPattern(term.text))}`
+        : `s.tokens @@ ${params.add(lexemeOf(term))}::tsquery`;
+    return `c.id IN (SELECT s.id FROM ${t.catalogText} s WHERE ${condition})`;
+  });
+}
+
+/** A document's sections as rows of catalog_text: normalised text (pg_trgm) and short-term lexemes. */
+export function sectionRows(entry: CatalogEntry, body: string): { search_text: string; tokens: string[] }[] {
+  return catalogSections(entry, body).map((section) => {
+    const searchText = normalizeText(section);
+    return { search_text: searchText, tokens: shortTermTokenList(textRuns(searchText)) };
+  });
 }
 
 /** The catalog cache and the knowledge base, searched with pg_trgm and the short-term lexemes. */
@@ -105,17 +125,29 @@ export class PgSearchIndex implements SearchIndex {
     await lockProject(this.ctx, entry.project);
     const text = catalogText(entry, body);
     const { t, ext } = this.ctx;
-    // One round trip: the search cache, its folded n-gram vector, and the end of its old embeddings.
-    const params = new Params([entry.doc_id, normalizeText(text), tokensOf(text)]);
+    const sections = sectionRows(entry, body);
+    // One round trip: the sections (written over the old ones, any beyond the new count removed), the
+    // folded n-gram vector, and the end of the old embeddings.
+    const params = new Params([
+      entry.doc_id,
+      JSON.stringify(sections.map((s, part) => ({ part, ...s }))),
+      sections.length,
+    ]);
     const vector = ext.vector
       ? `, vec AS (INSERT INTO ${t.catalogVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text))}::${ext.vector}.vector FROM cached
            ON CONFLICT (id) DO UPDATE SET vec = excluded.vec)`
       : '';
     const rows = await query<{ id: string }>(
       this.ctx,
-      `WITH cached AS (
-         UPDATE ${t.catalog} SET search_text = $2, tokens = array_to_tsvector($3::text[]) WHERE doc_id = $1 RETURNING id
-       )${vector},
+      `WITH cached AS (SELECT id FROM ${t.catalog} WHERE doc_id = $1),
+       input AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS r(part integer, search_text text, tokens jsonb)),
+       put AS (
+         INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
+         SELECT cached.id, r.part, r.search_text, array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
+         FROM cached, input r
+         ON CONFLICT (id, part) DO UPDATE SET search_text = excluded.search_text, tokens = excluded.tokens
+       ),
+       extra AS (DELETE FROM ${t.catalogText} WHERE id IN (SELECT id FROM cached) AND part >= $3)${vector},
        stale AS (DELETE FROM ${t.vectors} WHERE kind = 'catalog' AND item IN (SELECT id FROM cached))
        SELECT id FROM cached`,
       params.values,
@@ -129,7 +161,7 @@ export class PgSearchIndex implements SearchIndex {
     await lockProject(this.ctx, project);
     await query(
       this.ctx,
-      `UPDATE ${this.ctx.t.catalog} SET search_text = NULL, tokens = NULL WHERE project_key = $1`,
+      `DELETE FROM ${this.ctx.t.catalogText} WHERE id IN (SELECT id FROM ${this.ctx.t.catalog} WHERE project_key = $1)`,
       [keyOf(project)],
     );
     for (const doc of docs) await this.indexDocument(doc.entry, doc.body);
@@ -282,7 +314,11 @@ export class PgSearchIndex implements SearchIndex {
       total_count: scored.total,
       items: scored.rows
         .slice(0, q.limit)
-        .map(({ row, score }) => ({ ...toKnowledge(row), relevance_score: score })),
+        .map(({ row, score, strict }) => ({
+          ...toKnowledge(row),
+          relevance_score: score,
+          all_terms: strict,
+        })),
       warnings,
     };
   }
@@ -326,7 +362,8 @@ export class PgSearchIndex implements SearchIndex {
     // indexable conditions, PostgreSQL ANDs a bitmap of every row of the project and category (20,000
     // of the benchmark's 100,000) with the terms' bitmaps, which took longer than checking the rows the
     // terms found (EXPLAIN ANALYZE: 12 ms of a 23 ms search on a loaded machine).
-    const termConditions = strictConditions(terms, alias, params);
+    const termConditions =
+      kind === 'catalog' ? sectionConditions(terms, t, params) : strictConditions(terms, alias, params);
     const strictWhere =
       termConditions.length > 0 ? [...termConditions, ...filter(params, true)] : [...filters];
     const nearWhere = [
@@ -334,7 +371,8 @@ export class PgSearchIndex implements SearchIndex {
       `${alias}.id NOT IN (SELECT id FROM strict)`,
       `(SELECT count(*) FROM strict) < ${params.add(limit)}`,
     ];
-    if (kind === 'catalog') nearWhere.push(`${alias}.search_text IS NOT NULL`);
+    // A document whose sections a rebuild removed is not a candidate until it is indexed again.
+    if (kind === 'catalog') nearWhere.push(`EXISTS (SELECT 1 FROM ${t.catalogText} s WHERE s.id = c.id)`);
     let near: string | undefined;
     if (ext.vector) {
       // hnsw.ef_search and hnsw.iterative_scan are set per connection (see PostgresBackend.connect):
@@ -346,8 +384,13 @@ export class PgSearchIndex implements SearchIndex {
         LIMIT ${LOOSE_CANDIDATES}`;
     } else if (ext.trgm) {
       // pg_trgm.word_similarity_threshold is set per connection (see PostgresBackend.connect).
+      const similar = `${params.add(normalizeText(text))} OPERATOR(${ext.trgm}.<%)`;
+      const condition =
+        kind === 'catalog'
+          ? `${alias}.id IN (SELECT s.id FROM ${t.catalogText} s WHERE ${similar} s.search_text)`
+          : `${similar} ${alias}.search_text`;
       near = `SELECT ${columns} FROM ${table} ${alias}
-        WHERE ${params.add(normalizeText(text))} OPERATOR(${ext.trgm}.<%) ${alias}.search_text AND ${nearWhere.join(' AND ')}
+        WHERE ${condition} AND ${nearWhere.join(' AND ')}
         ORDER BY ${alias}.id DESC LIMIT ${LOOSE_CANDIDATES}`;
     }
     const rows = await query<R & { total_count: string | null; strict: boolean }>(
@@ -400,7 +443,8 @@ export class PgSearchIndex implements SearchIndex {
       })
       .filter((r) => r.strict || r.score >= LOOSE_MIN_RELEVANCE)
       .sort((a, b) => b.score - a.score || Number(b.row.id) - Number(a.row.id));
-    const looseKept = rows.filter((r) => !r.strict).length;
-    return { total: found.strictTotal + looseKept, rows };
+    // The total counts the entries containing every term: the near ones depend on how many were asked
+    // for (they are only looked for when the full matches do not fill the page).
+    return { total: found.strictTotal, rows };
   }
 }
