@@ -213,41 +213,52 @@ async function bundleServer(pkg, installRoot) {
   return { file, bytes, sha256, files, tools: tools.length, platforms, notes };
 }
 
-const packages = await publishedPackages();
-const wanted = options.servers?.split(',') ?? Object.keys(SERVERS);
-const servers = packages.filter(
-  (p) =>
-    wanted.includes(p.name) && SERVERS[p.name] && !(options['platform-only'] && !SERVERS[p.name].perPlatform),
-);
-const missing = wanted.filter((name) => !packages.some((p) => p.name === name));
-if (missing.length > 0) throw new Error(`not a published server of this workspace: ${missing.join(', ')}`);
-
-await mkdir(out, { recursive: true });
-const tarballs = options.tarballs ?? (await packTarballs(packages));
-const installRoot = options['install-dir'] ?? (await installTarballs(tarballs));
-const results = [];
-for (const pkg of servers) {
-  const result = await bundleServer(pkg, installRoot);
-  results.push(result);
-  console.log(
-    `${path.relative(process.cwd(), result.file)}  ${megabytes(result.bytes)}  ` +
-      `(${result.files} files, ${result.tools} tools, ${result.platforms.join('/')}` +
-      `${result.notes.length ? `; ${result.notes.join('; ')}` : ''})`,
-  );
+try {
+  await main();
+} catch (error) {
+  console.error(`pnpm bundle: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 }
-// For the release: what was built, with the checksums a registry entry or a download page gives.
-await writeFile(
-  path.join(out, `bundles-${options['platform-only'] ? platform : 'all'}.json`),
-  `${JSON.stringify(
-    results.map((r) => ({
-      file: path.basename(r.file),
-      bytes: r.bytes,
-      sha256: r.sha256,
-      platforms: r.platforms,
-    })),
-    null,
-    2,
-  )}\n`,
-);
-if (!options.tarballs) await rm(tarballs, { recursive: true, force: true });
-if (!options['install-dir']) await rm(installRoot, { recursive: true, force: true });
+
+async function main() {
+  const packages = await publishedPackages();
+  const wanted = options.servers?.split(',') ?? Object.keys(SERVERS);
+  const servers = packages.filter(
+    (p) =>
+      wanted.includes(p.name) &&
+      SERVERS[p.name] &&
+      !(options['platform-only'] && !SERVERS[p.name].perPlatform),
+  );
+  const missing = wanted.filter((name) => !packages.some((p) => p.name === name));
+  if (missing.length > 0) throw new Error(`not a published server of this workspace: ${missing.join(', ')}`);
+
+  await mkdir(out, { recursive: true });
+  const tarballs = options.tarballs ?? (await packTarballs(packages));
+  const installRoot = options['install-dir'] ?? (await installTarballs(tarballs));
+  const results = [];
+  for (const pkg of servers) {
+    const result = await bundleServer(pkg, installRoot);
+    results.push(result);
+    console.log(
+      `${path.relative(process.cwd(), result.file)}  ${megabytes(result.bytes)}  ` +
+        `(${result.files} files, ${result.tools} tools, ${result.platforms.join('/')}` +
+        `${result.notes.length ? `; ${result.notes.join('; ')}` : ''})`,
+    );
+  }
+  // For the release: what was built, with the checksums a registry entry or a download page gives.
+  await writeFile(
+    path.join(out, `bundles-${options['platform-only'] ? platform : 'all'}.json`),
+    `${JSON.stringify(
+      results.map((r) => ({
+        file: path.basename(r.file),
+        bytes: r.bytes,
+        sha256: r.sha256,
+        platforms: r.platforms,
+      })),
+      null,
+      2,
+    )}\n`,
+  );
+  if (!options.tarballs) await rm(tarballs, { recursive: true, force: true });
+  if (!options['install-dir']) await rm(installRoot, { recursive: true, force: true });
+}

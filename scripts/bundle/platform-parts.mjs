@@ -2,7 +2,7 @@
 // binary) and a native addon built for every architecture and Node.js ABI the bundle claims.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,10 +14,18 @@ async function readManifest(dir) {
   return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
 }
 
-/** Extracts an npm tarball (its `package/` folder) into `dest`. */
+/**
+ * Extracts an npm tarball in its own folder (its `package/` folder) and moves that to `dest`. tar only
+ * ever sees a relative name: GNU tar (Git Bash's, on Windows) reads "C:\\..." as a remote host.
+ */
 async function extractTarball(tarball, dest) {
-  await mkdir(dest, { recursive: true });
-  await run('tar', ['-xzf', tarball, '-C', dest, '--strip-components=1']);
+  await run('tar', ['-xzf', path.basename(tarball)], { cwd: path.dirname(tarball) });
+  await mkdir(path.dirname(dest), { recursive: true });
+  const unpacked = path.join(path.dirname(tarball), 'package');
+  await rename(unpacked, dest).catch(async (error) => {
+    if (error.code !== 'EXDEV') throw error;
+    await cp(unpacked, dest, { recursive: true }); // another file system
+  });
 }
 
 /**

@@ -46,7 +46,10 @@ async function betterSqliteMirror(): Promise<{
   };
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'smoke-prebuild-'));
   const tarball = path.join(scratch, 'prebuild.tar.gz');
-  await run('tar', ['-czf', tarball, '-C', dir, 'build/Release/better_sqlite3.node']);
+  // A relative archive name: GNU tar (Git Bash's, on Windows) reads "C:\..." as a remote host.
+  await run('tar', ['-czf', 'prebuild.tar.gz', '-C', dir, 'build/Release/better_sqlite3.node'], {
+    cwd: scratch,
+  });
   const expected = `/v${version}/better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   const body = await readFile(tarball);
   await rm(scratch, { recursive: true, force: true });
