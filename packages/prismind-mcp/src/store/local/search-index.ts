@@ -156,13 +156,11 @@ export class LocalSearchIndex implements SearchIndex {
     );
     return {
       total_count: scored.total,
-      items: scored.rows
-        .slice(0, query.limit)
-        .map(({ row, score, strict }) => ({
-          ...toKnowledge(row),
-          relevance_score: score,
-          all_terms: strict,
-        })),
+      items: scored.rows.slice(0, query.limit).map(({ row, score, strict }) => ({
+        ...toKnowledge(row),
+        relevance_score: score,
+        all_terms: strict,
+      })),
       warnings,
     };
   }

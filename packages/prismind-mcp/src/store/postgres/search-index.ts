@@ -312,13 +312,11 @@ export class PgSearchIndex implements SearchIndex {
     const scored = await this.score('knowledge', q.query, terms, found, (r) => knowledgeText(r), warnings);
     return {
       total_count: scored.total,
-      items: scored.rows
-        .slice(0, q.limit)
-        .map(({ row, score, strict }) => ({
-          ...toKnowledge(row),
-          relevance_score: score,
-          all_terms: strict,
-        })),
+      items: scored.rows.slice(0, q.limit).map(({ row, score, strict }) => ({
+        ...toKnowledge(row),
+        relevance_score: score,
+        all_terms: strict,
+      })),
       warnings,
     };
   }
