@@ -24,7 +24,7 @@ async function start() {
   const { tools } = await client.client.listTools();
   const ms = performance.now() - started;
   await client.close();
-  if (tools.length !== 9) throw new Error(`expected 9 tools, got ${tools.length}`);
+  if (tools.length !== 8) throw new Error(`expected 8 tools, got ${tools.length}`);
   return ms;
 }
 

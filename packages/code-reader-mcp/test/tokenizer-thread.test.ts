@@ -1,11 +1,13 @@
 // The o200k tokenizer loads (0.7–0.8 s of compiling, quiet) and counts on its own thread: the built
 // server over stdio keeps answering ping while the first count of the process runs.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { callTool, pingLatencyDuring, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTokenizer } from '../src/tokens/count.js';
 import { emptyDir, removeDir } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
@@ -42,4 +44,20 @@ describe('token counting off the event loop', () => {
       await server.close();
     }
   }, 60_000);
+});
+
+describe('the rank table the build writes (dist/o200k_base.json)', () => {
+  it("counts exactly as gpt-tokenizer's o200k module, special and non-UTF-8 tokens included", async () => {
+    expect(existsSync(fileURLToPath(new URL('../dist/o200k_base.json', import.meta.url)))).toBe(true);
+    const count = await loadTokenizer(); // reads the JSON table (src/tokens/count.ts)
+    const texts = [
+      TEXT,
+      'plain <|endoftext|> <|im_start|>user text',
+      'emoji 🎉🇯🇵 and combining é, tabs\t\tand CRLF\r\n',
+      '\u0000\u0001\u001f control and \uFFFD replacement',
+      'mixed 한국어 Ελληνικά العربية हिन्दी',
+      'function f(a, b) {\n  return a + b;\n}\n'.repeat(50),
+    ];
+    for (const text of texts) expect(count(text)).toBe(countTokens(text, { disallowedSpecial: new Set() }));
+  });
 });

@@ -37,6 +37,11 @@ export interface ListFilesQuery {
   limit: number;
   countOnly?: boolean;
   /**
+   * Stat each row for its size and time (default true). False when nobody reads them (a text page of
+   * paths): 10,000 lstat calls then cost more than ripgrep's walk. Stat filters stat anyway.
+   */
+  statRows?: boolean;
+  /**
    * The server's deny globs: passed to ripgrep as excludes and checked again on each path. Without
    * any, `isDenied` and `allowedFiles` must answer alike for every file of a folder (counts rely on it).
    */
@@ -51,9 +56,10 @@ export interface ListFilesQuery {
 
 export interface FileRow {
   path: string;
-  size_bytes: number;
+  /** Absent when the listing was made without stat (statRows false); see statFileRows. */
+  size_bytes?: number;
   /** Modification time in Unix seconds (a plain number costs a third of the tokens of an ISO date). */
-  mtime: number;
+  mtime?: number;
   /** Extension without the dot ('' when none). */
   ext: string;
 }
@@ -170,26 +176,26 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
 
   const rows: { row: FileRow; abs: string }[] = [];
   let matched = 0;
-  // Synchronous lstat in time slices: 10,000 promise lstats through libuv's thread pool took longer
-  // than ripgrep's whole walk; the event loop still turns every SLICE_MS (ping, cancel).
-  let sliceStart = performance.now();
-  for (let index = 0; index < pool.length; index++) {
-    if (!query.countOnly && rows.length > keep) break;
-    if ((index & 15) === 15 && performance.now() - sliceStart > SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (query.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
-      sliceStart = performance.now();
+  if (!needsStat && query.statRows === false) {
+    for (const candidate of pool) rows.push({ row: toRow(candidate.display), abs: candidate.abs });
+    matched = rows.length;
+  } else {
+    // Synchronous lstat in time slices: 10,000 promise lstats through libuv's thread pool took longer
+    // than ripgrep's whole walk; the event loop still turns every SLICE_MS (ping, cancel).
+    const slices = new TimeSlices(query.signal);
+    for (let index = 0; index < pool.length; index++) {
+      if (!query.countOnly && rows.length > keep) break;
+      await slices.turn(index);
+      const candidate = pool[index]!;
+      // lstat: the entry itself, never where a link put in its place since the listing points.
+      const info = lstatQuietly(candidate.abs);
+      if (!info?.isFile()) continue; // vanished (or replaced) since ripgrep listed it
+      if (!sizes.every((filter) => sizeMatches(info.size, filter))) continue;
+      if (after !== undefined && info.mtimeMs < after) continue;
+      if (before !== undefined && info.mtimeMs >= before) continue;
+      matched++;
+      if (rows.length <= keep) rows.push({ row: toRow(candidate.display, info), abs: candidate.abs });
     }
-    const candidate = pool[index]!;
-    // lstat: the entry itself, never where a link put in its place since the listing points.
-    const info = lstatQuietly(candidate.abs);
-    if (!info?.isFile()) continue; // vanished (or replaced) since ripgrep listed it
-    if (!sizes.every((filter) => sizeMatches(info.size, filter))) continue;
-    if (after !== undefined && info.mtimeMs < after) continue;
-    if (before !== undefined && info.mtimeMs >= before) continue;
-    matched++;
-    if (rows.length <= keep)
-      rows.push({ row: toRow(candidate.display, info.size, info.mtimeMs), abs: candidate.abs });
   }
   // Without stat filters the listing decides what is left over; with them, what matched.
   const truncated = !query.countOnly && (needsStat ? rows.length > keep : listed.length > keep);
@@ -308,14 +314,47 @@ function lstatQuietly(file: string): Stats | undefined {
   }
 }
 
-function toRow(display: string, size: number, mtimeMs: number): FileRow {
+function toRow(display: string, info?: Stats): FileRow {
   const ext = path.posix.extname(display);
-  return {
-    path: display,
-    size_bytes: size,
-    mtime: Math.floor(mtimeMs / 1000),
-    ext: ext.length > 1 ? ext.slice(1) : '',
-  };
+  const row: FileRow = { path: display, ext: ext.length > 1 ? ext.slice(1) : '' };
+  if (info) {
+    row.size_bytes = info.size;
+    row.mtime = Math.floor(info.mtimeMs / 1000);
+  }
+  return row;
+}
+
+/** Gives event-loop turns every SLICE_MS during a synchronous loop, and stops it on a cancel. */
+class TimeSlices {
+  private start = performance.now();
+  constructor(private readonly signal: AbortSignal | undefined) {}
+
+  async turn(index: number): Promise<void> {
+    if ((index & 15) !== 15 || performance.now() - this.start <= SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
+    this.start = performance.now();
+  }
+}
+
+/**
+ * Stats rows listed without stat (statRows false), in place: size and time, as a listing with stat
+ * would have given them (0 for a file that vanished since: it is still listed, as ripgrep saw it).
+ */
+export async function statFileRows(
+  rows: readonly FileRow[],
+  realPaths: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const slices = new TimeSlices(signal);
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index]!;
+    if (row.size_bytes !== undefined) continue;
+    await slices.turn(index);
+    const info = lstatQuietly(realPaths[index]!);
+    row.size_bytes = info?.size ?? 0;
+    row.mtime = Math.floor((info?.mtimeMs ?? 0) / 1000);
+  }
 }
 
 function normalize(line: string): string {

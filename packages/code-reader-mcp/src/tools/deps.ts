@@ -8,8 +8,8 @@ import type { FileRow } from '../files/list-files.js';
 export interface ToolDeps {
   project: ProjectState;
   search: SearchEngine;
-  /** list_files results kept for cursor continuation. */
-  listings: SnapshotStore<{ files: FileRow[]; limitHit: boolean }>;
+  /** list_files results kept for cursor continuation (rows with their real paths, for a late stat). */
+  listings: SnapshotStore<{ files: FileRow[]; realPaths: string[]; limitHit: boolean }>;
 }
 
 export function createToolDeps(): ToolDeps {

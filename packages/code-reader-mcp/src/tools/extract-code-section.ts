@@ -14,7 +14,7 @@ import {
   readCursor,
   staleCursor,
 } from '../paging/budget.js';
-import { countEach, countTokens } from '../tokens/counter.js';
+import { countEach, countTokens, warmUpTokenizer } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { extractText } from './extract-text.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
@@ -111,6 +111,7 @@ export function extractCodeSectionTool(deps: ToolDeps) {
     },
     textFormat: formatOf,
     async run(args, ctx) {
+      warmUpTokenizer(); // sections are measured in tokens: the thread loads while the files are read
       const single = SINGLE_FIELDS.filter((field) => args[field] !== undefined);
       if (args.requests && single.length > 0) {
         throw new ToolError(

@@ -1,6 +1,12 @@
 import { clampInteger, defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listFiles, type FileRow } from '../files/list-files.js';
+import {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  listFiles,
+  statFileRows,
+  type FileRow,
+} from '../files/list-files.js';
 import {
   answerBudget,
   fingerprint,
@@ -10,6 +16,7 @@ import {
   readCursor,
   staleCursor,
 } from '../paging/budget.js';
+import { warmUpTokenizer } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { fileFilterInput, fileQueryOf } from './file-filters.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
@@ -21,10 +28,12 @@ import { joinLines, note, rowPath } from './text-rows.js';
  */
 const LIST_TOON = { delimiter: '\t' } as const;
 
+// size_bytes and mtime are in every row of a JSON answer, a TOON table with those fields and
+// structuredContent; a text page of paths alone is listed without stat.
 const fileRowSchema = z.object({
   path: z.string().describe('Relative to the project directory (or to its root).'),
-  size_bytes: z.number(),
-  mtime: z.number().describe('Last modification, Unix time in seconds.'),
+  size_bytes: z.number().optional(),
+  mtime: z.number().optional().describe('Last modification, Unix time in seconds.'),
   ext: z.string().describe('Extension without the dot ("" when none).'),
 });
 
@@ -48,7 +57,8 @@ function listText(answer: ListAnswer, fields: readonly DetailField[], limitHit: 
   const files = answer.files ?? [];
   if (fields.length > 0) {
     const rows = files.map((f): Record<string, string | number> =>
-      Object.fromEntries([['path', f.path], ...fields.map((k) => [k, f[k]] as const)]),
+      // Rows asked with size_bytes or mtime were stat'ed (run: statRows).
+      Object.fromEntries([['path', f.path], ...fields.map((k) => [k, f[k] ?? 0] as const)]),
     );
     return render(compact({ ...answer, files: rows, limits: undefined }), 'toon', LIST_TOON);
   }
@@ -57,6 +67,11 @@ function listText(answer: ListAnswer, fields: readonly DetailField[], limitHit: 
   if (answer.next_cursor !== undefined) lines.push(note(`next_cursor: ${answer.next_cursor}`));
   if (limitHit) lines.push(note(`truncated: more files than limit ${answer.limits.limit}`));
   return joinLines(lines);
+}
+
+/** What a cursor checks: the listing's paths (sizes and times may be stat'ed later, or not at all). */
+function fingerprintOf(rows: readonly FileRow[]): string {
+  return fingerprint(rows.map((row) => row.path));
 }
 
 export function listFilesTool(deps: ToolDeps) {
@@ -89,6 +104,8 @@ export function listFilesTool(deps: ToolDeps) {
     textFormat: formatOf,
     textOptions: LIST_TOON,
     async run(args, ctx) {
+      // A page of paths is cut by its tokens: the tokenizer's thread loads while ripgrep walks.
+      if (args.count_only !== true) warmUpTokenizer();
       const format = formatOf(args);
       const limit = clampInteger('limit', args.limit, DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
       const budget = answerBudget(args.max_answer_tokens);
@@ -104,28 +121,30 @@ export function listFilesTool(deps: ToolDeps) {
         query.roots,
         { ...query, isDenied: undefined, allowedFiles: undefined },
       ]);
+      const fields = [...new Set(args.fields ?? [])];
+      // Who reads sizes and times: the JSON answer, a table with those fields, structuredContent.
+      const statRows = format === 'json' || fields.some((f) => f !== 'ext') || ctx.structuredOutput === true;
+      const list = () => listFiles({ ...query, statRows, signal: ctx.signal });
       let offset = 0;
-      let rows: FileRow[] | undefined;
-      let limitHit = false;
+      let listing: { files: FileRow[]; realPaths: string[]; limitHit: boolean };
       if (args.cursor !== undefined) {
         const cursor = readCursor(args.cursor, key);
         offset = cursor.o;
         const snapshot = deps.listings.get(key);
-        if (snapshot) {
-          rows = snapshot.files;
-          limitHit = snapshot.limitHit;
-        } else {
-          const fresh = await listFiles({ ...query, signal: ctx.signal });
-          if (fingerprint(fresh.files) !== cursor.h) throw staleCursor();
-          rows = fresh.files;
-          limitHit = fresh.truncated;
+        if (snapshot) listing = snapshot;
+        else {
+          const fresh = await list();
+          listing = { files: fresh.files, realPaths: fresh.realPaths, limitHit: fresh.truncated };
+          if (fingerprintOf(listing.files) !== cursor.h) throw staleCursor();
         }
       } else {
-        const result = await listFiles({ ...query, signal: ctx.signal });
-        rows = result.files;
-        limitHit = result.truncated;
+        const result = await list();
+        listing = { files: result.files, realPaths: result.realPaths, limitHit: result.truncated };
       }
-      const fp = fingerprint(rows);
+      // A page listed for paths alone, continued as JSON (or with fields): its rows get their stat now.
+      if (statRows) await statFileRows(listing.files, listing.realPaths, ctx.signal);
+      const { files: rows, limitHit } = listing;
+      const fp = fingerprintOf(rows);
       const shape = (page: readonly FileRow[], nextOffset: number | undefined) =>
         compact({
           count: rows.length,
@@ -134,13 +153,12 @@ export function listFilesTool(deps: ToolDeps) {
           next_cursor: nextOffset === undefined ? undefined : makeCursor(key, nextOffset, fp),
           limits,
         });
-      const fields = [...new Set(args.fields ?? [])];
       const textOf = (answer: ListAnswer) =>
         format === 'toon' ? listText(answer, fields, limitHit) : render(answer, format);
       const page = await fitPage(rows, offset, budget, (candidate, hasMore) =>
         textOf(shape(candidate, hasMore ? offset + candidate.length : undefined)),
       );
-      if (page.nextOffset !== undefined) deps.listings.set(key, { files: rows, limitHit });
+      if (page.nextOffset !== undefined) deps.listings.set(key, listing);
       const answer = shape(page.rows, page.nextOffset);
       return format === 'toon' ? reply(answer, textOf(answer)) : answer;
     },

@@ -4,6 +4,7 @@ import { answerBudget } from '../paging/budget.js';
 import { OUTPUT_MODE_FLAGS } from '../search/options.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-shared.js';
+import { warmUpTokenizer } from '../tokens/counter.js';
 import { searchText } from './search-text.js';
 import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
@@ -33,6 +34,8 @@ export function searchContentTool(deps: ToolDeps) {
     output: searchOutputShape,
     textFormat: formatOf,
     async run(args, ctx) {
+      // A page of rows is cut by its tokens: the tokenizer's thread loads while ripgrep searches.
+      if (args.total_only !== true) warmUpTokenizer();
       if (args.roots && args.files) {
         throw new ToolError('INVALID_ARGUMENT', 'roots and files are mutually exclusive.', {
           hint: 'Pass roots (directories to search) or files (exact files), not both.',
