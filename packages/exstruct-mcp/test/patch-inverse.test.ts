@@ -146,6 +146,71 @@ const CASES: { name: string; file: string; ops: Record<string, unknown>[] }[] = 
     ],
   },
   { name: 'merge_cells', file: 'basic', ops: [{ op: 'merge_cells', sheet: 'Sheet1', range: 'C4:D5' }] },
+  // Issue 27's ops. Charts and tables are not in the snapshot (exceljs reads neither): a cell edit
+  // makes each case visible, and object-ops.test.ts checks the parts themselves.
+  {
+    name: 'auto_fit_columns',
+    file: 'basic',
+    ops: [{ op: 'auto_fit_columns', sheet: 'Sheet1', max_width: 40 }],
+  },
+  {
+    name: 'apply_table_style, delete_table',
+    file: 'basic',
+    ops: [
+      {
+        op: 'set_range_values',
+        sheet: 'Sheet1',
+        range: 'H20:I22',
+        values: [
+          ['h1', 'h2'],
+          [1, 2],
+          [3, 4],
+        ],
+      },
+      { op: 'set_range_values', sheet: 'Sheet1', range: 'H24:H25', values: [['h3'], [5]] },
+      {
+        op: 'apply_table_style',
+        sheet: 'Sheet1',
+        range: 'H20:I22',
+        style: 'TableStyleLight9',
+        table_name: 'Tbl_A',
+      },
+      {
+        op: 'apply_table_style',
+        sheet: 'Sheet1',
+        range: 'H24:H25',
+        style: 'TableStyleLight1',
+        table_name: 'Tbl_B',
+      },
+      { op: 'delete_table', sheet: 'Sheet1', table_name: 'Tbl_B' },
+    ],
+  },
+  {
+    name: 'create_chart, delete_chart',
+    file: 'basic',
+    ops: [
+      {
+        op: 'set_range_values',
+        sheet: 'Sheet1',
+        range: 'H20:I22',
+        values: [
+          ['h1', 'h2'],
+          ['a', 2],
+          ['b', 4],
+        ],
+      },
+      { op: 'create_chart', sheet: 'Sheet1', chart_type: 'column', data_range: 'H20:I22', anchor_cell: 'K2' },
+      {
+        op: 'create_chart',
+        sheet: 'Sheet1',
+        chart_type: 'pie',
+        data_range: 'H20:I22',
+        anchor_cell: 'K20',
+        chart_name: 'Tmp',
+      },
+      { op: 'delete_chart', sheet: 'Sheet1', chart_name: 'Tmp' },
+    ],
+  },
   { name: 'unmerge_cells', file: 'formula', ops: [{ op: 'unmerge_cells', sheet: 'Sheet1', range: 'A1:C9' }] },
   {
     name: 'rename_sheet',

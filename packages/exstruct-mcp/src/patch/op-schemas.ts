@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { tryParseA1 } from '../ooxml/cell-ref.js';
+import { CHART_TYPES } from './ops/chart-ops.js';
 import { formulaTooLong, MAX_FORMULA_LENGTH } from './formula.js';
 
 /** Most cells one formatting op may touch (as in the original ExStruct). */
@@ -131,6 +132,57 @@ function styleLimit(v: { range?: string | undefined }, ctx: z.RefinementCtx): vo
     }
   }
 }
+
+/** A range that may name its sheet: `B2:D9` or `'Sales 2024'!B2:D9`. */
+const qualifiedRange = z
+  .string()
+  .trim()
+  .refine(
+    (v) => {
+      const bang = v.lastIndexOf('!');
+      const parts = v.slice(bang + 1).split(':');
+      return parts.length === 2 && parts.every((p) => A1.test(p) && tryParseA1(p) !== undefined);
+    },
+    { message: 'must be an A1 range such as "B2:D9" or "\'Sheet 1\'!B2:D9"' },
+  )
+  .transform((v) => {
+    const bang = v.lastIndexOf('!');
+    return (
+      v.slice(0, bang + 1) +
+      v
+        .slice(bang + 1)
+        .replace(/\$/g, '')
+        .toUpperCase()
+    );
+  });
+const CHART_ALIASES: Record<string, string> = {
+  column_clustered: 'column',
+  bar_clustered: 'bar',
+  xy_scatter: 'scatter',
+  donut: 'doughnut',
+};
+const columnList = z
+  .array(
+    z.union([
+      z.string().regex(/^[A-Za-z]{1,3}$/, 'column letters such as "B"'),
+      z.number().int().min(1).max(16384),
+    ]),
+  )
+  .min(1);
+const tableStyle = z
+  .string()
+  .trim()
+  .regex(/^TableStyle(Light([1-9]|1[0-9]|2[0-1])|Medium([1-9]|1[0-9]|2[0-8])|Dark([1-9]|1[01]))$/, {
+    message: 'must be a built-in table style such as "TableStyleMedium2" (Light1-21, Medium1-28, Dark1-11)',
+  });
+const tableName = z
+  .string()
+  .trim()
+  .regex(
+    /^[A-Za-z_\\][A-Za-z0-9_.\\]{0,254}$/,
+    'letters, digits, "_" and "." only, starting with a letter or "_"',
+  )
+  .refine((v) => !/^[A-Za-z]{1,3}\d+$/.test(v) && !/^[RrCc]$/.test(v), 'must not look like a cell reference');
 
 export const OP_SCHEMAS = {
   set_value: z
@@ -468,6 +520,93 @@ export const OP_SCHEMAS = {
     .describe(
       'Delete a worksheet; references to it elsewhere become #REF! (as in Excel). At least one visible sheet must remain.',
     ),
+  auto_fit_columns: z
+    .object({
+      op: z.literal('auto_fit_columns'),
+      sheet,
+      columns: columnList
+        .optional()
+        .describe('Columns as letters or 1-based numbers (default: every column with text).'),
+      min_width: z.number().positive().max(255).optional().describe('Narrowest width, in characters.'),
+      max_width: z.number().positive().max(255).optional().describe('Widest width, in characters.'),
+    })
+    .strict()
+    .superRefine((v, ctx) => {
+      if (v.min_width !== undefined && v.max_width !== undefined && v.min_width > v.max_width)
+        ctx.addIssue({ code: 'custom', path: ['min_width'], message: 'min_width is larger than max_width' });
+    })
+    .describe(
+      'Fit column widths to the widest text they show, measured with the fonts of exstruct_capture_sheet_images (Calibri metrics).',
+    ),
+  apply_table_style: z
+    .object({
+      op: z.literal('apply_table_style'),
+      sheet,
+      range: range.describe('The table, header row first, e.g. "A1:D20".'),
+      style: tableStyle.describe(
+        'A built-in style: TableStyleLight1-21, TableStyleMedium1-28, TableStyleDark1-11.',
+      ),
+      table_name: tableName.optional().describe('Unique in the workbook (default Table1, Table2, …).'),
+    })
+    .strict()
+    .superRefine((v, ctx) => {
+      if (cellCount(v.range).rows < 2)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['range'],
+          message: 'a table needs a header row and at least one row below it',
+        });
+    })
+    .describe('Make a range an Excel table with a built-in style; its first row holds the column headers.'),
+  create_chart: z
+    .object({
+      op: z.literal('create_chart'),
+      sheet: sheet.describe('The sheet the chart is placed on.'),
+      chart_type: z.preprocess(
+        (v) =>
+          typeof v === 'string' ? (CHART_ALIASES[v.trim().toLowerCase()] ?? v.trim().toLowerCase()) : v,
+        z.enum(CHART_TYPES),
+      ),
+      data_range: qualifiedRange.describe(
+        'The data, e.g. "A1:C13" or "\'Data\'!A1:C13" (other sheets allowed).',
+      ),
+      category_range: qualifiedRange
+        .optional()
+        .describe('Category labels (x values for scatter); default: a first column of text.'),
+      anchor_cell: cell.describe("The cell at the chart's top-left corner."),
+      chart_name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(255)
+        .optional()
+        .describe('Unique on the sheet (default "Chart N").'),
+      width: z.number().positive().max(10000).default(360).describe('Points (default 360).'),
+      height: z.number().positive().max(10000).default(220).describe('Points (default 220).'),
+      titles_from_data: z
+        .boolean()
+        .default(true)
+        .describe('The first row (column) of data_range names the series.'),
+      series_from_rows: z
+        .boolean()
+        .default(false)
+        .describe('Each row of data_range is a series (default: each column).'),
+      title: z.string().max(255).optional().describe('Chart title.'),
+      x_axis_title: z.string().max(255).optional(),
+      y_axis_title: z.string().max(255).optional(),
+    })
+    .strict()
+    .describe(
+      'Add a chart (line, column, bar, area, pie, doughnut, scatter, radar) over cell ranges; Excel and LibreOffice draw it from the cells.',
+    ),
+  delete_chart: z
+    .object({ op: z.literal('delete_chart'), sheet, chart_name: z.string().trim().min(1) })
+    .strict()
+    .describe('Delete a chart by its name (the inverse of create_chart).'),
+  delete_table: z
+    .object({ op: z.literal('delete_table'), sheet, table_name: z.string().trim().min(1) })
+    .strict()
+    .describe('Remove a table by its name; the cells keep their values (the inverse of apply_table_style).'),
   restore_design_snapshot: z
     .object({
       op: z.literal('restore_design_snapshot'),
@@ -573,6 +712,23 @@ export const OP_EXAMPLES: Record<OpName, Record<string, unknown>> = {
   unmerge_cells: { op: 'unmerge_cells', sheet: 'Sheet1', range: 'A1:D1' },
   rename_sheet: { op: 'rename_sheet', sheet: 'Sheet1', new_name: 'Data' },
   delete_sheet: { op: 'delete_sheet', sheet: 'Old data' },
+  auto_fit_columns: { op: 'auto_fit_columns', sheet: 'Sheet1', columns: ['A', 'B'], max_width: 50 },
+  apply_table_style: {
+    op: 'apply_table_style',
+    sheet: 'Sheet1',
+    range: 'A1:C10',
+    style: 'TableStyleMedium2',
+  },
+  create_chart: {
+    op: 'create_chart',
+    sheet: 'Sheet1',
+    chart_type: 'column',
+    data_range: 'A1:C13',
+    anchor_cell: 'E2',
+    title: 'Sales',
+  },
+  delete_chart: { op: 'delete_chart', sheet: 'Sheet1', chart_name: 'Chart 1' },
+  delete_table: { op: 'delete_table', sheet: 'Sheet1', table_name: 'Table1' },
   restore_design_snapshot: {
     op: 'restore_design_snapshot',
     sheet: 'Sheet1',
@@ -615,6 +771,20 @@ export const OP_RULES: Partial<Record<OpName, string[]>> = {
     'must not overlap an existing merged range',
     'at most 1,048,576 cells (a whole column, or 64 whole rows)',
   ],
+  auto_fit_columns: [
+    'widths come from the text each cell shows (number formats applied, bold/size counted), plus padding; text merged across columns does not count',
+    'columns without text keep their width (a warning names them)',
+  ],
+  apply_table_style: [
+    'the first row of range holds the headers: distinct, non-empty texts',
+    'refused over merged cells or another table; the table name is unique in the workbook',
+  ],
+  create_chart: [
+    'titles_from_data: the first row (or column with series_from_rows) of data_range names the series',
+    'a first column of text below the titles becomes the categories unless category_range is given; scatter takes it as x values',
+    'pie and doughnut draw the first series; the chart shows what the cells hold when Excel or LibreOffice opens the file',
+  ],
+  delete_chart: ['deletes a chart created earlier in the same call, or one already on the sheet'],
   delete_sheet: ['the last visible sheet cannot be deleted'],
   rename_sheet: ['new_name must not exist yet (case-insensitive)'],
 };

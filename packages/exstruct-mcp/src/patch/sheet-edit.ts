@@ -54,6 +54,8 @@ export class SheetEdit {
   readonly arrays: CellRange[] = [];
   /** Header rows of tables on this sheet (their text is also stored in the table part). */
   readonly tableHeaders: { name: string; range: CellRange }[] = [];
+  /** Tables on this sheet, whole (apply_table_style refuses to overlap them). */
+  readonly tables: { name: string; range: CellRange }[] = [];
   /** Shared formula groups whose master was overwritten: their other cells get explicit formulas. */
   readonly brokenShared = new Map<string, SharedMaster>();
   private colsCache: ColSpan[] | undefined;

@@ -6,7 +6,7 @@ export type { FormulaIssue, Scalar, PatchOp };
 
 /** spec 6: a value before/after an op. `style`/`dimension` describe formatting ops. */
 export interface PatchValue {
-  kind: 'value' | 'formula' | 'sheet' | 'style' | 'dimension';
+  kind: 'value' | 'formula' | 'sheet' | 'style' | 'dimension' | 'chart';
   value: Scalar | null;
 }
 

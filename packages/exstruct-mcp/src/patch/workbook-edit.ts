@@ -14,6 +14,7 @@ import { keepChunks, KEEP_INFLATED_MAX, openInflated } from './inflate.js';
 import { inPart, readPartText } from './part-errors.js';
 import { PatchOpError } from './types.js';
 import { undoState } from './undo-state.js';
+import { loadObjectNames } from './parts/object-parts.js';
 
 /** A sheet as the ops see it: existing (with its part) or added by an earlier op. */
 export interface SheetRef {
@@ -181,8 +182,32 @@ export function collectTargets(
         }
         break;
       case 'unmerge_cells':
+      case 'delete_chart':
+      case 'delete_table':
         if (original) rowsOf(original);
         break;
+      case 'auto_fit_columns':
+        // Every cell of the columns counts: the whole sheet is read.
+        if (original) targets.set(original, 'all');
+        break;
+      case 'apply_table_style': {
+        // The header row names the table's columns.
+        const [first = '', last = first] = op.range.split(':');
+        addRange(original, `${first}:${last.replace(/\d+$/, '')}${first.replace(/^[A-Z]+/, '')}`);
+        break;
+      }
+      case 'create_chart': {
+        if (original) rowsOf(original);
+        // The data's first column (or row) tells whether it holds category labels.
+        const bang = op.data_range.lastIndexOf('!');
+        const named =
+          bang < 0 ? undefined : op.data_range.slice(0, bang).replace(/^'|'$/g, '').replace(/''/g, "'");
+        addRange(
+          named === undefined ? original : identity.get(named.toLowerCase()),
+          op.data_range.slice(bang + 1),
+        );
+        break;
+      }
       case 'restore_design_snapshot':
         for (const c of op.design_snapshot.cell_styles ?? []) addRange(original, c.cell);
         if (original) {
@@ -271,6 +296,8 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
   for (const ref of refs)
     if (ref.edit && ref.entry && targets.has(ref.name)) await loadTableHeaders(pkg, ref.entry.part, ref.edit);
   const edit = new WorkbookEdit(pkg, refs, stylesXml);
+  if (ops.some((op) => op.op === 'apply_table_style' || op.op === 'create_chart' || op.op === 'delete_chart'))
+    await loadObjectNames(pkg, edit);
   undoState(edit).richStrings = richStrings; // undoing an overwrite cannot bring their runs back
   edit.definedNames = new Set(parseDefinedNames(pkg.workbookXml).map((n) => n.name.toUpperCase()));
   return edit;
@@ -296,6 +323,7 @@ async function loadTableHeaders(pkg: WorkbookPackage, part: string, sheet: Sheet
         name: attrs.get('displayName') ?? attrs.get('name') ?? 'table',
         range: { start: range.start, end: { row: range.start.row + headerRows - 1, col: range.end.col } },
       });
+      sheet.tables.push({ name: attrs.get('displayName') ?? attrs.get('name') ?? 'table', range });
     } catch {
       /* an unreadable ref: nothing to guard */
     }

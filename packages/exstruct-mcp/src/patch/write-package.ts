@@ -23,6 +23,7 @@ import { escapeXml, sheetDataScope } from './xml.js';
 import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import { openInflated } from './inflate.js';
+import { writeObjectParts } from './parts/object-parts.js';
 import { inPart, partError, readPartText } from './part-errors.js';
 import type { PatchOp } from './op-schemas.js';
 
@@ -190,6 +191,20 @@ export async function writePackage(
   }
   if (relAdds.length || relRemoves.length)
     replaced.set(pkg.workbookRelsPart.toLowerCase(), rewriteRels(pkg.workbookRelsXml, relAdds, relRemoves));
+  if (typeAdds.length || typeRemoves.length)
+    replaced.set('[content_types].xml', rewriteContentTypes(pkg.contentTypesXml, typeAdds, typeRemoves));
+
+  // Charts and tables the ops added (their parts, relationships, and the sheets' references to them).
+  await writeObjectParts(pkg, edit, {
+    entryNames,
+    added: added as { part: string; data: string }[],
+    replaced: replaced as Map<string, string>,
+    deleted,
+    typeAdds,
+    typeRemoves,
+    partOf: (ref) => ref.entry?.part || newParts.get(ref),
+    conformance: pkg.conformance,
+  });
   if (typeAdds.length || typeRemoves.length)
     replaced.set('[content_types].xml', rewriteContentTypes(pkg.contentTypesXml, typeAdds, typeRemoves));
 

@@ -9,7 +9,7 @@ import { fitEditAnswer } from './answer-size.js';
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 export const PatchValueSchema = z.object({
-  kind: z.enum(['value', 'formula', 'sheet', 'style', 'dimension']),
+  kind: z.enum(['value', 'formula', 'sheet', 'style', 'dimension', 'chart']),
   value: scalar,
 });
 

@@ -1,6 +1,8 @@
 // The ops catalogue's ops, each to the handler that applies it: a new op gets its schema in
 // op-schemas.ts and its handler here (the type refuses a catalogue op without one).
 import type { OpName, PatchOp } from '../op-schemas.js';
+import { autoFitColumns } from './auto-fit.js';
+import { createChart, deleteChart } from './chart-ops.js';
 import { fillFormula, setFormula, setFormulaIf, setRangeValues, setValue, setValueIf } from './cell-ops.js';
 import {
   drawGridBorder,
@@ -16,6 +18,7 @@ import { mergeCells, unmergeCells } from './merge-ops.js';
 import type { OpContext, OpHandler, OpOutcome } from './op-handler.js';
 import { restoreDesignSnapshot } from './restore-snapshot.js';
 import { addSheet, deleteSheet, renameSheet } from './sheet-ops.js';
+import { applyTableStyle, deleteTable } from './table-ops.js';
 
 export const OP_HANDLERS: { readonly [K in OpName]: OpHandler<K> } = {
   set_value: setValue,
@@ -37,6 +40,11 @@ export const OP_HANDLERS: { readonly [K in OpName]: OpHandler<K> } = {
   unmerge_cells: unmergeCells,
   rename_sheet: renameSheet,
   delete_sheet: deleteSheet,
+  auto_fit_columns: autoFitColumns,
+  apply_table_style: applyTableStyle,
+  create_chart: createChart,
+  delete_chart: deleteChart,
+  delete_table: deleteTable,
   restore_design_snapshot: restoreDesignSnapshot,
 };
 
