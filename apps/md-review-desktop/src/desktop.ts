@@ -1,9 +1,10 @@
 import type * as Electron from 'electron';
 import { isExternalLink, isSameOrigin, reviewUrlFromArgv } from './review-url.js';
 import { CONTENT_SECURITY_POLICY, WEB_PREFERENCES } from './security.js';
+import { placeWindow, WindowStateFile, type Bounds } from './window-state.js';
 
 /** The parts of the `electron` module the app uses (tests pass a stand-in). */
-export type ElectronApi = Pick<typeof Electron, 'app' | 'BrowserWindow' | 'session' | 'shell'>;
+export type ElectronApi = Pick<typeof Electron, 'app' | 'BrowserWindow' | 'session' | 'shell' | 'screen'>;
 
 export interface DesktopOptions {
   /** Where messages for a person at a terminal go. */
@@ -28,13 +29,21 @@ export function startDesktop(
   argv: readonly string[],
   options: DesktopOptions = {},
 ): Desktop | undefined {
-  const { app, BrowserWindow, session, shell } = electron;
+  const { app, BrowserWindow, session, shell, screen } = electron;
   const log = options.log ?? ((line: string) => console.error(line));
   if (!app.requestSingleInstanceLock()) {
     app.quit(); // the running app got our argv in its 'second-instance' event
     return undefined;
   }
   const open = new Map<string, Electron.BrowserWindow>();
+  let windowState: WindowStateFile | undefined;
+  const stateFile = () => (windowState ??= new WindowStateFile(app.getPath('userData')));
+  /** Bounds are usable when most of the window's top is on some display (a monitor may be unplugged). */
+  const onScreen = (bounds: Bounds) =>
+    screen.getAllDisplays().some(({ workArea: a }) => {
+      const overlap = Math.min(bounds.x + bounds.width, a.x + a.width) - Math.max(bounds.x, a.x);
+      return overlap >= Math.min(200, bounds.width) && bounds.y >= a.y && bounds.y < a.y + a.height - 40;
+    });
 
   const show = (url: URL): Electron.BrowserWindow => {
     const id = `${url.origin}${url.pathname}`;
@@ -45,9 +54,9 @@ export function startDesktop(
       existing.focus();
       return existing;
     }
+    const saved = stateFile().load();
     const window = new BrowserWindow({
-      width: 1280,
-      height: 860,
+      ...placeWindow(saved, open.size, onScreen),
       minWidth: 420,
       minHeight: 400,
       title: 'md-review',
@@ -56,7 +65,19 @@ export function startDesktop(
       webPreferences: { ...WEB_PREFERENCES },
     });
     open.set(id, window);
-    window.once('ready-to-show', () => window.show());
+    window.once('ready-to-show', () => {
+      if (saved?.maximized && open.size === 1) window.maximize();
+      window.show();
+    });
+    // The review's title is the window's (the page names itself "<title> — md-review").
+    window.on('page-title-updated', (event, title) => {
+      event.preventDefault();
+      window.setTitle(title || 'md-review');
+    });
+    // Size and place are remembered when the window closes (the last one closed wins).
+    window.on('close', () =>
+      stateFile().save({ bounds: window.getNormalBounds(), maximized: window.isMaximized() }),
+    );
     window.on('closed', () => open.delete(id));
     lockDown(window.webContents, url.origin);
     void window.loadURL(url.href);

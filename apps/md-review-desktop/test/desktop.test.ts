@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDesktop } from '../src/desktop.js';
 import { asReviewUrl, reviewUrlFromArgv } from '../src/review-url.js';
@@ -101,5 +103,87 @@ describe('the main process (with a stand-in for electron)', () => {
     expect(FakeWindow.created).toEqual([]);
     expect(lines[0]).toMatch(/^usage: md-review-desktop http:\/\/127\.0\.0\.1/);
     expect(fake.app.quitCalls).toBe(1);
+  });
+
+  it("remembers the window's size and place, and restores them only where a screen still is", async () => {
+    const first = fakeElectron();
+    startDesktop(first.electron, ['electron', '.', REVIEW], quiet);
+    await first.ready();
+    const window = FakeWindow.created[0]!;
+    expect(window.options).toMatchObject({ width: 1280, height: 860 }); // nothing remembered yet
+    window.bounds = { x: 300, y: 120, width: 1000, height: 700 };
+    window.maximized = true;
+    window.close();
+    const state = JSON.parse(readFileSync(path.join(first.userData, 'window-state.json'), 'utf8')) as unknown;
+    expect(state).toEqual({ bounds: { x: 300, y: 120, width: 1000, height: 700 }, maximized: true });
+
+    // The next launch opens where the last window was, maximized again.
+    const next = fakeElectron({ userData: first.userData });
+    startDesktop(next.electron, ['electron', '.', REVIEW], quiet);
+    await next.ready();
+    const reopened = FakeWindow.created[0]!;
+    expect(reopened.options).toMatchObject({ x: 300, y: 120, width: 1000, height: 700 });
+    reopened.emit('ready-to-show');
+    expect(reopened.maximized).toBe(true);
+
+    // That monitor is gone: the default size, placed by the system.
+    const elsewhere = fakeElectron({
+      userData: first.userData,
+      displays: [{ workArea: { x: 2000, y: 0, width: 1280, height: 800 } }],
+    });
+    startDesktop(elsewhere.electron, ['electron', '.', REVIEW], quiet);
+    await elsewhere.ready();
+    expect(FakeWindow.created[0]!.options).toMatchObject({ width: 1280, height: 860 });
+    expect(FakeWindow.created[0]!.options.x).toBeUndefined();
+  });
+
+  it('a second review opens a new window of the same instance, cascaded, with the same hardened settings', async () => {
+    const fake = fakeElectron();
+    startDesktop(fake.electron, ['electron', '.', REVIEW], quiet);
+    await fake.ready();
+    FakeWindow.created[0]!.bounds = { x: 200, y: 100, width: 1100, height: 760 };
+    FakeWindow.created[0]!.close(); // remembered
+    startDesktop(fakeElectron({ userData: fake.userData }).electron, ['electron', '.', REVIEW], quiet);
+    const again = fakeElectron({ userData: fake.userData });
+    startDesktop(again.electron, ['electron', '.', REVIEW], quiet);
+    await again.ready();
+    again.app.emit(
+      'second-instance',
+      {},
+      ['electron', '.', 'http://127.0.0.1:50000/review/other#token=t'],
+      '/',
+    );
+    const [one, two] = FakeWindow.created.slice(-2);
+    expect(one!.options).toMatchObject({ x: 200, y: 100 });
+    expect(two!.options).toMatchObject({ x: 228, y: 128, width: 1100, height: 760 });
+    for (const window of [one!, two!]) {
+      expect(window.options.webPreferences).toEqual({
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        nodeIntegrationInSubFrames: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        webviewTag: false,
+        navigateOnDragDrop: false,
+        spellcheck: true,
+      });
+      // Navigation stays on the window's own review server; new windows are never opened.
+      const origin = new URL(window.loaded[0]!).origin;
+      expect(window.webContents.tryEvent('will-navigate', `${origin}/review/x#token=y`)).toBe(false);
+      expect(window.webContents.tryEvent('will-navigate', 'http://127.0.0.1:1/review/x')).toBe(true);
+      expect(window.webContents.tryEvent('will-redirect', 'https://example.com/')).toBe(true);
+      expect(window.webContents.openHandler!({ url: `${origin}/review/x` })).toEqual({ action: 'deny' });
+    }
+  });
+
+  it("shows the review's title in the window title", async () => {
+    const fake = fakeElectron();
+    startDesktop(fake.electron, ['electron', '.', REVIEW], quiet);
+    await fake.ready();
+    const window = FakeWindow.created[0]!;
+    expect(window.tryEvent('page-title-updated', 'Migration plan review — md-review', true)).toBe(true);
+    expect(window.title).toBe('Migration plan review — md-review');
   });
 });

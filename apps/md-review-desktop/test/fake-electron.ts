@@ -1,6 +1,9 @@
 // A stand-in for the `electron` module: Electron's binary cannot be downloaded on these machines, and
 // the main process's logic (which window shows what, what is refused) needs no real window to be tested.
 import { EventEmitter } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ElectronApi } from '../src/desktop.js';
 
 type Handler = (details: { url: string }) => { action: 'allow' | 'deny' };
@@ -29,9 +32,32 @@ export class FakeWindow extends EventEmitter {
   focused = 0;
   shown = false;
   destroyed = false;
+  title = '';
+  maximized = false;
+  bounds: { x: number; y: number; width: number; height: number };
   constructor(readonly options: Record<string, unknown>) {
     super();
+    const o = options as { x?: number; y?: number; width: number; height: number };
+    this.bounds = { x: o.x ?? 100, y: o.y ?? 100, width: o.width, height: o.height };
     FakeWindow.created.push(this);
+  }
+  setTitle(title: string) {
+    this.title = title;
+  }
+  getNormalBounds() {
+    return { ...this.bounds };
+  }
+  isMaximized() {
+    return this.maximized;
+  }
+  maximize() {
+    this.maximized = true;
+  }
+  /** Emits an event whose default the app may prevent; answers whether it did. */
+  tryEvent(name: string, ...args: unknown[]): boolean {
+    let prevented = false;
+    this.emit(name, { preventDefault: () => (prevented = true) }, ...args);
+    return prevented;
   }
   loadURL(url: string) {
     this.loaded.push(url);
@@ -52,12 +78,19 @@ export class FakeWindow extends EventEmitter {
     return this.destroyed;
   }
   close() {
+    this.emit('close', { preventDefault: () => undefined });
     this.destroyed = true;
     this.emit('closed');
   }
 }
 
-export function fakeElectron(options: { lock?: boolean } = {}) {
+/** A 1920×1080 display at the origin, unless the test says otherwise. */
+export const ONE_DISPLAY = [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }];
+
+export function fakeElectron(
+  options: { lock?: boolean; userData?: string; displays?: typeof ONE_DISPLAY } = {},
+) {
+  const userData = options.userData ?? mkdtempSync(path.join(os.tmpdir(), 'md-review-desktop-'));
   FakeWindow.created = [];
   let ready!: () => void;
   const whenReady = new Promise<void>((resolve) => (ready = resolve));
@@ -68,6 +101,10 @@ export function fakeElectron(options: { lock?: boolean } = {}) {
       app.quitCalls++;
     },
     whenReady: () => whenReady,
+    getPath: (name: string) => {
+      if (name !== 'userData') throw new Error(`unexpected app.getPath(${name})`);
+      return userData;
+    },
   });
   const headerHooks: Array<
     (
@@ -87,6 +124,7 @@ export function fakeElectron(options: { lock?: boolean } = {}) {
       },
     },
     shell: { openExternal: async (url: string) => void opened.push(url) },
+    screen: { getAllDisplays: () => options.displays ?? ONE_DISPLAY },
   };
   return {
     electron: electron as unknown as ElectronApi,
@@ -99,5 +137,6 @@ export function fakeElectron(options: { lock?: boolean } = {}) {
     headerHooks,
     permission: (name: string) => new Promise<boolean>((resolve) => permissionHandler!({}, name, resolve)),
     opened,
+    userData,
   };
 }
