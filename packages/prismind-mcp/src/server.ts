@@ -36,7 +36,7 @@ const INSTRUCTIONS =
 
 /**
  * One server: opens the store named by config.toml (a missing file means the local store in
- * $PRISMIND_HOME) and registers the 17 tools and the document resources. A broken config.toml or an
+ * $PRISMIND_HOME) and registers the spec's 17 tools, update_knowledge and the document resources. A broken config.toml or an
  * unusable store does not stop the server: every tool answers with that error and how to fix it.
  */
 export async function createServer(options: PrismindServerOptions) {

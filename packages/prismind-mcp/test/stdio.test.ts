@@ -29,6 +29,8 @@ const SPEC_TOOLS = [
   'add_knowledge',
   'search_knowledge',
 ];
+/** The spec's tools, then the knowledge lifecycle's 更新/削除 (issue 23). */
+const TOOLS = [...SPEC_TOOLS, 'update_knowledge'];
 
 let store: StoreFixture;
 beforeAll(async () => {
@@ -37,12 +39,12 @@ beforeAll(async () => {
 afterAll(async () => store.cleanup());
 
 describe('the built bin over stdio', () => {
-  it("lists the spec's 17 tools with annotations, serves documents as resources, keeps state across restarts", async () => {
+  it("lists the spec's 17 tools and update_knowledge with annotations, serves documents as resources, keeps state across restarts", async () => {
     const first = await spawnStdioClient(process.execPath, [BIN, '--root', store.home], { env: store.env });
     let docId: string;
     try {
       const { tools } = await first.client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(SPEC_TOOLS);
+      expect(tools.map((t) => t.name)).toEqual(TOOLS);
       for (const tool of tools) {
         expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf('boolean');
         expect(tool.description!.length, tool.name).toBeGreaterThan(60);

@@ -27,6 +27,7 @@ const BUDGETS: Record<string, number> = {
   update_progress: 300,
   add_knowledge: 150,
   search_knowledge: 125,
+  update_knowledge: 130,
 };
 
 type Tool = Awaited<ReturnType<Connected['client']['listTools']>>['tools'][number];
@@ -115,12 +116,17 @@ describe('every tool, called from what tools/list says', () => {
     expect(listed.total_count).toBe(1);
     expect((await ok<{ synced_count: number }>('sync_catalog', {})).synced_count).toBe(1);
 
-    await ok('add_knowledge', {
+    const added = await ok<{ knowledge_id: string }>('add_knowledge', {
       content: '罠はトリガーボリュームで判定すると安定する',
       category: '技術Tips',
     });
     const knowledge = await ok<{ total_count: number }>('search_knowledge', { query: '罠', limit: 3 });
     expect(knowledge.total_count).toBe(1);
+    const corrected = await ok<{ updated_fields: string[] }>('update_knowledge', {
+      knowledge_id: added.knowledge_id,
+      category: '落とし穴',
+    });
+    expect(corrected.updated_fields).toEqual(['category']);
 
     await ok('save_session', { notes: '途中' });
     await ok('end_session', { summary: 'BTノード生成の手順書を書いた', next_action: 'デコレータ' });

@@ -92,3 +92,91 @@ export async function searchKnowledge(engine: Engine, input: SearchKnowledgeInpu
     message: foundMessage(query, '知見', result.total_count, shown, near),
   };
 }
+
+export interface UpdateKnowledgeInput {
+  knowledge_id: string;
+  content?: string | undefined;
+  category?: string | undefined;
+  tags?: string[] | undefined;
+  source?: string | undefined;
+  delete?: boolean | undefined;
+}
+
+function knowledgeNotFound(id: string): ToolError {
+  return new ToolError('NOT_FOUND', `知見 '${id}' はありません。`, {
+    hint: 'Find the knowledge_id with search_knowledge.',
+    details: { knowledge_id: id },
+  });
+}
+
+/**
+ * The knowledge lifecycle's 更新 and 削除: corrects an entry (content, category, tags, source) or removes
+ * it, keeping its search index exact. Tags that were generated follow new content; given tags replace
+ * them. A removal answers with the entry as it was, so a mistake can be undone with add_knowledge.
+ */
+export async function updateKnowledge(engine: Engine, input: UpdateKnowledgeInput) {
+  const id = input.knowledge_id.trim();
+  const content = input.content?.trim();
+  if (content !== undefined) {
+    if (!content)
+      throw new ToolError('INVALID_ARGUMENT', 'content is empty.', { details: { field: 'content' } });
+    checkSize('content', content, engine.config.limits.max_knowledge_bytes, 'limits.max_knowledge_bytes');
+  }
+  const category = input.category?.trim();
+  if (category === '')
+    throw new ToolError('INVALID_ARGUMENT', 'category is empty.', { details: { field: 'category' } });
+  const given = input.tags?.map((t) => t.trim()).filter(Boolean);
+  const changes = [content, category, input.tags, input.source].some((v) => v !== undefined);
+  if (input.delete && changes) {
+    throw new ToolError('INVALID_ARGUMENT', 'delete=true removes the entry: give no other change with it.', {
+      details: { field: 'delete' },
+    });
+  }
+  if (!input.delete && !changes) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      'Nothing to update: give content, category, tags or source (or delete=true).',
+    );
+  }
+  return engine.backend.write(async (stores) => {
+    const entry = await stores.search.getKnowledge(id);
+    if (!entry) throw knowledgeNotFound(id);
+    if (input.delete) {
+      await stores.search.removeKnowledge(entry.knowledge_id);
+      return {
+        success: true,
+        knowledge_id: entry.knowledge_id,
+        updated_fields: [] as string[],
+        tags: entry.tags,
+        deleted: entry,
+        message: `知見 '${entry.knowledge_id}' を削除しました（内容は deleted に残しています）。`,
+      };
+    }
+    const next: KnowledgeEntry = { ...entry };
+    if (content !== undefined) next.content = content;
+    if (category !== undefined) next.category = category;
+    if (input.source !== undefined) next.source = input.source.trim();
+    if (given !== undefined) next.tags = [...new Set(given)];
+    else if (content !== undefined && tagsWereGenerated(entry))
+      next.tags = extractKeywords(next.content, TAGS);
+    const updated = (['content', 'category', 'tags', 'source'] as const).filter(
+      (key) => JSON.stringify(next[key]) !== JSON.stringify(entry[key]),
+    );
+    if (updated.length > 0) await stores.search.updateKnowledge(next);
+    return {
+      success: true,
+      knowledge_id: entry.knowledge_id,
+      updated_fields: updated,
+      tags: next.tags,
+      message:
+        updated.length === 0
+          ? '変更はありません。'
+          : `知見 '${entry.knowledge_id}' を更新しました（${updated.join(', ')}）。`,
+    };
+  });
+}
+
+/** Tags made by add_knowledge from the content (the same words come out of it again). */
+function tagsWereGenerated(entry: KnowledgeEntry): boolean {
+  return JSON.stringify(extractKeywords(entry.content, TAGS)) === JSON.stringify(entry.tags);
+}

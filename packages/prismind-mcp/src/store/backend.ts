@@ -182,6 +182,12 @@ export interface SearchIndex {
   rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number>;
   searchCatalog(query: CatalogQuery): Promise<SearchResult<ScoredCatalogEntry>>;
   addKnowledge(entry: KnowledgeEntry): Promise<void>;
+  /** One knowledge entry (inside a write: held until the transaction ends, for update or removal). */
+  getKnowledge(knowledgeId: string): Promise<KnowledgeEntry | undefined>;
+  /** Replaces the entry with the same id, its tags and its search index entry. */
+  updateKnowledge(entry: KnowledgeEntry): Promise<void>;
+  /** Removes the entry, its tags, its search index entry and its vectors. */
+  removeKnowledge(knowledgeId: string): Promise<void>;
   searchKnowledge(query: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>>;
   /** Knowledge entries by id (for export). */
   listKnowledge(project?: string): Promise<KnowledgeEntry[]>;

@@ -16,6 +16,7 @@ import { startSessionTool } from './start-session.js';
 import { switchProjectTool } from './switch-project.js';
 import { syncCatalogTool } from './sync-catalog.js';
 import { updateDocumentTool } from './update-document.js';
+import { updateKnowledgeTool } from './update-knowledge.js';
 import { updateProgressTool } from './update-progress.js';
 import { updateProjectTool } from './update-project.js';
 
@@ -60,7 +61,7 @@ function withSaveTriggers(tool: AnyTool, triggers: SaveTriggers): AnyTool {
   };
 }
 
-/** The spec's 17 tools, in the spec's order. */
+/** The spec's 17 tools, in the spec's order, then update_knowledge (the lifecycle's 更新 and 削除). */
 export function allTools(engine: Engine, triggers: SaveTriggers): AnyTool[] {
   return [
     setupProjectTool(engine),
@@ -80,5 +81,6 @@ export function allTools(engine: Engine, triggers: SaveTriggers): AnyTool[] {
     updateProgressTool(engine),
     addKnowledgeTool(engine),
     searchKnowledgeTool(engine),
+    updateKnowledgeTool(engine),
   ].map((tool) => withSaveTriggers(tool, triggers));
 }

@@ -397,6 +397,9 @@ export function googleSearch(txn: GoogleTxn): SearchIndex {
     rebuildCatalog: (project, docs) => local.rebuildCatalog(project, docs),
     searchCatalog: (query) => local.searchCatalog(query),
     addKnowledge: (entry) => local.addKnowledge(entry),
+    getKnowledge: (id) => local.getKnowledge(id),
+    updateKnowledge: (entry) => local.updateKnowledge(entry),
+    removeKnowledge: (id) => local.removeKnowledge(id),
     searchKnowledge: (query) => local.searchKnowledge(query),
     listKnowledge: (project) => local.listKnowledge(project),
   };

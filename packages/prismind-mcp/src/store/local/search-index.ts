@@ -122,6 +122,48 @@ export class LocalSearchIndex implements SearchIndex {
     embedLater(this.ctx, 'knowledge', id, text, this.vectorQueue);
   }
 
+  async getKnowledge(knowledgeId: string): Promise<KnowledgeEntry | undefined> {
+    const row = this.ctx.db.prepare('SELECT * FROM knowledge WHERE knowledge_id = ?').get(knowledgeId) as
+      KnowledgeRow | undefined;
+    return row ? toKnowledge(row) : undefined;
+  }
+
+  async updateKnowledge(entry: KnowledgeEntry): Promise<void> {
+    assertWritable(this.ctx);
+    const row = this.ctx.db
+      .prepare(
+        `UPDATE knowledge SET content = ?, category = ?, project = ?, tags = ?, source = ?
+         WHERE knowledge_id = ? RETURNING id`,
+      )
+      .get(
+        entry.content,
+        entry.category,
+        entry.project,
+        JSON.stringify(entry.tags),
+        entry.source,
+        entry.knowledge_id,
+      ) as { id: number } | undefined;
+    if (!row) throw new Error(`updateKnowledge: ${entry.knowledge_id} is gone`);
+    this.ctx.db.prepare('DELETE FROM knowledge_tags WHERE id = ?').run(row.id);
+    const tag = this.ctx.db.prepare('INSERT OR IGNORE INTO knowledge_tags (tag, id) VALUES (?, ?)');
+    for (const t of entry.tags) tag.run(tagKey(t), row.id);
+    const text = knowledgeText(entry);
+    this.knowledgeIndex.put(row.id, text);
+    this.ctx.db.prepare("DELETE FROM vectors WHERE kind = 'knowledge' AND item = ?").run(row.id);
+    embedLater(this.ctx, 'knowledge', row.id, text, this.vectorQueue);
+  }
+
+  async removeKnowledge(knowledgeId: string): Promise<void> {
+    assertWritable(this.ctx);
+    const row = this.ctx.db
+      .prepare('DELETE FROM knowledge WHERE knowledge_id = ? RETURNING id')
+      .get(knowledgeId) as { id: number } | undefined;
+    if (!row) return;
+    // knowledge_tags goes with the row (ON DELETE CASCADE).
+    this.knowledgeIndex.remove(row.id);
+    this.ctx.db.prepare("DELETE FROM vectors WHERE kind = 'knowledge' AND item = ?").run(row.id);
+  }
+
   async searchKnowledge(query: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>> {
     const where: string[] = [];
     const params: unknown[] = [];

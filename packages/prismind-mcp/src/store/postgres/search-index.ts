@@ -11,9 +11,11 @@ import {
   assertWritable,
   containsPattern,
   flushPending,
+  forUpdate,
   keyOf,
   lockProject,
   query,
+  queryOne,
   type PgContext,
 } from './context.js';
 import {
@@ -294,6 +296,65 @@ export class PgSearchIndex implements SearchIndex {
     });
     added.catch(() => undefined);
     this.ctx.inflight.push(added);
+  }
+
+  async getKnowledge(knowledgeId: string): Promise<KnowledgeEntry | undefined> {
+    const row = await queryOne<KnowledgeRow>(
+      this.ctx,
+      `SELECT ${KNOWLEDGE_COLUMNS} FROM ${this.ctx.t.knowledge} k WHERE k.knowledge_id = $1 ${forUpdate(this.ctx)}`,
+      [knowledgeId],
+    );
+    return row ? toKnowledge(row) : undefined;
+  }
+
+  async updateKnowledge(entry: KnowledgeEntry): Promise<void> {
+    assertWritable(this.ctx);
+    const { t, ext } = this.ctx;
+    const text = knowledgeText(entry);
+    const searchText = normalizeText(text);
+    const runs = textRuns(searchText);
+    const params = new Params([
+      entry.knowledge_id,
+      entry.content,
+      entry.category,
+      entry.project,
+      entry.project === null ? null : keyOf(entry.project),
+      JSON.stringify(entry.tags),
+      [...new Set(entry.tags.map(tagKey))],
+      entry.source,
+      searchText,
+      shortTermTokenList(runs),
+    ]);
+    // One round trip: the row with its search cache, its folded n-gram vector, the end of its embeddings.
+    const vector = ext.vector
+      ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text, runs))}::${ext.vector}.vector FROM changed
+           ON CONFLICT (id) DO UPDATE SET vec = excluded.vec)`
+      : '';
+    const rows = await query<{ id: string }>(
+      this.ctx,
+      `WITH changed AS (
+         UPDATE ${t.knowledge} SET content = $2, category = $3, project = $4, project_key = $5, tags = $6,
+           tag_keys = $7::text[], source = $8, search_text = $9, tokens = array_to_tsvector($10::text[])
+         WHERE knowledge_id = $1 RETURNING id
+       )${vector},
+       stale AS (DELETE FROM ${t.vectors} WHERE kind = 'knowledge' AND item IN (SELECT id FROM changed))
+       SELECT id FROM changed`,
+      params.values,
+    );
+    if (rows.length === 0) throw new Error(`updateKnowledge: ${entry.knowledge_id} is gone`);
+    embedLater(this.ctx, 'knowledge', Number(rows[0]!.id), text, this.vectorQueue);
+  }
+
+  async removeKnowledge(knowledgeId: string): Promise<void> {
+    assertWritable(this.ctx);
+    const { t } = this.ctx;
+    // The n-gram vector goes with the row (ON DELETE CASCADE); stored embeddings are keyed by its id.
+    await query(
+      this.ctx,
+      `WITH gone AS (DELETE FROM ${t.knowledge} WHERE knowledge_id = $1 RETURNING id)
+       DELETE FROM ${t.vectors} WHERE kind = 'knowledge' AND item IN (SELECT id FROM gone)`,
+      [knowledgeId],
+    );
   }
 
   async searchKnowledge(q: KnowledgeQuery): Promise<SearchResult<ScoredKnowledge>> {
