@@ -153,6 +153,13 @@ describe('MCP Bundles (pnpm bundle)', () => {
         own.filter((e) => ['src', 'test', 'tsconfig.json'].includes(e)),
         bundle.file,
       ).toEqual([]);
+      if (!prebuilt) {
+        // Exactly the server's run-time dependencies as npm installed them: no dev dependency, none missing.
+        const closure = await dependencyClosure(inject('project'), bundle.pkg.name);
+        expect([...new Set(await packagesIn(bundle.dir))].sort(), bundle.file).toEqual(
+          [...new Set(closure.values())].sort(),
+        );
+      }
       lines.push(`${bundle.file}: ${(bundle.bytes / 1024 / 1024).toFixed(1)} MB`);
     }
     console.log(`bundle sizes:\n  ${lines.join('\n  ')}`);
@@ -254,6 +261,25 @@ describe('MCP Bundles (pnpm bundle)', () => {
     }
   });
 });
+
+/** The names of the packages under `dir`'s node_modules, nested ones included. */
+async function packagesIn(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  const modules = path.join(dir, 'node_modules');
+  const entries = await readdir(modules).catch(() => [] as string[]);
+  for (const entry of entries.filter((e) => !e.startsWith('.'))) {
+    const dirs = entry.startsWith('@')
+      ? (await readdir(path.join(modules, entry))).map((name) => path.join(modules, entry, name))
+      : [path.join(modules, entry)];
+    for (const pkgDir of dirs) {
+      const { name } = JSON.parse(await readFile(path.join(pkgDir, 'package.json'), 'utf8')) as {
+        name: string;
+      };
+      names.push(name, ...(await packagesIn(pkgDir)));
+    }
+  }
+  return names;
+}
 
 /** A Node.js (>= 20.19) on PATH whose ABI differs from this one's, if there is one. */
 async function otherNodeOnPath(): Promise<string | undefined> {
