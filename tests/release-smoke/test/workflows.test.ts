@@ -137,7 +137,7 @@ describe('GitHub Actions workflows', () => {
       'changeset version && node scripts/sync-server-versions.mjs',
     );
     expect(root.scripts.release).toMatch(/changeset publish$/);
-    expect(changesets.env).toMatchObject({ NPM_CONFIG_PROVENANCE: 'true' });
+    expect(changesets.env).toMatchObject({ npm_config_provenance: 'true' });
     const bundles = workflow.jobs.bundles!;
     expect(bundles.strategy!.matrix.include!.map((m) => m.platform)).toEqual(['linux', 'darwin', 'win32']);
     expect(bundles.steps.some((s) => s.run?.includes('pnpm@10.34.9 bundle --platform'))).toBe(true);
