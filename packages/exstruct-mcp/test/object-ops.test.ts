@@ -131,7 +131,7 @@ describe('charts, tables and fitted columns', () => {
     zip.close();
     expect(parts.filter((p) => /charts\/chart\d+\.xml$/.test(p))).toHaveLength(8);
     expect(parts.filter((p) => /tables\/table\d+\.xml$/.test(p))).toHaveLength(1);
-  });
+  }, 120_000); // one soffice run: seconds on a quiet machine, much more on a busy one
 
   it('dry_run writes nothing; the inverse ops delete the charts again', async () => {
     const dry = await ws.call<{ out_path: string }>('exstruct_patch', {

@@ -90,7 +90,7 @@ describe('MCP Inspector CLI', () => {
     for (const extra of [[], ['--structured-output']]) {
       const run = await runInspectorCli('tools/list', process.execPath, [BIN, '--root', dir, ...extra]);
       expect(run.exitCode, run.stderr).toBe(0);
-      expect(inspectedTools(run).length).toBe(11);
+      expect(inspectedTools(run).length).toBe(12); // 11 + exstruct_capture_sheet_images (issue 27)
       expect(run.schemaFindings).toEqual([]);
     }
   });
