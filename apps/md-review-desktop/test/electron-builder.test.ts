@@ -70,7 +70,7 @@ describe('electron-builder.yml', () => {
     // The schema is strict enough to catch a misspelt option.
     expect(validate({ ...structuredClone(config), appID: config.appId })).toBe(false);
     expect(validate({ ...structuredClone(config), mac: { hardenedRuntim: true } })).toBe(false);
-  });
+  }, 60_000); // compiling the 360 KB schema takes seconds on a busy machine
 
   it('names the app as the installers place it (README, md-review-mcp)', () => {
     expect(config.appId).toBe('io.github.mcp-workbench.md-review');
