@@ -62,6 +62,15 @@ const scenarios = [
         },
       },
       {
+        tool: 'exstruct_capture_sheet_images',
+        note: 'the sheet as Excel shows it, drawn without Excel: examples/workbooks/images/ keeps these PNGs',
+        args: { xlsx_path: 'sales-report.xlsx', dpi: 96 },
+      },
+      {
+        tool: 'exstruct_capture_sheet_images',
+        args: { xlsx_path: 'flowchart.xlsx', dpi: 96 },
+      },
+      {
         tool: 'exstruct_validate_input',
         note: 'a path outside the roots is refused with a stable code',
         expectError: 'PATH_OUTSIDE_ROOT',
