@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,7 +25,8 @@ describe('config.toml and the store', () => {
       home: store.home,
       config_found: false,
       storage: { backend: 'local', url: '', busy_timeout_ms: 5000 },
-      session: { auto_save_interval: 20, default_user: 'default' },
+      session: { auto_save_interval: 20, default_user: os.userInfo().username },
+      user_source: 'os',
       log: { level: 'INFO', file: '', format: 'text' },
       google: { credentials_path: 'credentials.json', token_path: 'token.json' },
       services: { memory_server_url: 'http://localhost:8080', rag_server_url: 'http://localhost:8000' },

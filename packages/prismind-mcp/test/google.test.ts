@@ -6,6 +6,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
@@ -139,7 +140,7 @@ describe('Google backend: sheets', () => {
       '',
       'BT, ノード',
       expect.stringMatching(/^\d{4}-/),
-      'default',
+      os.userInfo().username,
       'active',
     ]);
     expect(book.sheetByTitle('目録')!.rows[1]![0]!.link).toBe(

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, connect, withProject, type Connected, type StoreFixture } from './harness.js';
@@ -105,7 +106,7 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
       new_task: { phase: 'Phase 1', task_id: 'T01', name: '設計' },
       status: 'in_progress',
     });
-    await client.call('start_session');
+    const me = (await client.call<{ user: string }>('start_session')).user;
     await client.call('end_session', {});
     // Progress moves on in another person's session: this user's saved state is now stale.
     await client.call('start_session', { user: 'bob' });
@@ -115,7 +116,7 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
       new_task: { phase: 'Phase 1', task_id: 'T02', name: '実装', blocked_by: ['T01'] },
     });
     await client.call('end_session', {});
-    const started = await client.call('start_session', { user: 'default' });
+    const started = await client.call('start_session', { user: me });
     expect(started).toMatchObject({
       current_phase: 'Phase 1',
       current_task: 'T02: 実装',
@@ -159,5 +160,43 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
     expect(pressured.message).toMatch(/コンテキストが逼迫しています。セッション状態を保存しました。$/);
     // The count starts again after a pressure save.
     expect((await client.call('list_projects')).message).not.toContain('逼迫');
+  });
+
+  it('two people on one store keep their own sessions; start_session names the user; an old shared state is inherited', async () => {
+    client = await withProject(store, { env: { PRISMIND_USER: 'alice' } });
+    const bob = await connect(store, { env: { PRISMIND_USER: 'bob' } });
+    const someone = await connect(store);
+    try {
+      const alice = await client.call<{ user: string; message: string }>('start_session', {});
+      expect(alice.user).toBe('alice');
+      expect(alice.message).toContain('ユーザー: alice（環境変数 PRISMIND_USER）');
+      await client.call('end_session', { next_action: 'アリスの続き' });
+      expect((await bob.call<{ user: string }>('start_session', { project: 'trapxtrap' })).user).toBe('bob');
+      await bob.call('end_session', { next_action: 'ボブの続き' });
+      expect((await client.call('start_session', {})).next_action).toBe('アリスの続き');
+      expect((await bob.call('start_session', {})).next_action).toBe('ボブの続き');
+      // Without a name of its own, the server works for the OS account, and says so.
+      const own = await someone.call<{ user: string; message: string }>('start_session', {
+        project: 'trapxtrap',
+      });
+      expect(own.user).toBe(os.userInfo().username);
+      expect(own.message).toContain('OS のアカウント名');
+      // A state saved by an older version under the shared user: each person starts from it once.
+      await someone.call('start_session', { user: 'default' });
+      await someone.call('end_session', { next_action: '以前の続き' });
+      const carol = await connect(store, { env: { PRISMIND_USER: 'carol' } });
+      try {
+        const inherited = await carol.call<{ next_action: string; message: string }>('start_session', {
+          project: 'trapxtrap',
+        });
+        expect(inherited.next_action).toBe('以前の続き');
+        expect(inherited.message).toContain('引き継ぎました');
+      } finally {
+        await carol.close();
+      }
+    } finally {
+      await bob.close();
+      await someone.close();
+    }
   });
 });

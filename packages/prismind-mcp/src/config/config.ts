@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { parse, TomlError } from 'smol-toml';
@@ -51,7 +52,8 @@ const ConfigSchema = z
     session: z
       .object({
         auto_save_interval: z.number().int().min(0).max(100_000).default(20),
-        default_user: z.string().min(1).max(200).default('default'),
+        // Empty: PRISMIND_USER, else the OS account (see identityOf).
+        default_user: z.string().max(200).default(''),
         context_budget_tokens: z.number().int().min(0).default(150_000),
       })
       .strict()
@@ -112,6 +114,36 @@ export interface PrismindConfig extends FileConfig {
   config_found: boolean;
   /** GOOGLE_APPLICATION_CREDENTIALS of the environment (Application Default Credentials), if set. */
   google_adc_file: string;
+  /** Where `session.default_user` came from (shown by start_session). */
+  user_source: UserSource;
+}
+
+/** `config`: session.default_user; `env`: PRISMIND_USER; `os`: the OS account; `fallback`: none of them. */
+export type UserSource = 'config' | 'env' | 'os' | 'fallback';
+
+/** The user sessions were saved under before identities (and still, where nothing else is known). */
+export const LEGACY_USER = 'default';
+
+/**
+ * Who this server works for when a tool names no user: `session.default_user`, else PRISMIND_USER, else
+ * the OS account — something that differs between the people of a team, so two people on one shared
+ * store never share a session state.
+ */
+export function identityOf(
+  configured: string,
+  env: NodeJS.ProcessEnv,
+  account: () => string = () => os.userInfo().username,
+): { user: string; source: UserSource } {
+  if (configured.trim()) return { user: configured.trim(), source: 'config' };
+  const fromEnv = env.PRISMIND_USER?.trim();
+  if (fromEnv) return { user: fromEnv.slice(0, 200), source: 'env' };
+  try {
+    const name = account().trim();
+    if (name) return { user: name.slice(0, 200), source: 'os' };
+  } catch {
+    // no passwd entry (a container's anonymous uid): fall through
+  }
+  return { user: LEGACY_USER, source: 'fallback' };
 }
 
 export interface ConfigSources {
@@ -165,12 +197,15 @@ export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
     const what = issue.code === 'unrecognized_keys' ? `unknown key "${key}"` : `"${key}": ${issue.message}`;
     throw configError(file, what, key);
   }
+  const identity = identityOf(checked.data.session.default_user, env);
   const config: PrismindConfig = {
     ...checked.data,
+    session: { ...checked.data.session, default_user: identity.user },
     home,
     config_file: file,
     config_found: found,
     google_adc_file: env.GOOGLE_APPLICATION_CREDENTIALS?.trim() ?? '',
+    user_source: identity.source,
   };
   const backend = env.PRISMIND_BACKEND?.trim();
   if (backend) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ToolError, type Logger } from '@mcp-workbench/core/engine';
-import type { PrismindConfig } from '../config/config.js';
+import { LEGACY_USER, type PrismindConfig } from '../config/config.js';
 import type { ProjectConfig } from '../model/types.js';
 import type { Backend, Stores } from '../store/backend.js';
 
@@ -74,12 +74,13 @@ export async function resolveProject(
     if (!config) throw projectNotFound(project);
     return config;
   }
-  // The running session's project, else the user's current project, else the default user's (a user
-  // who never switched works on the team's current project).
+  // The running session's project, else the user's current project, else this server's user's, else the
+  // one chosen before users had identities of their own (LEGACY_USER: a store from an older version).
   const current =
     engine.active?.project ??
     (await stores.projects.getCurrent(userOf(engine, user)))?.project_id ??
-    (await stores.projects.getCurrent(engine.config.session.default_user))?.project_id;
+    (await stores.projects.getCurrent(engine.config.session.default_user))?.project_id ??
+    (await stores.projects.getCurrent(LEGACY_USER))?.project_id;
   if (current) {
     const config = await stores.projects.get(current);
     if (config) return config;

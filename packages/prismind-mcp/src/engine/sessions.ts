@@ -2,6 +2,7 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import { deriveState, phaseNumber, phaseTaskOf } from '../model/progress.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
 import type { CatalogFilter, Stores } from '../store/backend.js';
+import { LEGACY_USER } from '../config/config.js';
 import { nowIso, resolveProject, userOf, type Engine } from './engine.js';
 
 export const SAVED_MESSAGE = 'セッション状態を保存しました。';
@@ -97,6 +98,22 @@ export async function recommendedDocs(stores: Stores, project: ProjectConfig, ta
   return [...picked.values()];
 }
 
+/** Where the session's user came from, in words (start_session says who it works for). */
+function userSourceText(engine: Engine, given: string | undefined): string {
+  if (given?.trim()) return 'user 引数';
+  if (engine.active) return '実行中のセッション';
+  switch (engine.config.user_source) {
+    case 'config':
+      return 'config.toml の session.default_user';
+    case 'env':
+      return '環境変数 PRISMIND_USER';
+    case 'os':
+      return 'OS のアカウント名。session.default_user か PRISMIND_USER で変更可';
+    default:
+      return '既定値。session.default_user か PRISMIND_USER で各自の名前を設定してください';
+  }
+}
+
 // start_session saves the current project, the session's start and the progress sheet's corrections:
 // all derivable again, so it need not wait for a database server's disk (WriteOptions.durable).
 const START_IS_DERIVABLE = { durable: false } as const;
@@ -106,11 +123,18 @@ export async function startSession(
   input: { project?: string | undefined; user?: string | undefined },
 ) {
   const user = userOf(engine, input.user);
+  const source = userSourceText(engine, input.user);
   return engine.backend.write(async (stores) => {
     const project = await resolveProject(engine, stores, input.project, user);
     const at = nowIso(engine);
     await stores.projects.setCurrent(user, { project_id: project.project_id, switched_at: at });
-    const previous = await stores.sessions.get(project.project_id, user);
+    const own = await stores.sessions.get(project.project_id, user);
+    // A store from before identities saved everyone's state as LEGACY_USER: each person starts from it once.
+    const legacy =
+      own === undefined && user !== LEGACY_USER
+        ? await stores.sessions.get(project.project_id, LEGACY_USER)
+        : undefined;
+    const previous = own ?? (legacy ? { ...legacy, user } : undefined);
     const saved = previous ?? emptyState(project.project_id, user, at);
     const tasks = await stores.tracker.list(project.project_id);
     const { state, corrected } = reconcile(saved, tasks);
@@ -118,7 +142,11 @@ export async function startSession(
     const docs = await recommendedDocs(stores, project, tasks);
     // Once every store call is through: a store may report a failed write at its next call.
     engine.active = { project: project.project_id, user, started_at: at };
-    const lines = [`プロジェクト '${project.project_id}' (${project.name}) のセッションを開始しました。`];
+    const lines = [
+      `プロジェクト '${project.project_id}' (${project.name}) のセッションを開始しました。ユーザー: ${user}（${source}）`,
+    ];
+    if (legacy)
+      lines.push(`共有ユーザー '${LEGACY_USER}' として保存されていたセッション状態を引き継ぎました。`);
     if (corrected.length > 0)
       lines.push(`進捗シートとの差異を修正しました（進捗を正としています）: ${corrected.join('; ')}`);
     if (state.next_action) lines.push(`前回の「次にやること」: ${state.next_action}`);

@@ -15,7 +15,7 @@ export function startSessionTool(engine: Engine) {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: {
       project: z.string().optional().describe('Default: the current project.'),
-      user: z.string().optional().describe('Whose session (default: session.default_user from config.toml).'),
+      user: z.string().optional().describe('Default: session.default_user, PRISMIND_USER or the OS account.'),
     },
     output: {
       project: z.string(),
