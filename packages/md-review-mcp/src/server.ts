@@ -91,6 +91,13 @@ export function createServer(options: MdReviewServerOptions) {
       .catch((error: unknown) => logger.debug('The client did not show the review link', error));
     return true;
   };
+  // The page server starts (and reads the page's files) as soon as a client is connected, so the first
+  // review.request of a fresh process waits for neither.
+  const initialized = mcp.server.oninitialized;
+  mcp.server.oninitialized = () => {
+    initialized?.();
+    web.start().catch((error: unknown) => logger.warn('The review page server did not start', error));
+  };
   // The review pages live as long as the MCP server.
   const previous = mcp.server.onclose;
   mcp.server.onclose = () => {

@@ -73,10 +73,12 @@ describe('ReviewHub persistence', () => {
     await hub.cancel('k1');
     await expect(hub.addGlobal('k1', 'late')).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await onDisk()).toMatchObject({ status: 'cancelled', inline_comments: [{ comment: 'c' }] });
-    // No temp files left; the lock says this process serves the session until the hub closes.
-    expect((await readdir(path.join(ws.home, 'sessions'))).sort()).toEqual(['k1.json', 'k1.lock']);
+    // No temp files left; the lock says this process serves the session until the hub closes; the
+    // finished round's texts are kept for the next round.
+    const files = async () => (await readdir(path.join(ws.home, 'sessions'))).sort();
+    expect(await files()).toEqual(['k1.finished.json', 'k1.json', 'k1.lock']);
     hub.close();
-    expect(await readdir(path.join(ws.home, 'sessions'))).toEqual(['k1.json']);
+    expect(await files()).toEqual(['k1.finished.json', 'k1.json']);
     expect((await stat(path.join(ws.home, 'sessions', 'k1.json'))).mode & 0o777).toBe(0o600);
     // A second store (another server process) reads the same session.
     const again = await new SessionStore(ws.home).load('k1');

@@ -2,10 +2,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PathPolicy } from '@mcp-workbench/core';
-import { callTool, connectInMemory } from '@mcp-workbench/core/testing';
+import { callTool, connectInMemory, spawnStdioClient } from '@mcp-workbench/core/testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DIST = path.resolve(here, '../../dist');
@@ -19,6 +20,32 @@ export async function connectServer(root, onOpen) {
   const launcher = { open: async (url) => (onOpen(url), { via: 'browser', detail: 'bench' }) };
   const connection = await connectInMemory(createServer({ paths, home, launcher, waitSeconds: 0 }));
   return { call: (name, args) => callTool(connection.client, name, args), close: connection.close };
+}
+
+/**
+ * The built bin as a fresh process over stdio (--no-open), connected and initialized; `link()` waits for
+ * the person's link it prints to stderr.
+ */
+export async function spawnServer(root) {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'md-review-bench-home-'));
+  const session = await spawnStdioClient(
+    process.execPath,
+    [path.join(DIST, 'index.js'), '--root', root, '--no-open'],
+    {
+      env: { MD_REVIEW_HOME: home },
+    },
+  );
+  return {
+    call: (name, args) => callTool(session.client, name, args),
+    async link() {
+      for (;;) {
+        const match = /is waiting for review at (\S+)/.exec(session.stderr());
+        if (match) return match[1];
+        await sleep(1);
+      }
+    },
+    close: () => session.close(),
+  };
 }
 
 export async function launchChromium() {

@@ -3,21 +3,16 @@ import { changesView } from './changes.js';
 import { renderDiagramsIn } from './diagrams.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
-import {
-  blockElements,
-  headOf,
-  highlightIn,
-  highlighterReady,
-  parseBlocks,
-  type BlockSource,
-} from './markdown.js';
+import { BlockStream, blockElements, highlightSoon, highlighterReady, type BlockSource } from './markdown.js';
 import { isOpen, selectedRange, unitOfLine, type State, type Unit } from './state.js';
 
-/** Rows built before the page counts as usable (about three screenfuls), then per slice. */
+/** Rows built before the page counts as usable (about three screenfuls). */
 const FIRST_SLICE = 60;
-/** A document longer than this is shown from its head first, before the whole of it is parsed. */
-const HEAD_LINES = 150;
-const NEXT_SLICE = 300;
+/** Work per slice after the first screen: far below the 50 ms that makes input wait. */
+const SLICE_MS = 8;
+/** Blocks sanitized together (one DOMPurify pass), source lines built together. */
+const BLOCK_BATCH = 16;
+const LINE_BATCH = 100;
 
 export interface DocActions {
   saveComment(range: Unit, text: string, severity: Severity): Promise<boolean>;
@@ -72,80 +67,64 @@ export class DocView {
       onComplete?.();
       return;
     }
-    let units: Unit[];
-    let build: (from: number, to: number) => HTMLElement[];
-    /** For a big document: the full parse, done after the first screen (built from its head). */
-    let completeUnits: (() => boolean) | undefined;
-    if (mode === 'rendered') {
-      let blocks: BlockSource[];
-      const head = headOf(file.text, HEAD_LINES);
-      if (head) {
-        // The head's last block may go on past the cut (a list, a code block): it is left out.
-        blocks = parseBlocks(head).slice(0, -1);
-        completeUnits = () => {
-          const all = parseBlocks(file.text);
-          const same =
-            !all.hasReferences && blocks.every((b, i) => all[i]?.start === b.start && all[i]?.end === b.end);
-          blocks = all;
-          units.splice(0, units.length, ...all.map((b) => ({ start: b.start, end: b.end })));
-          return same;
-        };
-      } else blocks = parseBlocks(file.text);
-      units = blocks.map((b) => ({ start: b.start, end: b.end }));
-      build = (from, to) => blockElements(blocks.slice(from, to));
-    } else {
-      const lines = file.text.split(/\r\n|\n|\r/);
-      if (lines[lines.length - 1] === '') lines.pop();
-      units = lines.map((_, i) => ({ start: i + 1, end: i + 1 }));
-      build = (from, to) =>
-        lines.slice(from, to).map((line) => h('pre', { class: 'block source-line' }, line || '\u200b'));
-    }
+    const units: Unit[] = [];
     this.state.units = units;
-    const slice = (from: number, size: number) => {
-      const to = Math.min(units.length, from + size);
-      const contents = build(from, to);
-      const fragment = document.createDocumentFragment();
-      for (let i = from; i < to; i++) {
-        const row = this.row(i, units[i]!, contents[i - from]!);
-        this.rows.push(row);
-        fragment.append(row);
+    // What is built next: the blocks of the document parsed a piece at a time, or its source lines.
+    const stream = mode === 'rendered' ? new BlockStream(file.text) : undefined;
+    const queue: BlockSource[] = [];
+    const lines = mode === 'source' ? splitSourceLines(file.text) : [];
+    let nextLine = 0;
+    const nextBatch = (): Array<{ unit: Unit; content: HTMLElement }> | undefined => {
+      if (stream) {
+        while (queue.length === 0 && !stream.done) queue.push(...stream.take());
+        if (queue.length === 0) return undefined;
+        const batch = queue.splice(0, BLOCK_BATCH);
+        const contents = blockElements(batch);
+        return batch.map((b, i) => ({ unit: { start: b.start, end: b.end }, content: contents[i]! }));
       }
-      this.root.append(fragment);
-      return to;
+      if (nextLine >= lines.length) return undefined;
+      const batch = lines.slice(nextLine, nextLine + LINE_BATCH);
+      const first = nextLine;
+      nextLine += batch.length;
+      return batch.map((line, i) => ({
+        unit: { start: first + i + 1, end: first + i + 1 },
+        content: h('pre', { class: 'block source-line' }, line || '\u200b'),
+      }));
     };
-    const first = slice(0, completeUnits ? units.length : FIRST_SLICE);
+    /** Builds rows until `deadline` (and at least `minRows`); true when every row exists. */
+    const build = (deadline: number, minRows = 0): boolean => {
+      for (;;) {
+        const batch = nextBatch();
+        if (!batch) return true;
+        const fragment = document.createDocumentFragment();
+        for (const { unit, content } of batch) {
+          const row = this.row(units.length, unit, content);
+          units.push(unit);
+          this.rows.push(row);
+          fragment.append(row);
+        }
+        this.root.append(fragment);
+        if (this.rows.length >= minRows && performance.now() >= deadline) return false;
+      }
+    };
+    const done = build(started, FIRST_SLICE); // the first screenful, at once: the page is usable now
     if (mode === 'rendered')
-      void highlighterReady.then(() => generation === this.generation && highlightIn(this.root));
-    const diagrams = () => {
-      if (mode === 'rendered') void renderDiagramsIn(this.root, () => generation === this.generation);
-    };
+      void highlighterReady.then(() => highlightSoon(this.root, () => generation === this.generation));
     this.renderThreads();
     this.lastRenderMs = performance.now() - started;
-    const rest = (from: number) => {
-      if (generation !== this.generation) return; // another file or view took over
-      if (completeUnits) {
-        const agrees = completeUnits();
-        completeUnits = undefined;
-        if (!agrees) {
-          // The whole document reads differently at the start (a reference link, a block across the
-          // cut): build it again from the full parse.
-          clear(this.root);
-          this.rows = [];
-          from = slice(0, FIRST_SLICE);
-          this.renderThreads();
-        }
-      }
-      if (from >= units.length) {
-        if (from > FIRST_SLICE) this.renderThreads();
-        diagrams();
-        onComplete?.();
-        return;
-      }
-      const next = slice(from, NEXT_SLICE);
-      setTimeout(() => rest(next), 0);
+    const finish = () => {
+      if (this.rows.length > FIRST_SLICE) this.renderThreads();
+      if (mode === 'rendered') void renderDiagramsIn(this.root, () => generation === this.generation);
+      onComplete?.();
     };
-    if (first >= units.length && !completeUnits) rest(first);
-    else setTimeout(() => rest(first), 0);
+    if (done) return finish();
+    // The rest in short slices between tasks, so input is never kept waiting.
+    const rest = () => {
+      if (generation !== this.generation) return; // another file or view took over
+      if (build(performance.now() + SLICE_MS)) finish();
+      else setTimeout(rest, 0);
+    };
+    setTimeout(rest, 0);
   }
 
   private row(i: number, unit: Unit, content: HTMLElement): HTMLElement {
@@ -479,4 +458,10 @@ function severitySelect(value: Severity): HTMLSelectElement {
   );
   select.value = value;
   return select;
+}
+
+function splitSourceLines(text: string): string[] {
+  const lines = text.split(/\r\n|\n|\r/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
 }

@@ -14,12 +14,20 @@ export const highlighterReady: Promise<void> = import('highlight.js/lib/common')
   highlighter = module.default;
 });
 
-/** Highlights the code blocks under `root` that were rendered before highlight.js arrived. */
-export function highlightIn(root: ParentNode): void {
-  if (!highlighter) return;
+/**
+ * Highlights the code blocks under `root` that were rendered before highlight.js arrived, a few at a
+ * time between tasks (a big document has hundreds); stops when `current()` turns false.
+ */
+export function highlightSoon(root: ParentNode, current: () => boolean): void {
+  if (!highlighter || !current()) return;
+  const deadline = performance.now() + 8;
   for (const code of Array.from(
     root.querySelectorAll<HTMLElement>('pre > code[class^="language-"]:not([data-hl])'),
   )) {
+    if (performance.now() > deadline) {
+      setTimeout(() => highlightSoon(root, current), 0);
+      return;
+    }
     const language = code.className.slice('language-'.length).split(/\s/)[0]!;
     code.dataset.hl = '1';
     if (!highlighter.getLanguage(language)) continue;
@@ -42,7 +50,9 @@ const md = new MarkdownIt({
     // Only named languages: guessing one is slow on big documents and often wrong.
     if (language && highlighter?.getLanguage(language)) {
       try {
-        return highlighter.highlight(code, { language, ignoreIllegals: true }).value;
+        // Marked as highlighted, so highlightSoon leaves it alone.
+        const html = highlighter.highlight(code, { language, ignoreIllegals: true }).value;
+        return `<pre><code class="language-${escapeHtml(language)}" data-hl="1">${html}</code></pre>`;
       } catch {
         // fall through to plain text
       }
@@ -126,37 +136,81 @@ export interface BlockSource {
   html(): string;
 }
 
-/** The start of a document for its first screen: whole lines up to a blank line outside code fences. */
-export function headOf(source: string, minLines: number): string | undefined {
+/**
+ * Where a document can be cut into pieces that markdown-it reads the same alone as in the whole: before
+ * a line at column 0 that starts a heading or plain text, after a blank line, outside code fences (such a
+ * line ends any list, quote, table or indented code before it). Pieces are at least `minLines` long.
+ */
+export function chunksOf(source: string, minLines = 40): Array<{ offset: number; text: string }> {
+  const lines = source.split('\n');
+  const chunks: Array<{ offset: number; text: string }> = [];
   let fence: string | undefined;
-  let line = 0;
-  for (let at = 0; at < source.length;) {
-    const next = source.indexOf('\n', at);
-    const end = next < 0 ? source.length : next;
-    const text = source.slice(at, end).replace(/\r$/, '');
-    line++;
+  let start = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!.replace(/\r$/, '');
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
+    const cut =
+      !fence &&
+      i - start >= minLines &&
+      i > 0 &&
+      lines[i - 1]!.trim() === '' &&
+      /^(#{1,6}(\s|$)|[A-Za-z\u00c0-\uffff])/.test(text) &&
+      !/^\d+[.)]/.test(text);
+    if (cut) {
+      chunks.push({ offset: start, text: lines.slice(start, i).join('\n') + '\n' });
+      start = i;
+    }
     if (marker && (!fence || (marker[0] === fence[0] && marker.length >= fence.length)))
       fence = fence ? undefined : marker;
-    if (!fence && line >= minLines && text.trim() === '' && next >= 0) return source.slice(0, next + 1);
-    if (next < 0) break;
-    at = next + 1;
   }
-  return undefined;
+  if (start < lines.length) chunks.push({ offset: start, text: lines.slice(start).join('\n') });
+  return chunks;
 }
 
-/** Parses a document into its top-level blocks, each with its source line range (1-based, inclusive). */
-export function parseBlocks(source: string): BlockSource[] & { hasReferences?: boolean } {
+/** The link reference definitions of a whole document (`[name]: url`), for pieces parsed alone. */
+function referencesOf(source: string): Record<string, unknown> {
+  const definitions = source.split(/\r?\n/).filter((line) => /^ {0,3}\[[^\]]+\]:\s*\S/.test(line));
+  if (definitions.length === 0) return {};
   const env: Record<string, unknown> = {};
+  md.parse(definitions.join('\n\n'), env);
+  return (env.references as Record<string, unknown> | undefined) ?? {};
+}
+
+/**
+ * A document's blocks, parsed a piece at a time (see chunksOf), so a big document never blocks the page
+ * for long; line numbers are the whole document's.
+ */
+export class BlockStream {
+  private readonly chunks: Array<{ offset: number; text: string }>;
+  private readonly references: Record<string, unknown>;
+  private next = 0;
+
+  constructor(source: string) {
+    this.chunks = chunksOf(source);
+    this.references = referencesOf(source);
+  }
+
+  get done(): boolean {
+    return this.next >= this.chunks.length;
+  }
+
+  /** The blocks of the next piece. */
+  take(): BlockSource[] {
+    const chunk = this.chunks[this.next++];
+    return chunk ? parseBlocks(chunk.text, chunk.offset, { references: this.references }) : [];
+  }
+}
+
+/** Parses a document (or a piece of one starting at line `offset` + 1) into its top-level blocks. */
+export function parseBlocks(source: string, offset = 0, env: Record<string, unknown> = {}): BlockSource[] {
   const groups = topLevelGroups(md.parse(source, env));
-  const blocks: BlockSource[] & { hasReferences?: boolean } = groups.map((group) => ({
+  const lines = source.split(/\r\n|\n|\r/);
+  return groups.map((group) => ({
     // markdown-it maps are 0-based [start, end); a block's last line is end, 1-based.
-    start: group.map[0] + 1,
-    end: Math.max(group.map[0] + 1, trimTrailingBlank(source, group.map)),
+    start: offset + group.map[0] + 1,
+    end: offset + Math.max(group.map[0] + 1, trimTrailingBlank(lines, group.map)),
     html: () => md.renderer.render(group.tokens, md.options, env),
   }));
-  blocks.hasReferences = Object.keys((env.references as object | undefined) ?? {}).length > 0;
-  return blocks;
 }
 
 /**
@@ -180,16 +234,9 @@ export function blockElements(blocks: readonly BlockSource[]): HTMLElement[] {
   return elements;
 }
 
-let sourceLines: string[] = [];
-let linesOf = '';
-
 /** A block's map can end on blank lines after it; the range the person selects stops at its text. */
-function trimTrailingBlank(source: string, map: [number, number]): number {
-  if (linesOf !== source) {
-    sourceLines = source.split(/\r\n|\n|\r/);
-    linesOf = source;
-  }
+function trimTrailingBlank(lines: readonly string[], map: [number, number]): number {
   let end = map[1];
-  while (end > map[0] + 1 && (sourceLines[end - 1] ?? '').trim() === '') end--;
+  while (end > map[0] + 1 && (lines[end - 1] ?? '').trim() === '') end--;
   return end;
 }
