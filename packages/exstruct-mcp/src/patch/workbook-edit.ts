@@ -15,6 +15,7 @@ import { inPart, readPartText } from './part-errors.js';
 import { PatchOpError } from './types.js';
 import { undoState } from './undo-state.js';
 import { loadObjectNames } from './parts/object-parts.js';
+import { splitQualifiedRange } from '../ooxml/qualified-range.js';
 
 /** A sheet as the ops see it: existing (with its part) or added by an earlier op. */
 export interface SheetRef {
@@ -199,13 +200,8 @@ export function collectTargets(
       case 'create_chart': {
         if (original) rowsOf(original);
         // The data's first column (or row) tells whether it holds category labels.
-        const bang = op.data_range.lastIndexOf('!');
-        const named =
-          bang < 0 ? undefined : op.data_range.slice(0, bang).replace(/^'|'$/g, '').replace(/''/g, "'");
-        addRange(
-          named === undefined ? original : identity.get(named.toLowerCase()),
-          op.data_range.slice(bang + 1),
-        );
+        const data = splitQualifiedRange(op.data_range);
+        addRange(data.sheet === undefined ? original : identity.get(data.sheet.toLowerCase()), data.range);
         break;
       }
       case 'restore_design_snapshot':

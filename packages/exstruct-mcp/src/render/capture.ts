@@ -3,6 +3,7 @@ import { formatRange, parseRange, type CellRange } from '../ooxml/cell-ref.js';
 import type { SheetEntry } from '../ooxml/workbook-part.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { printAreasOf } from '../extract/print-areas.js';
+import { splitQualifiedRange } from '../ooxml/qualified-range.js';
 import { TextMeasurer } from './fonts/text-measure.js';
 import { MAX_DPI, MIN_DPI } from './limits.js';
 import { rasterize } from './rasterize.js';
@@ -32,17 +33,6 @@ const MAX_IMAGE_PIXELS = 24_000_000;
 const PAGE = { width: 1600, height: 2000 };
 /** Most images one call may write. */
 export const MAX_IMAGES = 100;
-
-/** `'It''s'!A1:B2` → sheet `It's`, range `A1:B2`. */
-export function splitQualifiedRange(text: string): { sheet: string | undefined; range: string } {
-  const trimmed = text.trim();
-  const bang = trimmed.lastIndexOf('!');
-  if (bang < 0) return { sheet: undefined, range: trimmed };
-  let sheet = trimmed.slice(0, bang).trim();
-  if (sheet.startsWith("'") && sheet.endsWith("'") && sheet.length >= 2)
-    sheet = sheet.slice(1, -1).replace(/''/g, "'");
-  return { sheet, range: trimmed.slice(bang + 1).trim() };
-}
 
 function findSheet(reader: WorkbookReader, name: string): SheetEntry {
   const sheets = reader.workbook.sheets;

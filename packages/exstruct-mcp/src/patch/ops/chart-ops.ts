@@ -1,6 +1,7 @@
 // create_chart / delete_chart: a DrawingML chart part over cell ranges, placed on the sheet's drawing
 // (parts written by parts/object-parts.ts). The inverse of create_chart is delete_chart.
 import { colIndexToAlpha, parseRange, type CellRange } from '../../ooxml/cell-ref.js';
+import { splitQualifiedRange } from '../../ooxml/qualified-range.js';
 import { objectState, sheetObjects } from '../parts/object-parts.js';
 import { PatchOpError } from '../types.js';
 import { escapeXml } from '../xml.js';
@@ -11,15 +12,6 @@ export const CHART_TYPES = ['line', 'column', 'bar', 'area', 'pie', 'doughnut', 
 export type ChartType = (typeof CHART_TYPES)[number];
 
 const EMU_PER_POINT = 12700;
-
-/** `'My Sheet'!A1:B2` → sheet and range (sheet undefined when not qualified). */
-export function splitSheetRange(text: string): { sheet: string | undefined; range: string } {
-  const bang = text.lastIndexOf('!');
-  if (bang < 0) return { sheet: undefined, range: text.trim() };
-  let sheet = text.slice(0, bang).trim();
-  if (sheet.startsWith("'") && sheet.endsWith("'")) sheet = sheet.slice(1, -1).replace(/''/g, "'");
-  return { sheet, range: text.slice(bang + 1).trim() };
-}
 
 /** A sheet name as formulas quote it. */
 function quoted(sheet: string): string {
@@ -189,14 +181,14 @@ function firstLineIsText(
 export const createChart: OpHandler<'create_chart'> = (op, ctx) => {
   const { name: sheetName } = sheetOf(ctx.edit, op.sheet);
   const ref = ctx.edit.find(sheetName)!;
-  const data = splitSheetRange(op.data_range);
+  const data = splitQualifiedRange(op.data_range);
   const dataSheet = data.sheet ? (ctx.edit.find(data.sheet)?.name ?? data.sheet) : sheetName;
   if (data.sheet && !ctx.edit.find(data.sheet))
     throw new PatchOpError(`data_range names sheet "${data.sheet}", which does not exist.`);
   const dataRange = parseRange(data.range);
   let categories: string | undefined;
   if (op.category_range) {
-    const c = splitSheetRange(op.category_range);
+    const c = splitQualifiedRange(op.category_range);
     if (c.sheet && !ctx.edit.find(c.sheet))
       throw new PatchOpError(`category_range names sheet "${c.sheet}", which does not exist.`);
     categories = absolute(c.sheet ? ctx.edit.find(c.sheet)!.name : sheetName, parseRange(c.range));
