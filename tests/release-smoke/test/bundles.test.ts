@@ -7,14 +7,14 @@
 // and the npm install that global-setup.ts made. With MCPB_BUNDLES_DIR set (the release workflow, on
 // each operating system), the bundles found there for this platform are checked instead.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { getMcpConfigForManifest, unpackExtension, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { spawnStdioClient } from '@mcp-workbench/core/testing';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dependencyClosure } from '../../../scripts/bundle/closure.mjs';
 import { addOtherArchitectures } from '../../../scripts/bundle/platform-parts.mjs';
 import { FIRST_CALL, publishedPackages, repo, serversOf, SMOKE_TS, type Published } from './published.js';
@@ -34,6 +34,12 @@ interface Unpacked {
 
 let servers: (Published & { binName: string })[];
 const bundles: Unpacked[] = [];
+let scratch: string;
+
+/** An empty folder outside the repository (under one scratch folder removed after the tests). */
+function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(path.join(scratch, prefix));
+}
 
 /** The bundles in `dir` that claim this platform: <server>-<version>.mcpb and <server>-<version>-<platform>.mcpb. */
 async function bundlesForThisPlatform(dir: string): Promise<Unpacked[]> {
@@ -45,7 +51,7 @@ async function bundlesForThisPlatform(dir: string): Promise<Unpacked[]> {
     );
     if (!pkg) continue;
     // An empty folder outside the repository, as an installing client would use.
-    const into = await mkdtemp(path.join(os.tmpdir(), `mcpb-${pkg.name}-`));
+    const into = await tempDir(`mcpb-${pkg.name}-`);
     expect(
       await unpackExtension({ mcpbPath: path.join(dir, file), outputDir: into, silent: true }),
       file,
@@ -57,10 +63,11 @@ async function bundlesForThisPlatform(dir: string): Promise<Unpacked[]> {
 }
 
 beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'mcpb-test-'));
   servers = serversOf(await publishedPackages());
   let dir = prebuilt;
   if (!dir) {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'mcpb-out-'));
+    dir = await tempDir('mcpb-out-');
     const { stdout } = await run(
       process.execPath,
       [
@@ -75,13 +82,17 @@ beforeAll(async () => {
   bundles.push(...(await bundlesForThisPlatform(dir)));
 });
 
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
 /** Folders a person picks in the install dialog, with the material the first calls read. */
 async function userConfigFor(manifest: McpbManifestAny) {
-  const allowed = await mkdtemp(path.join(os.tmpdir(), 'mcpb-allowed-'));
-  const second = await mkdtemp(path.join(os.tmpdir(), 'mcpb-allowed-'));
+  const allowed = await tempDir('mcpb-allowed-');
+  const second = await tempDir('mcpb-allowed-');
   await writeFile(path.join(allowed, 'smoke.ts'), SMOKE_TS);
   await writeFile(path.join(second, 'second.ts'), SMOKE_TS);
-  const store = path.join(await mkdtemp(path.join(os.tmpdir(), 'mcpb-store-')), 'prismind');
+  const store = path.join(await tempDir('mcpb-store-'), 'prismind');
   const values: Record<string, string | number | boolean | string[]> = {
     allowed_directories: [allowed, second],
     on_conflict: 'overwrite',
@@ -121,7 +132,7 @@ async function mcpConfigFor(bundle: Unpacked, userConfig: Record<string, unknown
 
 async function startAsManifestSays(bundle: Unpacked, userConfig: Record<string, unknown>, command?: string) {
   const config = await mcpConfigFor(bundle, userConfig);
-  const sessions = await mkdtemp(path.join(os.tmpdir(), 'mcpb-md-review-'));
+  const sessions = await tempDir('mcpb-md-review-');
   // Started from the filesystem root, as a desktop app does: roots come from the user_config only.
   return spawnStdioClient(command ?? config.command, config.args ?? [], {
     cwd: path.parse(bundle.dir).root,
@@ -222,7 +233,7 @@ describe('MCP Bundles (pnpm bundle)', () => {
 
   it("a per-platform bundle gets the other architecture's ripgrep package, checked for its platform", async () => {
     if (prebuilt) return; // the release's bundles carry both already (checked by the size line and by use)
-    const stage = await mkdtemp(path.join(os.tmpdir(), 'mcpb-arch-'));
+    const stage = await tempDir('mcpb-arch-');
     const closure = await dependencyClosure(inject('project'), 'code-reader-mcp');
     const otherArch = process.arch === 'arm64' ? 'x64' : 'arm64';
     const added = await addOtherArchitectures(stage, closure, process.platform, [process.arch, otherArch]);

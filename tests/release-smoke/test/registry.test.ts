@@ -4,13 +4,13 @@
 import { exec, execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { publishedPackages, repo, serversOf, type Published } from './published.js';
 
 const run = promisify(execFile);
@@ -138,6 +138,7 @@ describe('MCP Registry server.json', () => {
     // A workspace of one server with one changeset, run through the release's version step as written.
     const pkg = servers.find((s) => s.name === 'exstruct-mcp') ?? servers[0]!;
     const root = await mkdtemp(path.join(os.tmpdir(), 'version-step-'));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
     const dir = path.join(root, 'packages', pkg.name);
     await mkdir(path.join(root, '.changeset'), { recursive: true });
     await mkdir(dir, { recursive: true });

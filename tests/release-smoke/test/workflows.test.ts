@@ -2,12 +2,12 @@
 // README's test command on the platforms the README's table names, third-party actions are pinned by
 // commit, and each job gets only the permissions it needs.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { repo } from './published.js';
 
@@ -63,7 +63,9 @@ describe('GitHub Actions workflows', () => {
       expect('stderr' in result ? result.stderr : '', path.basename(file)).toBe('');
     }
     // The same CI workflow with a job that has no runner and a step with an unknown key.
-    const broken = path.join(await mkdtemp(path.join(os.tmpdir(), 'workflow-')), 'broken.yml');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'workflow-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const broken = path.join(dir, 'broken.yml');
     const { text } = await load('ci.yml');
     await writeFile(broken, text.replace('runs-on: ubuntu-24.04', 'run-on: ubuntu-24.04'));
     await expect(run(process.execPath, [validator, broken])).rejects.toThrow();
