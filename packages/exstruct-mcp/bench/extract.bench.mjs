@@ -1,9 +1,14 @@
-// Benchmark: extraction of the 1,000,000-cell workbook (200,000 rows × 5 columns, one of them formulas)
-// to JSON in standard mode, against Python openpyxl's load_workbook + iterating every cell, side by side
-// in one run, each in its own process (so peak memory is each one's own). Targets (issue 3): ≥ 10×
-// faster and ≤ 50 % of openpyxl's peak memory. Then the o200k token counts of our TOON and JSON and of
-// the original ExStruct's golden JSON for every fixture.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Benchmark (issues 3 and 26): extraction of the 1,000,000-cell workbook (200,000 rows × 5 columns, one
+// of them formulas) and of a workbook of 1,000 small sheets, to JSON in standard mode, side by side in one
+// run with
+// - the physical floor: Node inflating every sheet's XML and finding every cell's start tag, nothing
+//   else (bench/lib/floor.mjs);
+// - the exstruct_extract tool call as a client makes it: the built bin over stdio, a fresh server's first
+//   call and a second one, JSON written;
+// - Python openpyxl's load_workbook + reading every cell;
+// each in its own process. Targets (issue 26): the tool call ≤ 2× the floor, peak memory ≤ 0.5× openpyxl's.
+// Then the o200k token counts of our TOON and JSON and of the original ExStruct's golden JSON per fixture.
+import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,15 +16,13 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-if (process.argv[2] === '--child') {
-  // One extraction in this process, written to a file; prints {ms, peakMb} as JSON.
-  const [input, output] = process.argv.slice(3);
-  const { extractWorkbook } = await import('../dist/extract/extract-workbook.js');
+if (process.argv[2] === '--floor') {
+  // The floor in a process of its own; prints {ms, cells, peakMb} as JSON.
+  const { extractionFloor } = await import('./lib/floor.mjs');
   const started = performance.now();
-  const extraction = await extractWorkbook(input, { mode: 'standard' });
-  writeFileSync(output, extraction.serializeToBuffer('json'));
+  const cells = await extractionFloor(process.argv[3]);
   const ms = performance.now() - started;
-  console.log(JSON.stringify({ ms, peakMb: process.resourceUsage().maxRSS / 1024 }));
+  console.log(JSON.stringify({ ms, cells, peakMb: process.resourceUsage().maxRSS / 1024 }));
   process.exit(0);
 }
 
@@ -40,55 +43,99 @@ print(json.dumps({"ms": ms, "cells": cells, "peakMb": resource.getrusage(resourc
 `;
 
 const { ensurePython, median, run, seconds } = await import('./lib/side-by-side.mjs');
-const { ensureBigWorkbook, BIG_ROWS, BIG_COLUMNS } = await import('./lib/big-workbook.mjs');
-const input = await ensureBigWorkbook();
+const { ensureBigWorkbook, ensureManySheetsWorkbook } = await import('./lib/big-workbook.mjs');
+const { startServer } = await import('./lib/tool-call.mjs');
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-extract-bench-'));
+
+/** A fresh server's first exstruct_extract of `name` (in the server's root) and a second one. */
+async function toolCall(name) {
+  const server = await startServer(work);
+  try {
+    const args = { xlsx_path: name, out_dir: 'out', on_conflict: 'overwrite' };
+    const first = await server.call('exstruct_extract', args);
+    const warm = await server.call('exstruct_extract', args);
+    return {
+      firstMs: first.ms,
+      warmMs: warm.ms,
+      peakMb: server.peakMb(),
+      out: JSON.parse(first.text).out_path,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 let failed = false;
 try {
   console.log(
-    `workbook: ${path.basename(input)} (${(statSync(input).size / 1e6).toFixed(1)} MB, ${BIG_ROWS} rows × ${BIG_COLUMNS} columns = ${(BIG_ROWS * BIG_COLUMNS).toLocaleString('en')} cells); ${os.cpus().length} CPU(s), Node ${process.version}`,
+    `${os.cpus().length} CPU(s), Node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   );
-  const output = path.join(work, 'ours.json');
+  mkdirSync(path.join(work, 'out'));
   const python = ensurePython();
   if (!python) console.log('openpyxl      not found — install it with: apt-get install -y python3-openpyxl');
-  // Rounds alternate the two sides (ours twice, then openpyxl once), so a change in the VM's speed
-  // during the run weighs on both; the ratio is of the medians.
   const rounds = Number(process.env.EXSTRUCT_BENCH_ROUNDS ?? 3);
-  const ours = [];
-  const py = [];
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < 2; i++) {
-      ours.push(run(process.execPath, [fileURLToPath(import.meta.url), '--child', input, output]));
+  for (const [label, source] of [
+    ['1,000,000 cells in one sheet', await ensureBigWorkbook()],
+    ['1,000 sheets of 400 cells', await ensureManySheetsWorkbook()],
+  ]) {
+    const name = path.basename(source);
+    try {
+      linkSync(source, path.join(work, name));
+    } catch {
+      copyFileSync(source, path.join(work, name));
     }
-    if (python) py.push(run(python.command, ['-c', PYTHON, input]));
+    // Rounds alternate the sides, so a change in the machine's speed during the run weighs on all.
+    const floor = [];
+    const ours = [];
+    const py = [];
+    for (let round = 0; round < rounds; round++) {
+      floor.push(run(process.execPath, [fileURLToPath(import.meta.url), '--floor', source]));
+      ours.push(await toolCall(name));
+      if (python) py.push(run(python.command, ['-c', PYTHON, source]));
+    }
+    const floorMs = median(floor.map((r) => r.ms));
+    const firstMs = median(ours.map((r) => r.firstMs));
+    const warmMs = median(ours.map((r) => r.warmMs));
+    const oursMb = Math.max(...ours.map((r) => r.peakMb));
+    const all = (values) => values.map((ms) => (ms / 1000).toFixed(2)).join(' ');
+    console.log(
+      `\n${label}: ${name} (${(statSync(source).size / 1e6).toFixed(1)} MB, ${floor[0].cells.toLocaleString('en')} cells)`,
+    );
+    console.log(
+      `floor (inflate + find each <c>)      ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)`,
+    );
+    console.log(
+      `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${oursMb.toFixed(0)} MB   ` +
+        `(${all(ours.map((r) => r.firstMs))} / ${all(ours.map((r) => r.warmMs))} s; JSON ${(statSync(path.join(work, 'out', path.basename(ours[0].out))).size / 1e6).toFixed(1)} MB)`,
+    );
+    const vsFloor = firstMs / floorMs;
+    console.log(
+      `ratio to the floor: first call ${ratio(firstMs, floorMs)}, again ${ratio(warmMs, floorMs)} (target ≤ 2×: ${vsFloor <= 2 ? 'met' : 'MISSED'})`,
+    );
+    if (vsFloor > 2) failed = true;
+    if (python) {
+      const pyMs = median(py.map((r) => r.ms));
+      const pyMb = Math.max(...py.map((r) => r.peakMb));
+      const memory = oursMb / pyMb;
+      console.log(
+        `openpyxl ${python.version} load_workbook + every cell   ${seconds(pyMs)}   peak ${pyMb.toFixed(0)} MB   (${all(py.map((r) => r.ms))} s)`,
+      );
+      console.log(
+        `ratio to openpyxl: ${(pyMs / firstMs).toFixed(1)}× faster (again ${(pyMs / warmMs).toFixed(1)}×), memory ${memory.toFixed(2)}× openpyxl's (target ≤ 0.5×: ${memory <= 0.5 ? 'met' : 'MISSED'})`,
+      );
+      if (memory > 0.5) failed = true;
+    } else failed = true;
   }
-  const oursMs = median(ours.map((r) => r.ms));
-  const oursWall = median(ours.map((r) => r.wallMs));
-  const oursMb = Math.max(...ours.map((r) => r.peakMb));
-  const all = (runs) => runs.map((r) => (r.ms / 1000).toFixed(2)).join(' ');
   console.log(
-    `exstruct-mcp  standard → JSON  ${seconds(oursMs)} (process ${seconds(oursWall)})   peak ${oursMb.toFixed(0)} MB   (median of ${ours.length}: ${all(ours)} s; JSON ${(statSync(output).size / 1e6).toFixed(1)} MB)`,
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   );
-  if (!python) {
-    failed = true;
-  } else {
-    const pyMs = median(py.map((r) => r.ms));
-    const pyWall = median(py.map((r) => r.wallMs));
-    const pyMb = Math.max(...py.map((r) => r.peakMb));
-    console.log(
-      `openpyxl ${python.version} load_workbook + every cell  ${seconds(pyMs)} (process ${seconds(pyWall)})   peak ${pyMb.toFixed(0)} MB   (median of ${py.length}: ${all(py)} s; ${py[0].cells.toLocaleString('en')} cells)`,
-    );
-    const speedup = pyMs / oursMs;
-    const wallSpeedup = pyWall / oursWall;
-    const memory = oursMb / pyMb;
-    const fast = speedup >= 10;
-    const lean = memory <= 0.5;
-    console.log(
-      `ratio: ${speedup.toFixed(1)}× faster (process to process ${wallSpeedup.toFixed(1)}×; target ≥ 10×: ${fast ? 'met' : 'MISSED'}), ` +
-        `memory ${(memory * 100).toFixed(0)} % of openpyxl's (target ≤ 50 %: ${lean ? 'met' : 'MISSED'})`,
-    );
-    failed = !fast || !lean;
-  }
 
   // Tokens (o200k_base) for every fixture that has a golden: our TOON, our JSON, the original's JSON.
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');

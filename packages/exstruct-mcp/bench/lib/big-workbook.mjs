@@ -53,3 +53,42 @@ export async function ensureBigWorkbook({ log = console.log } = {}) {
   log(`generated in ${((Date.now() - started) / 1000).toFixed(1)} s: ${target}`);
   return target;
 }
+
+export const MANY_SHEETS = 1000;
+export const SMALL_ROWS = 40;
+export const SMALL_COLUMNS = 10;
+
+/**
+ * The many-small-sheets workbook: 1,000 sheets of 40 rows × 10 columns (400,000 cells; numbers, shared
+ * strings, dates and a formula column), where the cost per sheet (parts, relationships, batches,
+ * hand-offs) shows rather than the cost per cell. Generated once, like the big one.
+ */
+export async function ensureManySheetsWorkbook({ log = console.log } = {}) {
+  const target = path.join(BENCH_DATA_DIR, `many-${MANY_SHEETS}x${SMALL_ROWS}x${SMALL_COLUMNS}.xlsx`);
+  if (existsSync(target)) return target;
+  mkdirSync(BENCH_DATA_DIR, { recursive: true });
+  const temp = `${target}.partial`;
+  rmSync(temp, { force: true });
+  log(`generating ${path.basename(target)} …`);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: temp, useSharedStrings: true });
+  const day0 = Date.UTC(2024, 0, 1);
+  for (let s = 1; s <= MANY_SHEETS; s++) {
+    const sheet = workbook.addWorksheet(`Sheet ${s}`);
+    for (let r = 1; r <= SMALL_ROWS; r++) {
+      const values = [];
+      for (let c = 1; c <= SMALL_COLUMNS; c++) {
+        const i = s * 1000 + r * 10 + c;
+        if (r === 1) values.push(`col ${c}`);
+        else if (c === 2) values.push(LABELS[i % LABELS.length]);
+        else if (c === 3) values.push(new Date(day0 + (i % 730) * 86_400_000));
+        else if (c === SMALL_COLUMNS) values.push({ formula: `A${r}*2`, result: (i % 997) * 2 });
+        else values.push(((i * 7919) % 100_000) / 100);
+      }
+      sheet.addRow(values).commit();
+    }
+    sheet.commit();
+  }
+  await workbook.commit();
+  renameSync(temp, target);
+  return target;
+}

@@ -12,7 +12,7 @@ import { createCellSink, workbookSinkConfig } from './cell-sink.js';
 import type { CellValue } from './cell-value.js';
 import { MERGED_SCHEMA, type MergedCells, type SheetData } from './model.js';
 import { scanInBatches, type BatchOptions } from './batch-scan.js';
-import { Kind, RowStore, SegmentBuilder, type RowSegment } from './row-store.js';
+import { Kind, RowStore, SegmentBuilder, WorkbookValues, type RowSegment } from './row-store.js';
 import type { ModeFeatures } from './modes.js';
 import { printAreasOf } from './print-areas.js';
 import { buildShapesAndCharts } from './shapes.js';
@@ -37,6 +37,18 @@ export interface ExtractedSheet {
   parsedWith: { batches: boolean; workers: number };
 }
 
+const valuesByReader = new WeakMap<WorkbookReader, Promise<WorkbookValues>>();
+
+/** The workbook's value texts, shared by all its sheets. */
+function workbookValues(reader: WorkbookReader): Promise<WorkbookValues> {
+  let values = valuesByReader.get(reader);
+  if (!values) {
+    values = reader.sharedStrings().then((strings) => new WorkbookValues(strings, reader.workbook.date1904));
+    valuesByReader.set(reader, values);
+  }
+  return values;
+}
+
 /** Fill colour the original leaves out by default: plain white is the sheet's own background. */
 const DEFAULT_BACKGROUND = 'FFFFFF';
 
@@ -53,8 +65,7 @@ export async function extractSheet(
     options.warn(`Sheet "${entry.name}" has no worksheet part; it was left empty.`);
     return { name: entry.name, rows: undefined, data, parsedWith: { batches: false, workers: 0 } };
   }
-  const [sharedStrings, styles] = await Promise.all([reader.sharedStrings(), reader.styles()]);
-  const context = { sharedStrings, date1904: reader.workbook.date1904 };
+  const [values, styles] = await Promise.all([workbookValues(reader), reader.styles()]);
   const config = await workbookSinkConfig(reader);
 
   const formulas: Record<string, Array<[number, number]>> = {};
@@ -79,7 +90,7 @@ export async function extractSheet(
           const fill = cellStyles[s]?.fill;
           if (fill && fill !== DEFAULT_BACKGROUND) (colors[fill] ??= []).push([r, col]);
         }
-        if (formula !== undefined) (formulas[`=${formula}`] ??= []).push([r, col]);
+        if (features.formulasMap && formula !== undefined) (formulas[`=${formula}`] ??= []).push([r, col]);
       },
       { formulas: features.formulasMap },
     );
@@ -87,7 +98,7 @@ export async function extractSheet(
     scan = { segments: [segment], borders, info };
   }
   const { info } = scan;
-  const rows = new RowStore(sortedSegments(scan.segments), context);
+  const rows = new RowStore(sortedSegments(scan.segments), values);
   const rels = await readRelationships(reader.zip, entry.part);
   const merged = mergedCells(info.merges, rows);
   // Tables are detected on every value, merged ones included, before merged values may leave rows.

@@ -117,10 +117,73 @@ function grow<T extends Int32Array | Uint8Array | Float64Array>(
   return next;
 }
 
-/** What rendering a stored value needs from the workbook. */
-export interface ValueContext {
-  sharedStrings: readonly string[];
-  date1904: boolean;
+/**
+ * What rendering a stored value needs from the workbook, and the texts worked out from it once per
+ * workbook rather than once per sheet: a date's ISO text and JSON, a shared string's JSON and whether
+ * it is blank or reads as a number, a column's key. A workbook of many small sheets repeats them all.
+ */
+export class WorkbookValues {
+  private readonly dates = new Map<number, string>();
+  private readonly datesJson = new Map<number, string>();
+  private readonly sharedJsonText: Array<string | undefined> = [];
+  private readonly sharedNumberLike: Array<1 | 2 | undefined> = [];
+  private readonly sharedBlank: Array<boolean | undefined> = [];
+  private readonly letters: string[] = [];
+  /** `"3":` / `"D":` per column and key style. */
+  private readonly keysJson: [Array<string | undefined>, Array<string | undefined>] = [[], []];
+
+  constructor(
+    readonly sharedStrings: readonly string[],
+    readonly date1904: boolean,
+  ) {}
+
+  shared(index: number): string {
+    return this.sharedStrings[index] ?? '';
+  }
+
+  dateText(serial: number, time: boolean): string {
+    const key = time ? -serial - 1 : serial;
+    let text = this.dates.get(key);
+    if (text === undefined) {
+      text = String(serialToIso(serial, time ? 'time' : 'date', this.date1904));
+      if (this.dates.size < 100_000) this.dates.set(key, text);
+    }
+    return text;
+  }
+
+  dateJson(serial: number, time: boolean): string {
+    const key = time ? -serial - 1 : serial;
+    let json = this.datesJson.get(key);
+    if (json === undefined) {
+      json = JSON.stringify(this.dateText(serial, time));
+      if (this.datesJson.size < 100_000) this.datesJson.set(key, json);
+    }
+    return json;
+  }
+
+  sharedJson(index: number): string {
+    return (this.sharedJsonText[index] ??= JSON.stringify(this.shared(index)));
+  }
+
+  /** An empty or whitespace-only shared string. */
+  isSharedBlank(index: number): boolean {
+    return (this.sharedBlank[index] ??= this.shared(index).trim() === '');
+  }
+
+  /** A shared string that reads as a number (1 yes, 2 no, worked out once). */
+  isSharedNumberLike(index: number): boolean {
+    return (this.sharedNumberLike[index] ??= looksNumeric(this.shared(index)) ? 1 : 2) === 1;
+  }
+
+  columnKey(col: number, alpha: boolean): string {
+    if (!alpha) return String(col);
+    return (this.letters[col] ??= columnLetters(col));
+  }
+
+  columnKeyJson(col: number, alpha: boolean): string {
+    const keys = this.keysJson[alpha ? 1 : 0];
+    return (keys[col] ??= `${JSON.stringify(this.columnKey(col, alpha))}:`);
+  }
 }
 
 /** A cell address inside the store: segment index and cell index. */
@@ -142,18 +205,10 @@ export class RowStore {
   private readonly removed = new Set<number>();
   private readonly links = new Map<number, string>();
   private readonly segmentBase: number[] = [];
-  private readonly dateCache = new Map<number, string>();
-  private letters: string[] = [];
-  private sharedJson: Array<string | undefined> = [];
-  /** `"3":` / `"D":` per column and key style, so a million cells do not re-stringify their keys. */
-  private readonly keyJson: [Array<string | undefined>, Array<string | undefined>] = [[], []];
-  private readonly dateJson = new Map<number, string>();
-  private readonly sharedNumberLike: Array<1 | 2 | undefined> = [];
-  private readonly sharedBlank: Array<boolean | undefined> = [];
 
   constructor(
     readonly segments: RowSegment[],
-    private readonly context: ValueContext,
+    private readonly values: WorkbookValues,
   ) {
     let base = 0;
     for (const segment of segments) {
@@ -186,7 +241,7 @@ export class RowStore {
       case Kind.Number:
         return num;
       case Kind.Shared:
-        return this.context.sharedStrings[num] ?? '';
+        return this.values.shared(num);
       case Kind.Text:
         return segment.texts[num]!;
       case Kind.True:
@@ -195,20 +250,10 @@ export class RowStore {
         return false;
       case Kind.Date:
       case Kind.Time:
-        return this.dateText(num, segment.kinds[i] === Kind.Time);
+        return this.values.dateText(num, segment.kinds[i] === Kind.Time);
       default:
         return num; // DECIMALS + n
     }
-  }
-
-  private dateText(serial: number, time: boolean): string {
-    const cacheKey = time ? -serial - 1 : serial;
-    let text = this.dateCache.get(cacheKey);
-    if (text === undefined) {
-      text = String(serialToIso(serial, time ? 'time' : 'date', this.context.date1904));
-      if (this.dateCache.size < 100_000) this.dateCache.set(cacheKey, text);
-    }
-    return text;
   }
 
   private findRow(r: number): { segment: number; row: number } | undefined {
@@ -308,31 +353,14 @@ export class RowStore {
   /** An empty or whitespace-only string (worked out once per shared string). */
   private isBlank(segment: RowSegment, i: number): boolean {
     const kind = segment.kinds[i] as Kind;
-    if (kind === Kind.Shared) {
-      const index = segment.nums[i]!;
-      let known = this.sharedBlank[index];
-      if (known === undefined) {
-        known = (this.context.sharedStrings[index] ?? '').trim() === '';
-        this.sharedBlank[index] = known;
-      }
-      return known;
-    }
+    if (kind === Kind.Shared) return this.values.isSharedBlank(segment.nums[i]!);
     return kind === Kind.Text && segment.texts[segment.nums[i]!]!.trim() === '';
   }
 
   private isNumberLike(segment: RowSegment, i: number): boolean {
     const kind = segment.kinds[i] as Kind;
     if (kind === Kind.Number || kind >= DECIMALS) return true;
-    if (kind === Kind.Shared) {
-      // Worked out once per shared string: 1 number-like, 2 not.
-      const index = segment.nums[i]!;
-      let known = this.sharedNumberLike[index];
-      if (known === undefined) {
-        known = looksNumeric(this.context.sharedStrings[index] ?? '') ? 1 : 2;
-        this.sharedNumberLike[index] = known;
-      }
-      return known === 1;
-    }
+    if (kind === Kind.Shared) return this.values.isSharedNumberLike(segment.nums[i]!);
     return kind === Kind.Text && looksNumeric(segment.texts[segment.nums[i]!]!);
   }
 
@@ -342,11 +370,6 @@ export class RowStore {
 
   setLink(key: number, target: string): void {
     this.links.set(key, target);
-  }
-
-  private columnKey(col: number, alpha: boolean): string {
-    if (!alpha) return String(col);
-    return (this.letters[col] ??= columnLetters(col));
   }
 
   /** The rows as plain objects (what the model and the YAML/TOON serialisers use). */
@@ -362,7 +385,7 @@ export class RowStore {
         for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
           const key = base + i;
           if (this.removed.has(key)) continue;
-          const name = this.columnKey(segment.cols[i]!, alpha);
+          const name = this.values.columnKey(segment.cols[i]!, alpha);
           c[name] = this.value(segment, i);
           any = true;
           const link = this.links.get(key);
@@ -381,22 +404,14 @@ export class RowStore {
       case Kind.Number:
         return Number.isFinite(num) ? String(num) : 'null';
       case Kind.Shared:
-        return (this.sharedJson[num] ??= JSON.stringify(this.context.sharedStrings[num] ?? ''));
+        return this.values.sharedJson(num);
       case Kind.True:
         return 'true';
       case Kind.False:
         return 'false';
       case Kind.Date:
-      case Kind.Time: {
-        const time = segment.kinds[i] === Kind.Time;
-        const cacheKey = time ? -num - 1 : num;
-        let json = this.dateJson.get(cacheKey);
-        if (json === undefined) {
-          json = JSON.stringify(this.dateText(num, time));
-          if (this.dateJson.size < 100_000) this.dateJson.set(cacheKey, json);
-        }
-        return json;
-      }
+      case Kind.Time:
+        return this.values.dateJson(num, segment.kinds[i] === Kind.Time);
       default: {
         const kind = segment.kinds[i]!;
         return kind >= DECIMALS ? num.toFixed(kind - DECIMALS) : JSON.stringify(this.value(segment, i));
@@ -424,9 +439,7 @@ export class RowStore {
         for (let i = rowStart[row]!; i < rowStart[row + 1]!; i++) {
           const key = base + i;
           if (this.removed.size > 0 && this.removed.has(key)) continue;
-          const col = cols[i]!;
-          const keys = this.keyJson[alpha ? 1 : 0];
-          const keyText = (keys[col] ??= `${JSON.stringify(this.columnKey(col, alpha))}:`);
+          const keyText = this.values.columnKeyJson(cols[i]!, alpha);
           cells += cells === '' ? keyText + this.jsonOf(segment, i) : `,${keyText}${this.jsonOf(segment, i)}`;
           if (this.links.size > 0) {
             const link = this.links.get(key);
