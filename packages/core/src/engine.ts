@@ -17,6 +17,13 @@ export type { PageInfo } from './limits.js';
 export { localFiles, withAtomicFile, writeFileAtomic } from './fs/local-files.js';
 export { currentCallSignal } from './fs/call-signal.js';
 export type { AtomicWriteOptions } from './fs/atomic-write.js';
-export { DEFAULT_MAX_READ_BYTES, readOpened, requireRegularFile } from './fs/file-access.js';
+export {
+  DEFAULT_MAX_READ_BYTES,
+  openRegularBeneath,
+  readOpened,
+  requireRegularFile,
+} from './fs/file-access.js';
+export { CREATE_FLAGS, openDirBeneath, openInDir, PathChangedError, READ_FLAGS } from './fs/beneath.js';
+export type { CheckedDir, OpenDirOptions } from './fs/beneath.js';
 export type { FileAccess, OpenedFile, ReadFileOptions } from './fs/file-access.js';
 export { sweepStaleTemps } from './fs/temp-journal.js';

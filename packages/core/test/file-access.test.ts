@@ -162,3 +162,17 @@ describe('the check-then-open race', () => {
     await rm(ws, { recursive: true, force: true });
   });
 });
+
+describe('openDirBeneath for servers that keep their own files', () => {
+  it.runIf(process.platform !== 'win32')('creates missing directories with the mode asked for', async () => {
+    const { openDirBeneath } = await import('../src/engine.js');
+    const { stat } = await import('node:fs/promises');
+    const dir = await openDirBeneath(base, ['private', 'inner'], { create: true, mode: 0o700 });
+    await dir.close();
+    expect((await stat(path.join(base, 'private'))).mode & 0o777).toBe(0o700);
+    expect((await stat(path.join(base, 'private', 'inner'))).mode & 0o777).toBe(0o700);
+    await expect(openDirBeneath(root, ['out-link', 'x'], { create: true })).rejects.toMatchObject({
+      name: 'PathChangedError',
+    });
+  });
+});

@@ -104,6 +104,14 @@ async function openDirectory(where: string, shown: string): Promise<FileHandle> 
   }
 }
 
+/** How openDirBeneath treats missing directories. */
+export interface OpenDirOptions {
+  /** Create the missing directories on the way. */
+  create?: boolean;
+  /** Mode of the directories it creates (default 0o777, less the umask). */
+  mode?: number;
+}
+
 /**
  * Opens the directory `root/parts…` one name at a time without following links, creating missing
  * directories when `create` is set. `root` must be a real path (no links in it); it is opened with
@@ -112,7 +120,7 @@ async function openDirectory(where: string, shown: string): Promise<FileHandle> 
 export async function openDirBeneath(
   root: string,
   parts: readonly string[],
-  options: { create?: boolean } = {},
+  options: OpenDirOptions = {},
 ): Promise<CheckedDir> {
   const target = path.join(root, ...parts);
   if (!(await procFdWorks())) return openDirByPath(root, parts, options);
@@ -127,7 +135,7 @@ export async function openDirBeneath(
         next = await openDirectory(where, here);
       } catch (error) {
         if (!options.create || errnoCode(error) !== 'ENOENT') throw error;
-        await mkdir(where).catch((mkdirError: unknown) => {
+        await mkdir(where, options.mode).catch((mkdirError: unknown) => {
           if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
         });
         next = await openDirectory(where, here);
@@ -146,7 +154,7 @@ export async function openDirBeneath(
 async function openDirByPath(
   root: string,
   parts: readonly string[],
-  options: { create?: boolean },
+  options: OpenDirOptions,
 ): Promise<CheckedDir> {
   let here = root;
   for (const part of ['', ...parts]) {
@@ -156,7 +164,7 @@ async function openDirByPath(
       info = await lstat(here);
     } catch (error) {
       if (!options.create || errnoCode(error) !== 'ENOENT') throw error;
-      await mkdir(here).catch((mkdirError: unknown) => {
+      await mkdir(here, options.mode).catch((mkdirError: unknown) => {
         if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
       });
       info = await lstat(here);
