@@ -705,7 +705,8 @@ describe('Google backend: sign-in and credentials', () => {
       for (const r of redirects) expect(r).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(new Set(redirects).size).toBe(2); // each login its own port
       expect(urls.some((u) => a.stderr.includes(u))).toBe(true); // printed, for a machine without a browser
-      expect((await stat(tokenFile())).mode & 0o777).toBe(0o600);
+      // POSIX permission bits (Windows has ACLs, and Node reports no such bits there).
+      if (process.platform !== 'win32') expect((await stat(tokenFile())).mode & 0o777).toBe(0o600);
       const token = await readToken();
       expect(token).toMatchObject({
         type: 'authorized_user',
@@ -756,7 +757,8 @@ describe('Google backend: sign-in and credentials', () => {
     expect(token.refresh_token).not.toBe(first);
     expect(google.refreshTokens.has(first)).toBe(false); // the old one was retired by the rotation
     expect(google.refreshTokens.has(token.refresh_token as string)).toBe(true);
-    expect((await stat(tokenFile())).mode & 0o777).toBe(0o600);
+    // POSIX permission bits (Windows has ACLs, and Node reports no such bits there).
+    if (process.platform !== 'win32') expect((await stat(tokenFile())).mode & 0o777).toBe(0o600);
     // The next process starts from the rotated token.
     client = await connect(store);
     await client.call('get_progress', { project: 'trapxtrap' });
