@@ -442,6 +442,21 @@ describe('search_content: standard format and the other modes', () => {
     expect((answer.matches as Row[]).every((m) => !m.file.includes('/'))).toBe(true);
   });
 
+  it('counts one named file in total_only and count_only_matches (rg prints no name for one file)', async () => {
+    const total = await server.json('search_content', {
+      query: 'TODO',
+      files: ['notes.txt'],
+      total_only: true,
+    });
+    expect(total).toMatchObject({ total_matches: 1, files_with_matches: 1 });
+    const counts = await server.json('search_content', {
+      query: 'TODO',
+      files: ['notes.txt'],
+      count_only_matches: true,
+    });
+    expect(counts.file_counts).toEqual([{ file: 'notes.txt', count: 1 }]);
+  });
+
   it('searches exactly the given files, and refuses roots with files', async () => {
     const answer = await server.json('search_content', { query: 'TODO', files: ['notes.txt'] });
     expect((answer.matches as Row[]).map((m) => m.file)).toEqual(['notes.txt']);

@@ -194,6 +194,7 @@ describe('options and shapes', () => {
     ]);
     const outcome = {
       matches: [],
+      rowFiles: 0,
       fileCounts: [],
       totalMatches: 0,
       limitHit: false,
@@ -462,7 +463,16 @@ describe('SearchEngine: the memory cap', () => {
       const q = baseQuery({ targets: [dir], query: 'hit', maxCount: 1 });
       const seen = new Set<string>();
       for (let run = 0; run < 3; run++) {
-        const { outcome } = await new SearchEngine(5).search(q, { timeoutMs: 10_000 });
+        const engine = new SearchEngine(5);
+        const { outcome } = await engine.search(q, { timeoutMs: 10_000 });
+        // Every row asked for: the rows stop at the cap.
+        const read = await engine.readRows(
+          q,
+          outcome,
+          { from: 0, textBytes: Infinity },
+          { deadline: Date.now() + 10_000 },
+        );
+        expect(read).toBe(true);
         expect(outcome.limitHit).toBe(true);
         expect(outcome.warnings.join(' ')).toContain('first 5 matching lines');
         // The totals count every match, not the prefix that was kept.
@@ -474,5 +484,58 @@ describe('SearchEngine: the memory cap', () => {
     } finally {
       await removeDir(dir);
     }
+  });
+});
+
+describe('SearchEngine: counts first, rows as pages need them (issue 25)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await emptyDir();
+    // 40 files of 50 matching lines each: 2,000 rows, of which a page shows a few hundred.
+    for (let i = 0; i < 40; i++) {
+      const lines = Array.from({ length: 50 }, (_, n) => `hit ${i}.${n}`);
+      await writeFile(path.join(dir, `f${String(i).padStart(2, '0')}.txt`), `${lines.join('\n')}\n`);
+    }
+  });
+  afterAll(async () => removeDir(dir));
+  const q = () => baseQuery({ targets: [dir], query: 'hit' });
+  const later = () => ({ deadline: Date.now() + 10_000 });
+
+  it('counts every file at once, then reads only the rows of the first files a page needs', async () => {
+    const engine = new SearchEngine();
+    const { outcome } = await engine.search(q(), { timeoutMs: 10_000 });
+    expect(outcome).toMatchObject({ totalMatches: 2000, matches: [], rowFiles: 0 });
+    expect(outcome.fileCounts).toHaveLength(40);
+    expect(await engine.readRows(q(), outcome, { from: 0, textBytes: 500 }, later())).toBe(true);
+    // The first batch reads about 256 matches' worth of files, in path order, and no more.
+    expect(outcome.rowFiles).toBe(6);
+    expect(outcome.matches).toHaveLength(300);
+    expect(outcome.matches[0]).toMatchObject({ file: path.join(dir, 'f00.txt'), line: 1, text: 'hit 0.0' });
+    expect(outcome.matches.at(-1)).toMatchObject({ file: path.join(dir, 'f05.txt'), line: 50 });
+    // The next page reads on from there; every row comes once, in order.
+    await engine.readRows(q(), outcome, { from: 300, textBytes: 20_000 }, later());
+    expect(outcome.rowFiles).toBe(40);
+    expect(outcome.matches.map((m) => m.text)).toEqual(
+      Array.from({ length: 2000 }, (_, k) => `hit ${Math.floor(k / 50)}.${k % 50}`),
+    );
+  });
+
+  it("keeps a result for its cursors' pages even when the tree is too large to cache", async () => {
+    const engine = new SearchEngine(undefined, 0); // nothing is cached
+    const first = await engine.search(q(), { timeoutMs: 10_000 });
+    const again = await engine.search(q(), { timeoutMs: 10_000 });
+    expect(again.cacheHit).toBe(false);
+    const next = await engine.search(q(), { timeoutMs: 10_000, continuation: true });
+    expect(next.cacheHit).toBe(true);
+    expect(next.outcome).toBe(again.outcome);
+    expect(first.outcome).not.toBe(again.outcome);
+  });
+
+  it('reports rows not read in time, keeping those read before', async () => {
+    const engine = new SearchEngine();
+    const { outcome } = await engine.search(q(), { timeoutMs: 10_000 });
+    expect(await engine.readRows(q(), outcome, { from: 0, textBytes: 500 }, { deadline: 0 })).toBe(false);
+    expect(outcome.matches).toEqual([]);
+    expect(outcome.rowFiles).toBe(0);
   });
 });

@@ -49,18 +49,20 @@ export async function fitPage<T>(
   offset: number,
   budget: number,
   render: (page: readonly T[], hasMore: boolean) => string,
+  /** More rows exist after `rows` (not read yet): the last page of `rows` is not the last one. */
+  moreAfter = false,
 ): Promise<Page<T>> {
   // A non-zero offset comes from a cursor, and a cursor is only issued while rows are left after it:
   // one at or past the end was forged or belongs to another result.
-  if (offset > 0 && offset >= rows.length) throw foreignCursor();
+  if (offset > 0 && offset >= rows.length && !moreAfter) throw foreignCursor();
   const rest = rows.slice(offset);
   let count = firstCandidate(rest.length, budget * BYTES_PER_TOKEN_CAP, (n) =>
-    utf8ByteLength(render(rest.slice(0, n), n < rest.length)),
+    utf8ByteLength(render(rest.slice(0, n), n < rest.length || moreAfter)),
   );
   // Each pass shrinks the page (by the measured overshoot), so this ends after a few passes.
   for (;;) {
     const page = rest.slice(0, count);
-    const hasMore = count < rest.length;
+    const hasMore = count < rest.length || moreAfter;
     const text = render(page, hasMore);
     const bytes = utf8ByteLength(text);
     if (bytes <= budget) return done(page, offset, count, hasMore);
@@ -118,8 +120,11 @@ function firstCandidate(total: number, maxBytes: number, bytesOf: (count: number
   return count;
 }
 
-/** More bytes per o200k token than answers (code, paths, JSON, TOON) have on average. */
-const BYTES_PER_TOKEN_CAP = 8;
+/**
+ * More bytes per o200k token than answers (code, paths, JSON, TOON) have on average: no page is longer
+ * than this many bytes per token of budget (unless it is a single row).
+ */
+export const BYTES_PER_TOKEN_CAP = 8;
 /**
  * Hard cap on answer bytes per token of budget: 20,000 tokens → at most 640 KB, far under the 10 MiB
  * a stdio client accepts in one message, whatever the content.

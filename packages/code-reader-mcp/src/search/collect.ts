@@ -413,12 +413,15 @@ export class JsonMatchCollector {
 /**
  * Reads `rg --count-matches --null` output split on NUL: "<path>\0<count>\n<path>\0<count>\n…", so the
  * records are a path, then "<count>\n<next path>" …, then "<count>\n". File names may hold newlines.
- * A file named twice (overlapping roots) is counted once.
+ * A file named twice (overlapping roots) is counted once. With `--stats`, the run's statistics follow
+ * its last count after an empty line, with no NUL after them: `endRun` reads the files searched there.
  */
 export class CountCollector {
   readonly counts: FileCount[] = [];
   private readonly seen = new Set<string>();
   private file: string | undefined;
+  /** Files ripgrep searched, from the `--stats` of each run; undefined when a run did not say. */
+  searchedFiles: number | undefined = 0;
 
   push(record: string): void {
     if (this.file === undefined) {
@@ -432,6 +435,18 @@ export class CountCollector {
       this.counts.push({ file: this.file, count });
     }
     this.file = newline < 0 || newline === record.length - 1 ? undefined : record.slice(newline + 1);
+  }
+
+  /**
+   * The end of one ripgrep run: what is left without a NUL after it is not a file name but the run's
+   * statistics (or, without a match, the whole output was them). No statistics: the run was cut short.
+   */
+  endRun(): void {
+    const stats = this.file;
+    this.file = undefined;
+    const searched = stats === undefined ? undefined : /^(\d+) files searched$/m.exec(stats)?.[1];
+    if (searched === undefined || this.searchedFiles === undefined) this.searchedFiles = undefined;
+    else this.searchedFiles += Number(searched);
   }
 }
 

@@ -30,7 +30,8 @@ export function searchFileFilterArgs(query: SearchQuery): string[] {
 /** The ripgrep command line for a query. Counting modes use --count-matches; the rest use --json. */
 export function searchArgs(query: SearchQuery): string[] {
   const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
-  const args = counting ? ['--count-matches', '--null'] : ['--json'];
+  // --with-filename: with one file named, rg would print its count alone.
+  const args = counting ? ['--count-matches', '--null', '--with-filename'] : ['--json'];
   args.push(CASE_FLAG[query.caseMode]);
   if (query.fixedStrings) args.push('--fixed-strings');
   if (query.word) args.push('--word-regexp');

@@ -2,10 +2,11 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import { runRipgrep, ripgrepFailure, warningLines, type RgRunOptions, type RgRunResult } from '../rg/run.js';
 import { comparePaths } from '../util/path-order.js';
 import { hashKey } from '../paging/budget.js';
+import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
-import type { SearchOutcome, SearchQuery } from './types.js';
+import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 120_000;
@@ -13,10 +14,14 @@ export const MAX_TIMEOUT_MS = 120_000;
 export const MAX_STAMPED_FILES = 20_000;
 /**
  * max_count is ripgrep's per-file `-m N` in every mode; answers are paged, so no global cap applies
- * except this one, which only bounds memory. Past it, the first matching lines in path order are kept
- * (so every page and cursor is the same on every run) and the rest only counted, in the same run.
+ * except this one, which only bounds memory: rows past it are not listed (the totals count them all).
  */
 export const MAX_COLLECTED_MATCHES = 200_000;
+/**
+ * Rows are read at least this long after the count, even when the count used up the call's time: a
+ * search cut short by timeout_ms still shows the matches of the files it counted.
+ */
+export const ROW_GRACE_MS = 1_000;
 
 export interface SearchRun {
   outcome: SearchOutcome;
@@ -31,15 +36,39 @@ export interface SearchEngineOptions {
   isDenied?: (foundPath: string) => boolean;
   /** Of the files found, those the policy allows by their real location (checked on every result). */
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
-  /** Skip the cache lookup (continuation of a cursor re-validates through the fingerprint instead). */
-  bypassCache?: boolean;
+  /** A cursor's next page: a result kept from its first page serves it, checked or not (issue 25). */
+  continuation?: boolean;
 }
 
-/** Runs searches on ripgrep and remembers results until a searched file changes. */
+/** What a page needs of the rows: those from `from` whose text passes `textBytes`, or `minRows` rows. */
+export interface RowNeed {
+  from: number;
+  /** Rows from `from` on until their text (a lower bound of any page's bytes) passes this. */
+  textBytes: number;
+  /** At least this many rows in all (summary samples). */
+  minRows?: number;
+}
+
+/** True when the outcome's rows cover every counted file (or stopped at the memory cap). */
+export function rowsComplete(outcome: SearchOutcome): boolean {
+  return outcome.limitHit || outcome.rowFiles >= outcome.fileCounts.length;
+}
+
+/**
+ * Runs searches on ripgrep. A search is one counting run over the whole tree (`rg --count-matches`,
+ * every file's count in parallel, without printing a line), then `rg --json` over just the files whose
+ * rows a page shows, in path order, as pages ask for them. Printing every matching line as JSON and
+ * reading it all, as before, cost 2-4× ripgrep's own time on common words, for a page of ~100 rows.
+ * Results stay cached until a searched file changes (small trees), and the last few are kept for their
+ * cursors whatever the tree's size.
+ */
 export class SearchEngine {
   private readonly cache = new StampedCache<SearchOutcome>();
+  private readonly recent = new SnapshotStore<SearchOutcome>();
+  /** Row reads of an outcome run one at a time (a cached outcome may serve two calls at once). */
+  private readonly reading = new WeakMap<SearchOutcome, Promise<unknown>>();
 
-  /** `maxCollected`: the memory cap on kept matches; `maxStamped`: on cached searches' files (tests lower them). */
+  /** `maxCollected`: the memory cap on kept rows; `maxStamped`: on cached searches' files (tests lower them). */
   constructor(
     private readonly maxCollected = MAX_COLLECTED_MATCHES,
     private readonly maxStamped = MAX_STAMPED_FILES,
@@ -57,84 +86,135 @@ export class SearchEngine {
       });
     }
     const key = this.keyOf(query);
-    if (!options.bypassCache) {
-      const cached = await this.cache.get(key);
-      if (cached) return { outcome: cached, cacheHit: true, key };
-    }
+    const cached = await this.cache.get(key);
+    if (cached) return { outcome: cached, cacheHit: true, key };
+    const kept = options.continuation ? this.recent.get(key) : undefined;
+    if (kept) return { outcome: kept, cacheHit: true, key };
     const startedAt = Date.now();
-    const { outcome, searched } = await this.runRipgrep(query, options);
+    const { outcome, searched } = await this.count(query, options);
     if (!outcome.timedOut) {
       const roots = query.targetKind === 'roots' ? query.targets : [];
-      // Past MAX_STAMPED_FILES the result is not cached: then no listing of the files runs at all.
+      // Past MAX_STAMPED_FILES (or when ripgrep did not say) the result is not cached: then no listing
+      // of the files runs at all.
       const files =
-        searched > this.maxStamped ? Promise.resolve(undefined) : this.searchedFiles(query, options);
+        searched === undefined || searched > this.maxStamped
+          ? Promise.resolve(undefined)
+          : this.searchedFiles(query, options);
       this.cache.set(key, outcome, files, startedAt, roots);
     }
+    this.recent.set(key, outcome);
     return { outcome, cacheHit: false, key };
   }
 
-  /** The outcome, and how many files ripgrep searched (0 when it did not say: count modes). */
-  private async runRipgrep(
+  /** Every file's match count: one parallel ripgrep run that prints counts, not lines. */
+  private async count(
     query: SearchQuery,
     options: SearchEngineOptions,
-  ): Promise<{ outcome: SearchOutcome; searched: number }> {
-    const counting = query.mode === 'total_only' || query.mode === 'count_only_matches';
-    const deadline = Date.now() + options.timeoutMs;
-    const collect = async (mode: 'json' | 'count') => {
-      const collector = new JsonMatchCollector(query.contextAfter, this.maxCollected);
-      const counter = new CountCollector();
-      const args = searchArgs(mode === 'count' ? { ...query, mode: 'total_only' } : query);
-      const result = await runInBatches(query, args, {
-        deadline,
-        ...(mode === 'count' ? { separator: '\0' as const } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(mode === 'json' ? { onLongRecord: (record: Buffer) => collector.pushLong(record) } : {}),
-        onLine: (line, clipped) => {
-          if (mode === 'json') return collector.push(line, clipped);
-          counter.push(line);
-          return true;
-        },
-      });
-      return { collector, counts: counter.counts, result };
-    };
-    // One run: over the memory cap the collector keeps the first matches in path order (the same on
-    // every run) and counts every match, so the totals stay true (issue 13, bug 6).
-    const { collector, counts, result } = await collect(counting ? 'count' : 'json');
-    const totals = { counts: counting ? counts : collector.fileCounts(), complete: !result.stopped };
+  ): Promise<{ outcome: SearchOutcome; searched: number | undefined }> {
+    const counter = new CountCollector();
+    const result = await runInBatches(query, ['--stats', ...searchArgs({ ...query, mode: 'total_only' })], {
+      deadline: Date.now() + options.timeoutMs,
+      separator: '\0',
+      ...(options.signal ? { signal: options.signal } : {}),
+      onLine: (record) => void counter.push(record),
+      afterRun: () => counter.endRun(),
+    });
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;
-    const found = totals.counts;
-    const real = await options.allowedFiles?.(found.map((c) => c.file));
+    const real = await options.allowedFiles?.(counter.counts.map((c) => c.file));
     const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
-    // ripgrep searches files in parallel, so its order varies between runs: sort by path (lines stay
-    // in file order) so that equal searches give equal answers and cursors line up.
-    const allowedCounts = found.filter((c) => !denied(c.file)).sort((a, b) => comparePaths(a.file, b.file));
-    const matches = counting ? [] : collector.matchesInOrder().filter((m) => !denied(m.file));
-    const limitHit = !counting && collector.overflowed;
+    // ripgrep searches files in parallel, so its order varies between runs: sorted by path, equal
+    // searches give equal answers and cursors line up.
+    const fileCounts = counter.counts
+      .filter((c) => !denied(c.file))
+      .sort((a, b) => comparePaths(a.file, b.file));
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
-    const longLines = collector.clippedLines.filter((l) => !denied(l.file)).slice(0, 3);
-    if (limitHit) {
-      warnings.push(
-        `Listed the first ${this.maxCollected} matching lines (files in path order); total_matches and files_with_matches count them all. Narrow the search or lower max_count to see the rest.`,
-      );
-    }
     // Totals are true or absent: a search cut short by its time limit has seen only part of the files.
-    const complete = totals.complete && !result.timedOut;
-    if (!complete) {
+    if (result.timedOut) {
       warnings.push(
         `The search stopped at its time limit (timeout_ms ${options.timeoutMs}): total_matches and files_with_matches are left out because ripgrep did not see every file; raise timeout_ms or narrow the search.`,
       );
     }
     const outcome: SearchOutcome = {
-      matches,
-      fileCounts: allowedCounts,
-      ...(complete ? { totalMatches: allowedCounts.reduce((sum, c) => sum + c.count, 0) } : {}),
-      limitHit,
+      matches: [],
+      rowFiles: 0,
+      fileCounts,
+      ...(result.timedOut ? {} : { totalMatches: fileCounts.reduce((sum, c) => sum + c.count, 0) }),
+      limitHit: false,
       timedOut: result.timedOut,
       warnings,
-      ...(longLines.length > 0 ? { longLines } : {}),
     };
-    return { outcome, searched: collector.searchedFiles };
+    return { outcome, searched: counter.searchedFiles };
+  }
+
+  /**
+   * Reads the rows a page needs into the outcome (kept there for the next pages): `rg --json` over the
+   * next counted files in path order, in batches that grow, until `need` is met or every file is read.
+   * False when the time ran out first (the rows read so far stay; a cut batch is dropped whole).
+   */
+  async readRows(
+    query: SearchQuery,
+    outcome: SearchOutcome,
+    need: RowNeed,
+    options: { deadline: number; signal?: AbortSignal },
+  ): Promise<boolean> {
+    const previous = this.reading.get(outcome) ?? Promise.resolve();
+    const reading = previous.then(() => this.readRowsNow(query, outcome, need, options));
+    this.reading.set(
+      outcome,
+      reading.catch(() => undefined),
+    );
+    return reading;
+  }
+
+  private async readRowsNow(
+    query: SearchQuery,
+    outcome: SearchOutcome,
+    need: RowNeed,
+    options: { deadline: number; signal?: AbortSignal },
+  ): Promise<boolean> {
+    let target = 256;
+    for (;;) {
+      if (rowsComplete(outcome) || rowsEnough(outcome.matches, need)) return true;
+      // The next files, up to about `target` matches (a batch grows while a page needs more).
+      const batch: FileCount[] = [];
+      let counted = 0;
+      for (let i = outcome.rowFiles; i < outcome.fileCounts.length && counted < target; i++) {
+        const next = outcome.fileCounts[i]!;
+        batch.push(next);
+        counted += next.count;
+      }
+      target *= 2;
+      const files = batch.map((c) => c.file);
+      const collector = new JsonMatchCollector(query.contextAfter, Number.MAX_SAFE_INTEGER);
+      const run = await runInBatches(
+        { ...query, targets: files, targetKind: 'files' },
+        searchArgs({ ...query, targets: files, targetKind: 'files', mode: 'matches' }),
+        {
+          deadline: options.deadline,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onLongRecord: (record: Buffer) => collector.pushLong(record),
+          onLine: (line, clipped) => collector.push(line, clipped),
+        },
+      );
+      if (run.timedOut) return false;
+      if (run.exitCode === 2) {
+        for (const warning of warningLines(run.stderr))
+          if (!outcome.warnings.includes(warning)) outcome.warnings.push(warning);
+      }
+      const rows = collector.matchesInOrder();
+      const room = this.maxCollected - outcome.matches.length;
+      if (rows.length > room) {
+        outcome.matches.push(...rows.slice(0, room));
+        outcome.limitHit = true;
+        outcome.warnings.push(
+          `Listed the first ${this.maxCollected} matching lines (files in path order); total_matches and files_with_matches count them all. Narrow the search or lower max_count to see the rest.`,
+        );
+      } else outcome.matches.push(...rows);
+      outcome.rowFiles += batch.length;
+      const long = [...(outcome.longLines ?? []), ...collector.clippedLines].slice(0, 3);
+      if (long.length > 0) outcome.longLines = long;
+    }
   }
 
   /**
@@ -162,6 +242,20 @@ export class SearchEngine {
     if (result.stopped || result.timedOut || result.exitCode === 2) return undefined;
     return files;
   }
+}
+
+/** Whether the rows read so far cover a page's need (see RowNeed). */
+function rowsEnough(rows: readonly SearchMatch[], need: RowNeed): boolean {
+  if (rows.length < (need.minRows ?? 0)) return false;
+  let bytes = 0;
+  for (let i = need.from; i < rows.length; i++) {
+    const row = rows[i]!;
+    bytes += row.text.length;
+    for (const line of row.before ?? []) bytes += line.length;
+    for (const line of row.after ?? []) bytes += line.length;
+    if (bytes > need.textBytes) return true;
+  }
+  return false;
 }
 
 /**
@@ -195,9 +289,13 @@ export function pathBatches(files: readonly string[], maxBytes = MAX_PATH_BYTES_
  * limit or a cancel ends the whole run. The results read as one run's.
  */
 async function runInBatches(
-  query: SearchQuery,
+  query: Pick<SearchQuery, 'targets' | 'targetKind'>,
   args: string[],
-  options: Omit<RgRunOptions, 'cwd' | 'timeoutMs'> & { deadline: number },
+  options: Omit<RgRunOptions, 'cwd' | 'timeoutMs'> & {
+    deadline: number;
+    /** Called after each ripgrep run ends (e.g. to read its statistics). */
+    afterRun?: () => void;
+  },
 ): Promise<RgRunResult> {
   const fixed = args.slice(0, args.length - query.targets.length);
   const batches = query.targetKind === 'files' ? pathBatches(query.targets) : [query.targets];
@@ -207,6 +305,7 @@ async function runInBatches(
   for (const batch of batches) {
     const timeoutMs = Math.max(1, options.deadline - Date.now());
     const result = await runRipgrep([...fixed, ...batch], { ...options, cwd, timeoutMs });
+    options.afterRun?.();
     if (result.stderr) stderr = stderr ? `${stderr}\n${result.stderr}` : result.stderr;
     // 0 (found) wins over 1 (nothing in this batch); 2 (an error) wins over both.
     if (result.exitCode === 2 || exitCode === 2) exitCode = 2;

@@ -43,14 +43,20 @@ export interface FileCount {
   count: number;
 }
 
-/** What one ripgrep run produced, before it is shaped for an output mode and paged. */
+/**
+ * What a search found, before it is shaped for an output mode and paged: every file's match count from
+ * one counting run, and the match rows of the first files in path order, read as pages need them.
+ */
 export interface SearchOutcome {
+  /** The rows of the first `rowFiles` files of fileCounts, in path order (then line order). */
   matches: SearchMatch[];
-  /** Per-file match counts (count modes, summary). */
+  /** How many files of fileCounts the rows cover (their rows are all in matches). */
+  rowFiles: number;
+  /** Per-file match counts, in path order: every file with a match. */
   fileCounts: FileCount[];
   /** Every match of the search; absent when the search stopped at its time limit (not all files seen). */
   totalMatches?: number;
-  /** Results stopped at max_count (more exist). */
+  /** The rows stopped at the memory cap (more exist; the totals count them all). */
   limitHit: boolean;
   timedOut: boolean;
   /** Non-fatal ripgrep messages (unreadable files and the like). */

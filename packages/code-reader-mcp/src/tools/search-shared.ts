@@ -1,10 +1,23 @@
 // search_content's options, output shape and answer paging.
 import { ToolError, clampInteger, type ToolContext } from '@mcp-workbench/core';
 import { z } from 'zod';
-import { fingerprint, fitPage, makeCursor, readCursor, staleCursor } from '../paging/budget.js';
+import {
+  BYTES_PER_TOKEN_CAP,
+  fingerprint,
+  fitPage,
+  makeCursor,
+  readCursor,
+  staleCursor,
+} from '../paging/budget.js';
 import type { ProjectPaths } from '../project/state.js';
 import { DEFAULT_MAX_COUNT, MAX_MAX_COUNT, effectiveMaxCount, outputModeOf } from '../search/options.js';
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type SearchRun } from '../search/search-content.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  ROW_GRACE_MS,
+  rowsComplete,
+  type SearchRun,
+} from '../search/search-content.js';
 import {
   SUMMARY_SAMPLES,
   SUMMARY_TOP_FILES,
@@ -179,23 +192,46 @@ export async function searchAnswer(
 ) {
   const { query } = built;
   const timeoutMs = clampInteger('timeout_ms', options.timeoutMs, DEFAULT_TIMEOUT_MS, 100, MAX_TIMEOUT_MS);
+  const deadline = Date.now() + timeoutMs;
   const run: SearchRun = await deps.search.search(query, {
     timeoutMs,
     signal: ctx.signal,
     isDenied: paths.deniedPredicate(),
     allowedFiles: (files) => paths.allowedFiles(files),
+    continuation: options.cursor !== undefined,
   });
   const { outcome } = run;
-  const rows = pagedRowsOf(query.mode, outcome);
-  const fp = fingerprint(rows.map((r) => ('line' in r ? [r.file, r.line] : [r.file, r.count])));
+  // A result is named by its files and their counts (the rows of a page are read when it is shown).
+  const fp = fingerprint(outcome.fileCounts.map((c) => [c.file, c.count]));
   let offset = 0;
   if (options.cursor !== undefined) {
     const cursor = readCursor(options.cursor, run.key);
     if (cursor.h !== fp) throw staleCursor();
     offset = cursor.o;
   }
+  // The rows this page can show: enough that a full page ends before them (or every row).
+  let rowsTimedOut = false;
+  if (query.mode !== 'total_only' && query.mode !== 'count_only_matches') {
+    const need =
+      query.mode === 'summary_only'
+        ? { from: 0, textBytes: 0, minRows: SUMMARY_SAMPLES }
+        : { from: offset, textBytes: options.budget * BYTES_PER_TOKEN_CAP };
+    const read = await deps.search.readRows(query, outcome, need, {
+      deadline: Math.max(deadline, Date.now() + ROW_GRACE_MS),
+      signal: ctx.signal,
+    });
+    rowsTimedOut = !read;
+  }
+  const rows = pagedRowsOf(query.mode, outcome);
+  const moreRows = query.mode !== 'count_only_matches' && !rowsComplete(outcome);
+  const timedOut = outcome.timedOut || rowsTimedOut;
+  const rowWarnings = rowsTimedOut
+    ? [
+        `Reading the matching lines stopped at the time limit (timeout_ms ${timeoutMs}) after ${rows.length} of them; pass next_cursor to read on.`,
+      ]
+    : [];
   const display = memoDisplay(paths);
-  const warnings = [...built.warnings, ...outcome.warnings];
+  const warnings = [...built.warnings, ...outcome.warnings, ...rowWarnings];
   for (const long of outcome.longLines ?? []) {
     warnings.push(
       `Line ${long.line} of ${display(long.file)} is ${long.bytes} bytes, too long to read whole: ` +
@@ -236,8 +272,8 @@ export async function searchAnswer(
     }
     return compact({
       ...body,
-      truncated: outcome.limitHit || outcome.timedOut || nextOffset !== undefined,
-      timed_out: outcome.timedOut ? true : undefined,
+      truncated: outcome.limitHit || timedOut || nextOffset !== undefined,
+      timed_out: timedOut ? true : undefined,
       cache_hit: run.cacheHit,
       next_cursor: nextOffset === undefined ? undefined : makeCursor(run.key, nextOffset, fp),
       warnings: warnings.length > 0 ? warnings : undefined,
@@ -246,8 +282,12 @@ export async function searchAnswer(
   };
   const textOf = (answer: SearchAnswer) =>
     (options.format === 'toon' ? options.textOf?.(answer) : undefined) ?? render(answer, options.format);
-  const page = await fitPage(rows, offset, options.budget, (candidate, hasMore) =>
-    textOf(shape(candidate, hasMore ? offset + candidate.length : undefined)),
+  const page = await fitPage(
+    rows,
+    offset,
+    options.budget,
+    (candidate, hasMore) => textOf(shape(candidate, hasMore ? offset + candidate.length : undefined)),
+    moreRows,
   );
   return shape(page.rows, page.nextOffset);
 }
