@@ -14,6 +14,9 @@ import { TextMeasurer } from '../src/render/fonts/text-measure.js';
 import { rasterize } from '../src/render/rasterize.js';
 import { fitRowHeights, renderRegion } from '../src/render/render-region.js';
 import { loadSheet, readWorkbookLook } from '../src/render/sheet-source.js';
+import { CHART_TYPES } from '../src/patch/ops/chart-ops.js';
+import { parseOps } from '../src/patch/parse-ops.js';
+import { runPatch } from '../src/patch/run-patch.js';
 import { FIXTURES } from './extract-helpers.js';
 import { runWithOpenpyxl } from './independent-reader.js';
 import { convertWithLibreOffice, libreOfficeAvailable, readPgm, type GreyImage } from './libreoffice.js';
@@ -81,6 +84,12 @@ ws['A7'] = 'Wrapped text in a narrow cell that needs several lines'; ws['A7'].al
 ws.row_dimensions[7].height = 60
 ws['D9'] = 12345678.9; ws['E9'] = 'Total'; ws['E9'].font = Font(bold=True, size=14)
 prep(ws, 'A1:F10'); wb.save(out + '/notes.xlsx')
+wb = Workbook(); ws = wb.active; ws.title = 'Charts'
+ws.append(['Month', 'Sales', 'Costs'])
+for i, m in enumerate(['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun']): ws.append([m, 100 + i * 20, 60 + i * 5])
+ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+ws.page_setup.fitToWidth = 1; ws.page_setup.fitToHeight = 1
+wb.save(out + '/charts-data.xlsx')
 for spec in sys.argv[2:]:
     src, name, area = spec.split('|')
     wb = load_workbook(src); ws = wb.worksheets[0]
@@ -99,8 +108,30 @@ beforeAll(async () => {
   );
   const made = await runWithOpenpyxl(MAKE_WORKBOOKS, [dir, ...specs]);
   if (made === undefined) return;
+  // create_chart's eight types over the data, through the patch engine: LibreOffice must draw them
+  // (converted in the same soffice run as the comparison workbooks).
+  await runPatch({
+    input: path.join(dir, 'charts-data.xlsx'),
+    output: path.join(dir, 'charts.xlsx'),
+    onConflict: 'overwrite',
+    ops: parseOps(
+      CHART_TYPES.map((type, i) => ({
+        op: 'create_chart',
+        sheet: 'Charts',
+        chart_type: type,
+        data_range: 'A1:C7',
+        anchor_cell: `${i % 2 ? 'K' : 'E'}${1 + Math.floor(i / 2) * 14}`,
+        width: 300,
+        height: 180,
+      })),
+    ),
+  });
   references = await convertWithLibreOffice(
-    CASES.map((c) => path.join(dir, c.file)),
+    [
+      ...CASES.map((c) => path.join(dir, c.file)),
+      path.join(dir, 'charts-data.xlsx'),
+      path.join(dir, 'charts.xlsx'),
+    ],
     'pdf',
   );
 }, 120_000);
@@ -288,4 +319,18 @@ describe('sheet images against LibreOffice', () => {
       expect(agree / cells, `${agree} of ${cells} cells agree`).toBeGreaterThanOrEqual(0.85);
     },
   );
+
+  it('LibreOffice draws the eight charts create_chart wrote (ink where they stand, none without them)', async (ctx) => {
+    if (!references) {
+      ctx.skip('LibreOffice (soffice) or poppler (pdftoppm) is not installed');
+      return;
+    }
+    const plain = fromPgm(await readPgm(references.get(path.join(dir, 'charts-data.xlsx'))!));
+    const charts = fromPgm(await readPgm(references.get(path.join(dir, 'charts.xlsx'))!));
+    const share = (image: Grey) => inkShare(image, 0, 0, image.width, image.height, 200);
+    // The data alone is a small table; with eight 300 x 180 pt charts (axes, bars, lines, slices,
+    // legends) the page holds many times its ink.
+    expect(share(charts)).toBeGreaterThan(4 * share(plain));
+    expect(share(charts)).toBeGreaterThan(0.02);
+  });
 });
