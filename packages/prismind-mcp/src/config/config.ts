@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import envPaths from 'env-paths';
@@ -166,10 +166,41 @@ function configError(file: string, message: string, key?: string): ToolError {
   });
 }
 
+/** The real path of a folder that may not exist yet (its nearest existing parent's, with the rest). */
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    const parent = path.dirname(folder);
+    return parent === folder ? folder : path.join(realFolder(parent), path.basename(folder));
+  }
+}
+
+/**
+ * Refuses a store folder that is the home folder or the file system's root, as core refuses such a
+ * root: the store makes its folder private (0700) and writes Projects/ and its database into it.
+ */
+function checkHome(home: string): void {
+  const real = realFolder(home);
+  const userHome = os.homedir() ? realFolder(os.homedir()) : '';
+  const what =
+    real === path.parse(real).root ? 'the filesystem root' : real === userHome ? 'your home folder' : '';
+  if (!what) return;
+  throw new ToolError(
+    'CONFIG_INVALID',
+    `PRISMIND_HOME is ${real} (${what}); the store needs a folder of its own.`,
+    {
+      hint: `Unset PRISMIND_HOME (the default is ${defaultHome()}), or set it to a new folder such as ${path.join(real, '.prismind')}.`,
+      details: { key: 'PRISMIND_HOME', home: real },
+    },
+  );
+}
+
 /** Reads config.toml (missing → defaults), validates it, and applies the environment overrides. */
 export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
   const env = sources.env ?? process.env;
   const home = path.resolve(env.PRISMIND_HOME?.trim() || defaultHome());
+  checkHome(home);
   const file = path.resolve(sources.configFile ?? path.join(home, 'config.toml'));
   let raw: unknown = {};
   let found = false;

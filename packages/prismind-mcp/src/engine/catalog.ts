@@ -27,7 +27,7 @@ export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
   if (input.project) checkProjectId(input.project);
   const query = input.query?.trim();
   const warnings = query ? checkQuery(query) : [];
-  await refreshDocuments(engine, input.project);
+  warnings.push(...(await refreshDocuments(engine, input.project)));
   const result = await engine.backend.read(async (stores) => {
     if (input.project && !(await stores.projects.get(input.project))) throw projectNotFound(input.project);
     return stores.search.searchCatalog({
@@ -95,7 +95,9 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
     const rows = await stores.catalog.list({ project: project.project_id, status: 'all' });
     const byId = new Map(rows.map((e) => [e.doc_id, e]));
     const byLocation = new Map(rows.map((e) => [e.location.normalize('NFC'), e]));
-    const files = await stores.documents.scan(project);
+    const { documents: files, skipped } = await stores.documents.scan(project);
+    // A file not read (a link, a special file, one over the size limit) is there: its row is not archived.
+    const present = new Set(skipped.map((s) => s.location.normalize('NFC')));
     const at = nowIso(engine);
     let added = 0;
     let updated = 0;
@@ -124,7 +126,8 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
     }
     let archived = 0;
     for (const row of rows) {
-      if (seen.has(row.doc_id) || row.status === 'archived') continue;
+      if (seen.has(row.doc_id) || row.status === 'archived' || present.has(row.location.normalize('NFC')))
+        continue;
       await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
       archived++;
     }
@@ -135,11 +138,13 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       added_count: added,
       updated_count: updated,
       archived_count: archived,
+      ...(skipped.length > 0 ? { warnings: skipped.map((s) => s.message) } : {}),
       message:
         `目録を同期しました（${synced}件）。` +
         (added || updated || archived
           ? `追加 ${added}件、更新 ${updated}件、ファイルが見つからずアーカイブ ${archived}件。`
-          : ''),
+          : '') +
+        (skipped.length > 0 ? `読まなかったファイルが${skipped.length}件あります（warnings）。` : ''),
     };
   });
 }

@@ -233,10 +233,13 @@ async function readChecked(engine: Engine, docId: string) {
     seen.keywords = extractKeywords(doc.body, KEYWORDS, `${seen.name} ${seen.feature}`);
   }
   if (firstSight) seen.updated_at = entry.updated_at;
-  await engine.backend.write(async (stores) => {
-    await stores.catalog.put(seen);
-    await stores.search.indexDocument(seen, doc.body);
-  });
+  // A read-only store shows the edit without recording it.
+  if (!engine.backend.readOnly) {
+    await engine.backend.write(async (stores) => {
+      await stores.catalog.put(seen);
+      await stores.search.indexDocument(seen, doc.body);
+    });
+  }
   return { entry: seen, doc, project, url: first.url, handEdited: !firstSight };
 }
 

@@ -1,3 +1,4 @@
+import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import type { StoredDocument, Stores } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
@@ -12,9 +13,11 @@ const KEYWORDS = 8;
  * the files the backend reports are read. A failure here never fails the search: it is logged, the
  * files are reported again next time, and the search answers from the index as it is.
  */
-export async function refreshDocuments(engine: Engine, projectId?: string): Promise<void> {
+export async function refreshDocuments(engine: Engine, projectId?: string): Promise<string[]> {
   const changes = engine.backend.documentChanges;
-  if (!changes) return;
+  // A read-only store cannot record what it took in: it is searched as it is.
+  if (!changes || engine.backend.readOnly) return [];
+  const warnings: string[] = [];
   const projects = await engine.backend.read(async (stores) => {
     if (projectId === undefined) return stores.projects.list();
     const project = await stores.projects.get(projectId);
@@ -24,7 +27,10 @@ export async function refreshDocuments(engine: Engine, projectId?: string): Prom
     const locations = await changes.pending(project);
     if (locations.length === 0) continue;
     try {
-      await engine.backend.write((stores) => takeIn(engine, stores, project, locations), { views: false });
+      const skipped = await engine.backend.write((stores) => takeIn(engine, stores, project, locations), {
+        views: false,
+      });
+      warnings.push(...skipped);
       await changes.settle(project, locations);
     } catch (error) {
       changes.retry(project, locations);
@@ -34,10 +40,27 @@ export async function refreshDocuments(engine: Engine, projectId?: string): Prom
       );
     }
   }
+  return warnings;
 }
 
-/** Brings the catalog rows and the search cache of these files up to date with the files. */
-async function takeIn(engine: Engine, stores: Stores, project: ProjectConfig, locations: string[]) {
+/** A file the store refused to read (a link, a special file, one over the size limit): said, never read. */
+function refused(error: unknown): error is ToolError {
+  return (
+    error instanceof ToolError &&
+    ['PATH_OUTSIDE_ROOT', 'UNSUPPORTED_FORMAT', 'LIMIT_EXCEEDED'].includes(error.code)
+  );
+}
+
+/**
+ * Brings the catalog rows and the search cache of these files up to date with the files; returns what
+ * it says about files it would not read (they are neither indexed nor archived).
+ */
+async function takeIn(
+  engine: Engine,
+  stores: Stores,
+  project: ProjectConfig,
+  locations: string[],
+): Promise<string[]> {
   // Only the rows of these files are looked up: a project may hold ten thousand documents.
   const atLocation = async (location: string) =>
     (await stores.catalog.list({ project: project.project_id, status: 'all', location }))[0];
@@ -48,8 +71,16 @@ async function takeIn(engine: Engine, stores: Stores, project: ProjectConfig, lo
     stores.documents.read(project, { location } as CatalogEntry);
   const present: { location: string; doc: StoredDocument }[] = [];
   const gone: string[] = [];
+  const skipped: string[] = [];
   for (const location of new Set(locations)) {
-    const doc = await read(location);
+    let doc: StoredDocument | undefined;
+    try {
+      doc = await read(location);
+    } catch (error) {
+      if (!refused(error)) throw error;
+      skipped.push(error.message);
+      continue;
+    }
     if (doc) present.push({ location, doc });
     else gone.push(location);
   }
@@ -91,4 +122,6 @@ async function takeIn(engine: Engine, stores: Stores, project: ProjectConfig, lo
     if (!row || row.status !== 'active' || moved.has(location)) continue;
     await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
   }
+  if (skipped.length > 0) engine.logger.warn(`Document files not read: ${skipped.join(' ')}`);
+  return skipped;
 }

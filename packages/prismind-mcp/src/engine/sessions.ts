@@ -124,10 +124,14 @@ export async function startSession(
 ) {
   const user = userOf(engine, input.user);
   const source = userSourceText(engine, input.user);
-  return engine.backend.write(async (stores) => {
+  // On a store this process may only read, the session is loaded without recording its start.
+  const record = !engine.backend.readOnly;
+  const run = <T>(work: (stores: Stores) => Promise<T>) =>
+    record ? engine.backend.write(work, START_IS_DERIVABLE) : engine.backend.read(work);
+  return run(async (stores) => {
     const project = await resolveProject(engine, stores, input.project, user);
     const at = nowIso(engine);
-    await stores.projects.setCurrent(user, { project_id: project.project_id, switched_at: at });
+    if (record) await stores.projects.setCurrent(user, { project_id: project.project_id, switched_at: at });
     const own = await stores.sessions.get(project.project_id, user);
     // A store from before identities saved everyone's state as LEGACY_USER: each person starts from it once.
     const legacy =
@@ -138,7 +142,7 @@ export async function startSession(
     const saved = previous ?? emptyState(project.project_id, user, at);
     const tasks = await stores.tracker.list(project.project_id);
     const { state, corrected } = reconcile(saved, tasks);
-    await stores.sessions.put({ ...state, started_at: at, updated_at: at });
+    if (record) await stores.sessions.put({ ...state, started_at: at, updated_at: at });
     const docs = await recommendedDocs(stores, project, tasks);
     // Once every store call is through: a store may report a failed write at its next call.
     engine.active = { project: project.project_id, user, started_at: at };
@@ -151,6 +155,8 @@ export async function startSession(
       lines.push(`進捗シートとの差異を修正しました（進捗を正としています）: ${corrected.join('; ')}`);
     if (state.next_action) lines.push(`前回の「次にやること」: ${state.next_action}`);
     if (!previous) lines.push('このプロジェクトでの初回のセッションです。');
+    if (!record)
+      lines.push('ストアが読み取り専用のため、セッションの開始は記録していません（読み取りはできます）。');
     return {
       project: project.project_id,
       project_name: project.name,
@@ -166,7 +172,7 @@ export async function startSession(
       next_action: state.next_action,
       message: lines.join('\n'),
     };
-  }, START_IS_DERIVABLE);
+  });
 }
 
 export interface SaveInput {

@@ -60,6 +60,12 @@ export interface Tracker {
   createSheets(project: ProjectConfig): Promise<string[]>;
 }
 
+/** A document file a store did not read, and why (said in the answer). */
+export interface SkippedDocument {
+  location: string;
+  message: string;
+}
+
 /** A document's text as stored, with the hash of its body. */
 export interface StoredDocument {
   body: string;
@@ -97,6 +103,10 @@ export interface DocumentStore {
     project: ProjectConfig,
     doc: NewDocument,
   ): Promise<{ location: string; url: string; content_hash: string; doc_id?: string }>;
+  /**
+   * The document, or undefined when it is gone. A document the store will not read (a link, a special
+   * file, one over the size limit) throws a ToolError that says so.
+   */
   read(project: ProjectConfig, entry: CatalogEntry): Promise<StoredDocument | undefined>;
   /** Replaces the body (and the catalog fields the document carries); returns the new body hash. */
   write(
@@ -105,8 +115,14 @@ export interface DocumentStore {
     body: string,
     change?: WriteChange,
   ): Promise<{ content_hash: string }>;
-  /** Every document found in the project's folders (for sync_catalog). */
-  scan(project: ProjectConfig): Promise<{ location: string; doc: StoredDocument }[]>;
+  /**
+   * Every document found in the project's folders (for sync_catalog), and the files it did not read:
+   * links, special files and files over the size limit (the local store's folder holds what people put
+   * there).
+   */
+  scan(
+    project: ProjectConfig,
+  ): Promise<{ documents: { location: string; doc: StoredDocument }[]; skipped: SkippedDocument[] }>;
   url(project: ProjectConfig, entry: CatalogEntry): string;
   /** Names already used in a folder (for the next free sequence number of procedure docs). */
   namesIn(project: ProjectConfig, folder: string): Promise<string[]>;
@@ -230,6 +246,12 @@ export interface Backend {
   readonly location: string;
   /** The search machinery chosen at start, for the runtime report. */
   readonly info?: BackendInfo;
+  /**
+   * This process may only read the store (permissions, a read-only file system): every write fails with
+   * PERMISSION_DENIED, and operations that would record something on the way (a session's start, a hand
+   * edit seen) answer without recording it.
+   */
+  readonly readOnly?: boolean;
   /**
    * Present when a person can change the documents beside the server (the local store's Markdown
    * files): searches ask it which files changed and index them first. PostgreSQL keeps documents as

@@ -34,6 +34,7 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
     return LocalBackend.open({
       home: config.home,
       busyTimeoutMs: config.storage.busy_timeout_ms,
+      maxDocumentBytes: config.limits.max_document_bytes,
       embedder: embedderOf(config, logger),
       logger,
     });

@@ -19,6 +19,10 @@ export function syncCatalogTool(engine: Engine) {
       added_count: z.number(),
       updated_count: z.number(),
       archived_count: z.number(),
+      warnings: z
+        .array(z.string())
+        .optional()
+        .describe('Files not read: links, special files, files over the size limit.'),
       message,
     },
     async run(args) {

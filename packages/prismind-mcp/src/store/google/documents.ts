@@ -144,8 +144,9 @@ export class GoogleDocuments implements DocumentStore {
     return { content_hash: result.writeControl?.requiredRevisionId ?? '' };
   }
 
-  async scan(): Promise<{ location: string; doc: StoredDocument }[]> {
-    return []; // the catalog sheet is the master: see GoogleCatalog.syncFromMaster
+  async scan() {
+    // The catalog sheet is the master: see GoogleCatalog.syncFromMaster.
+    return { documents: [] as { location: string; doc: StoredDocument }[], skipped: [] };
   }
 
   url(_project: ProjectConfig, entry: CatalogEntry): string {

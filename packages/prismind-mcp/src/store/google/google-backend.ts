@@ -55,6 +55,11 @@ export class GoogleBackend implements Backend {
     return new GoogleBackend(local, api, auth, options);
   }
 
+  /** The local cache is where every call of this backend commits: read-only there means read-only. */
+  get readOnly(): boolean {
+    return this.local.readOnly;
+  }
+
   get location(): string {
     return `Google Workspace (${this.auth.description}); cache ${this.options.home}`;
   }

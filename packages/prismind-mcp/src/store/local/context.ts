@@ -5,6 +5,7 @@ import type { Embedder } from '../../search/embedder.js';
 import type { Stores, WriteOptions } from '../backend.js';
 import type { Db } from './database.js';
 import type { StagedFiles } from './staged-files.js';
+import type { StoreFiles } from './store-files.js';
 
 export type ViewKind = 'progress' | 'catalog' | 'summary';
 
@@ -12,6 +13,8 @@ export type ViewKind = 'progress' | 'catalog' | 'summary';
 export interface LocalContext {
   db: Db;
   home: string;
+  /** Reads and folders of the store's files, never through a link (see store-files.ts). */
+  store: StoreFiles;
   files: StagedFiles;
   writable: boolean;
   /** Projects whose Markdown views (進捗.md, 目録.md, サマリ.md) are regenerated before COMMIT. */

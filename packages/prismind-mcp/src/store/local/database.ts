@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ToolError } from '@mcp-workbench/core/engine';
@@ -44,13 +44,95 @@ export async function retryBusy<T>(attempt: () => T, what: string): Promise<T> {
   }
 }
 
+/** An error that means "this process may not write here" (permissions, a read-only file system). */
+function cannotWrite(error: unknown): boolean {
+  const value = (error as { code?: unknown }).code;
+  const code = typeof value === 'string' ? value : '';
+  return (
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code === 'SQLITE_PERM' ||
+    code === 'EACCES' ||
+    code === 'EPERM' ||
+    code === 'EROFS'
+  );
+}
+
+/** The database file itself, created 0600 before SQLite opens it (its WAL files take its mode). */
+function createPrivately(file: string): void {
+  const info = lstatSync(file, { throwIfNoEntry: false });
+  if (info?.isSymbolicLink()) {
+    throw new ToolError(
+      'BACKEND_UNAVAILABLE',
+      `${file} is a symbolic link; the store does not follow links.`,
+      {
+        hint: 'Replace the link with the database file itself, or point PRISMIND_HOME at the folder that holds it.',
+      },
+    );
+  }
+  if (info) return;
+  closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+}
+
 /**
  * Opens (creating if needed) the store's database: WAL so readers never block the writer, a busy
  * timeout, foreign keys, a bounded WAL file, then the migrations up to this version. A database written
- * by a newer version is refused rather than misread.
+ * by a newer version is refused rather than misread. The folder is made 0700 and the file 0600. Where
+ * this process may not write (permissions, a read-only file system) the store is opened read-only.
  */
-export async function openDatabase(file: string, options: OpenOptions): Promise<Db> {
-  mkdirSync(path.dirname(file), { recursive: true });
+export async function openDatabase(
+  file: string,
+  options: OpenOptions,
+): Promise<{ db: Db; readOnly: boolean }> {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    createPrivately(file);
+    return { db: await openWritable(file, options), readOnly: false };
+  } catch (error) {
+    if (!cannotWrite(error) || !existsSync(file)) throw error;
+    return { db: openReadOnly(file), readOnly: true };
+  }
+}
+
+/**
+ * A store this process may only read. SQLite reads a WAL database read-only when its -shm file exists;
+ * a store closed cleanly has none and its folder may not be writable, so the file is then read into
+ * memory as it is (without a -wal file nothing is missing from it).
+ */
+function openReadOnly(file: string): Db {
+  let db: Db | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    // exec, not prepare: a probe must leave no Statement behind (see keptStatements).
+    db.exec('SELECT count(*) FROM sqlite_master');
+  } catch {
+    db?.close();
+    const image = readFileSync(file);
+    // Bytes 18 and 19 say "WAL": an in-memory copy reads in rollback-journal mode.
+    if (image[18] === 2) image[18] = 1;
+    if (image[19] === 2) image[19] = 1;
+    db = new Database(image, { readonly: true });
+  }
+  cacheStatements(db);
+  const version = userVersion(db);
+  if (version > SCHEMA_VERSION) {
+    db.close();
+    throw tooNew(file, version);
+  }
+  if (version < SCHEMA_VERSION) {
+    db.close();
+    throw new ToolError(
+      'PERMISSION_DENIED',
+      `${file} was written by an older prismind-mcp and this process may not write to upgrade it.`,
+      {
+        hint: 'Open the store once with write access (the owner of the folder), then read-only access works.',
+      },
+    );
+  }
+  return db;
+}
+
+async function openWritable(file: string, options: OpenOptions): Promise<Db> {
   const db = new Database(file, { timeout: options.busyTimeoutMs });
   cacheStatements(db);
   try {

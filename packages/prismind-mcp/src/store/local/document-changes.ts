@@ -1,12 +1,13 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
 import type { ProjectConfig } from '../../model/types.js';
 import type { DocumentChanges } from '../backend.js';
-import { folderOf, projectDir, type RunsTransactions } from './context.js';
+import { folderOf, projectDir, PROJECTS_DIR, type RunsTransactions } from './context.js';
 import { VIEW_FILES } from './documents.js';
 import { bodyOfMarkdown } from './front-matter.js';
 import { sha256 } from '../../model/names.js';
+import type { StoreFiles } from './store-files.js';
 import { TreeWatcher, type WatchFunction } from './tree-watcher.js';
 
 /** A Markdown document of the project tree (not a hidden or temp file, not a generated view). */
@@ -52,7 +53,7 @@ export class LocalDocumentChanges implements DocumentChanges {
     watched.full = !watched.watcher?.watching;
     watched.dirty = new Set();
     if (!full) return dirty.filter(isDocumentPath);
-    return this.fullCheck(project, watched.dir);
+    return this.fullCheck(project);
   }
 
   async settle(project: ProjectConfig, locations: string[]): Promise<void> {
@@ -135,8 +136,10 @@ export class LocalDocumentChanges implements DocumentChanges {
    * in yet) whose body hash equals its catalog row's is recorded as it is, without parsing its front
    * matter: parsing YAML costs about a millisecond per file, far too much for ten thousand of them.
    */
-  private async fullCheck(project: ProjectConfig, dir: string): Promise<string[]> {
-    const { recorded, catalogued } = await this.backend.readWith(async (_stores, ctx) => ({
+  private async fullCheck(project: ProjectConfig): Promise<string[]> {
+    const { recorded, catalogued, store, base } = await this.backend.readWith(async (_stores, ctx) => ({
+      store: ctx.store,
+      base: path.posix.join(PROJECTS_DIR, folderOf(ctx, project.project_id)),
       recorded: ctx.db
         .prepare('SELECT location, size, mtime_ms FROM document_files WHERE project = ?')
         .all(project.project_id) as { location: string; size: number; mtime_ms: number }[],
@@ -149,15 +152,20 @@ export class LocalDocumentChanges implements DocumentChanges {
     const changed: string[] = [];
     const unchanged: string[] = [];
     const present = new Set<string>();
-    for (const location of listDocuments(dir)) {
-      const file = path.join(dir, location);
-      const stat = statOf(file);
+    // Links and special files named *.md are listed too: taking them in reports them (never reads them).
+    const listed = store.listMarkdown(base);
+    const locations = [...listed.files, ...listed.others.map((o) => o.location)].filter(isDocumentPath);
+    for (const location of locations) {
+      const stat = statOf(path.join(store.root, base, location));
       if (!stat) continue;
       present.add(location);
       const before = known.get(location);
       if (before) {
         if (before.size !== stat.size || before.mtime_ms !== stat.mtimeMs) changed.push(location);
-      } else if (hashes.get(location) && bodyHash(file) === hashes.get(location)) {
+      } else if (
+        hashes.get(location) &&
+        (await bodyHash(store, path.posix.join(base, location))) === hashes.get(location)
+      ) {
         unchanged.push(location);
       } else {
         changed.push(location);
@@ -171,32 +179,14 @@ export class LocalDocumentChanges implements DocumentChanges {
   }
 }
 
-/** Hash of a document file's body (after its front matter), as the catalog keeps it. */
-function bodyHash(file: string): string | undefined {
-  try {
-    return sha256(bodyOfMarkdown(readFileSync(file, 'utf8')));
-  } catch {
-    return undefined;
-  }
+/** Hash of a document file's body (after its front matter), as the catalog keeps it; undefined if unread. */
+async function bodyHash(store: StoreFiles, relative: string): Promise<string | undefined> {
+  const found = await store.readText(relative, relative).catch(() => undefined);
+  return found && 'text' in found ? sha256(bodyOfMarkdown(found.text)) : undefined;
 }
 
+/** Size and mtime of what is at a path (a link's own, never its target's). */
 function statOf(file: string): { size: number; mtimeMs: number } | undefined {
-  try {
-    const stat = statSync(file);
-    return stat.isFile() ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Document paths under the project folder (relative, `/`-separated, NFC). */
-function listDocuments(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir, { recursive: true, encoding: 'utf8' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return names.map((n) => n.split(path.sep).join('/').normalize('NFC')).filter(isDocumentPath);
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  return stat && !stat.isDirectory() ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
 }

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../../model/types.js';
-import type { DocumentStore, NewDocument, StoredDocument } from '../backend.js';
-import { assertWritable, folderOf, projectDir, type LocalContext } from './context.js';
+import type { DocumentStore, NewDocument, SkippedDocument, StoredDocument } from '../backend.js';
+import { assertWritable, folderOf, PROJECTS_DIR, type LocalContext } from './context.js';
+import { refusalError, refusalMessage } from './store-files.js';
 import { parseMarkdown, renderMarkdown } from './front-matter.js';
 import { sha256 } from '../../model/names.js';
 
@@ -73,24 +74,31 @@ function toStored(content: string): StoredDocument {
 export class LocalDocuments implements DocumentStore {
   constructor(private readonly ctx: LocalContext) {}
 
-  private root(project: ProjectConfig): string {
-    return projectDir(this.ctx, folderOf(this.ctx, project.project_id));
+  /** The project's folder, relative to the store folder (`Projects/<name>`). */
+  private base(project: ProjectConfig): string {
+    return path.posix.join(PROJECTS_DIR, folderOf(this.ctx, project.project_id));
+  }
+
+  /** A location of the project (`設計書/x.md`) relative to the store folder; never leaves the project. */
+  private relative(project: ProjectConfig, location: string): string {
+    const normal = path.posix.normalize(location.replace(/\\/g, '/'));
+    if (normal === '..' || normal.startsWith('../') || path.posix.isAbsolute(normal)) {
+      throw new ToolError('INVALID_ARGUMENT', `Document location "${location}" leaves the project folder.`);
+    }
+    return path.posix.join(this.base(project), normal);
   }
 
   private fileOf(project: ProjectConfig, location: string): string {
-    const root = this.root(project);
-    const file = path.resolve(root, location);
-    if (!file.startsWith(root + path.sep)) {
-      throw new ToolError('INVALID_ARGUMENT', `Document location "${location}" leaves the project folder.`);
-    }
-    return file;
+    return path.join(this.ctx.store.root, this.relative(project, location));
   }
 
   async create(project: ProjectConfig, doc: NewDocument) {
     assertWritable(this.ctx);
     const location = path.posix.join(doc.folder, `${doc.file_name}.md`);
+    const relative = this.relative(project, location);
+    await this.ctx.store.ensureDir(path.posix.dirname(relative));
     const file = this.fileOf(project, location);
-    if (existsSync(file) || this.ctx.files.pending(file) !== undefined) {
+    if (this.ctx.store.lstat(relative) || this.ctx.files.pending(file) !== undefined) {
       throw new ToolError('ALREADY_EXISTS', `A document file ${location} already exists.`, {
         hint: 'Choose another name, or update the existing document with update_document.',
       });
@@ -99,48 +107,45 @@ export class LocalDocuments implements DocumentStore {
     return { location, url: pathToFileURL(file).href, content_hash: sha256(doc.body) };
   }
 
+  /** The document at `location`: undefined when there is no file; a refused file throws (see StoreFiles). */
   async read(project: ProjectConfig, entry: CatalogEntry): Promise<StoredDocument | undefined> {
     const file = this.fileOf(project, entry.location);
     const pending = this.ctx.files.pending(file);
     if (pending !== undefined) return toStored(pending);
-    try {
-      return toStored(readFileSync(file, 'utf8'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const found = await this.ctx.store.readText(this.relative(project, entry.location), entry.location);
+    if (found === undefined) return undefined;
+    if ('refused' in found) throw refusalError(found.refused);
+    return toStored(found.text);
   }
 
   async write(project: ProjectConfig, entry: CatalogEntry, body: string) {
     assertWritable(this.ctx);
+    const relative = this.relative(project, entry.location);
+    await this.ctx.store.ensureDir(path.posix.dirname(relative));
     this.ctx.files.stage(this.fileOf(project, entry.location), renderMarkdown(frontMatter(entry), body));
     return { content_hash: sha256(body) };
   }
 
   async scan(project: ProjectConfig) {
-    const root = this.root(project);
-    if (!existsSync(root)) return [];
-    const found: { location: string; doc: StoredDocument }[] = [];
-    for (const name of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      const location = name.split(path.sep).join('/');
-      const base = path.posix.basename(location);
-      if (
-        !base.endsWith('.md') ||
-        base.startsWith('.') ||
-        (VIEW_FILES.has(location) && !location.includes('/'))
-      ) {
-        continue;
-      }
-      const file = path.join(root, name);
-      try {
-        found.push({ location, doc: toStored(readFileSync(file, 'utf8')) });
-      } catch (error) {
-        // A folder named *.md, or a file removed meanwhile: not a document.
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EISDIR' && code !== 'ENOENT') throw error;
-      }
+    const documents: { location: string; doc: StoredDocument }[] = [];
+    const skipped: SkippedDocument[] = [];
+    const base = this.base(project);
+    const listed = this.ctx.store.listMarkdown(base);
+    for (const other of listed.others) {
+      const limit = this.ctx.store.limit;
+      skipped.push({
+        location: other.location,
+        message: refusalMessage(other.location, other.reason, limit),
+      });
     }
-    return found;
+    for (const location of listed.files) {
+      if (VIEW_FILES.has(location)) continue;
+      const found = await this.ctx.store.readText(path.posix.join(base, location), location);
+      if (found === undefined) continue; // removed meanwhile
+      if ('refused' in found) skipped.push({ location, message: found.refused.message });
+      else documents.push({ location, doc: toStored(found.text) });
+    }
+    return { documents, skipped };
   }
 
   url(project: ProjectConfig, entry: CatalogEntry): string {
@@ -150,19 +155,19 @@ export class LocalDocuments implements DocumentStore {
   async ensureFolders(project: ProjectConfig, folders: string[]): Promise<string[]> {
     const created: string[] = [];
     for (const folder of folders) {
-      const dir = this.fileOf(project, folder);
-      if (existsSync(dir)) continue;
+      const relative = this.relative(project, folder);
+      if (this.ctx.store.isDir(relative)) continue;
       // An empty folder is harmless if the transaction fails, so it is made at once.
-      mkdirSync(dir, { recursive: true });
+      await this.ctx.store.ensureDir(relative);
       created.push(folder);
     }
     return created;
   }
 
   async namesIn(project: ProjectConfig, folder: string): Promise<string[]> {
-    const dir = this.fileOf(project, folder);
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
+    const relative = this.relative(project, folder);
+    if (!this.ctx.store.isDir(relative)) return [];
+    return readdirSync(path.join(this.ctx.store.root, relative))
       .filter((n) => n.endsWith('.md'))
       .map((n) => n.slice(0, -3));
   }

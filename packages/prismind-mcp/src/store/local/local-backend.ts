@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { ToolError } from '@mcp-workbench/core/engine';
 import type { Logger } from '@mcp-workbench/core/engine';
 import type { Embedder } from '../../search/embedder.js';
 import type { Backend, BackendInfo, Stores, WriteOptions } from '../backend.js';
@@ -12,6 +14,7 @@ import { LocalProjects } from './projects.js';
 import { LocalSearchIndex } from './search-index.js';
 import { LocalSessions } from './sessions.js';
 import { StagedFiles } from './staged-files.js';
+import { StoreFiles } from './store-files.js';
 import { LocalTracker } from './tracker.js';
 import type { WatchFunction } from './tree-watcher.js';
 import { storeVectors, type PendingVector } from './vectors.js';
@@ -27,6 +30,23 @@ export interface LocalBackendOptions {
   views?: boolean;
   /** fs.watch, or a stand-in (tests make it fail). */
   watch?: WatchFunction | undefined;
+  /** limits.max_document_bytes: document files larger than this (plus front matter) are not read. */
+  maxDocumentBytes?: number;
+}
+
+/** The default of limits.max_document_bytes (config.ts), for callers that open a store without a config. */
+const DEFAULT_DOCUMENT_BYTES = 1024 * 1024;
+
+/** Every write on a store this process may only read. */
+export function readOnlyStore(home: string): ToolError {
+  return new ToolError(
+    'PERMISSION_DENIED',
+    `The store at ${home} is read-only for this process (no write permission, or a read-only file system): reads work, nothing was saved.`,
+    {
+      hint: 'Give this user write access to the store folder, or point PRISMIND_HOME at a writable copy of it.',
+      details: { store: home, read_only: true },
+    },
+  );
 }
 
 /**
@@ -40,16 +60,30 @@ export class LocalBackend implements Backend, RunsTransactions {
   private readonly mutex = new Mutex();
   readonly documentChanges: LocalDocumentChanges;
 
+  private readonly store: StoreFiles;
+
   private constructor(
     private readonly db: Db,
+    /** This process may not write the store (permissions, a read-only file system): reads only. */
+    readonly readOnly: boolean,
     private readonly options: LocalBackendOptions,
   ) {
     this.documentChanges = new LocalDocumentChanges(this, options.logger, options.watch);
+    this.store = new StoreFiles(
+      realpathSync(options.home),
+      options.maxDocumentBytes ?? DEFAULT_DOCUMENT_BYTES,
+    );
   }
 
   static async open(options: LocalBackendOptions): Promise<LocalBackend> {
-    const db = await openDatabase(path.join(options.home, DB_FILE), { busyTimeoutMs: options.busyTimeoutMs });
-    const backend = new LocalBackend(db, options);
+    const { db, readOnly } = await openDatabase(path.join(options.home, DB_FILE), {
+      busyTimeoutMs: options.busyTimeoutMs,
+    });
+    const backend = new LocalBackend(db, readOnly, options);
+    if (readOnly) {
+      options.logger.warn(`The store at ${options.home} is read-only for this process: reads only.`);
+      return backend;
+    }
     try {
       await indexAgainIfNeeded(backend, options.logger);
     } catch (error) {
@@ -79,6 +113,7 @@ export class LocalBackend implements Backend, RunsTransactions {
     const ctx: LocalContext = {
       db: this.db,
       home: this.options.home,
+      store: this.store,
       files: new StagedFiles(),
       writable,
       dirty: new Map(),
@@ -127,6 +162,7 @@ export class LocalBackend implements Backend, RunsTransactions {
     work: (stores: Stores, ctx: LocalContext) => Promise<T>,
     options?: WriteOptions,
   ): Promise<T> {
+    if (this.readOnly) throw readOnlyStore(this.options.home);
     const { ctx, stores, vectors } = this.context(true);
     const result = await this.mutex.run(async () => {
       await retryBusy(() => this.db.exec('BEGIN IMMEDIATE'), 'starting a write');
@@ -161,7 +197,7 @@ export class LocalBackend implements Backend, RunsTransactions {
         this.options.logger.warn('Background work after a transaction failed', error);
       }
     }
-    if (vectors.length === 0) return;
+    if (vectors.length === 0 || this.readOnly) return;
     try {
       await this.mutex.run(async () => {
         await retryBusy(() => this.db.exec('BEGIN IMMEDIATE'), 'storing vectors');
@@ -183,7 +219,7 @@ export class LocalBackend implements Backend, RunsTransactions {
     await this.mutex.run(async () => {
       try {
         // Fold the WAL back into the database so the folder is one file again when nobody uses it.
-        this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+        if (!this.readOnly) this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       } catch {
         // another process is using the database: it checkpoints later
       }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  existsSync,
+  constants,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -33,11 +34,31 @@ async function flush(file: string): Promise<void> {
   }
 }
 
+/** Files the store writes are the owner's only (issue 23: the store was world-readable). */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
 function writeFile(file: string, content: string, durable: boolean): void {
-  const fd = openSync(file, 'wx', 0o644);
+  // O_EXCL: the temp name must not exist, not even as a link.
+  const fd = openSync(file, 'wx', FILE_MODE);
   try {
     writeSync(fd, content);
     if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a target holds before it is replaced, to put back if COMMIT fails: a regular file's bytes only. */
+function previousContent(target: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined; // missing, or a link (never followed)
+  }
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd) : undefined;
   } finally {
     closeSync(fd);
   }
@@ -59,7 +80,7 @@ export class StagedFiles {
   stage(target: string, content: string, durable = true): void {
     const previous = this.staged.get(target);
     if (previous) rmSync(previous.temp, { force: true });
-    mkdirSync(path.dirname(target), { recursive: true });
+    mkdirSync(path.dirname(target), { recursive: true, mode: DIR_MODE });
     const temp = path.join(
       path.dirname(target),
       `.${path.basename(target).slice(0, 60)}.${process.pid}.${randomBytes(5).toString('hex')}.tmp`,
@@ -89,7 +110,8 @@ export class StagedFiles {
       await Promise.all(durable.slice(i, i + FLUSH_BATCH).map((e) => flush(e.temp)));
     }
     for (const entry of this.staged.values()) {
-      entry.previous = existsSync(entry.target) ? readFileSync(entry.target) : undefined;
+      entry.previous = previousContent(entry.target);
+      // rename replaces a link at the target itself, never what it points to.
       renameSync(entry.temp, entry.target);
       entry.placed = true;
     }

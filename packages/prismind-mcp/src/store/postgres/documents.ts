@@ -87,10 +87,13 @@ export class PgDocuments implements DocumentStore {
       `SELECT location, doc_id, body, content_hash FROM ${this.ctx.t.documents} WHERE project_key = $1 ORDER BY location`,
       [keyOf(project.project_id)],
     );
-    return rows.map((r) => ({
-      location: r.location,
-      doc: { body: r.body, content_hash: r.content_hash, fields: { doc_id: r.doc_id } },
-    }));
+    return {
+      documents: rows.map((r) => ({
+        location: r.location,
+        doc: { body: r.body, content_hash: r.content_hash, fields: { doc_id: r.doc_id } },
+      })),
+      skipped: [],
+    };
   }
 
   url(_project: ProjectConfig, entry: CatalogEntry): string {

@@ -1,0 +1,185 @@
+import { constants, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  openDirBeneath,
+  openRegularBeneath,
+  PathChangedError,
+  readOpened,
+  ToolError,
+} from '@mcp-workbench/core/engine';
+
+/** Folders the store makes: the owner's only (files are 0600, see staged-files.ts). */
+export const DIR_MODE = 0o700;
+
+/**
+ * Room for the front matter above the size limit of a document's body: a file the server wrote at the
+ * limit must still read, a 100 MB file dropped in by hand must not.
+ */
+export const FRONT_MATTER_ROOM = 256 * 1024;
+
+/** Why a file of the store is not read. */
+export type Refusal = 'link' | 'special' | 'too-large';
+
+export interface RefusedFile {
+  location: string;
+  reason: Refusal;
+  /** What the answer says about it. */
+  message: string;
+}
+
+function code(error: unknown): string | undefined {
+  const value = (error as { code?: unknown } | null)?.code;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function refusalMessage(location: string, reason: Refusal, maxBytes: number): string {
+  if (reason === 'link')
+    return `${location} はシンボリックリンクです。ストアのファイルはリンクをたどって開きません。`;
+  if (reason === 'special')
+    return `${location} は通常のファイルではありません（名前付きパイプ、デバイスなど）。読みませんでした。`;
+  return `${location} は ${maxBytes} バイト（limits.max_document_bytes と front matter の余裕）を超えるため、索引していません。`;
+}
+
+/** The ToolError a refused file gives a tool that asked for exactly that file. */
+export function refusalError(refused: RefusedFile): ToolError {
+  const codeOf = { link: 'PATH_OUTSIDE_ROOT', special: 'UNSUPPORTED_FORMAT', 'too-large': 'LIMIT_EXCEEDED' };
+  return new ToolError(codeOf[refused.reason], refused.message, {
+    hint:
+      refused.reason === 'too-large'
+        ? 'Split the file into several documents, or raise limits.max_document_bytes.'
+        : 'Replace it with a regular Markdown file inside the store folder, or remove it.',
+    details: { location: refused.location, reason: refused.reason },
+  });
+}
+
+/**
+ * The store folder's own files, opened the way core's path policy opens files: no link is followed
+ * anywhere below the store folder (each name is opened from its parent's handle with O_NOFOLLOW),
+ * only regular files are read (checked on the opened handle; a FIFO does not block the open), and a
+ * file over the size limit is refused before it is read. `root` is the store folder's real path.
+ */
+export class StoreFiles {
+  constructor(
+    readonly root: string,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The largest document file read (bytes): the body's limit plus room for the front matter. */
+  get limit(): number {
+    return this.maxBytes + FRONT_MATTER_ROOM;
+  }
+
+  /** Names below the store folder (`Projects/<folder>/設計書/x.md` → its parts). */
+  private parts(relative: string): string[] {
+    return relative.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  }
+
+  /**
+   * A document file's text: undefined when there is no file, a refusal when it is a link, a special
+   * file or too large.
+   */
+  async readText(
+    relative: string,
+    location: string,
+  ): Promise<{ text: string; stats: Stats } | { refused: RefusedFile } | undefined> {
+    const limit = this.limit;
+    const refuse = (reason: Refusal) => ({
+      refused: { location, reason, message: refusalMessage(location, reason, limit) },
+    });
+    let opened;
+    try {
+      opened = await openRegularBeneath(this.root, this.parts(relative), location);
+    } catch (error) {
+      if (code(error) === 'ENOENT') return undefined;
+      if (error instanceof PathChangedError) return refuse('link');
+      if (error instanceof ToolError && error.code === 'INVALID_ARGUMENT') return refuse('special');
+      throw error;
+    }
+    try {
+      if (opened.stats.size > limit) return refuse('too-large');
+      const buffer = await readOpened(opened, { maxBytes: limit, shownAs: location });
+      return { text: buffer.toString('utf8'), stats: opened.stats };
+    } catch (error) {
+      if (error instanceof ToolError && error.code === 'LIMIT_EXCEEDED') return refuse('too-large');
+      throw error;
+    } finally {
+      await opened.handle.close();
+    }
+  }
+
+  /**
+   * Makes sure the folder exists and that no name on the way is a link (created 0700 where missing);
+   * a write into it then lands inside the store. Throws PATH_OUTSIDE_ROOT otherwise.
+   */
+  async ensureDir(relative: string): Promise<void> {
+    try {
+      await (await openDirBeneath(this.root, this.parts(relative), { create: true, mode: DIR_MODE })).close();
+    } catch (error) {
+      if (error instanceof PathChangedError || code(error) === 'ENOTDIR' || code(error) === 'ELOOP') {
+        throw new ToolError(
+          'PATH_OUTSIDE_ROOT',
+          `${relative} は通常のフォルダではありません（シンボリックリンクなど）。ストアはリンクをたどって書きません。`,
+          {
+            hint: 'Replace the link with a real folder inside the store folder.',
+            details: { location: relative },
+          },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Whether a folder exists as a real folder (not a link). */
+  isDir(relative: string): boolean {
+    try {
+      return lstatSync(path.join(this.root, relative)).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  /** lstat of a file below the store folder (never follows a link), or undefined. */
+  lstat(relative: string): Stats | undefined {
+    try {
+      return lstatSync(path.join(this.root, relative));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The Markdown files below a folder (relative to it, `/`-separated, NFC), without entering linked
+   * folders; links and special files named *.md are listed apart.
+   */
+  listMarkdown(relativeDir: string): { files: string[]; others: { location: string; reason: Refusal }[] } {
+    const files: string[] = [];
+    const others: { location: string; reason: Refusal }[] = [];
+    const dir = path.join(this.root, relativeDir);
+    if (!this.isDir(relativeDir)) return { files, others };
+    const walk = (sub: string) => {
+      let entries;
+      try {
+        entries = readdirSync(path.join(dir, sub), { withFileTypes: true });
+      } catch (error) {
+        if (code(error) === 'ENOENT' || code(error) === 'ENOTDIR') return;
+        throw error;
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith('.')) continue;
+        const location = (sub ? `${sub}/${entry.name}` : entry.name).normalize('NFC');
+        if (entry.isDirectory()) walk(sub ? `${sub}/${entry.name}` : entry.name);
+        else if (!entry.name.endsWith('.md')) continue;
+        else if (entry.isFile()) files.push(location);
+        else others.push({ location, reason: entry.isSymbolicLink() ? 'link' : 'special' });
+      }
+    };
+    walk('');
+    return { files, others };
+  }
+}
+
+/** Opens a file for reading without following a final link and without blocking on a FIFO. */
+export async function openNoFollow(file: string) {
+  return open(file, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
+}
