@@ -57,7 +57,18 @@ export interface Jobs {
 
 export type JobName = keyof Jobs;
 
-const encode = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
+/**
+ * The bytes as a Uint8Array whose memory can be handed to the other thread: the Buffer's own when it
+ * holds all of it (large Buffers do; a 16 MB output is then not copied once more), a copy when it
+ * shares Node's pool (small ones).
+ */
+function transferable(bytes: Buffer): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? new Uint8Array(bytes.buffer, 0, bytes.byteLength)
+    : new Uint8Array(bytes);
+}
+
+const encode = (text: string) => transferable(Buffer.from(text, 'utf8'));
 
 /** Extracts a workbook and serialises the output and the per-sheet / per-print-area files. */
 async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJobOutput> {
@@ -66,7 +77,7 @@ async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJo
     alphaCol: input.alphaCol,
     files: openedFileAccess(input.file, fd),
   });
-  const output = new Uint8Array(extraction.serializeToBuffer(input.format, input.serialize));
+  const output = transferable(extraction.serializeToBuffer(input.format, input.serialize));
   const sheets = input.sheetFiles
     ? extraction.sheetPayloads().map((payload) => ({
         sheetName: payload.sheet_name,
