@@ -22,7 +22,8 @@ export interface CliIo {
 
 const USAGE = `Usage:
   prismind-mcp export <project> <dir> [--config FILE]   write the project (JSON + Markdown documents) into <dir>
-  prismind-mcp import <dir> [--config FILE]             read an export into this store ($PRISMIND_HOME)
+  prismind-mcp import <dir> [--merge] [--config FILE]   read an export into this store ($PRISMIND_HOME);
+                                                    --merge: into an existing project, adding what it lacks
   prismind-mcp init-agents [<project>] [--config FILE]  print the AGENTS.md / CLAUDE.md block for a project
   prismind-mcp auth login [--no-browser] [--config FILE] sign in to Google (storage.backend = "google"); writes token.json
   prismind-mcp auth status [--config FILE]             which Google credentials the server would use, and whether they work
@@ -107,6 +108,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         'no-browser': { type: 'boolean' },
+        merge: { type: 'boolean' },
         to: { type: 'string' },
         url: { type: 'string' },
         home: { type: 'string' },
@@ -149,9 +151,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         `Exported ${done.project}: ${done.documents} documents, ${done.tasks} tasks, ${done.knowledge} knowledge entries → ${done.dir}\n`,
       );
     } else if (command === 'import') {
-      const done = await importProject(engine, rest[0]!);
+      const done = await importProject(engine, rest[0]!, { merge: parsed.values.merge === true });
       io.stdout(
-        `Imported ${done.project}: ${done.documents} documents, ${done.tasks} tasks, ${done.knowledge} knowledge entries into ${engine.backend.location}\n`,
+        `${done.merged ? 'Merged into' : 'Imported'} ${done.project}: ${done.documents} documents, ${done.tasks} tasks, ${done.knowledge} knowledge entries into ${engine.backend.location}\n`,
       );
     } else {
       io.stdout(await initAgents(engine, rest[0]));
