@@ -77,9 +77,21 @@ const ConfigSchema = z
       .prefault({}),
     search: z
       .object({
-        embeddings_url: z.string().default(''),
+        // Only http(s): the endpoint gets the texts and, with a key, the key.
+        embeddings_url: z
+          .string()
+          .refine((url) => url === '' || /^https?:\/\/[^/]/i.test(url), 'must be an http:// or https:// URL')
+          .default(''),
         embeddings_model: z.string().default(''),
-        embeddings_api_key_env: z.string().default(''),
+        // The variable must be named for the purpose: a store's config must not be able to send another
+        // secret of the environment (a database password, a cloud token) to the endpoint.
+        embeddings_api_key_env: z
+          .string()
+          .regex(
+            /^$|^[A-Z][A-Z0-9_]*_API_KEY$/,
+            'must name an environment variable ending in _API_KEY (e.g. PRISMIND_EMBEDDINGS_API_KEY, OPENAI_API_KEY)',
+          )
+          .default(''),
         embeddings_timeout_ms: z.number().int().min(100).max(120_000).default(5000),
       })
       .strict()
@@ -196,6 +208,17 @@ function checkHome(home: string): void {
   );
 }
 
+/**
+ * Whether a path from config.toml stays inside the config file's folder (relative, no `..` out). The
+ * files the server writes (its log, a rotated Google token) are named by the config; a config copied
+ * into a store must not make the server write anywhere else. The command line's --log-file may.
+ */
+function insideFolder(folder: string, value: string): boolean {
+  if (path.isAbsolute(value) || path.win32.isAbsolute(value)) return false;
+  const resolved = path.resolve(folder, value);
+  return resolved.startsWith(path.resolve(folder) + path.sep);
+}
+
 /** Reads config.toml (missing → defaults), validates it, and applies the environment overrides. */
 export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
   const env = sources.env ?? process.env;
@@ -227,6 +250,18 @@ export function loadConfig(sources: ConfigSources = {}): PrismindConfig {
     const key = [...issue.path, ...keys.slice(0, 1)].map(String).join('.');
     const what = issue.code === 'unrecognized_keys' ? `unknown key "${key}"` : `"${key}": ${issue.message}`;
     throw configError(file, what, key);
+  }
+  for (const [key, value] of [
+    ['log.file', checked.data.log.file],
+    ['google.token_path', checked.data.google.token_path],
+  ] as const) {
+    if (value && !insideFolder(path.dirname(file), value)) {
+      throw configError(
+        file,
+        `"${key}": ${value} leaves the config file's folder; files the server writes stay beside its config.`,
+        key,
+      );
+    }
   }
   const identity = identityOf(checked.data.session.default_user, env);
   const config: PrismindConfig = {

@@ -42,19 +42,42 @@ export class Embedder {
     return Date.now() >= this.downUntil;
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return [];
-    if (!this.available) throw new EmbedderDown(`${this.url} failed recently; retrying after a pause.`);
-    try {
-      const response = await fetch(this.url, {
+  /**
+   * POSTs to the endpoint, following a redirect only within its origin: the key and the texts never go
+   * to another host because an answer said so.
+   */
+  private async post(body: string): Promise<Response> {
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const origin = new URL(this.url).origin;
+    let url = this.url;
+    for (let hop = 0; ; hop++) {
+      const response = await fetch(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
         },
-        body: JSON.stringify({ model: this.model, input: texts }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        body,
+        redirect: 'manual',
+        signal,
       });
+      if (response.status < 300 || response.status >= 400) return response;
+      const location = response.headers.get('location');
+      const next = location ? new URL(location, url) : undefined;
+      if (!next || next.origin !== origin || hop >= 3) {
+        throw new Error(
+          `HTTP ${response.status} redirect to ${next?.origin ?? 'nowhere'}: not followed (only redirects within ${origin} are)`,
+        );
+      }
+      url = next.href;
+    }
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    if (!this.available) throw new EmbedderDown(`${this.url} failed recently; retrying after a pause.`);
+    try {
+      const response = await this.post(JSON.stringify({ model: this.model, input: texts }));
       if (!response.ok) throw new Error(`HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
       const body = (await response.json()) as { data?: { embedding?: unknown; index?: unknown }[] };
       const rows = [...(body.data ?? [])].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0));
