@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SheetScanner } from '../src/patch/sheet-scanner.js';
 
 /** What the scanner reports for `xml` pushed in chunks of `size` bytes, as text. */
-function scan(xml: string, size: number, restIsPlain?: (row: number) => boolean) {
+function scan(xml: string, size: number) {
   const events: string[] = [];
   const heads: string[] = [];
   const tail: Buffer[] = [];
@@ -12,7 +12,6 @@ function scan(xml: string, size: number, restIsPlain?: (row: number) => boolean)
     row: (row, bytes) => events.push(`row ${row}: ${bytes.toString('utf8')}`),
     gap: (bytes) => events.push(`gap: ${bytes.toString('utf8')}`),
     tail: (bytes) => tail.push(Buffer.from(bytes)),
-    ...(restIsPlain ? { restIsPlain } : {}),
   });
   const bytes = Buffer.from(xml, 'utf8');
   for (let at = 0; at < bytes.length; at += size) scanner.push(bytes.subarray(at, at + size));
@@ -50,23 +49,6 @@ describe('SheetScanner (the patch engine splitting a worksheet into head, rows a
     ]);
     expect(whole.tail).toBe('</x:sheetData><x:pageMargins left="0.7"/></x:worksheet>');
     for (const size of [1, 7, 100, 4095, 4097, 65_536]) expect(scan(SHEET, size)).toEqual(whole);
-  });
-
-  it('past the row after which the rest is plain, hands the rows on unsplit, the same bytes however cut', () => {
-    const whole = scan(SHEET, SHEET.length);
-    const plain = (cut: number) => (row: number) => row >= cut;
-    for (const size of [1, 7, 100, 4095, 4097, 65_536, SHEET.length]) {
-      const fast = scan(SHEET, size, plain(2));
-      expect(fast.heads).toEqual(whole.heads);
-      expect(fast.tail).toBe(whole.tail);
-      // Rows 1 and 2 one by one, then rows 3 and 9 in gaps: the same bytes in the same order.
-      const text = (events: string[]) => events.map((e) => e.replace(/^(row \d+|gap): /, '')).join('');
-      expect(text(fast.events)).toBe(text(whole.events));
-      expect(fast.events.filter((e) => e.startsWith('row')).map((e) => e.slice(0, 6))).toEqual([
-        'row 1:',
-        'row 2:',
-      ]);
-    }
   });
 
   it('finds <sheetData> when the chunk ends right after its name', () => {

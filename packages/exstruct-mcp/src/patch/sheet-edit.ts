@@ -221,9 +221,6 @@ export async function loadSheet(
   const rowTexts = new Map<number, string>();
   let head = '';
   let tail = '';
-  // Rows are in ascending order: past the last one asked for, no row is needed (the shared-formula
-  // masters and array anchors an edit needs come before the cells it edits).
-  const lastWanted = rows === 'all' ? Infinity : Math.max(-1, ...rows);
   const scanner = new SheetScanner({
     head: (bytes, prefix, empty) => {
       head = bytes.toString('utf8');
@@ -243,7 +240,6 @@ export async function loadSheet(
     tail: (bytes) => {
       tail += bytes.toString('utf8');
     },
-    restIsPlain: (row) => row >= lastWanted,
   });
   for await (const chunk of stream) scanner.push(chunk);
   scanner.end();
@@ -328,10 +324,6 @@ export async function* writeSheet(
   }
   let tail = '';
   const groupRows = [...edit.brokenShared.values()].map((m) => m.ref);
-  // Past the last loaded row, with no new row waiting and no row to rewrite, the rest is copied.
-  const rowByRow = groupRows.length > 0 || hooks.wants !== undefined || hooks.visit !== undefined;
-  let lastLoaded = -1;
-  for (const state of edit.rows.values()) if (state.existed && state.row > lastLoaded) lastLoaded = state.row;
   const scanner = new SheetScanner({
     head: (bytes, prefix, empty) => {
       edit.prefix = prefix;
@@ -363,7 +355,6 @@ export async function* writeSheet(
     tail: (bytes) => {
       tail += bytes.toString('utf8');
     },
-    restIsPlain: (row) => !rowByRow && row >= lastLoaded && nextNew >= pendingNew.length,
   });
   for await (const chunk of source) {
     scanner.push(chunk);

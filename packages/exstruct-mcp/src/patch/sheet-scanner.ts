@@ -11,12 +11,6 @@ export interface SheetScanHandler {
   gap(bytes: Buffer): void;
   /** Everything from `</sheetData>` (or just after `<sheetData/>`) to the end; may come in pieces. */
   tail(bytes: Buffer): void;
-  /**
-   * Asked after each row (with its number): true when no later row needs looking at. The rest of
-   * sheetData then goes to `gap` in large pieces, found by searching for `</sheetData` alone, instead
-   * of row by row (a one-cell edit no longer splits the hundred thousand rows after it).
-   */
-  restIsPlain?(row: number): boolean;
 }
 
 const LT = 0x3c;
@@ -40,7 +34,7 @@ export class SheetScanner {
   private heldLength = 0;
   /** Where the next search for `sheetData` in the head starts. */
   private headFrom = 0;
-  private phase: 'head' | 'rows' | 'plain' | 'tail' = 'head';
+  private phase: 'head' | 'rows' | 'tail' = 'head';
   private prefix = '';
   private rowOpen = Buffer.from('<row');
   private rowClose = Buffer.from('</row>');
@@ -68,7 +62,6 @@ export class SheetScanner {
     let wait: EndMarker | undefined;
     if (this.phase === 'head') wait = this.scanHead();
     if (this.phase === 'rows') wait = this.scanRows();
-    if ((this.phase as string) === 'plain') this.scanPlain();
     if ((this.phase as string) === 'tail' && this.pending.length > 0) {
       this.handler.tail(this.pending);
       this.pending = Buffer.alloc(0);
@@ -140,21 +133,6 @@ export class SheetScanner {
     }
   }
 
-  /** Passes the rest of sheetData on as it is, up to `</sheetData` (kept whole across chunks). */
-  private scanPlain(): void {
-    const buf = this.pending;
-    const at = buf.indexOf(this.dataClose);
-    if (at === -1) {
-      const keep = Math.min(buf.length, this.dataClose.length - 1);
-      if (buf.length > keep) this.handler.gap(buf.subarray(0, buf.length - keep));
-      this.pending = buf.subarray(buf.length - keep);
-      return;
-    }
-    if (at > 0) this.handler.gap(buf.subarray(0, at));
-    this.pending = buf.subarray(at);
-    this.phase = 'tail';
-  }
-
   private setPrefix(prefix: string): void {
     this.prefix = prefix;
     this.rowOpen = Buffer.from(`<${prefix}row`);
@@ -206,11 +184,6 @@ export class SheetScanner {
           this.lastRow = row;
           this.handler.row(row, buf.subarray(lt, end));
           pos = end;
-          if (this.handler.restIsPlain?.(row)) {
-            this.pending = buf.subarray(pos);
-            this.phase = 'plain';
-            return undefined;
-          }
           continue;
         }
       }
