@@ -64,7 +64,7 @@ const SAMPLES: [string, string, [number, number, number, number], string[], stri
     ['Greeter.Greeter/1', 'Greeter.greetAll/4'],
     1,
   ],
-  ['src/go/server.go', 'go', [24, 18, 2, 4], ['type:Server'], ['Server.Address/3', 'New/1'], 2],
+  ['src/go/server.go', 'go', [24, 18, 2, 4], ['struct:Server'], ['Server.Address/3', 'New/1'], 2],
   [
     'src/rust/lib.rs',
     'rust',
@@ -277,10 +277,17 @@ describe('structure tools', () => {
 
   it('runs predefined and raw tree-sitter queries with filters', async () => {
     const methods = await server.both('query_code', { file_path: 'src/ts/service.ts', query_key: 'methods' });
-    expect((methods.results as { name: string }[]).map((r) => r.name)).toEqual([
-      'OrderService.add',
-      'OrderService.total',
+    // Named as get_code_outline names them: the method, its class in a column of its own.
+    expect((methods.results as { name: string; class: string }[]).map((r) => [r.class, r.name])).toEqual([
+      ['OrderService', 'add'],
+      ['OrderService', 'total'],
     ]);
+    const exact = await server.json('query_code', {
+      file_path: 'src/ts/service.ts',
+      query_key: 'methods',
+      filter: 'name~=^total$,class=OrderService',
+    });
+    expect((exact.results as { name: string }[]).map((r) => r.name)).toEqual(['total']);
     const comments = await server.json('query_code', {
       file_path: 'src/py/inventory.py',
       query_key: 'comments',
@@ -305,7 +312,7 @@ describe('structure tools', () => {
       query_key: 'functions',
       filter: 'lines>5',
     });
-    expect((long.results as { name: string }[]).map((r) => r.name)).toEqual(['OrderService.total']);
+    expect((long.results as { name: string }[]).map((r) => r.name)).toEqual(['total']);
     const typed = await server.json('query_code', {
       file_path: 'src/ts/service.ts',
       query_key: 'classes',
@@ -319,7 +326,10 @@ describe('structure tools', () => {
     });
     expect(imports.count).toBe(1);
     const fields = await server.json('query_code', { file_path: 'src/go/server.go', query_key: 'fields' });
-    expect((fields.results as { name: string }[]).map((r) => r.name)).toEqual(['Server.Name', 'Server.Port']);
+    expect((fields.results as { name: string; class: string }[]).map((r) => `${r.class}.${r.name}`)).toEqual([
+      'Server.Name',
+      'Server.Port',
+    ]);
   });
 
   it('explains bad queries and filters', async () => {

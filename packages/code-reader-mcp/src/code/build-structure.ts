@@ -1,6 +1,11 @@
 import type { Tree } from 'web-tree-sitter';
 import type { Yielder } from '../util/yield.js';
-import { maskClassHeadMacros, maskConditionalBranches, maskTrailingMacros } from './c-mask.js';
+import {
+  maskClassHeadMacros,
+  maskConditionalBranches,
+  maskDeclarationMacros,
+  maskTrailingMacros,
+} from './c-mask.js';
 import type { LanguageId } from './languages.js';
 import { parseSource } from './parser.js';
 import { analyzeStructure, type CodeStructure } from './structure.js';
@@ -27,7 +32,7 @@ export async function buildStructure(
   if (language !== 'c' && language !== 'cpp') return analyzeStructure(tree, language, yielder);
   const broken = tree.rootNode.hasError;
   let masked = maskClassHeadMacros(text);
-  if (broken) masked = maskTrailingMacros(maskConditionalBranches(masked));
+  if (broken) masked = maskDeclarationMacros(maskTrailingMacros(maskConditionalBranches(masked)));
   if (masked === text) return analyzeStructure(tree, language, yielder);
   const reparsed = await parseSource(language, masked, signal);
   try {

@@ -89,14 +89,34 @@ function interpreterOf(firstLine: string): string | undefined {
   return program;
 }
 
-/** Detects the language by extension or well-known name, then by the shebang line. */
-export function detectLanguage(filePath: string, head?: string): LanguageId | undefined {
+/**
+ * What only C++ writes, at the start of a line (comments and strings rarely start lines with them):
+ * a namespace, a template, an access label, a class with a base or body, `using namespace`.
+ */
+const CPP_MARKERS =
+  /^[ \t]*(?:namespace\s+\w+(?:\s*::\s*\w+)*\s*(?:\{|$|_)|template\s*<|(?:public|private|protected)\s*:(?!:)|class\s+\w+\s*(?:final\s*)?[:{]|using\s+namespace\s)/m;
+/** How much of a `.h` file is looked at to tell C++ from C. */
+const SNIFF_CHARS = 64 * 1024;
+
+/** A `.h` file written in C++ (libstdc++'s bits/, Qt, Boost): parsed with the C++ grammar, as ctags does. */
+export function looksLikeCpp(text: string): boolean {
+  return CPP_MARKERS.test(text.length > SNIFF_CHARS ? text.slice(0, SNIFF_CHARS) : text);
+}
+
+/**
+ * Detects the language by extension or well-known name, then by the shebang line. `text` is the file's
+ * text, or its start: `.h` files are C unless they read as C++, and the first line may name the
+ * interpreter.
+ */
+export function detectLanguage(filePath: string, text?: string): LanguageId | undefined {
   const base = path.basename(filePath);
   const byName = BY_NAME[base];
   if (byName) return byName;
   const ext = path.extname(base).slice(1).toLowerCase();
   const byExt = ext ? BY_EXTENSION[ext] : undefined;
+  if (byExt === 'c' && ext === 'h' && text !== undefined && looksLikeCpp(text)) return 'cpp';
   if (byExt) return byExt;
+  const head = text?.slice(0, 256);
   const interpreter = head === undefined ? undefined : interpreterOf(head.split('\n', 1)[0] ?? '');
   if (!interpreter) return undefined;
   return BY_INTERPRETER.find(([pattern]) => pattern.test(interpreter))?.[1];

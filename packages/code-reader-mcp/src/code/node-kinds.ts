@@ -23,6 +23,11 @@ const JS_LIKE: NodeKinds = {
     'arrow_function',
     'function_expression',
     'function',
+    // Declarations without a body (.d.ts files, overloads, interface and abstract members): a
+    // declaration file's API is all signatures.
+    'function_signature',
+    'method_signature',
+    'abstract_method_signature',
   ],
   fields: ['public_field_definition', 'field_definition', 'property_signature'],
   imports: ['import_statement'],
@@ -51,8 +56,10 @@ export const NODE_KINDS: Record<LanguageId, NodeKinds> = {
     imports: ['import_declaration'],
   },
   go: {
-    classes: ['type_spec'],
-    functions: ['function_declaration', 'method_declaration'],
+    // Every named type (struct, interface, `type HandlerFunc func(…)`, `type ConnState int`, aliases).
+    classes: ['type_spec', 'type_alias'],
+    // An interface's methods (method_elem; method_spec in older grammars) are its members.
+    functions: ['function_declaration', 'method_declaration', 'method_elem', 'method_spec'],
     fields: ['field_declaration'],
     imports: ['import_spec'],
   },
@@ -161,6 +168,12 @@ export const LOGICAL_OPERATORS = new Set(['&&', '||', 'and', 'or']);
 
 /** Turns a node type into a short kind: class_declaration → class, struct_item → struct. */
 export function kindOf(nodeType: string): string {
-  if (nodeType === 'type_spec') return 'type';
+  if (nodeType === 'type_spec' || nodeType === 'type_alias') return 'type';
   return nodeType.replace(/_(declaration|definition|specifier|item|spec|statement)$/, '');
 }
+
+/** Go's type declarations by what they declare: struct, interface, or type (ctags' kinds too). */
+export const GO_TYPE_KINDS: Readonly<Record<string, string>> = {
+  struct_type: 'struct',
+  interface_type: 'interface',
+};

@@ -11,7 +11,10 @@ export type QueryKey = (typeof QUERY_KEYS)[number];
 export interface QueryHit {
   capture: string;
   node_type: string;
+  /** As get_code_outline names it: the declared name alone (a method's class is `class`). */
   name: string;
+  /** The enclosing class of a method or field (query_key hits; "" at the top level). */
+  class?: string;
   start_line: number;
   end_line: number;
   text: string;
@@ -138,7 +141,8 @@ export function structureHits(structure: CodeStructure, key: Exclude<QueryKey, '
     return wanted.map((f) => ({
       capture: f.kind,
       node_type: f.kind,
-      name: f.class ? `${f.class}.${f.name}` : f.name,
+      name: f.name,
+      class: f.class,
       ...lines(f.start_line, f.end_line),
       text: '',
     }));
@@ -156,7 +160,8 @@ export function structureHits(structure: CodeStructure, key: Exclude<QueryKey, '
     return structure.fields.map((f) => ({
       capture: 'field',
       node_type: 'field',
-      name: f.class ? `${f.class}.${f.name}` : f.name,
+      name: f.name,
+      class: f.class,
       ...lines(f.line, f.line),
       text: '',
     }));
@@ -172,7 +177,7 @@ export function structureHits(structure: CodeStructure, key: Exclude<QueryKey, '
 
 /**
  * Filters hits: comma-separated conditions that must all hold — `name=exact`, `name~=regex`,
- * `type=node_type`, `text~=regex`, `lines>N` / `lines<N`.
+ * `class=exact`, `class~=regex`, `type=node_type`, `text~=regex`, `lines>N` / `lines<N`.
  */
 export function applyFilter(hits: QueryHit[], filter: string | undefined): QueryHit[] {
   if (!filter?.trim()) return hits;
@@ -181,10 +186,10 @@ export function applyFilter(hits: QueryHit[], filter: string | undefined): Query
 }
 
 function compileCondition(condition: string): (hit: QueryHit) => boolean {
-  const match = /^(name|type|text|lines)\s*(=|~=|>|<)\s*(.*)$/.exec(condition);
+  const match = /^(name|class|type|text|lines)\s*(=|~=|>|<)\s*(.*)$/.exec(condition);
   if (!match) {
     throw new ToolError('INVALID_ARGUMENT', `Invalid filter condition "${condition}".`, {
-      hint: 'Use name=exact, name~=regex, type=node_type, text~=regex, lines>N or lines<N, joined by commas.',
+      hint: 'Use name=exact, name~=regex, class=exact, class~=regex, type=node_type, text~=regex, lines>N or lines<N, joined by commas.',
     });
   }
   const [, field, op, value = ''] = match;
@@ -200,13 +205,20 @@ function compileCondition(condition: string): (hit: QueryHit) => boolean {
       return op === '>' ? lines > limit : lines < limit;
     };
   }
-  const read = (hit: QueryHit) => (field === 'name' ? hit.name : field === 'type' ? hit.node_type : hit.text);
+  const read = (hit: QueryHit) =>
+    field === 'name'
+      ? hit.name
+      : field === 'class'
+        ? (hit.class ?? '')
+        : field === 'type'
+          ? hit.node_type
+          : hit.text;
   if (op === '=') return (hit) => read(hit) === value;
   if (op === '~=') {
     const regex = compileLinearRegex(value, `The filter regex after ${field}~=`, 'name~=^get');
     return (hit) => regex.test(read(hit));
   }
   throw new ToolError('INVALID_ARGUMENT', `Operator ${op} does not apply to ${field}.`, {
-    hint: 'Use = or ~= for name, type and text.',
+    hint: 'Use = or ~= for name, class, type and text.',
   });
 }

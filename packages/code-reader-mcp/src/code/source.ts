@@ -42,5 +42,5 @@ export async function readSource(
       hint: 'Only text source files can be measured or parsed.',
     });
   }
-  return { text, bytes: buffer.length, language: detectLanguage(realPath, text.slice(0, 256)) };
+  return { text, bytes: buffer.length, language: detectLanguage(realPath, text) };
 }

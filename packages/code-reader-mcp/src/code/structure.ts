@@ -1,7 +1,7 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { Yielder } from '../util/yield.js';
 import type { LanguageId } from './languages.js';
-import { DECISION_NODES, LOGICAL_OPERATORS, NODE_KINDS, kindOf } from './node-kinds.js';
+import { DECISION_NODES, GO_TYPE_KINDS, LOGICAL_OPERATORS, NODE_KINDS, kindOf } from './node-kinds.js';
 
 export interface ClassInfo {
   name: string;
@@ -62,6 +62,14 @@ const IDENTIFIER_TYPES = new Set([
 
 /** The declared name of a node: its name field, else the identifier inside its declarator. */
 export function declaredName(node: Node): string {
+  // A conversion operator (`operator bool() const`) is named by its type.
+  if (node.type === 'operator_cast') {
+    const head = node.text.slice(0, node.text.indexOf('(') >>> 0);
+    return head
+      .replace(/\s+/g, ' ')
+      .replace(/\s*([*&])/g, '$1')
+      .trim();
+  }
   const direct = node.childForFieldName('name') ?? node.childForFieldName('property');
   if (direct) return direct.text;
   const declarator = node.childForFieldName('declarator');
@@ -113,13 +121,9 @@ function functionName(node: Node): string {
   return own;
 }
 
-/** Go's type_spec is a class only when it declares a struct or an interface. */
+/** A class-like node that declares a type (not a mere reference such as C's `struct x *p`). */
 function isClassNode(node: Node, classes: ReadonlySet<string>): boolean {
   if (!classes.has(node.type)) return false;
-  if (node.type === 'type_spec') {
-    const type = node.childForFieldName('type')?.type;
-    return type === 'struct_type' || type === 'interface_type';
-  }
   if (
     node.type === 'struct_specifier' ||
     node.type === 'class_specifier' ||
@@ -139,6 +143,8 @@ function isClassNode(node: Node, classes: ReadonlySet<string>): boolean {
 function isPrototype(node: Node, language: LanguageId): boolean {
   if (language !== 'c' && language !== 'cpp') return false;
   if (node.type !== 'declaration' && node.type !== 'field_declaration') return false;
+  // `friend bool operator==(…);` names a function defined elsewhere, not a member (ctags skips it too).
+  if (node.parent?.type === 'friend_declaration') return false;
   let declarator = node.childForFieldName('declarator');
   while (declarator && POINTER_DECLARATORS.has(declarator.type))
     declarator = declarator.childForFieldName('declarator') ?? declarator.namedChildren.at(-1) ?? null;
@@ -146,6 +152,21 @@ function isPrototype(node: Node, language: LanguageId): boolean {
     declarator?.type === 'function_declarator' &&
     declarator.childForFieldName('declarator')?.type !== 'parenthesized_declarator'
   );
+}
+
+/**
+ * A method signature of an anonymous object type (`type T = { valueOf(): V }`, `var x: { abort(): void }`):
+ * part of a type, not a declared method. Those of interfaces and (abstract, declared) classes count.
+ */
+function isTypeLiteralMember(node: Node): boolean {
+  if (node.type !== 'method_signature' && node.type !== 'abstract_method_signature') return false;
+  const body = node.parent?.type;
+  return body !== 'interface_body' && body !== 'class_body';
+}
+
+/** A method of a Go interface declared inside a function: local, as its type is (not listed). */
+function isLocalInterfaceMethod(node: Node, inFunction: boolean): boolean {
+  return inFunction && (node.type === 'method_elem' || node.type === 'method_spec');
 }
 
 const POINTER_DECLARATORS = new Set(['pointer_declarator', 'reference_declarator', 'attributed_declarator']);
@@ -183,6 +204,96 @@ function isImportNode(node: Node, imports: ReadonlySet<string>, language: Langua
       node.type === 'include_once_expression'
     );
   return false;
+}
+
+/**
+ * A function's name on one line. In C and C++ a name with words before it is tree-sitter's misreading
+ * of a line it could not parse: a return type or specifier taken in (`iter_difference_t<I> operator-`,
+ * `ValueType value`: the last word, or the operator), or a declaration that is no function
+ * (`namespace __detail`, `struct X<T>`: no name at all).
+ */
+function cleanName(name: string, language: LanguageId): string {
+  const flat = name
+    .replace(/\s+/g, ' ')
+    .replace(/\s*::\s*/g, '::')
+    .trim();
+  if ((language !== 'c' && language !== 'cpp') || flat.startsWith('operator')) return flat;
+  // Spaces between words, not inside template arguments (`basic_string<C, T, A>::reserve`).
+  const spaces: number[] = [];
+  for (let i = 0, depth = 0; i < flat.length; i++) {
+    const char = flat[i];
+    if (char === '<') depth++;
+    else if (char === '>') depth = Math.max(0, depth - 1);
+    else if (char === ' ' && depth === 0) spaces.push(i);
+  }
+  if (spaces.length === 0) return flat;
+  if (DECLARATION_WORDS.has(flat.slice(0, spaces[0]))) return '';
+  const operator = flat.search(/\boperator\b/);
+  if (operator > 0) return flat.slice(operator);
+  return flat.slice(spaces[spaces.length - 1]! + 1);
+}
+
+const DECLARATION_WORDS = new Set([
+  'namespace',
+  'struct',
+  'class',
+  'union',
+  'enum',
+  'typedef',
+  'using',
+  'template',
+]);
+
+/** Words tree-sitter may take for a function's name on a line it could not read (C and C++). */
+const C_KEYWORDS = new Set([
+  'if',
+  'else',
+  'for',
+  'while',
+  'do',
+  'switch',
+  'case',
+  'return',
+  'sizeof',
+  'alignof',
+  'decltype',
+  'noexcept',
+  'static_assert',
+  'typeof',
+  'catch',
+  'throw',
+  'new',
+  'delete',
+]);
+
+/**
+ * The class and member of a qualified C++ name (`basic_string<C, T, A>::assign` → basic_string,
+ * assign), when the qualifier is a class: it has template arguments, names a class of the file, or
+ * starts with a capital and is no namespace of the file. Undefined otherwise (`std::swap`).
+ */
+function memberOf(
+  name: string,
+  namespaces: ReadonlySet<string>,
+  classes: ReadonlyMap<string, unknown>,
+): { owner: string; member: string } | undefined {
+  // The last `::` outside template arguments.
+  let depth = 0;
+  let cut = -1;
+  for (let i = 0; i < name.length; i++) {
+    const char = name[i];
+    if (char === '<') depth++;
+    else if (char === '>') depth--;
+    else if (depth === 0 && char === ':' && name[i + 1] === ':') cut = i++;
+  }
+  if (cut <= 0) return undefined;
+  const qualifier = name.slice(0, cut);
+  const member = name.slice(cut + 2);
+  const at = qualifier.lastIndexOf('::');
+  const last = at < 0 ? qualifier : qualifier.slice(at + 2);
+  const plain = last.replace(/<.*$/s, '');
+  if (!member || !plain || namespaces.has(plain)) return undefined;
+  if (qualifier.includes('<') || classes.has(plain) || /^[A-Z]/.test(plain)) return { owner: plain, member };
+  return undefined;
 }
 
 /** Cyclomatic complexity of a function body, not descending into nested functions. */
@@ -234,13 +345,24 @@ export async function analyzeStructure(
   const stack: { node: Node; owner: Owner; inFunction: boolean }[] = [
     { node: tree.rootNode, owner: undefined, inFunction: false },
   ];
+  // Namespaces declared so far (C++): `ns::f() {}` is a function of a namespace, not a member.
+  const namespaces = new Set<string>();
   const visit = (node: Node, owner: Owner, inFunction: boolean) => {
     let nextOwner = owner;
     let nextInFunction = inFunction;
-    if (isClassNode(node, classTypes)) {
+    if (node.type === 'namespace_definition') {
+      const name = node.childForFieldName('name')?.text;
+      if (name) for (const part of name.split('::')) namespaces.add(part.trim());
+    }
+    // A Go type declared inside a function is local to it (ctags lists none either).
+    if (isClassNode(node, classTypes) && !(language === 'go' && inFunction)) {
       const info: ClassInfo = {
-        name: declaredName(node) || '<anonymous>',
-        kind: kindOf(node.type),
+        // A specialization's arguments may span lines (`__rebind<_Tp,\n  __void_t<…>>`): one line.
+        name: declaredName(node).replace(/\s+/g, ' ') || '<anonymous>',
+        kind:
+          node.type === 'type_spec'
+            ? (GO_TYPE_KINDS[node.childForFieldName('type')?.type ?? ''] ?? 'type')
+            : kindOf(node.type),
         start_line: node.startPosition.row + 1,
         end_line: node.endPosition.row + 1,
         methods: 0,
@@ -251,13 +373,26 @@ export async function analyzeStructure(
       if (!classByName.has(info.name)) classByName.set(info.name, info);
       nextOwner = { name: info.name, id: node.id };
       nextInFunction = false;
-    } else if (functionTypes.has(node.type) || (!inFunction && isPrototype(node, language))) {
-      const name = functionName(node);
-      // Anonymous callbacks are not worth listing; named ones (const f = () => …) are.
-      if (name) {
+    } else if (
+      (functionTypes.has(node.type) &&
+        !isTypeLiteralMember(node) &&
+        !isLocalInterfaceMethod(node, inFunction)) ||
+      (!inFunction && isPrototype(node, language))
+    ) {
+      const own = cleanName(functionName(node), language);
+      // C++ defines members outside their class (`void Widget::draw() {`): named by the member, under
+      // the class, as Go's receivers are (a namespace qualifier stays in the name).
+      const scoped =
+        language === 'cpp' && !inFunction && !own.startsWith('operator')
+          ? memberOf(own, namespaces, classByName)
+          : undefined;
+      const name = scoped?.member ?? own;
+      // Anonymous callbacks are not worth listing; named ones (const f = () => …) are. A keyword is
+      // tree-sitter's misreading of a macro-heavy line (`decltype`, `if`), never a function.
+      if (name && !((language === 'c' || language === 'cpp') && C_KEYWORDS.has(name))) {
         // Go declares methods outside the type: the receiver names the owner.
         const receiver = node.type === 'method_declaration' ? node.childForFieldName('receiver') : null;
-        const receiverType = receiver?.descendantsOfType('type_identifier')[0]?.text;
+        const receiverType = receiver?.descendantsOfType('type_identifier')[0]?.text ?? scoped?.owner;
         const method = (owner !== undefined && !inFunction) || receiverType !== undefined;
         const ownerName = receiverType ?? owner?.name ?? '';
         const start = node.startPosition.row + 1;
@@ -282,6 +417,12 @@ export async function analyzeStructure(
       }
       nextInFunction = true;
     } else if (!inFunction && owner && isFieldNode(node, fieldTypes, language)) {
+      // A type defined in a member's place (C, C++: `union json_value { … };` in a class, or
+      // `struct { int a; } s;`) is a nested class, with members of its own.
+      const type = node.childForFieldName('type');
+      const nested = type && isClassNode(type, classTypes) ? type : undefined;
+      if (nested) stack.push({ node: nested, owner, inFunction });
+      if (nested && !node.childForFieldName('declarator')) return; // a type only: no field
       const target = language === 'python' ? node.firstNamedChild?.childForFieldName('left') : node;
       result.fields.push({
         name: target ? declaredName(target) || target.text : '',
@@ -290,7 +431,7 @@ export async function analyzeStructure(
       });
       const info = classInfo.get(owner.id);
       if (info) info.fields++;
-      return; // a field's type or initializer holds no members of the class
+      return; // a field's initializer holds no members of the class
     } else if (isImportNode(node, importTypes, language)) {
       result.imports.push({ line: node.startPosition.row + 1, text: oneLine(node.text) });
       return;

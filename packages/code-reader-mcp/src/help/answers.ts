@@ -46,10 +46,13 @@ start_column/end_column.
 TOON documents (get_code_outline: compact JSON of the same value when that costs fewer tokens).
 Comment lines come from the grammar; Python docstrings count as comments, a #! line as code. Functions'
 complexity is cyclomatic (&& and || count). get_code_outline's rows are kind, name, start_line, end_line,
-class (the enclosing type, "" at the top level; a Go method's receiver type); declarations without a body
-(C/C++ prototypes and member declarations, Rust trait methods) count.
-query_code filter: conditions joined by commas, all must hold: name=exact, name~=regex, type=node_type,
-text~=regex, lines>N, lines<N (regexes are RE2: no look-around or backreferences).
+class (the enclosing type, "" at the top level; a Go method's receiver type, a C++ member defined outside
+its class); declarations without a body (TypeScript declaration files, overloads and interface members,
+C/C++ prototypes and member declarations, Rust trait methods, Go interface methods) count.
+query_code names things as get_code_outline does: a method or field by its own name, its class in the
+class column ("name~=^ServeHTTP$,class=HandlerFunc"). filter: conditions joined by commas, all must hold:
+name=exact, name~=regex, class=exact, class~=regex, type=node_type, text~=regex, lines>N, lines<N (regexes
+are RE2: no look-around or backreferences).
 
 ## Errors
 {"error": {code, message, hint}}: INVALID_ARGUMENT, PATH_OUTSIDE_ROOT, PATH_DENIED, NOT_FOUND,

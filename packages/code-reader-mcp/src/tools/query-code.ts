@@ -19,6 +19,7 @@ const hitSchema = z.object({
   capture: z.string(),
   node_type: z.string(),
   name: z.string(),
+  class: z.string().optional(),
   start_line: z.number(),
   end_line: z.number(),
   text: z.string(),
@@ -31,7 +32,8 @@ export function queryCodeTool(deps: ToolDeps) {
     description:
       'Find syntax nodes in one file: query_key, or a tree-sitter query_string such as ' +
       '"(call_expression function: (identifier) @fn)"; give one. filter, comma-separated, all must hold: ' +
-      'name=main, name~=^get (RE2 regex), type=method_definition, text~=TODO, lines>50.',
+      'name=main, name~=^get (RE2 regex), class=…, type=method_definition, text~=TODO, lines>50. Names as in ' +
+      'get_code_outline: a method is its own name, its class a column.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       file_path: filePathInput,
