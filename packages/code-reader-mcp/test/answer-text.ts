@@ -166,6 +166,9 @@ export interface DecodedSection {
   path: string;
   start_line: number;
   end_line: number;
+  /** A piece of a long line (or a section asked by columns): the columns it holds. */
+  start_column?: number;
+  end_column?: number;
   content: string;
   label?: string;
   part?: string;
@@ -184,7 +187,7 @@ export interface DecodedExtract {
 }
 
 const HEADER =
-  /^==> ("(?:[^"\\]|\\.)*"|[^\s"]+):(\d+)-(\d+)( part=\d+\/\d+)?( truncated)?( noeol)?( label="(?:[^"\\]|\\.)*")? <==$/;
+  /^==> ("(?:[^"\\]|\\.)*"|[^\s"]+):(\d+)-(\d+)( columns=\d+-\d+)?( part=\d+\/\d+)?( truncated)?( noeol)?( label="(?:[^"\\]|\\.)*")? <==$/;
 
 /**
  * Decodes extract_code_section's default text: a header, then exactly end-start+1 source lines; after
@@ -197,7 +200,7 @@ export function decodeExtractText(text: string, options: { numbered?: boolean } 
   while (i < lines.length) {
     const header = HEADER.exec(lines[i] as string);
     if (!header) break;
-    const [, rawPath, start, end, part, truncated, noEol, label] = header;
+    const [, rawPath, start, end, columns, part, truncated, noEol, label] = header;
     const path = rawPath!.startsWith('"') ? (JSON.parse(rawPath!) as string) : (rawPath as string);
     const count = Math.max(0, Number(end) - Number(start) + 1); // 1-0: an empty file, no line
     const body = lines.slice(i + 1, i + 1 + count);
@@ -208,6 +211,12 @@ export function decodeExtractText(text: string, options: { numbered?: boolean } 
       end_line: Number(end),
       content: count === 0 ? '' : body.join('\n') + (noEol ? '' : '\n'),
       ...(label ? { label: JSON.parse(label.slice(' label='.length)) as string } : {}),
+      ...(columns
+        ? {
+            start_column: Number(columns.slice(' columns='.length).split('-')[0]),
+            end_column: Number(columns.split('-')[1]),
+          }
+        : {}),
       ...(part ? { part: part.slice(' part='.length) } : {}),
       ...(truncated ? { truncated: true as const } : {}),
     };

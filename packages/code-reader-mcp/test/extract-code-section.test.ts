@@ -480,6 +480,51 @@ describe('extract_code_section single mode', () => {
     expect(text).toBe(await linesOf('big/long.txt', 1, 3000));
   });
 
+  it('reads a line longer than a page in pieces by columns, through the pages; asked columns come back', async () => {
+    // Minified code on one line (about 12,000 tokens), between two short lines.
+    const minified = Array.from(
+      { length: 1500 },
+      (_, i) => `function f${i}(a){return a.toLowerCase()+${i}}`,
+    ).join('');
+    await writeFile(path.join(dir, 'big', 'min.js'), `// head\n${minified}\n// tail\n`);
+    const args = { file_path: 'big/min.js', start_line: 1, end_line: 3, max_answer_tokens: 2000 };
+    const sections: ReturnType<typeof decodeExtractText>['sections'] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await server.call('extract_code_section', { ...args, ...(cursor ? { cursor } : {}) });
+      expect(page.error, JSON.stringify(page.error)).toBeUndefined();
+      const decoded = decodeExtractText(page.text);
+      sections.push(...decoded.sections);
+      cursor = decoded.next_cursor;
+    } while (cursor && sections.length < 200);
+    const pieces = sections.filter((s) => s.start_line === 2);
+    expect(pieces.length).toBeGreaterThan(5);
+    // The pieces are the line, in order, each header naming its columns.
+    expect(pieces.map((p) => p.content).join('')).toBe(`${minified}\n`);
+    let column = 1;
+    for (const piece of pieces) {
+      expect(piece.start_column).toBe(column);
+      column = (piece.end_column as number) + 1;
+    }
+    expect(column - 1).toBe(minified.length);
+    expect(sections.map((s) => s.content).join('')).toBe(`// head\n${minified}\n// tail\n`);
+    // The columns a header names, asked for in a batch, give the same text.
+    const third = pieces[2]!;
+    const asked = await server.call('extract_code_section', {
+      requests: [
+        {
+          file_path: 'big/min.js',
+          sections: [
+            { start_line: 2, end_line: 2, start_column: third.start_column, end_column: third.end_column },
+          ],
+        },
+      ],
+    });
+    expect(decodeExtractText(asked.text).sections).toEqual(
+      [{ ...third, part: undefined, content: third.content }].map(({ part: _part, ...rest }) => rest),
+    );
+  });
+
   it('refuses a cursor after the file changed', async () => {
     const file = path.join(dir, 'big', 'changing.txt');
     await writeFile(file, Array.from({ length: 2000 }, (_, i) => `row ${i}`).join('\n'));

@@ -14,7 +14,7 @@ import { connect, copyFixture, removeDir, type Connected } from './helpers.js';
 const BUDGETS: Record<string, number> = {
   list_files: 410,
   search_content: 445,
-  extract_code_section: 365,
+  extract_code_section: 385,
   check_code_scale: 180,
   analyze_code_structure: 130,
   get_code_outline: 110,

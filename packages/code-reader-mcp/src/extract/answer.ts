@@ -12,6 +12,9 @@ function showPart(part: SectionPart, format: SectionFormat) {
   const head = part.label === undefined ? {} : { label: part.label };
   if (format === 'raw') return { ...head, content: part.content };
   const tail = {
+    ...(part.start_column === undefined
+      ? {}
+      : { start_column: part.start_column, end_column: part.end_column }),
     ...(part.truncated ? { truncated: true } : {}),
     ...(part.part === undefined ? {} : { part: part.part }),
   };

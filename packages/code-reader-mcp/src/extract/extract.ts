@@ -6,9 +6,9 @@ export interface SectionSpec {
   start_line: number;
   end_line?: number | undefined;
   label?: string | undefined;
-  /** 1-based first character on start_line (single mode). */
+  /** 1-based first character on start_line. */
   start_column?: number | undefined;
-  /** 1-based last character (inclusive) on end_line (single mode). */
+  /** 1-based last character (inclusive) on end_line. */
   end_column?: number | undefined;
 }
 
@@ -28,6 +28,10 @@ export interface ExtractedSection {
   start_line: number;
   end_line: number;
   content: string;
+  /** The column (1-based) the content's first line starts at, when the request gave start_column. */
+  start_column?: number;
+  /** The request cut the section by columns (start_column or end_column). */
+  columns?: true;
   /** Cut to stay within max_total_bytes / max_total_lines (allow_truncate). */
   truncated?: boolean;
 }
@@ -335,6 +339,12 @@ export async function extractSections(
           start_line: spec.start_line,
           end_line: spec.start_line + lines.length - 1,
           content,
+          ...(spec.start_column !== undefined && spec.start_column > 1
+            ? { start_column: spec.start_column }
+            : {}),
+          ...(spec.start_column !== undefined || spec.end_column !== undefined
+            ? { columns: true as const }
+            : {}),
           ...(truncated ? { truncated: true } : {}),
         });
       }

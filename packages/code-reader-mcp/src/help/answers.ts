@@ -38,6 +38,9 @@ Each section: a header line "==> path:start-end <==", then exactly those source 
 (format "json" numbers them "line:text"; "raw" gives the content only). The header may add "part=2/3" (a
 long section split over pages), "truncated", "noeol" (the last line has no line end; one was added to end
 the section) and label="…". The range says how many lines follow, so no source line is taken for a header.
+A line longer than a page (minified code) comes in pieces, one part each, whose header names the columns
+("==> app.min.js:1-1 columns=1-15429 part=1/63 noeol <=="); start_column/end_column ask for any piece,
+in single mode or in a batch section.
 Then notes: "# error: path section N CODE: message", "# N errors: CODE n, …", "# truncated by
 max_total_lines", "# next_cursor: …". A line longer than the answer budget is read in pieces with
 start_column/end_column.

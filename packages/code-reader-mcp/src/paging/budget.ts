@@ -82,7 +82,9 @@ export async function fitPage<T>(
       throw new ToolError(
         'LIMIT_EXCEEDED',
         `A single result is ${bytes} bytes, more than the answer may carry (${budget * MAX_BYTES_PER_TOKEN} bytes for a budget of ${budget} tokens).`,
-        { hint: 'Narrow the request (a smaller range, fewer context lines).' },
+        {
+          hint: 'Narrow the request: fewer context lines, a smaller range, or part of a long line (extract_code_section start_column/end_column).',
+        },
       );
     }
     if (!withinBytes) {
@@ -94,7 +96,7 @@ export async function fitPage<T>(
         'LIMIT_EXCEEDED',
         `A single result needs ${used} tokens, more than the answer budget of ${budget}.`,
         {
-          hint: 'Raise max_answer_tokens (up to 20000) or narrow the request (fewer context lines, a smaller range).',
+          hint: 'Narrow the request: fewer context lines, a smaller range, or part of a long line (extract_code_section start_column/end_column); or raise max_answer_tokens if it is below 20000.',
         },
       );
     }

@@ -24,6 +24,8 @@ const line = z.number().int().min(1);
 const sectionSchema = z.object({
   start_line: line,
   end_line: line.optional(),
+  start_column: line.optional(),
+  end_column: line.optional(),
   label: z.string().optional(),
 });
 
@@ -38,6 +40,8 @@ const sectionOut = z.object({
   end_line: z.number().optional(),
   content: z.string().optional(),
   lines: z.array(z.object({ line: z.number(), text: z.string() })).optional(),
+  start_column: z.number().optional(),
+  end_column: z.number().optional(),
   truncated: z.boolean().optional(),
   part: z.string().optional(),
 });

@@ -43,7 +43,8 @@ export function extractText(
       noEol && format !== 'json' ? ' noeol' : '',
       row.label === undefined ? '' : ` label=${JSON.stringify(row.label)}`,
     ].join('');
-    lines.push(`==> ${headerPath(path)}:${row.start_line}-${row.end_line}${attrs} <==`);
+    const columns = row.start_column === undefined ? '' : ` columns=${row.start_column}-${row.end_column}`;
+    lines.push(`==> ${headerPath(path)}:${row.start_line}-${row.end_line}${columns}${attrs} <==`);
     if (row.content === '') {
       // An empty file's line 1 (range 1-0): no line follows the header.
     } else if (format === 'json') {
