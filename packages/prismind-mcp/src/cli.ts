@@ -8,8 +8,7 @@ import { userOf, type Engine } from './engine/engine.js';
 import { openEngine } from './open-engine.js';
 import type { CLI_COMMANDS } from './cli-commands.js';
 import { exportProject, importProject } from './engine/transfer.js';
-import { loadAuth } from './store/google/auth.js';
-import { login, openInBrowser } from './store/google/login.js';
+import { loadBackend } from './store/optional-packages.js';
 import { googleSettings } from './store/google/settings.js';
 
 export interface CliIo {
@@ -77,6 +76,9 @@ async function runAuth(
   try {
     const config = loadConfig({ configFile: options.configFile, ...(io.env ? { env: io.env } : {}) });
     const settings = googleSettings(config);
+    // The Google clients are optional packages: loaded only here, with a clear error when missing.
+    const { loadAuth } = await loadBackend('google', () => import('./store/google/auth.js'));
+    const { login, openInBrowser } = await loadBackend('google', () => import('./store/google/login.js'));
     if (sub === 'login') {
       await login(settings, {
         say: io.stderr,

@@ -3,6 +3,7 @@ import type { PrismindConfig } from '../config/config.js';
 import { LocalBackend } from './local/local-backend.js';
 import { Embedder } from '../search/embedder.js';
 import type { Backend } from './backend.js';
+import { loadBackend } from './optional-packages.js';
 
 /** The optional embeddings endpoint of `[search]`, or undefined when none is configured. */
 export function embedderOf(config: PrismindConfig, logger: Logger): Embedder | undefined {
@@ -40,8 +41,8 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
     });
   }
   if (backend === 'postgres') {
-    // Loaded on demand: a local store never loads the PostgreSQL client.
-    const { PostgresBackend } = await import('./postgres/postgres-backend.js');
+    // Loaded on demand: a local store never loads the PostgreSQL client (nor needs it installed).
+    const { PostgresBackend } = await loadBackend('postgres', () => import('./postgres/postgres-backend.js'));
     return PostgresBackend.open({
       url: config.storage.url,
       schema: config.storage.schema,
@@ -53,7 +54,7 @@ export async function openBackend(config: PrismindConfig, logger: Logger): Promi
   }
   if (backend === 'google') {
     // Loaded on demand too: the Google clients are large and a local store never needs them.
-    const { GoogleBackend } = await import('./google/google-backend.js');
+    const { GoogleBackend } = await loadBackend('google', () => import('./google/google-backend.js'));
     const { googleSettings } = await import('./google/settings.js');
     return GoogleBackend.open({
       home: config.home,
