@@ -15,6 +15,8 @@ export interface LocalContext {
   home: string;
   /** Reads and folders of the store's files, never through a link (see store-files.ts). */
   store: StoreFiles;
+  /** Folders of the store checked in this transaction to be real folders (StoreFiles.ensureDir). */
+  checkedDirs: Set<string>;
   files: StagedFiles;
   writable: boolean;
   /** Projects whose Markdown views (進捗.md, 目録.md, サマリ.md) are regenerated before COMMIT. */

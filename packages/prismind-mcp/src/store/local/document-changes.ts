@@ -164,7 +164,7 @@ export class LocalDocumentChanges implements DocumentChanges {
         if (before.size !== stat.size || before.mtime_ms !== stat.mtimeMs) changed.push(location);
       } else if (
         hashes.get(location) &&
-        (await bodyHash(store, path.posix.join(base, location))) === hashes.get(location)
+        bodyHash(store, path.posix.join(base, location)) === hashes.get(location)
       ) {
         unchanged.push(location);
       } else {
@@ -180,9 +180,13 @@ export class LocalDocumentChanges implements DocumentChanges {
 }
 
 /** Hash of a document file's body (after its front matter), as the catalog keeps it; undefined if unread. */
-async function bodyHash(store: StoreFiles, relative: string): Promise<string | undefined> {
-  const found = await store.readText(relative, relative).catch(() => undefined);
-  return found && 'text' in found ? sha256(bodyOfMarkdown(found.text)) : undefined;
+function bodyHash(store: StoreFiles, relative: string): string | undefined {
+  try {
+    const found = store.readText(relative, relative);
+    return found && 'text' in found ? sha256(bodyOfMarkdown(found.text)) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Size and mtime of what is at a path (a link's own, never its target's). */

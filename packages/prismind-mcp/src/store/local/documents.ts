@@ -96,7 +96,7 @@ export class LocalDocuments implements DocumentStore {
     assertWritable(this.ctx);
     const location = path.posix.join(doc.folder, `${doc.file_name}.md`);
     const relative = this.relative(project, location);
-    await this.ctx.store.ensureDir(path.posix.dirname(relative));
+    this.ctx.store.ensureDir(path.posix.dirname(relative), this.ctx.checkedDirs);
     const file = this.fileOf(project, location);
     if (this.ctx.store.lstat(relative) || this.ctx.files.pending(file) !== undefined) {
       throw new ToolError('ALREADY_EXISTS', `A document file ${location} already exists.`, {
@@ -112,7 +112,7 @@ export class LocalDocuments implements DocumentStore {
     const file = this.fileOf(project, entry.location);
     const pending = this.ctx.files.pending(file);
     if (pending !== undefined) return toStored(pending);
-    const found = await this.ctx.store.readText(this.relative(project, entry.location), entry.location);
+    const found = this.ctx.store.readText(this.relative(project, entry.location), entry.location);
     if (found === undefined) return undefined;
     if ('refused' in found) throw refusalError(found.refused);
     return toStored(found.text);
@@ -121,7 +121,7 @@ export class LocalDocuments implements DocumentStore {
   async write(project: ProjectConfig, entry: CatalogEntry, body: string) {
     assertWritable(this.ctx);
     const relative = this.relative(project, entry.location);
-    await this.ctx.store.ensureDir(path.posix.dirname(relative));
+    this.ctx.store.ensureDir(path.posix.dirname(relative), this.ctx.checkedDirs);
     this.ctx.files.stage(this.fileOf(project, entry.location), renderMarkdown(frontMatter(entry), body));
     return { content_hash: sha256(body) };
   }
@@ -140,7 +140,7 @@ export class LocalDocuments implements DocumentStore {
     }
     for (const location of listed.files) {
       if (VIEW_FILES.has(location)) continue;
-      const found = await this.ctx.store.readText(path.posix.join(base, location), location);
+      const found = this.ctx.store.readText(path.posix.join(base, location), location);
       if (found === undefined) continue; // removed meanwhile
       if ('refused' in found) skipped.push({ location, message: found.refused.message });
       else documents.push({ location, doc: toStored(found.text) });
@@ -158,7 +158,7 @@ export class LocalDocuments implements DocumentStore {
       const relative = this.relative(project, folder);
       if (this.ctx.store.isDir(relative)) continue;
       // An empty folder is harmless if the transaction fails, so it is made at once.
-      await this.ctx.store.ensureDir(relative);
+      this.ctx.store.ensureDir(relative, this.ctx.checkedDirs);
       created.push(folder);
     }
     return created;

@@ -114,6 +114,7 @@ export class LocalBackend implements Backend, RunsTransactions {
       db: this.db,
       home: this.options.home,
       store: this.store,
+      checkedDirs: new Set(),
       files: new StagedFiles(),
       writable,
       dirty: new Map(),

@@ -1,13 +1,20 @@
-import { constants, lstatSync, readdirSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
-import path from 'node:path';
 import {
-  openDirBeneath,
-  openRegularBeneath,
-  PathChangedError,
-  readOpened,
-  ToolError,
-} from '@mcp-workbench/core/engine';
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
+import path from 'node:path';
+import { ToolError } from '@mcp-workbench/core/engine';
+
+/** Reading flags: never follow a final link, never block on a FIFO while opening. */
+const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0);
 
 /** Folders the store makes: the owner's only (files are 0600, see staged-files.ts). */
 export const DIR_MODE = 0o700;
@@ -55,9 +62,9 @@ export function refusalError(refused: RefusedFile): ToolError {
 
 /**
  * The store folder's own files, opened the way core's path policy opens files: no link is followed
- * anywhere below the store folder (each name is opened from its parent's handle with O_NOFOLLOW),
- * only regular files are read (checked on the opened handle; a FIFO does not block the open), and a
- * file over the size limit is refused before it is read. `root` is the store folder's real path.
+ * anywhere below the store folder, only regular files are read (checked on the opened handle; a FIFO
+ * does not block the open), and a file over the size limit is refused before it is read. `root` is the
+ * store folder's real path.
  */
 export class StoreFiles {
   constructor(
@@ -76,57 +83,80 @@ export class StoreFiles {
   }
 
   /**
-   * A document file's text: undefined when there is no file, a refusal when it is a link, a special
-   * file or too large.
+   * A document file's text: undefined when there is no file, a refusal when it is a link (the file or a
+   * folder on the way), a special file or too large. As core's path policy opens a file where it cannot
+   * walk descriptors: the final name opened with O_NOFOLLOW (and O_NONBLOCK: a FIFO does not block),
+   * the kind and size judged on the opened handle, and the file's real path checked to be the path asked
+   * for (a linked folder on the way makes them differ). Synchronous: a first search reads thousands.
    */
-  async readText(
+  readText(
     relative: string,
     location: string,
-  ): Promise<{ text: string; stats: Stats } | { refused: RefusedFile } | undefined> {
+  ): { text: string; stats: Stats } | { refused: RefusedFile } | undefined {
     const limit = this.limit;
     const refuse = (reason: Refusal) => ({
       refused: { location, reason, message: refusalMessage(location, reason, limit) },
     });
-    let opened;
+    const file = path.join(this.root, ...this.parts(relative));
+    let fd: number;
     try {
-      opened = await openRegularBeneath(this.root, this.parts(relative), location);
+      fd = openSync(file, READ_NO_FOLLOW);
     } catch (error) {
-      if (code(error) === 'ENOENT') return undefined;
-      if (error instanceof PathChangedError) return refuse('link');
-      if (error instanceof ToolError && error.code === 'INVALID_ARGUMENT') return refuse('special');
+      const reason = code(error);
+      if (reason === 'ENOENT') return undefined;
+      if (reason === 'ELOOP' || reason === 'ENOTDIR' || reason === 'EMLINK') return refuse('link');
       throw error;
     }
     try {
-      if (opened.stats.size > limit) return refuse('too-large');
-      const buffer = await readOpened(opened, { maxBytes: limit, shownAs: location });
-      return { text: buffer.toString('utf8'), stats: opened.stats };
-    } catch (error) {
-      if (error instanceof ToolError && error.code === 'LIMIT_EXCEEDED') return refuse('too-large');
-      throw error;
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) return refuse('special');
+      if (realpathSync.native(file).normalize('NFC') !== file.normalize('NFC')) return refuse('link');
+      if (stats.size > limit) return refuse('too-large');
+      // One byte more than the limit: a file that grew since fstat is still refused, never read whole.
+      const buffer = Buffer.allocUnsafe(Math.min(stats.size, limit) + 1);
+      let length = 0;
+      for (let read = -1; read !== 0 && length < buffer.length; length += read)
+        read = readSync(fd, buffer, length, buffer.length - length, length);
+      if (length > limit) return refuse('too-large');
+      return { text: buffer.toString('utf8', 0, length), stats };
     } finally {
-      await opened.handle.close();
+      closeSync(fd);
     }
   }
 
   /**
    * Makes sure the folder exists and that no name on the way is a link (created 0700 where missing);
-   * a write into it then lands inside the store. Throws PATH_OUTSIDE_ROOT otherwise.
+   * a write into it then lands inside the store. Throws PATH_OUTSIDE_ROOT otherwise. `checked` keeps
+   * the folders already checked in this transaction (a bulk load writes hundreds into one folder).
    */
-  async ensureDir(relative: string): Promise<void> {
-    try {
-      await (await openDirBeneath(this.root, this.parts(relative), { create: true, mode: DIR_MODE })).close();
-    } catch (error) {
-      if (error instanceof PathChangedError || code(error) === 'ENOTDIR' || code(error) === 'ELOOP') {
+  ensureDir(relative: string, checked?: Set<string>): void {
+    const parts = this.parts(relative);
+    let here = this.root;
+    let key = '';
+    for (const part of parts) {
+      here = path.join(here, part);
+      key = key ? `${key}/${part}` : part;
+      if (checked?.has(key)) continue;
+      let info = lstatSync(here, { throwIfNoEntry: false });
+      if (!info) {
+        try {
+          mkdirSync(here, { mode: DIR_MODE });
+        } catch (error) {
+          if (code(error) !== 'EEXIST') throw error;
+        }
+        info = lstatSync(here);
+      }
+      if (!info.isDirectory()) {
         throw new ToolError(
           'PATH_OUTSIDE_ROOT',
-          `${relative} は通常のフォルダではありません（シンボリックリンクなど）。ストアはリンクをたどって書きません。`,
+          `${key} は通常のフォルダではありません（シンボリックリンクなど）。ストアはリンクをたどって書きません。`,
           {
             hint: 'Replace the link with a real folder inside the store folder.',
-            details: { location: relative },
+            details: { location: key },
           },
         );
       }
-      throw error;
+      checked?.add(key);
     }
   }
 
@@ -177,9 +207,4 @@ export class StoreFiles {
     walk('');
     return { files, others };
   }
-}
-
-/** Opens a file for reading without following a final link and without blocking on a FIFO. */
-export async function openNoFollow(file: string) {
-  return open(file, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
 }

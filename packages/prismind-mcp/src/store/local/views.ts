@@ -15,7 +15,9 @@ export async function stageViews(ctx: LocalContext): Promise<void> {
     const folder = (
       ctx.db.prepare('SELECT folder FROM projects WHERE project_id = ?').get(key) as { folder: string }
     ).folder;
-    const dir = path.join(ctx.home, PROJECTS_DIR, folder);
+    // The views are written into the project's folder: a link there is refused, never written through.
+    ctx.store.ensureDir(path.posix.join(PROJECTS_DIR, folder), ctx.checkedDirs);
+    const dir = path.join(ctx.store.root, PROJECTS_DIR, folder);
     const tasks = await new LocalTracker(ctx).list(project.project_id);
     const catalog = new LocalCatalog(ctx);
     const want = (kind: ViewKind) => kinds.has(kind);
