@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { callTool, decodeToonText, spawnStdioClient } from '@mcp-workbench/core/testing';
+import { callTool, decodeToonText, pingLatencyDuring, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../src/cli/args.js';
 import { runCli } from '../src/cli/run.js';
@@ -174,6 +174,27 @@ describe('stdio server (dist/index.cjs, the bin)', () => {
         count_only_matches: true,
       });
       expect(counted.text.split('\n')).toEqual(['README.md:1', 'notes.txt:1', '# 2 matches in 2 files']);
+      // A tree-sitter #match? runs on the linear-time engine: on JavaScript's, (a+)+$ against a
+      // 48-character identifier never ends, ping goes unanswered and SIGTERM is ignored (issue 25).
+      await writeFile(path.join(dir, 'slow.js'), `const ${'a'.repeat(47)}b = 1;\n`);
+      const slow = await pingLatencyDuring(
+        client.client,
+        callTool(
+          client.client,
+          'query_code',
+          { file_path: 'slow.js', query_string: '((identifier) @id (#match? @id "^(a+)+$"))' },
+          { timeout: 20_000 },
+        ),
+      );
+      expect(slow.result.error).toBeUndefined();
+      expect(slow.result.structured).toMatchObject({ count: 0 });
+      expect(slow.slowestPingMs).toBeLessThan(5_000);
+      const backreference = await callTool(client.client, 'query_code', {
+        file_path: 'slow.js',
+        query_string: '((identifier) @id (#match? @id "(a)\\\\1"))',
+      });
+      expect(backreference.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(backreference.error?.hint).toContain('RE2');
     } finally {
       await client.close();
     }

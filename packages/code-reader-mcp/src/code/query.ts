@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { Node, Query, Tree } from 'web-tree-sitter';
-import { compileLinearRegex } from '../util/linear-regex.js';
+import type { Node, Query, QueryCapture, QueryMatch, Tree } from 'web-tree-sitter';
+import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
 import { isTreeSitterCrash } from './parser.js';
 import { isCommentNode } from './metrics.js';
 import { declaredName, type CodeStructure } from './structure.js';
@@ -93,15 +93,102 @@ export function checkQueryString(source: string): void {
   }
 }
 
+/** The regex predicates tree-sitter would run on JavaScript's backtracking engine. */
+const REGEX_PREDICATES = ['match?', 'not-match?', 'any-match?', 'any-not-match?'];
+/** What they are renamed to: predicates tree-sitter does not know, left to us. */
+const DEFERRED = 'code-reader-';
+
+/**
+ * The query with its `#match?`-family predicates renamed (outside strings and `;` comments), so that
+ * tree-sitter leaves them to runQueryString, which runs them on the linear-time engine: web-tree-sitter
+ * runs them as JavaScript regular expressions on the server's thread, where `(a+)+$` against a
+ * 48-character identifier never ends (no ping answered, SIGTERM ignored).
+ */
+export function deferRegexPredicates(source: string): { source: string; deferred: boolean } {
+  let out = '';
+  let deferred = false;
+  let inString = false;
+  let inComment = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i] as string;
+    if (inComment) {
+      if (char === '\n') inComment = false;
+    } else if (inString) {
+      if (char === '\\') {
+        out += char + (source[i + 1] ?? '');
+        i++;
+        continue;
+      }
+      if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === ';') inComment = true;
+    else if (char === '#') {
+      const name = REGEX_PREDICATES.find(
+        (p) => source.startsWith(p, i + 1) && !/[\w?-]/.test(source[i + 1 + p.length] ?? ''),
+      );
+      if (name) {
+        out += `#${DEFERRED}${name}`;
+        i += name.length;
+        deferred = true;
+        continue;
+      }
+    }
+    out += char;
+  }
+  return { source: out, deferred };
+}
+
+interface RegexPredicate {
+  capture: string;
+  test: TextTest;
+  /** match?/any-match? (the text must match), or their not- forms. */
+  positive: boolean;
+  /** match?: every node of the capture; any-match?: one is enough. */
+  all: boolean;
+}
+
+function regexPredicatesOf(query: Query): RegexPredicate[][] {
+  return query.predicates.map((predicates) =>
+    predicates
+      .filter((p) => p.operator.startsWith(DEFERRED))
+      .map((p) => {
+        const operator = p.operator.slice(DEFERRED.length);
+        const [capture, pattern] = p.operands;
+        if (capture?.type !== 'capture' || pattern?.type !== 'string' || p.operands.length !== 2) {
+          throw new ToolError('INVALID_ARGUMENT', `#${operator} takes a capture and a string.`, {
+            hint: 'Write it as (#match? @name "^get").',
+          });
+        }
+        return {
+          capture: capture.name,
+          test: compileLinearRegex(pattern.value, `The #${operator} pattern`, '(#match? @name "^get")'),
+          positive: !operator.includes('not-'),
+          all: !operator.startsWith('any-'),
+        };
+      }),
+  );
+}
+
+function passes(match: QueryMatch, predicates: readonly RegexPredicate[]): boolean {
+  return predicates.every(({ capture, test, positive, all }) => {
+    const nodes = match.captures.filter((c) => c.name === capture).map((c) => c.node);
+    if (nodes.length === 0) return true;
+    const results = nodes.map((node) => test.test(node.text) === positive);
+    return all ? results.every(Boolean) : results.some(Boolean);
+  });
+}
+
 /**
  * A raw tree-sitter query (S-expression); a query the grammar rejects is the caller's
  * INVALID_ARGUMENT. `compile` builds it against the tree's grammar (see ParsedSource.query).
+ * `#match?` and its forms run here, on the linear-time engine (RE2 syntax), not in tree-sitter.
  */
 export function runQueryString(tree: Tree, compile: (source: string) => Query, source: string): QueryHit[] {
   checkQueryString(source);
+  const safe = deferRegexPredicates(source);
   let query: Query;
   try {
-    query = compile(source);
+    query = compile(safe.source);
   } catch (error) {
     if (isTreeSitterCrash(error)) throw error; // a trap, not a bad query
     throw new ToolError('INVALID_ARGUMENT', `The tree-sitter query is invalid: ${(error as Error).message}`, {
@@ -109,7 +196,16 @@ export function runQueryString(tree: Tree, compile: (source: string) => Query, s
     });
   }
   try {
-    return query.captures(tree.rootNode).map((capture) => hitOf(capture.name, capture.node));
+    if (!safe.deferred)
+      return query.captures(tree.rootNode).map((capture) => hitOf(capture.name, capture.node));
+    const predicates = regexPredicatesOf(query);
+    const captures: QueryCapture[] = [];
+    for (const match of query.matches(tree.rootNode)) {
+      if (passes(match, predicates[match.patternIndex] ?? [])) captures.push(...match.captures);
+    }
+    // In document order, as captures() gives them.
+    captures.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+    return captures.map((capture) => hitOf(capture.name, capture.node));
   } finally {
     query.delete();
   }

@@ -55,7 +55,7 @@ C/C++ prototypes and member declarations, Rust trait methods, Go interface metho
 query_code names things as get_code_outline does: a method or field by its own name, its class in the
 class column ("name~=^ServeHTTP$,class=HandlerFunc"). filter: conditions joined by commas, all must hold:
 name=exact, name~=regex, class=exact, class~=regex, type=node_type, text~=regex, lines>N, lines<N (regexes
-are RE2: no look-around or backreferences).
+are RE2: no look-around or backreferences; so are the patterns of #match? in a query_string).
 
 ## Errors
 {"error": {code, message, hint}}: INVALID_ARGUMENT, PATH_OUTSIDE_ROOT, PATH_DENIED, NOT_FOUND,
