@@ -335,6 +335,17 @@ describe('PathPolicy roots', () => {
     expect(error.details).toEqual({ allowed_roots: [root] });
   });
 
+  it('names only the path asked for, never where a symbolic link leads outside the roots', async () => {
+    const policy = await PathPolicy.create({ roots: [root] });
+    for (const input of ['link-out', 'dirlink-out/secret.txt', 'dangling']) {
+      const error = (await policy.resolve(input).catch((e: unknown) => e)) as ToolError;
+      expect(error.code, input).toBe('PATH_OUTSIDE_ROOT');
+      expect(error.message).toContain(`"${input}"`);
+      expect(error.message).toContain('symbolic link');
+      expect(`${error.message} ${error.hint} ${JSON.stringify(error.details)}`).not.toContain(outside);
+    }
+  });
+
   it('accepts a root that is itself a symlink, by its link path and by its real path', async () => {
     const link = path.join(base, 'rootlink');
     const policy = await PathPolicy.create({ roots: [link] });

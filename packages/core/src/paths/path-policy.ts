@@ -260,12 +260,12 @@ export class PathPolicy implements FileAccess {
     const lexicalRoot = this.rootList.find(
       (r) => this.within(r.given, absolute) || this.within(r.real, absolute),
     );
-    if (!lexicalRoot) throw this.outside(input, absolute);
+    if (!lexicalRoot) throw this.outside(input);
     this.checkDenied(input, absolute);
 
     const { real, exists } = await this.realPathOf(absolute);
     const realRoot = this.rootList.find((r) => this.within(r.real, real));
-    if (!realRoot) throw this.outside(input, real, true);
+    if (!realRoot) throw this.outside(input, true);
     this.checkDenied(input, real);
 
     if (!exists) {
@@ -387,7 +387,7 @@ export class PathPolicy implements FileAccess {
   private locate(real: string): { root: string; parts: string[] } {
     const holders = this.rootList.filter((r) => this.within(r.real, real));
     const root = holders.sort((a, b) => b.real.length - a.real.length)[0];
-    if (!root) throw this.outside(real, real);
+    if (!root) throw this.outside(real);
     const rel = relativeTo(root.real, real, this.flavor);
     return { root: root.real, parts: rel === '' ? [] : rel.split('/') };
   }
@@ -497,7 +497,7 @@ export class PathPolicy implements FileAccess {
     }
     if (text === '~' || text.startsWith('~/') || text.startsWith('~\\')) text = os.homedir() + text.slice(1);
     if (this.flavor === 'posix' && isDrivePath(text)) {
-      throw this.outside(input, text);
+      throw this.outside(input);
     }
     const api = pathApi(this.flavor);
     const normalized = normalizeSeparators(text, this.flavor);
@@ -557,12 +557,16 @@ export class PathPolicy implements FileAccess {
     }
   }
 
-  private outside(input: string, resolved: string, viaSymlink = false): ToolError {
+  /**
+   * The error names only the path as asked: where a symbolic link leads outside the roots is none of
+   * the caller's business (a model probing links would learn the layout of the machine otherwise).
+   */
+  private outside(input: string, viaSymlink = false): ToolError {
     const roots = this.roots;
     const how = viaSymlink ? ' through a symbolic link' : '';
     return new ToolError(
       'PATH_OUTSIDE_ROOT',
-      `Path "${input}" resolves${how} to ${resolved}, outside the allowed roots: ${roots.join(', ')}.`,
+      `Path "${input}" leads${how} outside the allowed roots: ${roots.join(', ')}.`,
       {
         hint: `Use a path inside ${roots.join(' or ')} (relative paths resolve against ${roots[0] ?? 'the first root'}).`,
         details: { allowed_roots: roots },
