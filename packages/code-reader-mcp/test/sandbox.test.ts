@@ -66,6 +66,19 @@ describe('ripgrep under a hostile config', () => {
     expect(filesOf(all)).toEqual(['src/app.ts']);
   });
 
+  it('names only the path asked for when a link leads out of the root, never its target', async () => {
+    for (const [tool, args] of [
+      ['extract_code_section', { file_path: 'out-link/secret.txt', start_line: 1 }],
+      ['get_code_outline', { file_path: 'out-link/secret.txt' }],
+      ['list_files', { roots: ['out-link'] }],
+    ] as const) {
+      const error = await server.fail(tool, args);
+      expect(error.code, tool).toBe('PATH_OUTSIDE_ROOT');
+      expect(error.message).toContain('"out-link');
+      expect(JSON.stringify(error)).not.toContain(outside);
+    }
+  });
+
   it('checks every result against the policy even without deny globs', async () => {
     const open = await connect([root]);
     try {
