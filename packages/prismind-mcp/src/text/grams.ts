@@ -15,6 +15,20 @@ export const MAX_WORD_CHARS = 200;
  * A one- or two-character CJK term therefore matches as a substring (「罠」 finds 「罠を仕掛ける」), a
  * short Latin term as a whole word ("ui" finds "UI design", not "build").
  */
+/**
+ * The three-character pieces of the CJK runs (for PostgreSQL's sections of long documents: an exact
+ * lexeme where a trigram index needs its rows rechecked; see search-index.ts).
+ */
+export function cjkTrigramList(runs: TextRun[]): string[] {
+  const pieces = new Set<string>();
+  for (const run of runs) {
+    if (!run.cjk) continue;
+    const chars = [...run.text];
+    for (let i = 0; i + 2 < chars.length; i++) pieces.add(chars[i]! + chars[i + 1]! + chars[i + 2]!);
+  }
+  return [...pieces];
+}
+
 export function shortTermTokenList(runs: TextRun[]): string[] {
   const tokens = new Set<string>();
   for (const run of runs) {

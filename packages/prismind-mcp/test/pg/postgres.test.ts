@@ -200,6 +200,8 @@ describe(`the PostgreSQL store (${kind})`, () => {
     const all = [
       'catalog_text_tokens',
       'catalog_text_trgm',
+      'catalog_tokens',
+      'catalog_trgm',
       'catalog_vec_hnsw',
       'knowledge_tag_keys',
       'knowledge_tokens',
@@ -219,7 +221,13 @@ describe(`the PostgreSQL store (${kind})`, () => {
         });
         return indexes();
       });
-      expect(inside).toEqual(['catalog_text_tokens', 'catalog_text_trgm', 'catalog_vec_hnsw']);
+      expect(inside).toEqual([
+        'catalog_text_tokens',
+        'catalog_text_trgm',
+        'catalog_tokens',
+        'catalog_trgm',
+        'catalog_vec_hnsw',
+      ]);
       expect(await indexes()).toEqual(all);
       // The similarity half finds a row that shares no whole term with the query, through the new index.
       const found = await backend.read((stores) =>
@@ -239,7 +247,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
     // A process that died mid-load left no index: the next server to start builds it.
     await rows(
       base,
-      `DROP INDEX "${schema}".knowledge_vec_hnsw, "${schema}".knowledge_trgm, "${schema}".catalog_text_tokens`,
+      `DROP INDEX "${schema}".knowledge_vec_hnsw, "${schema}".knowledge_trgm, "${schema}".catalog_tokens, "${schema}".catalog_text_trgm`,
     );
     await (await open(url)).close();
     expect(await indexes()).toEqual(all);

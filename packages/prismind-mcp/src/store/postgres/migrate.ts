@@ -40,6 +40,7 @@ async function indexAgain(
     [OLD_BODY_INDEXED, EMOJI_PATTERN],
   );
   for (let i = 0; i < docs.rows.length; i += REINDEX_BATCH) {
+    // Section 0 goes into the catalog row's own columns, the others into catalog_text (new: empty).
     const rows = docs.rows
       .slice(i, i + REINDEX_BATCH)
       .flatMap(({ id, body, ...entry }) =>
@@ -49,11 +50,14 @@ async function indexAgain(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, part integer, search_text text, tokens jsonb)
        ),
-       gone AS (DELETE FROM ${t.catalogText} WHERE id IN (SELECT id FROM input))
+       head AS (
+         UPDATE ${t.catalog} c SET search_text = r.search_text,
+           tokens = array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
+         FROM input r WHERE r.part = 0 AND c.id = r.id
+       )
        INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
        SELECT r.id, r.part, r.search_text, array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
-       FROM input r
-       ON CONFLICT (id, part) DO UPDATE SET search_text = excluded.search_text, tokens = excluded.tokens`,
+       FROM input r WHERE r.part > 0`,
       [JSON.stringify(rows)],
     );
   }

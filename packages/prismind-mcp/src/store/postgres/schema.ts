@@ -13,7 +13,10 @@ export interface Tables {
   sessions: string;
   tasks: string;
   catalog: string;
-  /** The catalog's search cache: each document's indexed text in sections (see catalogSections). */
+  /**
+   * The rest of a long document's search cache: its sections after the first (see catalogSections);
+   * the first stays in the catalog row's own search columns.
+   */
   catalogText: string;
   documents: string;
   knowledge: string;
@@ -220,24 +223,22 @@ export function migrations(t: Tables): readonly string[] {
     DROP INDEX ${t.schema}.catalog_by_phase_task;
     DROP INDEX ${t.schema}.catalog_by_reference_timing;
     `,
-    // 5: documents are indexed whole, in sections of about 4,000 characters (a row per section: a
-    // tsvector holds at most 1 MB, and a search rechecks the rows it finds). The catalog's own search
-    // columns held the fields and the first 2,000 characters: they become each document's first section,
-    // and the documents longer than that are indexed again at this start (migrate.ts). The GIN indexes
-    // of the sections are built then too (bulkIndexes).
+    // 5: documents are indexed whole, in sections of about 4,000 characters (a tsvector holds at most
+    // 1 MB, and a search rechecks the rows it finds). The catalog row's own search columns keep the
+    // fields and the first section; the sections after it, of long documents only, are rows here. The
+    // documents longer than the 2,000 characters version 4 indexed are indexed again at this start
+    // (migrate.ts); the GIN indexes of this table are built then too (bulkIndexes).
     `
     CREATE TABLE ${t.catalogText} (
       id bigint NOT NULL REFERENCES ${t.catalog} (id) ON DELETE CASCADE,
-      part integer NOT NULL,
+      part integer NOT NULL CHECK (part > 0),
       search_text text NOT NULL,
       tokens tsvector NOT NULL,
       PRIMARY KEY (id, part)
     );
-    INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
-      SELECT id, 0, search_text, tokens FROM ${t.catalog} WHERE search_text IS NOT NULL AND tokens IS NOT NULL;
-    DROP INDEX IF EXISTS ${t.schema}.catalog_tokens;
-    DROP INDEX IF EXISTS ${t.schema}.catalog_trgm;
-    ALTER TABLE ${t.catalog} DROP COLUMN search_text, DROP COLUMN tokens;
+    -- A section (about 12 kB of Japanese) is stored out of line; uncompressed, a search that rechecks
+    -- it (LIKE after the trigram index) reads it instead of decompressing it.
+    ALTER TABLE ${t.catalogText} ALTER COLUMN search_text SET STORAGE EXTERNAL;
     `,
   ];
 }
@@ -246,6 +247,8 @@ export function migrations(t: Tables): readonly string[] {
 export function trgmFeature(t: Tables, ext: string): string {
   return `
     CREATE INDEX IF NOT EXISTS knowledge_trgm ON ${t.knowledge} USING gin (search_text ${ext}.gin_trgm_ops)
+      WITH (${GIN_OPTIONS});
+    CREATE INDEX IF NOT EXISTS catalog_trgm ON ${t.catalog} USING gin (search_text ${ext}.gin_trgm_ops)
       WITH (${GIN_OPTIONS});
     CREATE INDEX IF NOT EXISTS catalog_text_trgm ON ${t.catalogText} USING gin (search_text ${ext}.gin_trgm_ops)
       WITH (${GIN_OPTIONS});
@@ -281,26 +284,31 @@ export function bulkIndexes(
   ext: Extensions,
   kind: 'knowledge' | 'catalog',
 ): { name: string; create: string }[] {
-  // The catalog's search text lives in its sections (catalog_text).
-  const table = kind === 'knowledge' ? t.knowledge : t.catalogText;
-  const prefix = kind === 'knowledge' ? 'knowledge' : 'catalog_text';
-  const indexes = [
-    {
-      name: `${prefix}_tokens`,
-      create: `CREATE INDEX IF NOT EXISTS ${prefix}_tokens ON ${table} USING gin (tokens) WITH (${GIN_OPTIONS})`,
-    },
-  ];
+  // The catalog's search text: the catalog row's own columns (the first section) and catalog_text.
+  const tables: [string, string][] =
+    kind === 'knowledge'
+      ? [['knowledge', t.knowledge]]
+      : [
+          ['catalog', t.catalog],
+          ['catalog_text', t.catalogText],
+        ];
+  const indexes = tables.map(([prefix, table]) => ({
+    name: `${prefix}_tokens`,
+    create: `CREATE INDEX IF NOT EXISTS ${prefix}_tokens ON ${table} USING gin (tokens) WITH (${GIN_OPTIONS})`,
+  }));
   if (kind === 'knowledge') {
     indexes.push({
       name: 'knowledge_tag_keys',
-      create: `CREATE INDEX IF NOT EXISTS knowledge_tag_keys ON ${table} USING gin (tag_keys) WITH (${GIN_OPTIONS})`,
+      create: `CREATE INDEX IF NOT EXISTS knowledge_tag_keys ON ${t.knowledge} USING gin (tag_keys) WITH (${GIN_OPTIONS})`,
     });
   }
   if (ext.trgm) {
-    indexes.push({
-      name: `${prefix}_trgm`,
-      create: `CREATE INDEX IF NOT EXISTS ${prefix}_trgm ON ${table} USING gin (search_text ${ext.trgm}.gin_trgm_ops) WITH (${GIN_OPTIONS})`,
-    });
+    for (const [prefix, table] of tables) {
+      indexes.push({
+        name: `${prefix}_trgm`,
+        create: `CREATE INDEX IF NOT EXISTS ${prefix}_trgm ON ${table} USING gin (search_text ${ext.trgm}.gin_trgm_ops) WITH (${GIN_OPTIONS})`,
+      });
+    }
   }
   if (ext.vector) indexes.push({ name: VECTOR_INDEXES[kind], create: vectorIndex(t, ext.vector, kind) });
   return indexes;
