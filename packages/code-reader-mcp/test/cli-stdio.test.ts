@@ -149,6 +149,34 @@ describe('code-reader CLI (spec 001 parity flags)', () => {
       count_files: 1,
       files: [{ file_path: 'notes.txt', total_lines: 2 }],
     });
+    // Every file failing: the answer lists them, and the command ends (it used to hang) with code 1.
+    const failed = await run(
+      process.execPath,
+      [
+        path.join(DIST, 'cli.js'),
+        '--metrics-only',
+        '--file-paths',
+        'nope1.py',
+        'nope2.py',
+        '--output-format',
+        'json',
+      ],
+      { cwd: dir, timeout: 30_000 },
+    ).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code?: number; killed?: boolean; stdout?: string }) => ({
+        code: error.killed ? 'killed' : error.code,
+        stdout: error.stdout ?? '',
+      }),
+    );
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      count_files: 0,
+      errors: [
+        { file_path: 'nope1.py', code: 'NOT_FOUND' },
+        { file_path: 'nope2.py', code: 'NOT_FOUND' },
+      ],
+    });
     const help = await run(process.execPath, [path.join(DIST, 'cli.js'), '--help']);
     expect(help.stdout).toContain('--partial-read-requests-json');
     // Two cold starts of the built CLI: seconds each on a loaded 2-core machine.

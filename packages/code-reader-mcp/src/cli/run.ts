@@ -22,6 +22,16 @@ export async function invokeTool(
   paths: PathPolicy,
   format: 'toon' | 'json',
 ): Promise<string> {
+  return (await callCliTool(tool, args, paths, format)).text;
+}
+
+/** The answer's text and its structured value (to tell a batch where nothing succeeded). */
+async function callCliTool(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  paths: PathPolicy,
+  format: 'toon' | 'json',
+): Promise<{ text: string; value: unknown }> {
   const schema = z.object(tool.input).strict();
   const parsed = parseToolArguments<never>(tool.name, schema, args);
   const context: ToolContext = {
@@ -32,9 +42,20 @@ export async function invokeTool(
   };
   const result = await tool.run(parsed, context);
   const custom = result instanceof ToolReply ? (result as ToolReply<unknown>) : undefined;
-  if (custom?.text !== undefined) return custom.text;
   const value = custom ? custom.structured : result;
-  return formatOutput(z.object(tool.output).parse(value), format, tool.textOptions);
+  if (custom?.text !== undefined) return { text: custom.text, value };
+  return { text: formatOutput(z.object(tool.output).parse(value), format, tool.textOptions), value };
+}
+
+/**
+ * A batch that produced nothing but errors (every file of --metrics-only failed, or every section of
+ * a batch extraction): the answer lists them, and the exit code says the command failed.
+ */
+function nothingSucceeded(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const answer = value as { success?: boolean; count_files?: number; errors?: unknown[]; files?: unknown[] };
+  if (answer.success === false) return true;
+  return (answer.errors?.length ?? 0) > 0 && answer.count_files === 0;
 }
 
 async function readRequests(options: CliOptions): Promise<unknown> {
@@ -128,7 +149,7 @@ export interface CliIo {
   cwd: string;
 }
 
-/** Runs the CLI; returns the exit code (0 ok, 1 tool error, 2 usage error). */
+/** Runs the CLI; returns the exit code (0 ok, 1 tool error or a batch of nothing but errors, 2 usage error). */
 export async function runCli(options: CliOptions, io: CliIo): Promise<number> {
   try {
     const { name, args } = await toolCallOf(options);
@@ -138,8 +159,9 @@ export async function runCli(options: CliOptions, io: CliIo): Promise<number> {
     });
     const tool = allTools(createToolDeps()).find((candidate) => candidate.name === name);
     if (!tool) throw new ToolError('INTERNAL', `Tool ${name} is missing.`);
-    io.stdout(`${await invokeTool(tool, args, paths, options.outputFormat)}\n`);
-    return 0;
+    const { text, value } = await callCliTool(tool, args, paths, options.outputFormat);
+    io.stdout(`${text}\n`);
+    return nothingSucceeded(value) ? 1 : 0;
   } catch (error) {
     if (error instanceof CliUsageError) {
       io.stderr(`code-reader: ${error.message}\nRun code-reader --help for usage.\n`);

@@ -57,7 +57,6 @@ class TokenCounter {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new (workerThreads().Worker)(WORKER_URL);
-    worker.unref();
     worker.on('message', (reply: CountReply) => {
       const entry = this.pending.get(reply.id);
       if (!entry) return;
@@ -77,6 +76,9 @@ class TokenCounter {
     worker.on('exit', (code) =>
       fail(new ToolError('INTERNAL', `The token counting thread stopped (exit code ${code}).`)),
     );
+    // After the listeners: adding a 'message' listener refs the worker's port again, and a thread
+    // started ahead of counts that never came (a batch whose every file failed) kept the CLI alive.
+    worker.unref();
     this.worker = worker;
     return worker;
   }
