@@ -76,6 +76,22 @@ export function knowledgeText(i) {
   return parts.join(' ');
 }
 
+/** Every LONG_EVERY-th document is long (LONG_CHARS more characters): documents are indexed whole. */
+export const LONG_EVERY = 100;
+export const LONG_CHARS = 20_000;
+/** Document FIFTY_K is 50,000 characters long, with FIFTY_K_TERM near its end. */
+export const FIFTY_K = 7;
+export const FIFTY_K_TERM = '溶岩床ゲート';
+
+/** About `n` characters of the corpus' sentences (Japanese and English), from a seed. */
+export function prose(seed, n) {
+  const r = rng(seed);
+  let text = '';
+  while (text.length < n)
+    text += `${r() < 0.7 ? japaneseSentence(r) : englishSentence(r)}${r() < 0.1 ? '\n\n' : ' '}`;
+  return text.slice(0, n);
+}
+
 export function documentOf(i) {
   const r = rng(500_000 + i);
   const phase = 1 + Math.floor(r() * 8);
@@ -87,6 +103,12 @@ export function documentOf(i) {
     doc_type: type,
     phase_task: r() < 0.8 ? `P${phase}-T${String(task).padStart(2, '0')}` : '共通',
     feature,
-    content: `${japaneseSentence(r)}\n\n${englishSentence(r)}\n\n${japaneseSentence(r)}`,
+    content:
+      `${japaneseSentence(r)}\n\n${englishSentence(r)}\n\n${japaneseSentence(r)}` +
+      (i === FIFTY_K
+        ? `\n\n${prose(900_000 + i, 49_900)}\n\n${FIFTY_K_TERM}の開閉は最後に確認する。\n`
+        : i % LONG_EVERY === LONG_EVERY - 1
+          ? `\n\n${prose(900_000 + i, LONG_CHARS)}\n`
+          : ''),
   };
 }

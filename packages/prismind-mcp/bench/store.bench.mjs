@@ -13,7 +13,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { PathPolicy, silentLogger } from '@mcp-workbench/core';
 import { callTool, connectInMemory } from '@mcp-workbench/core/testing';
-import { CATEGORIES, documentOf, KNOWLEDGE_QUERIES, knowledgeText, rng } from './corpus.mjs';
+import {
+  CATEGORIES,
+  documentOf,
+  FIFTY_K,
+  FIFTY_K_TERM,
+  KNOWLEDGE_QUERIES,
+  knowledgeText,
+  prose,
+  rng,
+} from './corpus.mjs';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
 const KNOWLEDGE = Number(process.env.BENCH_KNOWLEDGE ?? 100_000);
@@ -212,31 +221,48 @@ async function measureAll(stores) {
     if (result.isError) throw new Error(`${name} failed: ${result.text}`);
     return { ms, cpu: (used.user + used.system) / 1000, result };
   };
-  const measure = async (label, target, argsOf, name) => {
-    for (let i = 0; i < 10; i++) for (const store of stores) await time(store.connection, name, argsOf(i)); // warm-up
+  /**
+   * `rounds` calls of each store (after `warmup`), interleaved. `check` looks at each answer (a row that
+   * must find something); `ratio: false` keeps a row out of the PostgreSQL-within-2× gate (rows whose
+   * target is absolute only); `memory` reports how far the process's RSS rose above its level before.
+   */
+  const measure = async (label, target, argsOf, name, options = {}) => {
+    const { rounds = ROUNDS, warmup = 10, check, ratio = true, memory = false } = options;
+    for (let i = 0; i < warmup; i++)
+      for (const store of stores) await time(store.connection, name, argsOf(i));
     const times = new Map(stores.map((store) => [store.kind, { ms: [], cpu: [] }]));
-    for (let i = 0; i < ROUNDS; i++) {
+    globalThis.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? stores : [...stores].reverse();
       for (const store of order) {
-        const measured = await time(store.connection, name, argsOf(i));
+        const measured = await time(store.connection, name, argsOf(warmup + i));
+        check?.(measured.result, store.kind);
         times.get(store.kind).ms.push(measured.ms);
         times.get(store.kind).cpu.push(measured.cpu);
+        rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
       }
     }
     for (const store of stores) {
       const { ms, cpu } = times.get(store.kind);
       report(
-        `${store.kind}: ${label} (${ROUNDS} calls, p50 ${percentile(ms, 50).toFixed(1)} ms)`,
+        `${store.kind}: ${label} (${rounds} calls, p50 ${percentile(ms, 50).toFixed(1)} ms)`,
         percentile(ms, 95),
         target,
         percentile(cpu, 95),
       );
       results.set(label, {
         ...results.get(label),
+        ratio,
         [store.kind]: percentile(ms, 95),
         [`${store.kind}_cpu`]: percentile(cpu, 95),
       });
     }
+    if (memory)
+      console.log(
+        `INFO  ${label}: process RSS ${(rssBefore / 1e6).toFixed(0)} MB before, at most ${(rssPeak / 1e6).toFixed(0)} MB during (+${((rssPeak - rssBefore) / 1e6).toFixed(0)} MB)`,
+      );
   };
   console.log(
     `\n--- tool calls (load average ${os
@@ -283,8 +309,33 @@ async function measureAll(stores) {
     `INFO  local: first search_catalog after start (checks ${DOCUMENTS.toLocaleString('en')} files): ${first.ms.toFixed(0)} ms`,
   );
   await measure('search_catalog', 20, (i) => catalogQueries[i % catalogQueries.length], 'search_catalog');
+  // Documents are indexed whole: a term near the end of a 50,000-character document.
+  await measure(
+    'search_catalog, a term near the end of a 50,000-character document',
+    20,
+    () => ({ query: FIFTY_K_TERM }),
+    'search_catalog',
+    {
+      check: (result, kind) => {
+        const found = result.structured.documents
+          .filter((d) => d.relevance_score >= 0.5)
+          .map((d) => d.doc_id);
+        if (found[0] !== `doc-bench${FIFTY_K}`)
+          throw new Error(`${kind}: ${FIFTY_K_TERM} not found: ${found}`);
+      },
+      ratio: false,
+    },
+  );
   await measureHandEdits(local.home, (name, args) => time(local.connection, name, args));
   await measure('start_session', 50, () => ({}), 'start_session');
+  // A pasted page as a query: bounded work and memory (issue 23 item 1).
+  await measure(
+    'search_knowledge, a 10,000-character query',
+    200,
+    (i) => ({ query: prose(800_000 + (i % 10), 10_000) }),
+    'search_knowledge',
+    { rounds: 40, warmup: 3, ratio: false, memory: true },
+  );
   // Each store gets the same new entries (rng per call index, not per call).
   await measure(
     'add_knowledge (tags generated)',
@@ -295,6 +346,22 @@ async function measureAll(stores) {
       project: 'trapxtrap',
     }),
     'add_knowledge',
+  );
+  // Last: it adds megabyte documents to the stores.
+  // 1,000,000 bytes of Japanese prose (the corpus' Japanese sentences), just under the 1 MiB limit.
+  let megabyte = prose(700_000, 600_000).replace(/[A-Za-z.]+ ?/g, '');
+  while (Buffer.byteLength(megabyte) > 1_000_000) megabyte = megabyte.slice(0, -1000);
+  await measure(
+    'create_document, 1 MB of Japanese',
+    2000,
+    (i) => ({
+      name: `大きな設計書${i}`,
+      doc_type: '設計書',
+      content: `${i}${megabyte.slice(String(i).length)}`,
+      phase_task: '共通',
+    }),
+    'create_document',
+    { rounds: 5, warmup: 1, ratio: false, memory: true },
   );
   console.log(
     `(load average after: ${os
@@ -315,10 +382,9 @@ async function measureHandEdits(home, time) {
   for (let i = 0; i < 40; i++) {
     const file = path.join(dir, files[(i * 11) % files.length]);
     const word = `手編集${[...String(i)].map((d) => '〇一二三四五六七八九'[Number(d)]).join('')}号`;
-    // At the top of the body: the catalog cache indexes the start of a document.
+    // At the end of the body: documents are indexed whole.
     const text = await readFile(file, 'utf8');
-    const end = text.indexOf('\n---\n') + 5;
-    await writeFile(file, `${text.slice(0, end)}${word}\n${text.slice(end)}`);
+    await writeFile(file, `${text.trimEnd()}\n\n${word}\n`);
     await delay(30);
     const measured = await time('search_catalog', { query: word });
     if (!measured.result.text.includes(`"name":"${path.basename(file, '.md')}"`))
@@ -361,11 +427,13 @@ if (PG_URL) {
     const unit = label.startsWith('load') ? 1000 : 1;
     const fmt = (v, c) =>
       `${(v / unit).toFixed(1)}${label.startsWith('load') ? ' s' : ' ms'}${c === undefined ? '' : ` [${c.toFixed(1)}]`}`;
-    // The load has its own target too (≤ 60 s), and within 2× of the local store's.
-    const ok = ratio <= 2;
+    // The load has its own target too (≤ 60 s), and within 2× of the local store's. Rows with only an
+    // absolute target (the new rows of issue 23) are shown, not gated.
+    const gated = r.ratio !== false;
+    const ok = !gated || ratio <= 2;
     if (!ok) failures++;
     console.log(
-      `${ok ? 'PASS' : 'FAIL'}  ${label}: postgres ${fmt(r.postgres, r.postgres_cpu)} vs local ${fmt(r.local, r.local_cpu)}, ratio ${ratio.toFixed(2)} (target ≤ 2)`,
+      `${gated ? (ok ? 'PASS' : 'FAIL') : 'INFO'}  ${label}: postgres ${fmt(r.postgres, r.postgres_cpu)} vs local ${fmt(r.local, r.local_cpu)}, ratio ${ratio.toFixed(2)} (target ≤ 2)`,
     );
   }
 } else {
