@@ -61,6 +61,13 @@ describe('search_content: output-format parameters are mutually exclusive (spec 
     expect(answer.total_matches).toBe(2); // README.md and notes.txt; ignored.log and .hidden are skipped
     expect(answer.matches).toBeUndefined();
     expect(answer.file_counts).toBeUndefined();
+    // A whole answer: no page follows (no rows of matches are read for it).
+    expect(answer).toMatchObject({ truncated: false });
+    expect(answer.next_cursor).toBeUndefined();
+    const summary = await server.json('search_content', { query: 'TODO', summary_only: true });
+    expect(summary).toMatchObject({ truncated: false, top_files: [{ count: 1 }, { count: 1 }] });
+    expect(summary.next_cursor).toBeUndefined();
+    expect((summary.sample as unknown[]).length).toBe(2);
   });
 
   it('rejects total_only together with count_only_matches, saying they are exclusive', async () => {

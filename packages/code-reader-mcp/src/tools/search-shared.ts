@@ -223,7 +223,10 @@ export async function searchAnswer(
     rowsTimedOut = !read;
   }
   const rows = pagedRowsOf(query.mode, outcome);
-  const moreRows = query.mode !== 'count_only_matches' && !rowsComplete(outcome);
+  // Match rows not read yet: only the modes that page over matches have them.
+  const matchRows =
+    query.mode === 'matches' || query.mode === 'optimize_paths' || query.mode === 'group_by_file';
+  const moreRows = matchRows && !rowsComplete(outcome);
   const timedOut = outcome.timedOut || rowsTimedOut;
   const rowWarnings = rowsTimedOut
     ? [
