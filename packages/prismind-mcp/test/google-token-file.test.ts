@@ -1,17 +1,23 @@
 // token.json after refreshes that rotate the refresh token: what the next server process starts from.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createToolServer, defineTool, PathPolicy } from '@mcp-workbench/core';
 import { silentLogger } from '@mcp-workbench/core/engine';
 import { connectInMemory } from '@mcp-workbench/core/testing';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadAuth } from '../src/store/google/auth.js';
 import type { GoogleSettings } from '../src/store/google/settings.js';
 
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
 async function settingsWithToken(): Promise<GoogleSettings> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'prismind-token-'));
+  dirs.push(dir);
   const token_file = path.join(dir, 'token.json');
   await writeFile(
     token_file,
