@@ -34,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { packExtension, validateManifest } from '@anthropic-ai/mcpb';
 import { copyPackages, dependencyClosure } from './closure.mjs';
+import { optionalPeerSpecs } from './optional-peers.mjs';
 import { buildManifest, listTools, nodeRange } from './manifest.mjs';
 import { addNativeAddons, addOtherArchitectures, platformBoundPackages } from './platform-parts.mjs';
 import { ARCHES, RELEASE_NODE_TARGETS, SERVERS } from './servers.mjs';
@@ -93,8 +94,11 @@ async function packTarballs(packages) {
   return dir;
 }
 
-/** npm installs the tarballs as a user's `npx` would, for the target platform and first architecture. */
-async function installTarballs(tarballDir) {
+/**
+ * npm installs the tarballs as a user's `npx` would, for the target platform and first architecture,
+ * plus the servers' optional peers (backends npx leaves out, which a bundle offers).
+ */
+async function installTarballs(tarballDir, packages) {
   const project = await mkdtemp(path.join(os.tmpdir(), 'bundle-install-'));
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'bundle', private: true }));
   const tarballs = (await readdir(tarballDir)).filter((f) => f.endsWith('.tgz'));
@@ -111,6 +115,7 @@ async function installTarballs(tarballDir) {
       `--os=${platform}`,
       `--cpu=${arches[0]}`,
       ...tarballs.map((f) => path.join(tarballDir, f)),
+      ...optionalPeerSpecs(packages),
     ],
     { cwd: project, shell, maxBuffer: 16 * 1024 * 1024 },
   );
@@ -234,7 +239,7 @@ async function main() {
 
   await mkdir(out, { recursive: true });
   const tarballs = options.tarballs ?? (await packTarballs(packages));
-  const installRoot = options['install-dir'] ?? (await installTarballs(tarballs));
+  const installRoot = options['install-dir'] ?? (await installTarballs(tarballs, packages));
   const results = [];
   for (const pkg of servers) {
     const result = await bundleServer(pkg, installRoot);

@@ -30,9 +30,14 @@ async function resolvePackage(root, fromDir, name) {
 /**
  * The directories of `name` and its run-time dependencies inside the install at `root`.
  * A missing optional or optional peer dependency is skipped; any other missing one is an error.
- * `withInstallOnly` also follows the dependencies only an install script needs (what npm installs).
+ * `withInstallOnly` also follows the dependencies only an install script needs (what npm installs);
+ * `withOptionalPeers: false` leaves installed optional peers out (what `npx` alone would install).
  */
-export async function dependencyClosure(root, name, { withInstallOnly = false } = {}) {
+export async function dependencyClosure(
+  root,
+  name,
+  { withInstallOnly = false, withOptionalPeers = true } = {},
+) {
   const start = await resolvePackage(root, root, name);
   if (!start) throw new Error(`${name} is not installed in ${root}`);
   const seen = new Map(); // dir → package name
@@ -49,7 +54,9 @@ export async function dependencyClosure(root, name, { withInstallOnly = false } 
     const wanted = [
       ...Object.keys(manifest.dependencies ?? {}).map((dep) => [dep, false]),
       ...Object.keys(manifest.optionalDependencies ?? {}).map((dep) => [dep, true]),
-      ...Object.keys(manifest.peerDependencies ?? {}).map((dep) => [dep, optionalPeers.has(dep)]),
+      ...Object.keys(manifest.peerDependencies ?? {})
+        .filter((dep) => withOptionalPeers || !optionalPeers.has(dep))
+        .map((dep) => [dep, optionalPeers.has(dep)]),
     ];
     for (const [dep, optional] of wanted) {
       if (skip.has(dep)) continue;

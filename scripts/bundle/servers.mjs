@@ -21,17 +21,10 @@ export const SERVERS = {
   'exstruct-mcp': {
     displayName: 'ExStruct — Excel workbooks for agents',
     perPlatform: false,
-    userConfig: {
-      allowed_directories: directories('read workbooks from and write results to'),
-      on_conflict: {
-        type: 'string',
-        title: 'When an output file exists',
-        description:
-          'What extraction and patching do when their output file already exists: overwrite, skip or rename.',
-        default: 'overwrite',
-      },
-    },
-    args: ['--on-conflict', '${user_config.on_conflict}', '${user_config.allowed_directories}'],
+    // No on-conflict choice: the server's default (replace only its own earlier output, else write
+    // name_1) is the safe one, and an agent that means to overwrite says so per call (on_conflict).
+    userConfig: { allowed_directories: directories('read workbooks from and write results to') },
+    args: ['${user_config.allowed_directories}'],
     env: {},
   },
   'code-reader-mcp': {

@@ -95,7 +95,6 @@ async function userConfigFor(manifest: McpbManifestAny) {
   const store = path.join(await tempDir('mcpb-store-'), 'prismind');
   const values: Record<string, string | number | boolean | string[]> = {
     allowed_directories: [allowed, second],
-    on_conflict: 'overwrite',
     wait_seconds: 5,
     store_folder: store,
     backend: 'local',
@@ -197,7 +196,18 @@ describe('MCP Bundles (pnpm bundle)', () => {
         });
         // The user_config arrived: the first chosen folder is the first root, the store folder is used, and
         // a multiple-directory choice became one root per folder.
-        if (bundle.pkg.name === 'exstruct-mcp') await stat(path.join(allowed, 'smoke.xlsx'));
+        if (bundle.pkg.name === 'exstruct-mcp') {
+          await stat(path.join(allowed, 'smoke.xlsx'));
+          // The one-click install keeps the server's safe default: a file it did not write is never replaced.
+          await writeFile(path.join(allowed, 'mine.xlsx'), "not the server's");
+          const again = await session.client.callTool({
+            name: 'exstruct_make',
+            arguments: { out_path: 'mine.xlsx', ops: [] },
+          });
+          expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
+          expect(await readFile(path.join(allowed, 'mine.xlsx'), 'utf8')).toBe("not the server's");
+          await stat(path.join(allowed, 'mine_1.xlsx'));
+        }
         if (bundle.pkg.name === 'prismind-mcp') expect((await readdir(store)).length).toBeGreaterThan(0);
         if (bundle.pkg.name === 'code-reader-mcp') {
           const other = await session.client.callTool({
@@ -226,6 +236,49 @@ describe('MCP Bundles (pnpm bundle)', () => {
       const result = await session.client.callTool(FIRST_CALL['prismind-mcp']!);
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       expect((await readdir(store)).length).toBeGreaterThan(0);
+    } finally {
+      await session.close();
+    }
+  });
+
+  // The bundle's install dialog offers the postgres backend, whose client (pg) npx leaves out as an
+  // optional peer: the bundle must carry it. .ci/run gives a real PostgreSQL (PRISMIND_REQUIRE_POSTGRES=1).
+  it('prismind-mcp: the bundle runs its postgres backend as the install dialog offers it', async (context) => {
+    const bundle = bundles.find((b) => b.pkg.name === 'prismind-mcp');
+    if (!bundle) return expect(prebuilt, 'only a prebuilt set may lack prismind-mcp').toBeTruthy();
+    // Every backend the dialog offers: the PostgreSQL client and the Google clients (auth login included).
+    expect(await packagesIn(bundle.dir)).toEqual(
+      expect.arrayContaining([
+        'pg',
+        '@googleapis/sheets',
+        '@googleapis/drive',
+        '@googleapis/docs',
+        'google-auth-library',
+      ]),
+    );
+    const url = process.env.PRISMIND_TEST_DATABASE_URL;
+    if (!url) {
+      expect(process.env.PRISMIND_REQUIRE_POSTGRES, 'PRISMIND_TEST_DATABASE_URL is required').not.toBe('1');
+      context.skip('needs a PostgreSQL server (PRISMIND_TEST_DATABASE_URL; .ci/run starts one)');
+      return;
+    }
+    const schema = `bundle_${process.pid}_${Date.now()}`;
+    const database = new URL(url);
+    database.searchParams.set('schema', schema);
+    const { userConfig } = await userConfigFor(bundle.manifest);
+    const session = await startAsManifestSays(bundle, {
+      ...userConfig,
+      backend: 'postgres',
+      database_url: database.href,
+    });
+    try {
+      const setup = await session.client.callTool({
+        name: 'setup_project',
+        arguments: { project: 'bundled', name: 'Bundled' },
+      });
+      expect(setup.isError, `${JSON.stringify(setup.content)}\n${session.stderr()}`).toBeFalsy();
+      const listed = await session.client.callTool(FIRST_CALL['prismind-mcp']!);
+      expect(JSON.stringify(listed.content)).toContain('bundled');
     } finally {
       await session.close();
     }

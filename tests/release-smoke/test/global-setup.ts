@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
+import { optionalPeerSpecs } from '../../../scripts/bundle/optional-peers.mjs';
 import { publishedPackages, repo, SMOKE_TS } from './published.js';
 
 const run = promisify(execFile);
@@ -78,12 +79,19 @@ export default async function setup(project: TestProject) {
   const files = (await readdir(tarballs))
     .filter((f) => f.endsWith('.tgz'))
     .map((f) => path.join(tarballs, f));
-  // All tarballs at once, so the servers' dependency on @mcp-workbench/core is met by the packed core.
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], {
-    cwd: smoke,
-    env: { ...process.env, ...mirror.env },
-    shell,
-  });
+  // All tarballs at once, so the servers' dependency on @mcp-workbench/core is met by the packed core;
+  // with the servers' optional peers (prismind's pg and Google clients), which the bundles carry. What
+  // npx alone installs is measured without them (release.test.ts).
+  const peers = optionalPeerSpecs(packages);
+  await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files, ...peers],
+    {
+      cwd: smoke,
+      env: { ...process.env, ...mirror.env },
+      shell,
+    },
+  );
   project.provide('tarballs', tarballs);
   project.provide('project', smoke);
   project.provide('mirrorEnv', mirror.env);

@@ -13,6 +13,8 @@ export interface Published {
   mcpName?: string;
   repository?: { url: string; directory?: string };
   private?: boolean;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 /** Every package under packages/ that is published (not private). */

@@ -92,7 +92,10 @@ describe('published packages install from their tarballs and run', () => {
     const servers = packages.filter((p) => Object.keys(p.bin).some((b) => b.endsWith('-mcp')));
     const lines: string[] = [];
     for (const pkg of servers) {
-      const closure = await dependencyClosure(project, pkg.name, { withInstallOnly: true });
+      const closure = await dependencyClosure(project, pkg.name, {
+        withInstallOnly: true,
+        withOptionalPeers: false,
+      });
       const names = new Set(closure.values());
       // Tooling of this workspace never reaches a user.
       const tooling = [
