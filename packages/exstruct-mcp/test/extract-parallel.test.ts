@@ -1,5 +1,6 @@
-// Big sheets are parsed by worker threads on batches of rows. The built engine (dist, where the worker
-// script exists) must give exactly what the one-pass parser gives.
+// Rows are read by the fast byte parser; sheets it leaves to the tokenizer are parsed, when big, by worker
+// threads on batches of rows. The built engine (dist, where the worker script exists) must give exactly
+// what the one-pass parser gives, every way.
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,10 +10,13 @@ import { FIXTURES, packageParts, tempDir, zipBytes, type TempDir } from './extra
 interface Engine {
   extractWorkbook(
     file: string,
-    options: { batches?: false | { minBytes?: number; workerMinBytes?: number; threads?: number } },
+    options: {
+      batches?: false | { minBytes?: number; workerMinBytes?: number; threads?: number };
+      fastRows?: boolean;
+    },
   ): Promise<{
     serialize(format: 'json'): string;
-    sheets: Array<{ name: string; parsedWith: { batches: boolean; workers: number } }>;
+    sheets: Array<{ name: string; parsedWith: { fast: boolean; batches: boolean; workers: number } }>;
   }>;
 }
 
@@ -48,18 +52,25 @@ it('gives the same output in row batches, on this thread or with workers, as in 
   const engine = (await import(
     path.join(FIXTURES, '..', '..', 'dist', 'extract', 'extract-workbook.js')
   )) as Engine;
-  const onePass = await engine.extractWorkbook(file, { batches: false });
+  const onePass = await engine.extractWorkbook(file, { fastRows: false, batches: false });
   // Tiny thresholds force batches (and many of them) on a medium sheet.
-  const batched = await engine.extractWorkbook(file, { batches: { minBytes: 1, workerMinBytes: Infinity } });
+  const batched = await engine.extractWorkbook(file, {
+    fastRows: false,
+    batches: { minBytes: 1, workerMinBytes: Infinity },
+  });
   const workers = await engine.extractWorkbook(file, {
+    fastRows: false,
     batches: { minBytes: 1, workerMinBytes: 1, threads: 3 },
   });
-  expect(onePass.sheets[0]!.parsedWith).toEqual({ batches: false, workers: 0 });
-  expect(batched.sheets[0]!.parsedWith).toEqual({ batches: true, workers: 0 });
-  expect(workers.sheets[0]!.parsedWith).toEqual({ batches: true, workers: 2 });
+  const fast = await engine.extractWorkbook(file, {});
+  expect(onePass.sheets[0]!.parsedWith).toEqual({ fast: false, batches: false, workers: 0 });
+  expect(batched.sheets[0]!.parsedWith).toEqual({ fast: false, batches: true, workers: 0 });
+  expect(workers.sheets[0]!.parsedWith).toEqual({ fast: false, batches: true, workers: 2 });
+  expect(fast.sheets[0]!.parsedWith).toEqual({ fast: true, batches: false, workers: 0 });
   const expected = onePass.serialize('json');
   expect(batched.serialize('json')).toBe(expected);
   expect(workers.serialize('json')).toBe(expected);
+  expect(fast.serialize('json')).toBe(expected);
   const data = JSON.parse(expected);
   expect(data.sheets.Data.rows).toHaveLength(6000);
   // exceljs writes the merge's rows 2–3 first, so the data rows start at row 4.
@@ -88,12 +99,16 @@ it('finds the end of the rows when it straddles two inflated chunks', async () =
     const body = `<sheetData>${rows}${padding}</sheetData><mergeCells count="1"><mergeCell ref="D1:E2"/></mergeCells>`;
     const workbook = path.join(tmp.dir, `seam-${before}.xlsx`);
     await writeFile(workbook, zipBytes(packageParts({ sheets: [{ name: 'S', body }] })));
-    const onePass = await engine.extractWorkbook(workbook, { batches: false });
+    const onePass = await engine.extractWorkbook(workbook, { fastRows: false, batches: false });
     const batched = await engine.extractWorkbook(workbook, {
+      fastRows: false,
       batches: { minBytes: 1, workerMinBytes: Infinity },
     });
+    const fast = await engine.extractWorkbook(workbook, {});
     expect(batched.sheets[0]!.parsedWith.batches).toBe(true);
+    expect(fast.sheets[0]!.parsedWith.fast).toBe(true);
     expect(batched.serialize('json')).toBe(onePass.serialize('json'));
+    expect(fast.serialize('json')).toBe(onePass.serialize('json'));
     const data = JSON.parse(batched.serialize('json'));
     expect(data.sheets.S.rows).toHaveLength(3000);
     expect(data.sheets.S.merged_cells.items).toEqual([[1, 3, 2, 4, ' ']]);

@@ -1,6 +1,7 @@
 // Extraction of workbooks as each producer writes them (issue 16): every workbook here is rewritten from
 // a small Excel workbook (basic__sample.xlsx: a bordered table of months and three products) to carry
-// one trait, then extracted in one pass and in row batches, which must agree.
+// one trait, then extracted by the fast byte parser and by the tokenizer in one pass and in row batches,
+// which must agree.
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,10 +25,10 @@ async function variant(edits: PartEdits): Promise<string> {
   return target;
 }
 
-/** `{B4: value, …}` of the only sheet, checked to be the same in one pass and in row batches. */
+/** `{B4: value, …}` of the only sheet, checked to be the same in all three ways of reading rows. */
 async function cellsOf(file: string): Promise<Record<string, unknown>> {
-  const read = async (batches: false | { minBytes: number }) => {
-    const extraction = await extractWorkbook(file, { alphaCol: true, batches });
+  const read = async (batches: false | { minBytes: number }, fastRows = false) => {
+    const extraction = await extractWorkbook(file, { alphaCol: true, batches, fastRows });
     const sheet = Object.values(extraction.workbook.sheets)[0]!;
     const out: Record<string, unknown> = {};
     for (const row of sheet.rows ?? [])
@@ -36,6 +37,7 @@ async function cellsOf(file: string): Promise<Record<string, unknown>> {
   };
   const onePass = await read(false);
   expect(await read({ minBytes: 1 })).toEqual(onePass);
+  expect(await read(false, true)).toEqual(onePass);
   return onePass.cells;
 }
 

@@ -149,7 +149,7 @@ describe('cell values', () => {
   });
 });
 
-describe('row batches (the fast path for big sheets)', () => {
+describe('the fast byte parser and the tokenizer in row batches', () => {
   const tricky: PackageSpec = {
     sharedStrings: ['<b>&', ' '], // written escaped (&lt;b&gt;&amp;) by the helper
     sheets: [
@@ -173,9 +173,11 @@ describe('row batches (the fast path for big sheets)', () => {
   };
 
   it('reads every value form exactly as the one-pass parser does', async () => {
-    const onePass = await sheetOf(tricky, { batches: false });
-    const batched = await sheetOf(tricky, { batches: { minBytes: 1 } });
+    const onePass = await sheetOf(tricky, { fastRows: false, batches: false });
+    const batched = await sheetOf(tricky, { fastRows: false, batches: { minBytes: 1 } });
+    const fast = await sheetOf(tricky);
     expect(batched).toEqual(onePass);
+    expect(fast).toEqual(onePass);
     expect(batched.rows).toEqual([
       { r: 1, c: { '0': '<b>&', '1': ' ', '2': 'a & b' } },
       { r: 2, c: { '0': true, '1': '#N/A', '2': 'c<d' } },
@@ -195,10 +197,16 @@ describe('row batches (the fast path for big sheets)', () => {
           '</x:sheetData><x:mergeCells><x:mergeCell ref="C1:D1"/></x:mergeCells></x:worksheet>',
       }),
     );
-    for (const batches of [false, { minBytes: 1 }] as const) {
-      const sheet = (await extractWorkbook(file, { batches })).workbook.sheets.P!;
+    for (const options of [
+      { fastRows: false, batches: false },
+      { fastRows: false, batches: { minBytes: 1 } },
+      {},
+    ] as const) {
+      const extraction = await extractWorkbook(file, options);
+      const sheet = extraction.workbook.sheets.P!;
       expect(sheet.rows).toEqual([{ r: 1, c: { '0': 'hi', '1': 2 } }]);
       expect(sheet.merged_cells?.items).toEqual([[1, 2, 1, 3, ' ']]);
+      expect(extraction.sheets[0]!.parsedWith.fast).toBe(options.fastRows !== false);
     }
   });
 
@@ -207,8 +215,12 @@ describe('row batches (the fast path for big sheets)', () => {
       sheets: [{ name: 'B', body: '<sheetData><row r="1"><c r="A1"><v>1</v></row></sheetData>' }],
     };
     const file = await tmp.package('broken-batch.xlsx', broken);
-    for (const batches of [false, { minBytes: 1 }] as const) {
-      await expect(extractWorkbook(file, { batches })).rejects.toMatchObject({
+    for (const options of [
+      { fastRows: false, batches: false },
+      { fastRows: false, batches: { minBytes: 1 } },
+      {},
+    ] as const) {
+      await expect(extractWorkbook(file, options)).rejects.toMatchObject({
         code: 'CORRUPT_WORKBOOK',
         message: expect.stringContaining('xl/worksheets/sheet1.xml'),
       });

@@ -72,7 +72,7 @@ function isDigit(code: number): boolean {
 }
 
 /** Largest serial Excel shows as a date (9999-12-31). */
-const MAX_DATE_SERIAL = 2958465;
+export const MAX_DATE_SERIAL = 2958465;
 
 export interface CellSink {
   onCell: CellHandler;
@@ -81,56 +81,73 @@ export interface CellSink {
 }
 
 /**
- * Turns raw sheet cells into the columnar row store: shared strings stay indexes, numbers formatted as
- * dates are marked as dates, bordered cells are noted for table detection (even when empty). A cell
- * holding an empty or whitespace-only string is kept (an agent must be able to tell it from an empty
- * cell); a cell without a value (`<c/>`, `<v/>` of a number, shared string or error) is not.
+ * Stores one raw cell's value (the sheet's `t`, `s` and `<v>` text) in the columnar row store: shared
+ * strings stay indexes, numbers formatted as dates are marked as dates. A cell holding an empty or
+ * whitespace-only string is kept (an agent must be able to tell it from an empty cell); a cell without a
+ * value (`<c/>`, `<v/>` of a number, shared string or error) is not. The fast row parser (fast-rows.ts)
+ * comes here for every value it does not decide itself.
+ */
+export function storeValue(
+  builder: SegmentBuilder,
+  config: SinkConfig,
+  row: number,
+  col: number,
+  type: string | undefined,
+  style: number,
+  raw: string | undefined,
+): void {
+  if (raw === undefined) return;
+  switch (type) {
+    case 's': {
+      // `<v/>` is no index at all (+'' would be shared string 0).
+      if (raw === '') return;
+      const index = +raw;
+      if (!(Number.isInteger(index) && index >= 0 && index < config.sharedCount)) return;
+      builder.add(row, col, Kind.Shared, index);
+      return;
+    }
+    case 'b':
+      builder.add(row, col, raw === '1' || raw === 'true' ? Kind.True : Kind.False, 0);
+      return;
+    case 'str':
+    case 'inlineStr':
+      builder.addText(row, col, raw);
+      return;
+    case 'e':
+    case 'd':
+      if (raw.trim() !== '') builder.addText(row, col, raw);
+      return;
+    default: {
+      if (raw === '') return;
+      const number = +raw;
+      if (Number.isNaN(number)) {
+        builder.addText(row, col, raw);
+        return;
+      }
+      const date = config.dateKind[style] ?? 0;
+      if (date !== 0 && number >= 0 && number <= MAX_DATE_SERIAL) {
+        builder.add(row, col, date === 1 ? Kind.Date : Kind.Time, number);
+      } else {
+        // A fraction written the way JSON writes it keeps its count of decimals (see DECIMALS).
+        const decimals = number % 1 === 0 ? 0 : jsonFractionDigits(raw);
+        builder.add(row, col, decimals > 0 ? DECIMALS + decimals : Kind.Number, number);
+      }
+    }
+  }
+}
+
+/**
+ * Turns raw sheet cells into the columnar row store (storeValue), noting bordered cells for table
+ * detection (even when empty).
  */
 export function createCellSink(config: SinkConfig, expectedCells?: number): CellSink {
   const builder = new SegmentBuilder(expectedCells);
-  const { dateKind, bordered, sharedCount } = config;
+  const { bordered } = config;
   const anyBorders = bordered.includes(1);
   let borders: number[] = [];
   const onCell: CellHandler = (row, col, type, style, raw) => {
     if (anyBorders && bordered[style] === 1) borders.push(row, col);
-    if (raw === undefined) return;
-    switch (type) {
-      case 's': {
-        // `<v/>` is no index at all (+'' would be shared string 0).
-        if (raw === '') return;
-        const index = +raw;
-        if (!(Number.isInteger(index) && index >= 0 && index < sharedCount)) return;
-        builder.add(row, col, Kind.Shared, index);
-        return;
-      }
-      case 'b':
-        builder.add(row, col, raw === '1' || raw === 'true' ? Kind.True : Kind.False, 0);
-        return;
-      case 'str':
-      case 'inlineStr':
-        builder.addText(row, col, raw);
-        return;
-      case 'e':
-      case 'd':
-        if (raw.trim() !== '') builder.addText(row, col, raw);
-        return;
-      default: {
-        if (raw === '') return;
-        const number = +raw;
-        if (Number.isNaN(number)) {
-          builder.addText(row, col, raw);
-          return;
-        }
-        const date = dateKind[style] ?? 0;
-        if (date !== 0 && number >= 0 && number <= MAX_DATE_SERIAL) {
-          builder.add(row, col, date === 1 ? Kind.Date : Kind.Time, number);
-        } else {
-          // A fraction written the way JSON writes it keeps its count of decimals (see DECIMALS).
-          const decimals = number % 1 === 0 ? 0 : jsonFractionDigits(raw);
-          builder.add(row, col, decimals > 0 ? DECIMALS + decimals : Kind.Number, number);
-        }
-      }
-    }
+    storeValue(builder, config, row, col, type, style, raw);
   };
   return {
     onCell,

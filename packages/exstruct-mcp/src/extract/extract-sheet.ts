@@ -12,6 +12,8 @@ import { createCellSink, workbookSinkConfig } from './cell-sink.js';
 import type { CellValue } from './cell-value.js';
 import { MERGED_SCHEMA, type MergedCells, type SheetData } from './model.js';
 import { scanInBatches, type BatchOptions } from './batch-scan.js';
+import type { ByteSink } from './byte-sink.js';
+import { scanFast } from './fast-scan.js';
 import { Kind, RowStore, SegmentBuilder, WorkbookValues, type RowSegment } from './row-store.js';
 import type { ModeFeatures } from './modes.js';
 import { printAreasOf } from './print-areas.js';
@@ -21,6 +23,12 @@ import { detectTableCandidates, pairsStream } from './table-candidates.js';
 
 export interface SheetOptions {
   features: ModeFeatures;
+  /**
+   * Read rows with the fast byte parser where it can (light and standard modes; default true), and
+   * write their compact JSON to `json` as they are read.
+   */
+  fastRows?: boolean;
+  json?: { sink: ByteSink; alpha: boolean } | undefined;
   /** Keep the value of a merged range in `rows` (default true, as the original's default). */
   mergedValuesInRows: boolean;
   /** Row-batch parsing of big sheets (light/standard modes); false to always parse in one pass. */
@@ -33,8 +41,13 @@ export interface ExtractedSheet {
   name: string;
   rows: RowStore | undefined;
   data: Omit<SheetData, 'rows'>;
-  /** How the rows were parsed: in one pass, or in row batches by this thread and `workers` more. */
-  parsedWith: { batches: boolean; workers: number };
+  /**
+   * How the rows were parsed: by the fast byte parser, or by the tokenizer in one pass or in row
+   * batches by this thread and `workers` more.
+   */
+  parsedWith: { fast: boolean; batches: boolean; workers: number };
+  /** Where the compact JSON of `rows` lies in the extraction's JSON sink (see SheetOptions.json). */
+  rowsJson?: { offset: number; bytes: number } | undefined;
 }
 
 const valuesByReader = new WeakMap<WorkbookReader, Promise<WorkbookValues>>();
@@ -63,7 +76,12 @@ export async function extractSheet(
   const data: Omit<SheetData, 'rows'> = {};
   if (!entry.part || !reader.zip.has(entry.part)) {
     options.warn(`Sheet "${entry.name}" has no worksheet part; it was left empty.`);
-    return { name: entry.name, rows: undefined, data, parsedWith: { batches: false, workers: 0 } };
+    return {
+      name: entry.name,
+      rows: undefined,
+      data,
+      parsedWith: { fast: false, batches: false, workers: 0 },
+    };
   }
   const [values, styles] = await Promise.all([workbookValues(reader), reader.styles()]);
   const config = await workbookSinkConfig(reader);
@@ -72,11 +90,16 @@ export async function extractSheet(
   const colors: Record<string, Array<[number, number]>> = {};
   let scan: { segments: RowSegment[]; borders: Int32Array; info: WorksheetInfo };
   // Verbose mode resolves shared formulas and fills in sheet order, so it keeps the one-pass parser.
+  const plainRows = !features.formulasMap && !features.colorsMap;
+  const fast =
+    plainRows && options.fastRows !== false
+      ? await scanFast(reader, entry.part, config, values, options.json)
+      : undefined;
   const batched =
-    features.formulasMap || features.colorsMap
-      ? undefined
-      : await scanInBatches(reader, entry.part, config, options.batches ?? {});
-  if (batched) {
+    plainRows && !fast ? await scanInBatches(reader, entry.part, config, options.batches ?? {}) : undefined;
+  if (fast) {
+    scan = fast;
+  } else if (batched) {
     scan = batched;
   } else {
     const sink = createCellSink(config);
@@ -122,11 +145,19 @@ export async function extractSheet(
   if (features.formulasMap && Object.keys(formulas).length > 0) data.formulas_map = formulas;
   if (features.colorsMap && Object.keys(colors).length > 0) data.colors_map = colors;
   if (features.mergedCells && merged.items.length > 0) data.merged_cells = merged;
+  // The JSON written while reading holds every row as read: of no use once rows were put in order,
+  // values dropped or links added (the serialiser then writes the rows from the store).
+  let rowsJson: ExtractedSheet['rowsJson'];
+  if (fast?.json) {
+    if (fast.json.ordered && !rows.edited) rowsJson = { offset: fast.json.offset, bytes: fast.json.bytes };
+    else options.json!.sink.truncate(fast.json.offset);
+  }
   return {
     name: entry.name,
     rows: rows.rowCount > 0 ? rows : undefined,
     data,
-    parsedWith: { batches: batched !== undefined, workers: batched?.workers ?? 0 },
+    parsedWith: { fast: fast !== undefined, batches: batched !== undefined, workers: batched?.workers ?? 0 },
+    rowsJson,
   };
 }
 

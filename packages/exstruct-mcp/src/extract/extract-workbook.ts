@@ -3,6 +3,7 @@ import type { FileAccess } from '@mcp-workbench/core/engine';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import type { ZipLimits } from '../ooxml/zip-archive.js';
 import { convertSheetKeysToAlpha } from './alpha-col.js';
+import { ByteSink } from './byte-sink.js';
 import { extractSheet, type ExtractedSheet } from './extract-sheet.js';
 import { Extraction } from './extraction.js';
 import { modeFeatures, type ExtractionMode } from './modes.js';
@@ -21,6 +22,13 @@ export interface ExtractOptions {
   batches?: BatchOptions | false;
   /** How the workbook is opened: a server's PathPolicy (default: the user's own paths). */
   files?: FileAccess;
+  /** Read rows with the fast byte parser where it can (default true; see fast-rows.ts). */
+  fastRows?: boolean;
+  /**
+   * Write the rows' compact JSON while reading them (default true), which makes `serialize('json')`
+   * cheap; a caller that wants another format saves the work with false.
+   */
+  jsonRows?: boolean;
 }
 
 /**
@@ -38,6 +46,8 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
       : undefined;
     const sheets: ExtractedSheet[] = [];
     const entries = reader.workbook.sheets;
+    const alphaCol = options.alphaCol === true;
+    const json = options.jsonRows === false ? undefined : { sink: new ByteSink(), alpha: alphaCol };
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index]!;
       if (wanted && !wanted.has(entry.name)) continue;
@@ -45,6 +55,8 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
         features,
         mergedValuesInRows: options.mergedValuesInRows ?? true,
         batches: options.batches ?? {},
+        fastRows: options.fastRows !== false,
+        json,
         warn: (message) => warnings.push(message),
       });
       // Spec 13.5: letter keys are applied after extraction, right before serialisation.
@@ -52,9 +64,10 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
       sheets.push(sheet);
     }
     return new Extraction(path.basename(file), sheets, {
-      alphaCol: options.alphaCol === true,
+      alphaCol,
       sheetNames: reader.sheetNames,
       warnings,
+      rowsJson: json?.sink,
     });
   } finally {
     reader.close();

@@ -1,5 +1,6 @@
 import type { OutputFormat } from '@mcp-workbench/core/engine';
 import { renderDocument } from '../output/render.js';
+import { ByteSink } from './byte-sink.js';
 import type { ExtractedSheet } from './extract-sheet.js';
 import type { CellRow, PrintArea, SheetData, WorkbookData } from './model.js';
 
@@ -39,7 +40,13 @@ export class Extraction {
   constructor(
     readonly bookName: string,
     readonly sheets: readonly ExtractedSheet[],
-    readonly meta: { alphaCol: boolean; sheetNames: string[]; warnings: string[] },
+    readonly meta: {
+      alphaCol: boolean;
+      sheetNames: string[];
+      warnings: string[];
+      /** The rows' compact JSON written while reading (see ExtractedSheet.rowsJson). */
+      rowsJson?: ByteSink | undefined;
+    },
   ) {}
 
   get warnings(): string[] {
@@ -65,48 +72,59 @@ export class Extraction {
     return this.model;
   }
 
-  /** Compact JSON of the workbook in pieces, rows written from the columnar store. */
-  private writeJson(emit: (piece: string) => void): void {
-    emit(`{"book_name":${JSON.stringify(this.bookName)},"sheets":{`);
+  /**
+   * Compact JSON of the workbook as UTF-8 chunks: the rows JSON written while reading is not copied
+   * (views of its chunks), the rest is written here, rows of sheets without it from the columnar store.
+   */
+  jsonChunks(): Uint8Array[] {
+    const out = new ByteSink();
+    const chunks: Uint8Array[] = [];
+    out.text(`{"book_name":${JSON.stringify(this.bookName)},"sheets":{`);
     this.sheets.forEach((sheet, index) => {
-      emit(`${index === 0 ? '' : ','}${JSON.stringify(sheet.name)}:{`);
+      out.text(`${index === 0 ? '' : ','}${JSON.stringify(sheet.name)}:{`);
       let hasField = false;
       // A sheet whose every value was removed (merged values dropped) writes no rows field.
       if (sheet.rows && sheet.rows.valueCount > 0) {
-        emit('"rows":');
-        sheet.rows.writeJson(emit, this.meta.alphaCol);
+        out.text('"rows":');
+        const written = sheet.rowsJson;
+        if (written && this.meta.rowsJson) {
+          chunks.push(...out.chunks());
+          chunks.push(...this.meta.rowsJson.views(written.offset, written.offset + written.bytes));
+        } else sheet.rows.writeJson((piece) => out.text(piece), this.meta.alphaCol);
         hasField = true;
       }
       for (const [key, value] of Object.entries(sheet.data)) {
-        emit(`${hasField ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}`);
+        out.text(`${hasField ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}`);
         hasField = true;
       }
-      emit('}');
+      out.text('}');
     });
-    emit('}}');
+    out.text('}}');
+    chunks.push(...out.chunks());
+    return chunks;
   }
 
   /** Serialises the whole workbook as text. */
   serialize(format: OutputFormat, options: SerializeOptions = {}): string {
-    if (format === 'json' && !options.pretty) {
-      const pieces: string[] = [];
-      this.writeJson((piece) => pieces.push(piece));
-      return pieces.join('');
-    }
+    if (format === 'json' && !options.pretty) return utf8.decode(joined(this.jsonChunks()));
     return renderDocument(this.workbook, format, options);
   }
 
   /**
-   * Serialises the whole workbook as UTF-8 bytes, ready to write. Compact JSON goes from the row
-   * columns to bytes piece by piece, which keeps memory low on million-cell sheets.
+   * Serialises the whole workbook as UTF-8 chunks, ready to write (compact JSON piece by piece, which
+   * keeps memory low on million-cell sheets).
    */
+  serializeToChunks(format: OutputFormat, options: SerializeOptions = {}): Uint8Array[] {
+    if (format === 'json' && !options.pretty) return this.jsonChunks();
+    return [encoder.encode(renderDocument(this.workbook, format, options))];
+  }
+
+  /** Serialises the whole workbook as one buffer of UTF-8. */
   serializeToBuffer(format: OutputFormat, options: SerializeOptions = {}): Buffer {
-    if (format === 'json' && !options.pretty) {
-      const buffers: Buffer[] = [];
-      this.writeJson((piece) => buffers.push(Buffer.from(piece, 'utf8')));
-      return Buffer.concat(buffers);
-    }
-    return Buffer.from(this.serialize(format, options), 'utf8');
+    const chunks = this.serializeToChunks(format, options);
+    return chunks.length === 1
+      ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength)
+      : joined(chunks);
   }
 
   /** One payload per sheet, for `sheets_dir` (as the original's save_sheets). */
@@ -135,6 +153,13 @@ export class Extraction {
     }
     return out;
   }
+}
+
+const encoder = new TextEncoder();
+const utf8 = new TextDecoder();
+
+function joined(chunks: Uint8Array[]): Buffer {
+  return Buffer.concat(chunks);
 }
 
 /** Approximate cell size in points used to place a print area among shapes (as the original does). */

@@ -95,14 +95,33 @@ export class SegmentBuilder {
     return this.cellCount;
   }
 
+  /** The kind of the last cell added. */
+  get lastKind(): Kind {
+    return this.kinds[this.cellCount - 1]!;
+  }
+
+  /** The number of the last cell added (see Kind). */
+  get lastNum(): number {
+    return this.nums[this.cellCount - 1]!;
+  }
+
+  /** The text of the last cell added, when it is a Kind.Text. */
+  get lastText(): string | undefined {
+    return this.kinds[this.cellCount - 1] === Kind.Text ? this.texts[this.texts.length - 1] : undefined;
+  }
+
   finish(): RowSegment {
     this.rowStart[this.rowCount] = this.cellCount;
+    // Mostly full columns are kept as they are (copying a million cells' columns costs more than the
+    // slack); mostly empty ones are copied to their size.
+    const fit = <T extends Int32Array | Uint8Array | Float64Array>(array: T, length: number): T =>
+      (length * 4 >= array.length * 3 ? array.subarray(0, length) : array.slice(0, length)) as T;
     return {
-      rowNumbers: this.rowNumbers.slice(0, this.rowCount),
-      rowStart: this.rowStart.slice(0, this.rowCount + 1),
-      cols: this.cols.slice(0, this.cellCount),
-      kinds: this.kinds.slice(0, this.cellCount),
-      nums: this.nums.slice(0, this.cellCount),
+      rowNumbers: fit(this.rowNumbers, this.rowCount),
+      rowStart: fit(this.rowStart, this.rowCount + 1),
+      cols: fit(this.cols, this.cellCount),
+      kinds: fit(this.kinds, this.cellCount),
+      nums: fit(this.nums, this.cellCount),
       texts: this.texts,
     };
   }
@@ -131,6 +150,11 @@ export class WorkbookValues {
   private readonly letters: string[] = [];
   /** `"3":` / `"D":` per column and key style. */
   private readonly keysJson: [Array<string | undefined>, Array<string | undefined>] = [[], []];
+  // The same texts as UTF-8, for the rows written as bytes (fast-rows.ts).
+  private readonly sharedJsonUtf8: Array<Uint8Array | undefined> = [];
+  private readonly datesJsonUtf8 = new Map<number, Uint8Array>();
+  private daysJsonUtf8: Array<Uint8Array | undefined> | undefined;
+  private readonly keysJsonUtf8: [Array<Uint8Array | undefined>, Array<Uint8Array | undefined>] = [[], []];
 
   constructor(
     readonly sharedStrings: readonly string[],
@@ -183,6 +207,60 @@ export class WorkbookValues {
   columnKeyJson(col: number, alpha: boolean): string {
     const keys = this.keysJson[alpha ? 1 : 0];
     return (keys[col] ??= `${JSON.stringify(this.columnKey(col, alpha))}:`);
+  }
+
+  sharedJsonBytes(index: number): Uint8Array {
+    return (this.sharedJsonUtf8[index] ??= utf8(this.sharedJson(index)));
+  }
+
+  dateJsonBytes(serial: number, time: boolean): Uint8Array {
+    // Whole days up to 2079 (most dates) from an array, the rest from a map.
+    if (!time && serial < DAYS_IN_ARRAY && Number.isInteger(serial)) {
+      const days = (this.daysJsonUtf8 ??= new Array<Uint8Array | undefined>(DAYS_IN_ARRAY));
+      return (days[serial] ??= utf8(this.dateJson(serial, false)));
+    }
+    const key = time ? -serial - 1 : serial;
+    let bytes = this.datesJsonUtf8.get(key);
+    if (bytes === undefined) {
+      bytes = utf8(this.dateJson(serial, time));
+      if (this.datesJsonUtf8.size < 100_000) this.datesJsonUtf8.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  columnKeyJsonBytes(col: number, alpha: boolean): Uint8Array {
+    const keys = this.keysJsonUtf8[alpha ? 1 : 0];
+    return (keys[col] ??= utf8(this.columnKeyJson(col, alpha)));
+  }
+}
+
+const encoder = new TextEncoder();
+/** Serial days cached in an array (the rest in a map): up to 2079-06-06. */
+const DAYS_IN_ARRAY = 65536;
+
+function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** The JSON of a stored value (`text`: the cell's own text, for Kind.Text). */
+export function valueJson(values: WorkbookValues, kind: Kind, num: number, text: string | undefined): string {
+  switch (kind) {
+    case Kind.Number:
+      return Number.isFinite(num) ? String(num) : 'null';
+    case Kind.Shared:
+      return values.sharedJson(num);
+    case Kind.True:
+      return 'true';
+    case Kind.False:
+      return 'false';
+    case Kind.Date:
+    case Kind.Time:
+      return values.dateJson(num, kind === Kind.Time);
+    case Kind.Text:
+      return JSON.stringify(text);
+    default:
+      // DECIMALS + n
+      return num.toFixed(kind - DECIMALS);
   }
 }
 
@@ -368,6 +446,11 @@ export class RowStore {
     this.removed.add(key);
   }
 
+  /** Values were removed or links added since the rows were read. */
+  get edited(): boolean {
+    return this.removed.size > 0 || this.links.size > 0;
+  }
+
   setLink(key: number, target: string): void {
     this.links.set(key, target);
   }
@@ -399,24 +482,9 @@ export class RowStore {
   }
 
   private jsonOf(segment: RowSegment, i: number): string {
+    const kind = segment.kinds[i] as Kind;
     const num = segment.nums[i]!;
-    switch (segment.kinds[i] as Kind) {
-      case Kind.Number:
-        return Number.isFinite(num) ? String(num) : 'null';
-      case Kind.Shared:
-        return this.values.sharedJson(num);
-      case Kind.True:
-        return 'true';
-      case Kind.False:
-        return 'false';
-      case Kind.Date:
-      case Kind.Time:
-        return this.values.dateJson(num, segment.kinds[i] === Kind.Time);
-      default: {
-        const kind = segment.kinds[i]!;
-        return kind >= DECIMALS ? num.toFixed(kind - DECIMALS) : JSON.stringify(this.value(segment, i));
-      }
-    }
+    return valueJson(this.values, kind, num, kind === Kind.Text ? segment.texts[num] : undefined);
   }
 
   /**

@@ -16,18 +16,40 @@ const SCORE_THRESHOLD = 0.35;
 const MIN_NONEMPTY_CELLS = 3;
 const MIN_BORDER_CLUSTER = 4;
 
+/** A growing list of int32 values. */
+class IntList {
+  data = new Int32Array(64);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
 /**
  * Connected components (4-neighbour) of occupied cells, streamed row by row: runs of consecutive
  * columns are matched against the previous row's runs with union-find. Only the previous row's runs and
- * one node per component start are kept, so a 200,000-row block costs a handful of numbers, not a grid.
+ * one node per component start are kept (in typed arrays: a million cells make no garbage), so a
+ * 200,000-row block costs a handful of numbers, not a grid.
  */
 export function connectedBlocks(cells: CellStream): Array<Block & { size: number }> {
-  const parent: number[] = [];
-  const boxes: Array<Block & { size: number }> = [];
+  // Per node: its parent and its component's box and size (meaningful at roots).
+  const parent = new IntList();
+  const r1 = new IntList();
+  const c1 = new IntList();
+  const r2 = new IntList();
+  const c2 = new IntList();
+  const sizes: number[] = [];
   const find = (i: number): number => {
-    while (parent[i] !== i) {
-      parent[i] = parent[parent[i]!]!;
-      i = parent[i]!;
+    const p = parent.data;
+    while (p[i] !== i) {
+      p[i] = p[p[i]!]!;
+      i = p[i]!;
     }
     return i;
   };
@@ -35,18 +57,17 @@ export function connectedBlocks(cells: CellStream): Array<Block & { size: number
     const ra = find(a);
     const rb = find(b);
     if (ra === rb) return ra;
-    parent[rb] = ra;
-    const A = boxes[ra]!;
-    const B = boxes[rb]!;
-    A.r1 = Math.min(A.r1, B.r1);
-    A.c1 = Math.min(A.c1, B.c1);
-    A.r2 = Math.max(A.r2, B.r2);
-    A.c2 = Math.max(A.c2, B.c2);
-    A.size += B.size;
+    parent.data[rb] = ra;
+    r1.data[ra] = Math.min(r1.data[ra]!, r1.data[rb]!);
+    c1.data[ra] = Math.min(c1.data[ra]!, c1.data[rb]!);
+    r2.data[ra] = Math.max(r2.data[ra]!, r2.data[rb]!);
+    c2.data[ra] = Math.max(c2.data[ra]!, c2.data[rb]!);
+    sizes[ra]! += sizes[rb]!;
     return ra;
   };
-  let previous: Array<{ start: number; end: number; node: number }> = [];
-  let current: Array<{ start: number; end: number; node: number }> = [];
+  // The previous and the current row's runs: start, end and node, three values per run.
+  let previous = new IntList();
+  let current = new IntList();
   let previousRow = -2;
   let row = -1;
   let runStart = -1;
@@ -58,29 +79,38 @@ export function connectedBlocks(cells: CellStream): Array<Block & { size: number
     let node = -1;
     if (row === previousRow + 1) {
       // Runs that share a column with a run of the row above touch it.
-      while (sweep < previous.length && previous[sweep]!.end < runStart) sweep++;
-      for (let q = sweep; q < previous.length && previous[q]!.start <= runEnd; q++) {
-        node = node < 0 ? find(previous[q]!.node) : union(node, previous[q]!.node);
+      const runs = previous.data;
+      const n = previous.length;
+      while (sweep < n && runs[sweep + 1]! < runStart) sweep += 3;
+      for (let q = sweep; q < n && runs[q]! <= runEnd; q += 3) {
+        node = node < 0 ? find(runs[q + 2]!) : union(node, runs[q + 2]!);
       }
     }
     if (node < 0) {
-      node = boxes.length;
+      node = parent.length;
       parent.push(node);
-      boxes.push({ r1: row, c1: runStart, r2: row, c2: runEnd, size: 0 });
+      r1.push(row);
+      c1.push(runStart);
+      r2.push(row);
+      c2.push(runEnd);
+      sizes.push(0);
     }
-    const box = boxes[node]!;
-    box.r1 = Math.min(box.r1, row);
-    box.r2 = Math.max(box.r2, row);
-    box.c1 = Math.min(box.c1, runStart);
-    box.c2 = Math.max(box.c2, runEnd);
-    box.size += runEnd - runStart + 1;
-    current.push({ start: runStart, end: runEnd, node });
+    r1.data[node] = Math.min(r1.data[node]!, row);
+    r2.data[node] = Math.max(r2.data[node]!, row);
+    c1.data[node] = Math.min(c1.data[node]!, runStart);
+    c2.data[node] = Math.max(c2.data[node]!, runEnd);
+    sizes[node]! += runEnd - runStart + 1;
+    current.push(runStart);
+    current.push(runEnd);
+    current.push(node);
     runStart = -1;
   };
   const closeRow = () => {
     closeRun();
+    const swap = previous;
     previous = current;
-    current = [];
+    current = swap;
+    current.length = 0;
     previousRow = row;
     sweep = 0;
   };
@@ -101,7 +131,13 @@ export function connectedBlocks(cells: CellStream): Array<Block & { size: number
   if (row >= 0) closeRow();
   const roots = new Set<number>();
   for (let i = 0; i < parent.length; i++) roots.add(find(i));
-  return [...roots].map((i) => boxes[i]!);
+  return [...roots].map((i) => ({
+    r1: r1.data[i]!,
+    c1: c1.data[i]!,
+    r2: r2.data[i]!,
+    c2: c2.data[i]!,
+    size: sizes[i]!,
+  }));
 }
 
 function overlapsWithoutContaining(a: Block, b: Block): boolean {

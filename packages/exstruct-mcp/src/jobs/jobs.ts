@@ -22,7 +22,8 @@ export interface ExtractJobInput {
 }
 
 export interface ExtractJobOutput {
-  output: Uint8Array;
+  /** The output file's bytes, in chunks (not joined: a big JSON is not copied once more). */
+  output: Uint8Array[];
   sheetNames: string[];
   warnings: string[];
   sheets: Array<{ sheetName: string; data: Uint8Array }>;
@@ -57,27 +58,22 @@ export interface Jobs {
 
 export type JobName = keyof Jobs;
 
-/**
- * The bytes as a Uint8Array whose memory can be handed to the other thread: the Buffer's own when it
- * holds all of it (large Buffers do; a 16 MB output is then not copied once more), a copy when it
- * shares Node's pool (small ones).
- */
-function transferable(bytes: Buffer): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? new Uint8Array(bytes.buffer, 0, bytes.byteLength)
-    : new Uint8Array(bytes);
-}
+const encoder = new TextEncoder();
 
-const encode = (text: string) => transferable(Buffer.from(text, 'utf8'));
+/** Text as UTF-8 in memory of its own, which can be handed to the other thread (not Node's pool). */
+const encode = (text: string) => encoder.encode(text);
 
 /** Extracts a workbook and serialises the output and the per-sheet / per-print-area files. */
 async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJobOutput> {
+  const compactJson = input.format === 'json' && input.serialize.pretty !== true;
   const extraction = await extractWorkbook(input.file, {
     mode: input.mode,
     alphaCol: input.alphaCol,
     files: openedFileAccess(input.file, fd),
+    // Compact JSON is written while the rows are read; other formats are made from the model.
+    jsonRows: compactJson,
   });
-  const output = transferable(extraction.serializeToBuffer(input.format, input.serialize));
+  const output = extraction.serializeToChunks(input.format, input.serialize);
   const sheets = input.sheetFiles
     ? extraction.sheetPayloads().map((payload) => ({
         sheetName: payload.sheet_name,
@@ -121,7 +117,13 @@ export function transferables(name: JobName, output: unknown): ArrayBuffer[] {
   if (name === 'capture') return []; // PNG Buffers share Node's pool: copied, not transferred
   if (name !== 'extract') return [];
   const result = output as ExtractJobOutput;
-  return [result.output, ...result.sheets.map((s) => s.data), ...result.printAreas.map((a) => a.data)].map(
-    (b) => b.buffer as ArrayBuffer,
-  );
+  // Chunks may share memory: each buffer is handed over once.
+  const buffers = new Set<ArrayBuffer>();
+  for (const bytes of [
+    ...result.output,
+    ...result.sheets.map((s) => s.data),
+    ...result.printAreas.map((a) => a.data),
+  ])
+    buffers.add(bytes.buffer as ArrayBuffer);
+  return [...buffers];
 }

@@ -48,6 +48,11 @@ export function checkRow(row: number): number {
   );
 }
 
+/** A row number of Excel's grid (what checkRow accepts). */
+export function isGridRow(row: number): boolean {
+  return Number.isInteger(row) && row >= 1 && row <= MAX_ROW;
+}
+
 /** The 0-based column, or BeyondGridError when it lies beyond XFD. */
 export function checkColumn(col: number): number {
   if (col <= MAX_COLUMN_INDEX) return col;

@@ -11,13 +11,14 @@ import { throwIfCancelled } from './cancel.js';
 export interface SheetRowSink {
   /**
    * Called once, before any rows, with the namespace declarations in force inside sheetData (the row
-   * tokenizer resolves prefixes with them).
+   * tokenizer resolves prefixes with them) and sheetData's own prefix (`x:` or '').
    */
-  start?(scope: NsScope): void;
+  start?(scope: NsScope, prefix: string): void;
   /**
    * The content of sheetData in sheet order. With `wholeRows`, runs of whole `<row>` elements (about
-   * `RUN_BYTES` long); without, the bytes as they arrive, cut anywhere. `bytes` is only valid during
-   * the call (its memory is reused for the next run): copy what must be kept.
+   * `RUN_BYTES` long); without, the bytes as they arrive, cut anywhere (and never joined: a piece may
+   * be a few bytes long). `bytes` is only valid during the call (its memory is reused for the next
+   * run): copy what must be kept.
    */
   rows(bytes: Buffer): void;
   /** Awaited after each run cut from the stream: lets the consumer hold the stream back. */
@@ -147,7 +148,7 @@ export async function streamSheetRows(
   const startRows = (prefix: string) => {
     rowClose = Buffer.from(`</${prefix}row>`);
     dataClose = Buffer.from(`</${prefix}sheetData`);
-    sink.start?.(scope);
+    sink.start?.(scope, prefix);
     mode = 'rows';
     seam = Buffer.alloc(0);
     cut = 0;
@@ -232,11 +233,16 @@ export async function streamSheetRows(
       continue;
     }
     if (!options.wholeRows) {
-      // Streaming: hand everything on but the bytes that may begin a split `</sheetData`.
-      const all = takeRows();
-      const keep = Math.min(all.length, dataClose.length - 1);
-      rows(all.subarray(0, all.length - keep));
-      seam = Buffer.from(all.subarray(all.length - keep));
+      // Streaming: hand everything on but the bytes that may begin a split `</sheetData`, piece by
+      // piece as they came (joining them would copy every byte once more).
+      const keep = Math.min(length, dataClose.length - 1);
+      let left = length - keep;
+      for (const piece of parts) {
+        if (left <= 0) break;
+        rows(piece.length <= left ? piece : piece.subarray(0, left));
+        left -= piece.length;
+      }
+      seam = lastBytes(parts, keep);
       parts = keep > 0 ? [seam] : [];
       length = keep;
       await sink.drain?.();
@@ -268,6 +274,19 @@ export async function streamSheetRows(
   if (mode === 'before') feedSurround(seam);
   parser.write(decoder.end());
   parser.close();
+}
+
+/** A copy of the last `n` bytes of `parts` (which hold at least that many). */
+function lastBytes(parts: Buffer[], n: number): Buffer {
+  const tail = Buffer.allocUnsafe(n);
+  let need = n;
+  for (let p = parts.length - 1; p >= 0 && need > 0; p--) {
+    const piece = parts[p]!;
+    const take = Math.min(need, piece.length);
+    piece.copy(tail, need - take, piece.length - take);
+    need -= take;
+  }
+  return tail;
 }
 
 /** The last SEAM bytes of `seam` followed by `chunk`. */

@@ -4,6 +4,24 @@ import {
   type AtomicWriteOptions,
   type FileAccess,
 } from '@mcp-workbench/core/engine';
+import type { FileHandle } from 'node:fs/promises';
+
+/** Writes chunks in order, a batch of them per system call. */
+async function writeChunks(handle: FileHandle, chunks: Uint8Array[]): Promise<void> {
+  for (let i = 0; i < chunks.length; i += WRITEV_BATCH) {
+    const batch = chunks.slice(i, i + WRITEV_BATCH);
+    let { bytesWritten } = await handle.writev(batch);
+    // A short write (libuv retries them itself, so this is only defensive): the rest one by one.
+    for (const chunk of batch) {
+      let at = Math.min(bytesWritten, chunk.length);
+      bytesWritten -= at;
+      while (at < chunk.length) at += (await handle.write(chunk, at)).bytesWritten;
+    }
+  }
+}
+
+/** Chunks per writev call (IOV_MAX is 1024 on Linux). */
+const WRITEV_BATCH = 512;
 
 /**
  * Writes a set of files all or nothing. Each file added goes at once to a temp file beside its target
@@ -39,14 +57,15 @@ export class AllOrNothingWriter {
     this.call?.addEventListener('abort', this.onCancel, { once: true });
   }
 
-  /** Starts writing `data` to `file`'s temp file; it is put in place at `commit`. */
-  add(file: string, data: string | Uint8Array): void {
-    let pending: string | Uint8Array | undefined = data;
+  /** Starts writing `data` (text, bytes or chunks of bytes) to `file`'s temp file; it is put in place at `commit`. */
+  add(file: string, data: string | Uint8Array | Uint8Array[]): void {
+    let pending: string | Uint8Array | Uint8Array[] | undefined = data;
     const write = this.files
       .withAtomicFile(
         file,
         async (handle) => {
-          await handle.writeFile(pending!);
+          if (Array.isArray(pending)) await writeChunks(handle, pending);
+          else await handle.writeFile(pending!);
           pending = undefined; // the bytes are in the file: let them go while the others are written
           await handle.sync();
           this.complete++;

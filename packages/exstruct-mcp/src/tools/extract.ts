@@ -38,7 +38,11 @@ class OutputPlan {
   }
 
   /** Checks `target`, applies the conflict policy and starts writing; returns the path it will have. */
-  async add(target: string, data: () => Uint8Array | string, resolved = false): Promise<string> {
+  async add(
+    target: string,
+    data: () => Uint8Array | Uint8Array[] | string,
+    resolved = false,
+  ): Promise<string> {
     const checked = resolved ? target : await this.paths.resolve(target, { kind: 'file' });
     const conflict = await resolveConflict(checked, this.policy, {
       ownedBy: (file) => isOwnOutput(file, this.bookName, this.paths),

@@ -1,0 +1,97 @@
+// Output written as UTF-8 bytes into large chunks, never as one big string or buffer: extraction writes
+// each sheet's rows here as it parses them (fast-rows.ts), and the workbook's JSON is put together from
+// views of these chunks (extraction.ts), not copied.
+
+/** Bytes per chunk. */
+export const CHUNK_BYTES = 1 << 20;
+
+const encoder = new TextEncoder();
+
+/**
+ * A growing run of bytes in chunks. `buf`/`pos` are the chunk being filled, public so that hot loops
+ * can write to them directly after `reserve`. Offsets count from the sink's start.
+ */
+export class ByteSink {
+  buf: Uint8Array;
+  pos = 0;
+  /** Filled chunks, and the offset each starts at. */
+  private readonly full: Uint8Array[] = [];
+  private readonly fullStart: number[] = [];
+  /** The offset `buf` starts at. */
+  private start = 0;
+
+  constructor(private readonly chunkBytes = CHUNK_BYTES) {
+    this.buf = new Uint8Array(0);
+  }
+
+  /** Bytes written so far. */
+  get offset(): number {
+    return this.start + this.pos;
+  }
+
+  /** Makes room for `n` more bytes in `buf` (a new chunk, at least `n` long, when the current one is full). */
+  reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    this.seal();
+    this.buf = new Uint8Array(Math.max(this.chunkBytes, n));
+  }
+
+  /** Ends the current chunk; writing goes on in the rest of its memory, so a chunk is never written again. */
+  private seal(): void {
+    if (this.pos === 0) return;
+    this.full.push(this.buf.subarray(0, this.pos));
+    this.fullStart.push(this.start);
+    this.buf = this.buf.subarray(this.pos);
+    this.start += this.pos;
+    this.pos = 0;
+  }
+
+  byte(value: number): void {
+    this.reserve(1);
+    this.buf[this.pos++] = value;
+  }
+
+  /** A string as UTF-8. */
+  text(value: string): void {
+    // At most 3 bytes per UTF-16 unit; a long text may take less room than that in a fresh chunk.
+    this.reserve(value.length * 3);
+    this.pos += encoder.encodeInto(value, this.buf.subarray(this.pos)).written;
+  }
+
+  /** Takes back everything written after `offset`. */
+  truncate(offset: number): void {
+    if (offset > this.offset || offset < 0) throw new RangeError(`No offset ${offset} to go back to.`);
+    while (offset < this.start) {
+      const last = this.full.pop()!;
+      this.start = this.fullStart.pop()!;
+      // The chunk the offset falls in is written on from there (its memory runs on past its end).
+      this.buf = new Uint8Array(last.buffer, last.byteOffset);
+    }
+    this.pos = offset - this.start;
+  }
+
+  /** Views of the bytes from `from` to `to` (no copy; valid while nothing is written over them). */
+  views(from: number, to: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    const pieces = [...this.full, this.buf.subarray(0, this.pos)];
+    const starts = [...this.fullStart, this.start];
+    for (let k = 0; k < pieces.length; k++) {
+      const piece = pieces[k]!;
+      const at = starts[k]!;
+      const s = Math.max(from, at);
+      const e = Math.min(to, at + piece.length);
+      if (s < e) out.push(piece.subarray(s - at, e - at));
+    }
+    return out;
+  }
+
+  /**
+   * Takes what was written since the last take, as views of the chunks; the sink goes on after them
+   * (they are no longer there to `truncate` or `views`).
+   */
+  chunks(): Uint8Array[] {
+    this.seal();
+    this.fullStart.length = 0;
+    return this.full.splice(0);
+  }
+}

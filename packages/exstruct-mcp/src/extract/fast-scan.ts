@@ -1,0 +1,74 @@
+import { streamSheetRows } from '../ooxml/sheet-row-stream.js';
+import type { WorkbookReader } from '../ooxml/workbook-reader.js';
+import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../ooxml/worksheet-handlers.js';
+import type { ByteSink } from './byte-sink.js';
+import type { SinkConfig } from './cell-sink.js';
+import { FastRowParser, NotFast } from './fast-rows.js';
+import type { RowSegment, WorkbookValues } from './row-store.js';
+
+export interface FastScan {
+  segments: RowSegment[];
+  borders: Int32Array;
+  info: WorksheetInfo;
+  /** The rows' compact JSON in the sink, from `offset`, `bytes` long (0: no values); see fast-rows.ts. */
+  json: { offset: number; bytes: number; ordered: boolean } | undefined;
+}
+
+/**
+ * Reads a worksheet with the fast row parser (fast-rows.ts), its surroundings with the XML tokenizer,
+ * in one stream. Undefined when the rows hold markup the fast parser leaves to the full tokenizer: the
+ * caller then reads the sheet again that way (and whatever JSON was written is taken back).
+ */
+export async function scanFast(
+  reader: WorkbookReader,
+  part: string,
+  config: SinkConfig,
+  values: WorkbookValues,
+  json: { sink: ByteSink; alpha: boolean } | undefined,
+): Promise<FastScan | undefined> {
+  const info = emptyWorksheetInfo();
+  const offset = json?.sink.offset ?? 0;
+  let parser: FastRowParser | undefined;
+  const size = reader.zip.info(part)?.uncompressedSize ?? 0;
+  try {
+    await streamSheetRows(
+      reader.zip,
+      part,
+      worksheetHandlers(() => undefined, info),
+      {
+        start(scope, prefix) {
+          // About 40 bytes of XML per cell in the sheets producers write.
+          parser = new FastRowParser({ config, values, prefix, scope, info, json, expectedCells: size / 40 });
+        },
+        rows: (bytes) => parser!.write(bytes),
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof NotFast)) throw error;
+    json?.sink.truncate(offset);
+    return undefined;
+  }
+  if (!parser) {
+    // No sheetData at all: no rows.
+    return {
+      segments: [],
+      borders: new Int32Array(0),
+      info,
+      json: json ? { offset, bytes: 0, ordered: true } : undefined,
+    };
+  }
+  let rows;
+  try {
+    rows = parser.end();
+  } catch (error) {
+    if (!(error instanceof NotFast)) throw error;
+    json?.sink.truncate(offset);
+    return undefined;
+  }
+  return {
+    segments: [rows.segment],
+    borders: rows.borders,
+    info,
+    json: json ? { offset, bytes: rows.jsonBytes, ordered: rows.ordered } : undefined,
+  };
+}
