@@ -22,11 +22,16 @@ const bindings = fs.existsSync(path.join(addonDir, 'lib', 'binding'))
   ? fs.readdirSync(path.join(addonDir, 'lib', 'binding'))
   : [];
 
+// The probe's connection lives as long as the process: better-sqlite3 12's destructor, run by the
+// garbage collector on Node 24, aborts the process (see the server's store/local/database.ts).
+let probe;
+
 /** Why the addon does not work in this process, or '' when it does. */
 function addonProblem() {
   try {
     const Database = require(addonDir);
-    new Database(':memory:').close();
+    probe = new Database(':memory:');
+    probe.close();
     return '';
   } catch (error) {
     return error instanceof Error ? error.message.split('\n')[0] : String(error);

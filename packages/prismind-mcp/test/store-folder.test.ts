@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
+import { asOtherAccount, asRoot } from './other-account.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   connect,
@@ -171,17 +172,11 @@ describe.runIf(posix)('the local store folder', () => {
     await client.close();
     client = undefined;
     // Another account that may read but not write the store (as root: the account nobody).
-    const asRoot = process.getuid?.() === 0;
     execFileSync('chmod', ['-R', asRoot ? 'a+rX' : 'a-w', store.home]);
-    const spawned = asRoot
-      ? await spawnStdioClient(
-          'runuser',
-          ['-u', 'nobody', '--', process.execPath, BIN, '--root', store.home],
-          {
-            env: { PRISMIND_HOME: store.home, PRISMIND_USER: os.userInfo().username },
-          },
-        )
-      : await spawnStdioClient(process.execPath, [BIN, '--root', store.home], { env: store.env });
+    const other = asOtherAccount(store.home, [BIN, '--root', store.home]);
+    const spawned = await spawnStdioClient(other.command, other.args, {
+      env: asRoot ? { PRISMIND_HOME: store.home, PRISMIND_USER: os.userInfo().username } : store.env,
+    });
     try {
       const ok = async (name: string, args: Record<string, unknown>) => {
         const result = await callTool(spawned.client, name, args);

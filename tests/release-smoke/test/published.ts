@@ -13,6 +13,7 @@ export interface Published {
   mcpName?: string;
   repository?: { url: string; directory?: string };
   private?: boolean;
+  engines?: { node?: string };
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }

@@ -83,7 +83,15 @@ export async function spawnStdioClient(
     stderr += chunk.toString('utf8');
   });
   const { client, setRoots } = makeClient(options);
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    // A server that died while starting said why on stderr: put it in the failure.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${command} ${args.join(' ')}: ${message}\nstderr:\n${stderr.slice(-4000)}`, {
+      cause: error,
+    });
+  }
   return { client, setRoots, close: () => client.close(), stderr: () => stderr };
 }
 
