@@ -114,11 +114,22 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
 
   it('Japanese, tables and code: source view with click/shift-click and drag, keyboard shortcuts, Cancel', async () => {
     const { call, url } = request({ instructions: '1. 用語の統一\n2. 表の担当者' });
+    // Scripts the page loads: highlight.js only for a document with code, and only its languages.
+    const scripts: string[] = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(path.basename(new URL(r.url()).pathname));
+    });
     await open(await url);
+    expect(scripts.filter((s) => /^(core|common|typescript)-/.test(s))).toEqual([]);
     await page.click('.files li:nth-child(2) button.file');
     await page.waitForSelector('body[data-file="1"]');
     expect(await page.locator('.doc table td').first().textContent()).toBe('認証');
+    await page.waitForSelector('.doc pre code .hljs-keyword');
     expect(await page.locator('.doc pre code .hljs-keyword').first().textContent()).toBe('export');
+    expect(scripts.filter((s) => /^(core|common|typescript|javascript|python)-/.test(s)).sort()).toEqual([
+      expect.stringMatching(/^core-/),
+      expect.stringMatching(/^typescript-/),
+    ]);
     expect(await page.locator('.instructions .pre').textContent()).toBe('1. 用語の統一\n2. 表の担当者');
 
     await page.keyboard.press('s'); // source view: one row per line

@@ -3,7 +3,14 @@ import { changesView } from './changes.js';
 import { renderDiagramsIn } from './diagrams.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
-import { BlockStream, blockElements, highlightSoon, highlighterReady, type BlockSource } from './markdown.js';
+import { codeLanguagesIn } from './code-languages.js';
+import {
+  BlockStream,
+  blockElements,
+  highlightSoon,
+  loadCodeLanguages,
+  type BlockSource,
+} from './markdown.js';
 import { isOpen, selectedRange, unitOfLine, type State, type Unit } from './state.js';
 
 /** Rows built before the page counts as usable (about three screenfuls). */
@@ -74,11 +81,14 @@ export class DocView {
     const queue: BlockSource[] = [];
     const lines = mode === 'source' ? splitSourceLines(file.text) : [];
     let nextLine = 0;
+    // Blocks per batch after the first screen: as many as fit in a slice at the pace measured so far
+    // (one long table or code block can take as long as sixteen short paragraphs).
+    let blockBatch = BLOCK_BATCH;
     const nextBatch = (): Array<{ unit: Unit; content: HTMLElement }> | undefined => {
       if (stream) {
         while (queue.length === 0 && !stream.done) queue.push(...stream.take());
         if (queue.length === 0) return undefined;
-        const batch = queue.splice(0, BLOCK_BATCH);
+        const batch = queue.splice(0, blockBatch);
         const contents = blockElements(batch);
         return batch.map((b, i) => ({ unit: { start: b.start, end: b.end }, content: contents[i]! }));
       }
@@ -94,6 +104,7 @@ export class DocView {
     /** Builds rows until `deadline` (and at least `minRows`); true when every row exists. */
     const build = (deadline: number, minRows = 0): boolean => {
       for (;;) {
+        const batchStarted = performance.now();
         const batch = nextBatch();
         if (!batch) return true;
         const fragment = document.createDocumentFragment();
@@ -104,12 +115,17 @@ export class DocView {
           fragment.append(row);
         }
         this.root.append(fragment);
-        if (this.rows.length >= minRows && performance.now() >= deadline) return false;
+        const now = performance.now();
+        const perBlock = (now - batchStarted) / batch.length;
+        blockBatch = Math.max(1, Math.min(BLOCK_BATCH, Math.floor(SLICE_MS / Math.max(perBlock, 0.01))));
+        if (this.rows.length >= minRows && now >= deadline) return false;
       }
     };
     const done = build(started, FIRST_SLICE); // the first screenful, at once: the page is usable now
     if (mode === 'rendered')
-      void highlighterReady.then(() => highlightSoon(this.root, () => generation === this.generation));
+      void loadCodeLanguages(codeLanguagesIn(file.text)).then(() =>
+        highlightSoon(this.root, () => generation === this.generation),
+      );
     this.renderThreads();
     this.lastRenderMs = performance.now() - started;
     const finish = () => {

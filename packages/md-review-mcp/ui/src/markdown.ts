@@ -1,18 +1,50 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt, { type Token } from 'markdown-it';
 import taskLists from 'markdown-it-task-lists';
+import { CODE_LANGUAGES, codeLanguageOf } from './code-languages.js';
 import { t } from './i18n.js';
 
-type Highlighter = typeof import('highlight.js/lib/common').default;
+type Highlighter = typeof import('highlight.js/lib/core').default;
 
 /**
- * highlight.js is most of the page's code, so it loads after the first screen: blocks rendered before
- * it arrives are highlighted in place (see highlightIn), later ones as they are rendered.
+ * highlight.js is loaded only for documents with code, and only the languages their fences name (its
+ * core and each language are chunks of their own), after the first screen: blocks rendered before a
+ * language arrives are highlighted in place (see highlightSoon), later ones as they are rendered. Each
+ * language is registered, then compiled, in tasks of their own, so loading never blocks input.
  */
 let highlighter: Highlighter | undefined;
-export const highlighterReady: Promise<void> = import('highlight.js/lib/common').then((module) => {
-  highlighter = module.default;
-});
+let core: Promise<Highlighter> | undefined;
+const languages = new Map<string, Promise<void>>();
+
+/** Loads and registers the named languages (see codeLanguagesIn); resolves when all are usable. */
+export function loadCodeLanguages(names: Iterable<string>): Promise<void> {
+  const wanted = [...names].filter((name) => CODE_LANGUAGES[name]);
+  if (wanted.length === 0) return Promise.resolve();
+  core ??= import('highlight.js/lib/core').then((module) => module.default);
+  return Promise.all(
+    wanted.map((name) => {
+      let loaded = languages.get(name);
+      if (!loaded) {
+        loaded = Promise.all([core!, CODE_LANGUAGES[name]!.load()]).then(
+          async ([hljs, language]) => {
+            await nextTask();
+            hljs.registerLanguage(name, language.default);
+            // highlight.js compiles a language's patterns on its first use (TypeScript's take ~25 ms):
+            // done here, in a task of its own, not in the first slice that highlights a block.
+            await nextTask();
+            hljs.highlight('', { language: name, ignoreIllegals: true });
+            highlighter = hljs;
+          },
+          () => undefined, // a chunk that did not load: its blocks stay plain text
+        );
+        languages.set(name, loaded);
+      }
+      return loaded;
+    }),
+  ).then(() => undefined);
+}
+
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * Highlights the code blocks under `root` that were rendered before highlight.js arrived, a few at a
@@ -46,7 +78,7 @@ const md = new MarkdownIt({
   linkify: false,
   typographer: false,
   highlight(code, info) {
-    const language = info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+    const language = codeLanguageOf(info.trim().split(/\s+/)[0] ?? '');
     // Only named languages: guessing one is slow on big documents and often wrong.
     if (language && highlighter?.getLanguage(language)) {
       try {
