@@ -3,9 +3,11 @@ import { normalizePhaseTask, procedureName } from '../src/model/documents.js';
 import { estimateTokens } from '../src/engine/save-triggers.js';
 import { isoDuration } from '../src/engine/sessions.js';
 import { safeName } from '../src/model/names.js';
-import { parseMarkdown } from '../src/store/local/front-matter.js';
+import { parse as parseYaml } from 'yaml';
+import { parseMarkdown, plainFrontMatter, renderMarkdown } from '../src/store/local/front-matter.js';
 import { extractKeywords } from '../src/text/keywords.js';
-import { textSimilarity } from '../src/text/ngram.js';
+import { countedGrams, GramScorer } from '../src/search/rank.js';
+import { calibrate, gramCosine, gramVector, textSimilarity } from '../src/text/ngram.js';
 import { queryTerms } from '../src/text/terms.js';
 
 describe('engine pieces', () => {
@@ -84,5 +86,119 @@ describe('engine pieces', () => {
     expect(isoDuration(0)).toBe('PT0S');
     expect(isoDuration(3_600_000)).toBe('PT1H');
     expect(isoDuration(4_985_000)).toBe('PT1H23M5S');
+  });
+});
+
+describe('n-gram scoring', () => {
+  it('scores a text exactly as the sparse vectors do, counted once and reused', () => {
+    const texts = [
+      'ビヘイビアツリーのノードを生成する。UE5.7 の FGraphNodeCreator に問題がある。',
+      'The trap triggers when the player enters the volume',
+      '',
+      '罠',
+      `${'長い設計書の本文。'.repeat(600)} trap volume`,
+      'TrapxTrapCpp 1v1トラップアクションゲーム',
+    ];
+    for (const query of ['トラップ ゲーム', 'trap volume player', 'ノード生成', 'x']) {
+      const scorer = new GramScorer(query);
+      for (const text of [...texts, ...texts]) {
+        expect(scorer.similarity(text)).toBe(calibrate(gramCosine(gramVector(query), gramVector(text))));
+      }
+    }
+    expect(countedGrams(texts[0]!)).toBe(countedGrams(texts[0]!));
+  });
+});
+
+describe('front matter', () => {
+  it('reads the plain front matter the server writes without the YAML parser, as the parser would', () => {
+    const tricky = [
+      '',
+      'ノード 設計',
+      '2026-11-26T20:09:37.761Z',
+      '1v1トラップ',
+      '123',
+      '-5',
+      '1.5',
+      '1e5',
+      '.5',
+      '0x1F',
+      '0o17',
+      '.inf',
+      '.NaN',
+      'true',
+      'False',
+      'null',
+      '~',
+      'yes',
+      'a: b',
+      'a:',
+      'a #b',
+      'a#b',
+      '#a',
+      '- a',
+      '-a',
+      '[x]',
+      '{x}',
+      '"q"',
+      "'q'",
+      '&a',
+      '*a',
+      '!a',
+      '|a',
+      '>a',
+      '%a',
+      '@a',
+      '`a',
+      '?a',
+      ',a',
+      ' lead',
+      'trail ',
+      'tab\there',
+      'line\nbreak',
+      'nbsp\u00a0',
+      'http://example.com/a?b=c',
+      'x: y: z',
+      'P4-T01',
+      '共通',
+      '\u0085nel',
+      '\u0001ctl',
+    ];
+    let fast = 0;
+    for (const value of tricky) {
+      for (const entry of [
+        { doc_id: 'doc-1', name: value, keywords: [value, 'x'], related_docs: [], status: 'active' },
+        { doc_id: 'doc-1', name: 'n', keywords: [], reference_timing: value },
+      ]) {
+        const text = renderMarkdown(entry, 'body\n');
+        const source = /^---\n([\s\S]*?)\n---\n/.exec(text)![1]!;
+        const plain = plainFrontMatter(source);
+        if (plain !== undefined) {
+          fast++;
+          expect(plain).toEqual(parseYaml(source));
+        }
+        expect(parseMarkdown(text)).toEqual({ fields: parseYaml(source), body: 'body\n' });
+      }
+    }
+    expect(fast).toBeGreaterThan(10);
+    // What the plain reader leaves to the parser.
+    for (const source of [
+      'a: 1',
+      'a: b\na: c',
+      'a:',
+      'a: b # c',
+      'a:\n  - b\n  - 2',
+      'a: b\n  c',
+      'a: "b"',
+      '__proto__: x',
+      'null: x',
+      'a:b',
+    ])
+      expect(plainFrontMatter(source)).toBeUndefined();
+    expect(plainFrontMatter('a: b\nc:\n  - d\n  - e f\ng: []\nh: ""')).toEqual({
+      a: 'b',
+      c: ['d', 'e f'],
+      g: [],
+      h: '',
+    });
   });
 });

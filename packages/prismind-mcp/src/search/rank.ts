@@ -1,4 +1,11 @@
-import { gramCosine, gramVector, calibrate, type GramVector } from '../text/ngram.js';
+import {
+  calibrate,
+  countedCosine,
+  GramCounter,
+  gramVector,
+  type CountedGrams,
+  type GramVector,
+} from '../text/ngram.js';
 import { normalizeText } from '../text/normalize.js';
 import { containsTerm, type QueryTerm } from '../text/terms.js';
 
@@ -20,6 +27,38 @@ export function coverage(terms: QueryTerm[], text: string): number {
   return terms.filter((t) => containsTerm(normalized, t)).length / terms.length;
 }
 
+/**
+ * The counted n-grams of texts scored lately, by text: a search scores the same candidates' texts again
+ * and again (a document's fields, a knowledge entry), and counting them (normalising, splitting into
+ * runs, hashing each gram) was most of a search's CPU time. Bounded by the grams and characters it
+ * holds (about 14 MB at most; the oldest go first); longer texts are counted each time.
+ */
+const GRAM_CACHE_LIMIT = 1_000_000;
+const GRAM_CACHE_TEXT = 4000;
+const gramCache = new Map<string, CountedGrams>();
+let gramCacheSize = 0;
+const counter = new GramCounter();
+
+export function countedGrams(text: string): CountedGrams {
+  const cached = gramCache.get(text);
+  if (cached) {
+    // The newest last (a Map iterates in insertion order).
+    gramCache.delete(text);
+    gramCache.set(text, cached);
+    return cached;
+  }
+  const grams = counter.grams(text);
+  if (text.length > GRAM_CACHE_TEXT) return grams;
+  gramCache.set(text, grams);
+  gramCacheSize += grams.keys.length + text.length;
+  for (const [old, oldGrams] of gramCache) {
+    if (gramCacheSize <= GRAM_CACHE_LIMIT) break;
+    gramCache.delete(old);
+    gramCacheSize -= oldGrams.keys.length + old.length;
+  }
+  return grams;
+}
+
 /** Scores texts against a query with n-grams (the offline default). */
 export class GramScorer {
   private readonly query: GramVector;
@@ -27,6 +66,6 @@ export class GramScorer {
     this.query = gramVector(query);
   }
   similarity(text: string): number {
-    return calibrate(gramCosine(this.query, gramVector(text)));
+    return calibrate(countedCosine(this.query, countedGrams(text)));
   }
 }

@@ -56,6 +56,111 @@ export function gramVector(text: string): GramVector {
   return { grams, norm: Math.sqrt(sum) };
 }
 
+/** A text's n-grams as two parallel arrays (gram key, summed weight) with their norm: compact to keep. */
+export interface CountedGrams {
+  keys: Int32Array;
+  counts: Float64Array;
+  norm: number;
+}
+
+/**
+ * Counts the n-grams of one text after another in a reusable open-addressing table instead of a new
+ * Map per text (no Map and no closure per gram), and hands them out as CountedGrams.
+ */
+export class GramCounter {
+  private keys = new Int32Array(1 << 12);
+  private counts = new Float64Array(1 << 12);
+  /** Slot → the text it was last written for (0: never): no clearing between texts. */
+  private stamps = new Uint32Array(1 << 12);
+  /** Slots in the order their grams first appeared. */
+  private order = new Int32Array(1 << 12);
+  private size = 0;
+  private stamp = 0;
+  private shift = 20;
+
+  /** The n-grams forEachGram reads of `text` (the first MAX_CHARS characters). */
+  grams(text: string): CountedGrams {
+    this.count(gramRuns(text));
+    const keys = new Int32Array(this.size);
+    const counts = new Float64Array(this.size);
+    let sum = 0;
+    for (let i = 0; i < this.size; i++) {
+      const slot = this.order[i]!;
+      keys[i] = this.keys[slot]!;
+      counts[i] = this.counts[slot]!;
+      sum += counts[i]! * counts[i]!;
+    }
+    return { keys, counts, norm: Math.sqrt(sum) };
+  }
+
+  private count(runs: TextRun[]): void {
+    let chars = 0;
+    for (const run of runs) chars += run.text.length;
+    // At most three grams per character: keep the table at most a quarter full.
+    if (chars * 3 * 4 > this.keys.length) this.grow(chars * 3 * 4);
+    this.stamp++;
+    if (this.stamp === 0xffff_ffff) {
+      this.stamps.fill(0);
+      this.stamp = 1;
+    }
+    this.size = 0;
+    for (const run of runs) {
+      let a = -1;
+      let b = -1;
+      for (const char of run.text) {
+        const c = char.codePointAt(0)!;
+        this.add(c, 1);
+        if (b >= 0) this.add(hash2(b, c), 2);
+        if (a >= 0) this.add(hash3(a, b, c), 3);
+        a = b;
+        b = c;
+      }
+    }
+  }
+
+  private add(key: number, weight: number): void {
+    const mask = this.keys.length - 1;
+    for (let slot = Math.imul(key, 0x9e3779b1) >>> this.shift; ; slot = (slot + 1) & mask) {
+      if (this.stamps[slot] !== this.stamp) {
+        this.stamps[slot] = this.stamp;
+        this.keys[slot] = key;
+        this.counts[slot] = weight;
+        this.order[this.size++] = slot;
+        return;
+      }
+      if (this.keys[slot] === key) {
+        this.counts[slot]! += weight;
+        return;
+      }
+    }
+  }
+
+  private grow(at: number): void {
+    let capacity = this.keys.length;
+    while (capacity < at) capacity *= 2;
+    this.keys = new Int32Array(capacity);
+    this.counts = new Float64Array(capacity);
+    this.stamps = new Uint32Array(capacity);
+    this.order = new Int32Array(capacity);
+    this.shift = 32 - Math.log2(capacity);
+    this.stamp = 0;
+  }
+}
+
+/**
+ * gramCosine of a query's vector and a text's counted grams: exactly gramCosine(query, gramVector(text))
+ * (the weights are small integers, so every sum is exact in any order).
+ */
+export function countedCosine(query: GramVector, text: CountedGrams): number {
+  if (query.norm === 0 || text.norm === 0) return 0;
+  let dot = 0;
+  for (let i = 0; i < text.keys.length; i++) {
+    const other = query.grams.get(text.keys[i]!);
+    if (other !== undefined) dot += text.counts[i]! * other;
+  }
+  return Math.min(1, dot / (query.norm * text.norm));
+}
+
 /** Cosine similarity of two gram vectors, in [0, 1]. */
 export function gramCosine(a: GramVector, b: GramVector): number {
   if (a.norm === 0 || b.norm === 0) return 0;

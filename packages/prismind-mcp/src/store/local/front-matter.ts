@@ -17,7 +17,7 @@ export function parseMarkdown(text: string): MarkdownFile {
   const match = FENCE.exec(source);
   if (!match) return { fields: undefined, body: source };
   try {
-    const fields: unknown = parse(match[1]!);
+    const fields: unknown = plainFrontMatter(match[1]!) ?? parse(match[1]!);
     if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
       return { fields: fields as Record<string, unknown>, body: source.slice(match[0].length) };
     }
@@ -25,6 +25,66 @@ export function parseMarkdown(text: string): MarkdownFile {
     // not YAML: treat the whole file as body
   }
   return { fields: undefined, body: source };
+}
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * A plain scalar that YAML 1.2 (core schema) reads as this very string: no indicator first, no
+ * comment, no `: `, no quote or escape, no space at either end, and nothing the schema reads as null, a
+ * boolean or a number.
+ */
+const PLAIN =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what it must refuse
+  /^[^\s\-?:,[\]{}#&*!|>'"%@`\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff][^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/u;
+const NOT_STRING =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+function plainScalar(value: string): string | undefined {
+  if (value === '""') return '';
+  if (!PLAIN.test(value) || NOT_STRING.test(value)) return undefined;
+  if (/\s$/u.test(value) || value.includes(': ') || value.endsWith(':') || /\s#/u.test(value))
+    return undefined;
+  return value;
+}
+
+/**
+ * The front matter the server writes (one `key: value` per line, plain or empty strings, lists of
+ * them as `  - item` lines or `[]`) read without the YAML parser, which took most of the time of
+ * reading a hand-edited file back. Anything else — quotes, comments, nesting, numbers, a repeated key —
+ * returns undefined and goes to the YAML parser; what it returns is what the parser would.
+ */
+export function plainFrontMatter(source: string): Record<string, unknown> | undefined {
+  const fields: Record<string, unknown> = {};
+  const lines = source.split('\n');
+  let list: string[] | undefined;
+  for (const line of lines) {
+    if (line.startsWith('  - ')) {
+      const item = list && plainScalar(line.slice(4));
+      if (item === undefined) return undefined;
+      list!.push(item);
+      continue;
+    }
+    if (list && list.length === 0) return undefined;
+    list = undefined;
+    const colon = line.indexOf(':');
+    if (colon <= 0) return undefined;
+    const key = line.slice(0, colon);
+    if (!KEY.test(key) || NOT_STRING.test(key) || key === '__proto__' || Object.hasOwn(fields, key))
+      return undefined;
+    const rest = line.slice(colon + 1);
+    if (rest === '') {
+      list = [];
+      fields[key] = list;
+    } else if (rest === ' []') {
+      fields[key] = [];
+    } else {
+      const value = rest.startsWith(' ') ? plainScalar(rest.slice(1)) : undefined;
+      if (value === undefined) return undefined;
+      fields[key] = value;
+    }
+  }
+  if (list && list.length === 0) return undefined;
+  return fields;
 }
 
 /** The body of a Markdown file without parsing its front matter (for a quick hash comparison). */
