@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { silentLogger } from '@mcp-workbench/core/engine';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CatalogEntry } from '../../src/model/types.js';
 import { PostgresBackend } from '../../src/store/postgres/postgres-backend.js';
 import { defaultConfig } from '../../src/engine/projects.js';
 import { migrations, tablesOf } from '../../src/store/postgres/schema.js';
@@ -339,6 +340,62 @@ describe(`the PostgreSQL store (${kind})`, () => {
       // The connections are fine afterwards.
       await backend.write(async (stores) => stores.sessions.put(state));
       expect(await backend.read(async (stores) => stores.sessions.get('trapxtrap', 'alice'))).toEqual(state);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('catalog.put and indexDocument, sent without waiting, still fail their transaction with their own error', async () => {
+    const backend = await open(store.env.PRISMIND_DATABASE_URL!);
+    try {
+      const at = '2026-11-25T00:00:00.000Z';
+      await backend.write(async (stores) => {
+        await stores.projects.create({ ...defaultConfig({ project: 'trapxtrap', name: 'T' }, at) });
+      });
+      const entry: CatalogEntry = {
+        doc_id: 'doc-1',
+        name: '罠の設計',
+        source: 'postgres',
+        doc_type: '設計書',
+        project: 'trapxtrap',
+        phase_task: '',
+        feature: '',
+        reference_timing: '',
+        related_docs: [],
+        keywords: [],
+        updated_at: at,
+        created_by: 'test',
+        status: 'active',
+        created_at: at,
+        location: '設計書/罠の設計.md',
+        content_hash: '',
+        keywords_generated: false,
+      };
+      for (const next of ['read', 'commit'] as const) {
+        // A document without a catalog row.
+        const unindexed = backend.write(async (stores) => {
+          await stores.search.indexDocument({ ...entry, doc_id: 'doc-none' }, '本文');
+          if (next === 'read') await stores.catalog.list({ project: 'trapxtrap', status: 'all' });
+        });
+        await expect(unindexed).rejects.toThrow('indexDocument: doc-none has no catalog row');
+        // A catalog row PostgreSQL refuses (NOT NULL); the row put before it in the same write is not kept.
+        const refused = backend.write(async (stores) => {
+          await stores.catalog.put(entry);
+          await stores.catalog.put({ ...entry, doc_id: 'doc-2', name: null as unknown as string });
+          if (next === 'read') await stores.catalog.get('doc-1');
+        });
+        await expect(refused).rejects.toMatchObject({ code: '23502' });
+      }
+      expect(await backend.read(async (stores) => stores.catalog.get('doc-1'))).toBeUndefined();
+      // The connections are fine afterwards, and a put then indexed document is found.
+      await backend.write(async (stores) => {
+        await stores.catalog.put(entry);
+        await stores.search.indexDocument(entry, '本文の終わりに落とし穴');
+      });
+      const found = await backend.read(async (stores) =>
+        stores.search.searchCatalog({ query: '落とし穴', limit: 10 }),
+      );
+      expect(found.items.map((d) => d.doc_id)).toEqual(['doc-1']);
     } finally {
       await backend.close();
     }

@@ -1,6 +1,15 @@
 import type { CatalogEntry } from '../../model/types.js';
 import type { Catalog, CatalogFilter } from '../backend.js';
-import { assertWritable, forUpdate, keyOf, lockProject, query, queryOne, type PgContext } from './context.js';
+import {
+  assertWritable,
+  forUpdate,
+  keyOf,
+  lockProject,
+  query,
+  queryOne,
+  send,
+  type PgContext,
+} from './context.js';
 
 /** Columns of a catalog row that make a CatalogEntry. */
 export const ENTRY_COLUMNS = `doc_id, name, source, doc_type, project, phase_task, feature, reference_timing,
@@ -110,7 +119,9 @@ export class PgCatalog implements Catalog {
   async put(entry: CatalogEntry): Promise<void> {
     assertWritable(this.ctx);
     await lockProject(this.ctx, entry.project);
-    await query(
+    // Sent without waiting (nothing needs its answer): a bulk load prepares the next statement meanwhile;
+    // a failure fails the transaction at its next statement or COMMIT.
+    await send(
       this.ctx,
       `INSERT INTO ${this.ctx.t.catalog} (project_key, ${ENTRY_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)

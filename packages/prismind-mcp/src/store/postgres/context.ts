@@ -50,6 +50,23 @@ export async function send(ctx: PgContext, text: string, values: unknown[] = [])
   ctx.inflight.push(sent);
 }
 
+/**
+ * send for a statement whose answer is only checked: `check` runs on its rows when it arrives, and a
+ * throw there fails the transaction at the next settle (the statement after it, or COMMIT), like an
+ * error of the statement itself.
+ */
+export async function sendChecked<R extends pg.QueryResultRow>(
+  ctx: PgContext,
+  text: string,
+  values: unknown[],
+  check: (rows: R[]) => void,
+): Promise<void> {
+  await flushPending(ctx);
+  const sent = ctx.client.query<R>(preparedQuery(ctx.client, text, values)).then((r) => check(r.rows));
+  sent.catch(() => undefined);
+  ctx.inflight.push(sent);
+}
+
 /** Waits for what was sent without waiting; the first failure among them is the transaction's error. */
 export async function settle(ctx: PgContext): Promise<void> {
   while (ctx.inflight.length > 0) {

@@ -17,6 +17,7 @@ import {
   query,
   queryOne,
   send,
+  sendChecked,
   type PgContext,
 } from './context.js';
 import {
@@ -170,7 +171,9 @@ export class PgSearchIndex implements SearchIndex {
              ON CONFLICT (id, part) DO UPDATE SET search_text = excluded.search_text, tokens = excluded.tokens
            )`
         : '';
-    const rows = await query<{ id: string }>(
+    // Sent without waiting: its answer is only checked (a bulk load prepares the next document meanwhile);
+    // a missing row fails the transaction at its next statement or COMMIT.
+    await sendChecked<{ id: string }>(
       this.ctx,
       `WITH cached AS (
          UPDATE ${t.catalog} SET search_text = $2, tokens = array_to_tsvector($3::text[]) WHERE doc_id = $1 RETURNING id
@@ -179,9 +182,11 @@ export class PgSearchIndex implements SearchIndex {
        stale AS (DELETE FROM ${t.vectors} WHERE kind = 'catalog' AND item IN (SELECT id FROM cached))
        SELECT id FROM cached`,
       params.values,
+      (rows) => {
+        if (rows.length === 0) throw new Error(`indexDocument: ${entry.doc_id} has no catalog row`);
+        embedLater(this.ctx, 'catalog', Number(rows[0]!.id), text, this.vectorQueue);
+      },
     );
-    if (rows.length === 0) throw new Error(`indexDocument: ${entry.doc_id} has no catalog row`);
-    embedLater(this.ctx, 'catalog', Number(rows[0]!.id), text, this.vectorQueue);
   }
 
   async rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number> {
