@@ -7,7 +7,7 @@ import { cancelled, fromJobFailure, type JobFailure } from './job-errors.js';
 import { JOBS, type JobName, type Jobs } from './jobs.js';
 import type { JobRequest } from './job-worker.js';
 
-const WORKER_URL = new URL('./job-worker.js', import.meta.url);
+import { JOB_WORKER_URL as WORKER_URL, takeSpareJobThread } from './spare-thread.js';
 
 /** How a job is started: what to run, on the file opened through the PathPolicy. */
 export interface JobStart<K extends JobName> {
@@ -65,6 +65,16 @@ export class JobThread {
     }) as Promise<Jobs[K]['output']>;
   }
 
+  /**
+   * Starts the thread now, in the background, so that it has loaded its modules (and warmed its code,
+   * see job-worker.ts) by the time the first job comes: a fresh server's first call does not pay for
+   * them. Nothing waits for it; without a compiled worker it does nothing.
+   */
+  prestart(): void {
+    if (this.inThread || this.closed || this.worker) return;
+    this.thread(true);
+  }
+
   /** Ends the thread and cancels every job on it (the server closed). */
   close(): void {
     this.closed = true;
@@ -111,13 +121,16 @@ export class JobThread {
     entry.postedTo.postMessage(request);
   }
 
-  private thread(): Worker {
+  private thread(warmUp = false): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_URL);
+    // The bin's spare thread when there is one (see spare-thread.ts), else a new one.
+    const spare = warmUp ? takeSpareJobThread() : undefined;
+    const worker = spare?.worker ?? new Worker(WORKER_URL, { workerData: { warmUp } });
     // An idle job thread never keeps the server alive.
     worker.unref();
     let loaded: () => void = () => undefined;
     this.started.set(worker, new Promise<void>((resolve) => (loaded = resolve)));
+    if (spare?.loaded) loaded();
     worker.once('exit', () => loaded());
     worker.on('message', (reply: JobReply) => {
       if ('ready' in reply) return loaded();

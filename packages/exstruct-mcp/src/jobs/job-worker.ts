@@ -1,9 +1,10 @@
 // Worker thread: runs the jobs of jobs.ts posted by job-runner.ts, one message per job. The main thread
 // stays free to answer (ping, other calls) however big the workbook or slow the format, and a cancelled
 // call terminates this thread at once. The read cache (output-file.ts) lives here between jobs.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { toJobFailure } from './job-errors.js';
 import { JOBS, transferables, type JobName } from './jobs.js';
+import { warmUp } from './warm-up.js';
 
 export interface JobRequest {
   id: number;
@@ -13,7 +14,11 @@ export interface JobRequest {
   fd: number;
 }
 
+/** A job has come: the warm-up stops (the job itself runs whatever it needs). */
+let busy = false;
+
 parentPort!.on('message', ({ id, name, input, fd }: JobRequest) => {
+  busy = true;
   const run = JOBS[name] as (input: unknown, fd: number) => Promise<unknown>;
   run(input, fd).then(
     (output) => parentPort!.postMessage({ id, ok: true, output }, transferables(name, output)),
@@ -22,3 +27,5 @@ parentPort!.on('message', ({ id, name, input, fd }: JobRequest) => {
 });
 // Every module is loaded: the thread may now be terminated without leaving a module file open.
 parentPort!.postMessage({ ready: true });
+// Asked for by the server that started this thread before any job (see JobThread.prestart).
+if ((workerData as { warmUp?: boolean } | null)?.warmUp === true) void warmUp(() => busy);

@@ -10,7 +10,10 @@ export interface ExstructToolDeps {
 }
 
 export function createToolDeps(onConflict: OnConflict | undefined): ExstructToolDeps {
-  return { onConflict, jobs: { extract: new JobThread(), read: new JobThread() } };
+  const jobs = { extract: new JobThread(), read: new JobThread() };
+  // The extraction thread starts with the server, in the background (see JobThread.prestart).
+  jobs.extract.prestart();
+  return { onConflict, jobs };
 }
 
 /** Ends the threads of a server's tools (when the server closes: none outlives it). */

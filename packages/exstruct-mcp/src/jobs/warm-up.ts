@@ -1,0 +1,224 @@
+// The extraction thread's warm-up (issue 26 §1): right after it has loaded its modules, the thread
+// extracts a small workbook made here in memory, so that a fresh server's first exstruct_extract runs
+// code V8 has already compiled and optimised (cold, the first call of a big workbook took 1.5–2× the
+// CPU of the second). It reads no file and writes nothing; it stops as soon as a real job arrives.
+import { Buffer } from 'node:buffer';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import zlib from 'node:zlib';
+import type { FileAccess, OpenedFile } from '@mcp-workbench/core/engine';
+import { extractWorkbook } from '../extract/extract-workbook.js';
+
+const NS_MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const NS_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const NS_PKG = 'http://schemas.openxmlformats.org/package/2006/relationships';
+const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+
+const LABELS = ['North', 'South', 'East', 'West', 'Центр', '東京', 'R&amp;D', 'Ops'];
+
+/** A sheet of `rows` rows of the value kinds producers write most (as Excel writes them). */
+function sheetXml(rows: number, wide: boolean): string {
+  const out: string[] = [
+    `${XML_HEAD}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><dimension ref="A1:J${rows}"/>`,
+    '<sheetViews><sheetView workbookViewId="0"/></sheetViews><sheetFormatPr defaultRowHeight="15"/>',
+    '<cols><col min="1" max="1" width="12" customWidth="1"/></cols><sheetData>',
+  ];
+  out.push('<row r="1" spans="1:5"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c>');
+  out.push('<c r="C1" t="s"><v>2</v></c><c r="D1" t="s"><v>3</v></c><c r="E1" t="s"><v>4</v></c></row>');
+  for (let r = 2; r <= rows; r++) {
+    // Decimals written from integers (formatting doubles here would cost more than reading them).
+    const cents = (r * 7919) % 100000;
+    const total = cents * 11;
+    out.push(
+      `<row r="${r}" spans="1:${wide ? 10 : 5}"><c r="A${r}"><v>${r - 1}</v></c>`,
+      `<c r="B${r}" t="s"><v>${5 + (r % LABELS.length)}</v></c><c r="C${r}" s="1"><v>${45000 + r}</v></c>`,
+      `<c r="D${r}"><v>${(cents / 100) | 0}.${cents % 100}</v></c>`,
+      `<c r="E${r}"><f>D${r}*1.1</f><v>${(total / 1000) | 0}.${total % 1000}</v></c>`,
+    );
+    if (wide) {
+      out.push(
+        `<c r="F${r}" t="inlineStr"><is><t>item ${r}</t></is></c><c r="G${r}" t="b"><v>${r & 1}</v></c>`,
+        `<c r="H${r}" s="2"><v>0.${r % 97}</v></c><c r="I${r}"><v>-${r * 3}</v></c>`,
+        `<c r="J${r}" t="str"><f>A${r}&amp;"x"</f><v>${r}x</v></c>`,
+      );
+    }
+    out.push('</row>');
+  }
+  out.push('</sheetData><mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells>');
+  out.push('<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>');
+  out.push('</worksheet>');
+  return out.join('');
+}
+
+const SMALL_SHEETS = 30;
+const NAMES = ['Data', ...Array.from({ length: SMALL_SHEETS }, (_, i) => `S${i + 1}`)];
+
+/**
+ * The parts of the warm-up workbook: one sheet of 6,000 rows (over 1 MiB: read as a stream, as big
+ * sheets are) and 30 small ones (read in one piece).
+ */
+function parts(): Array<[string, string]> {
+  const names = NAMES;
+  const sheetPart = (i: number) => `xl/worksheets/sheet${i + 1}.xml`;
+  const strings = ['id', 'label', 'date', 'amount', 'total', ...LABELS];
+  return [
+    [
+      '[Content_Types].xml',
+      `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+        '<Default Extension="xml" ContentType="application/xml"/>' +
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+        names
+          .map(
+            (_, i) =>
+              `<Override PartName="/${sheetPart(i)}" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+          )
+          .join('') +
+        '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
+        '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' +
+        '</Types>',
+    ],
+    [
+      '_rels/.rels',
+      `${XML_HEAD}<Relationships xmlns="${NS_PKG}"><Relationship Id="rId1" Type="${NS_REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    ],
+    [
+      'xl/workbook.xml',
+      `${XML_HEAD}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheets>` +
+        names.map((name, i) => `<sheet name="${name}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
+        '</sheets></workbook>',
+    ],
+    [
+      'xl/_rels/workbook.xml.rels',
+      `${XML_HEAD}<Relationships xmlns="${NS_PKG}">` +
+        names
+          .map(
+            (_, i) =>
+              `<Relationship Id="rId${i + 1}" Type="${NS_REL}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
+          )
+          .join('') +
+        `<Relationship Id="rId${names.length + 1}" Type="${NS_REL}/styles" Target="styles.xml"/>` +
+        `<Relationship Id="rId${names.length + 2}" Type="${NS_REL}/sharedStrings" Target="sharedStrings.xml"/>` +
+        '</Relationships>',
+    ],
+    [
+      'xl/styles.xml',
+      `${XML_HEAD}<styleSheet xmlns="${NS_MAIN}"><numFmts count="1"><numFmt numFmtId="164" formatCode="0.00%"/></numFmts>` +
+        '<fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts>' +
+        '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
+        '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
+        '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
+        '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
+        '<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>' +
+        '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>' +
+        '</styleSheet>',
+    ],
+    [
+      'xl/sharedStrings.xml',
+      `${XML_HEAD}<sst xmlns="${NS_MAIN}" count="${strings.length}" uniqueCount="${strings.length}">` +
+        strings.map((s) => `<si><t>${s}</t></si>`).join('') +
+        '</sst>',
+    ],
+    ...names.map((_, i): [string, string] => [sheetPart(i), sheetXml(i === 0 ? 6000 : 20, i > 0)]),
+  ];
+}
+
+/** A ZIP of the parts, deflated (level 1: the warm-up is about reading, not size). */
+function zipOf(entries: Array<[string, string]>): Buffer {
+  const chunks: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of entries) {
+    const data = Buffer.from(text, 'utf8');
+    const packed = zlib.deflateRawSync(data, { level: 1 });
+    const fileName = Buffer.from(name, 'utf8');
+    const crc = zlib.crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(0x02014b50, 0);
+    record.writeUInt16LE(20, 4);
+    record.writeUInt16LE(20, 6);
+    record.writeUInt16LE(8, 10);
+    record.writeUInt32LE(crc, 16);
+    record.writeUInt32LE(packed.length, 20);
+    record.writeUInt32LE(data.length, 24);
+    record.writeUInt16LE(fileName.length, 28);
+    record.writeUInt32LE(offset, 42);
+    chunks.push(local, fileName, packed);
+    central.push(record, fileName);
+    offset += local.length + fileName.length + packed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...chunks, directory, end]);
+}
+
+/** The workbook of the warm-up, as .xlsx bytes. */
+export function warmUpWorkbook(): Buffer {
+  return zipOf(parts());
+}
+
+/** A FileAccess that lends `bytes` as the one file `name`, and nothing else. */
+function memoryFiles(name: string, bytes: Buffer): FileAccess {
+  const refuse = (): never => {
+    throw new Error('The warm-up reads only its own workbook.');
+  };
+  const stats = { size: bytes.length, isFile: () => true, isDirectory: () => false };
+  const handle = {
+    fd: -1,
+    async read(buffer: Buffer, offset: number, length: number, position: number) {
+      const bytesRead = bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length));
+      return { bytesRead, buffer };
+    },
+    async stat() {
+      return stats;
+    },
+    async close() {},
+  };
+  return {
+    async openFile(requested: string): Promise<OpenedFile> {
+      if (requested !== name) refuse();
+      return { handle, path: name, stats } as unknown as OpenedFile;
+    },
+    readFile: refuse,
+    writeFileAtomic: refuse,
+    withAtomicFile: refuse,
+    makeDirectory: refuse,
+  };
+}
+
+/**
+ * Extracts the warm-up workbook `rounds` times as an extraction job does (standard mode, compact JSON):
+ * its big sheet, then its small ones, each after a turn of the event loop; stops before the next when
+ * `stop()` says a job has come (so a job waits for one piece at most). Never throws: a warm-up that
+ * fails only leaves the code cold.
+ */
+export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
+  try {
+    const name = 'warm-up.xlsx';
+    await nextTurn();
+    if (stop()) return;
+    const files = memoryFiles(name, warmUpWorkbook());
+    for (let round = 0; round < rounds; round++) {
+      for (const sheets of [NAMES.slice(0, 1), NAMES.slice(1)]) {
+        await nextTurn();
+        if (stop()) return;
+        const extraction = await extractWorkbook(name, { mode: 'standard', files, jsonRows: true, sheets });
+        extraction.serializeToChunks('json', {});
+      }
+    }
+  } catch {
+    // Cold code is only slower.
+  }
+}

@@ -1,0 +1,99 @@
+// A fresh server's first extraction (issue 26 §1): the bin starts its extraction thread before its own
+// modules load, and the thread warms its code on a workbook made in memory (src/jobs/warm-up.ts) until
+// the first job comes. The warm-up must exercise the readers a real extraction uses, and a first call
+// made while it runs must give the same output as any later call.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractWorkbook } from '../src/extract/extract-workbook.js';
+import { warmUp, warmUpWorkbook } from '../src/jobs/warm-up.js';
+import { FIXTURES, packageParts, row, tempDir, zipBytes, type TempDir } from './extract-helpers.js';
+
+const DIST = path.join(FIXTURES, '..', '..', 'dist');
+
+let tmp: TempDir;
+beforeAll(async () => {
+  tmp = await tempDir('exstruct-warm-up-');
+});
+afterAll(async () => {
+  await tmp?.remove();
+});
+
+describe('the warm-up workbook', () => {
+  it('is read whole by the fast row reader, one big sheet as a stream and small ones in one piece', async () => {
+    const file = await tmp.file('warm-up.xlsx', warmUpWorkbook());
+    const extraction = await extractWorkbook(file, { mode: 'standard' });
+    expect(extraction.warnings).toEqual([]);
+    expect(extraction.sheetNames).toHaveLength(31);
+    expect(extraction.sheets.every((sheet) => sheet.parsedWith.fast)).toBe(true);
+    // Over 1 MiB of sheet XML: read as a stream, as big sheets are.
+    const data = extraction.sheets[0]!;
+    expect(data.rows?.rowCount).toBe(6000);
+    const json = JSON.parse(extraction.serialize('json')) as {
+      sheets: Record<string, { rows: Array<{ r: number; c: Record<string, unknown> }> }>;
+    };
+    expect(json.sheets.Data!.rows[1]).toEqual({
+      r: 2,
+      c: { '0': 1, '1': 'East', '2': '2023-03-17', '3': 158.38, '4': 174.218 },
+    });
+    expect(json.sheets.S1!.rows[2]!.c).toMatchObject({ '5': 'item 3', '6': true, '9': '3x' });
+  });
+
+  it('warm-up stops before its first piece when a job has come, and never throws', async () => {
+    let asked = 0;
+    await expect(warmUp(() => (asked++, true))).resolves.toBeUndefined();
+    expect(asked).toBe(1);
+  });
+});
+
+describe('a fresh server', () => {
+  it('gives its first extraction, asked for while its thread warms up, the same bytes as later ones', async () => {
+    const body: string[] = [];
+    for (let r = 1; r <= 3000; r++) {
+      body.push(
+        row(
+          r,
+          `<c r="A${r}"><v>${r}</v></c><c r="B${r}" t="s"><v>${r % 3}</v></c><c r="C${r}"><v>${r / 8}</v></c>` +
+            `<c r="D${r}" t="inlineStr"><is><t>行 ${r}</t></is></c><c r="E${r}"><f>C${r}*2</f><v>${r / 4}</v></c>`,
+        ),
+      );
+    }
+    await tmp.file(
+      'book.xlsx',
+      zipBytes(
+        packageParts({
+          sheets: [
+            { name: 'Data', body: `<sheetData>${body.join('')}</sheetData>` },
+            { name: 'Small', body: `<sheetData>${row(1, '<c r="A1"><v>1</v></c>')}</sheetData>` },
+          ],
+          sharedStrings: ['north', '東京', 'west'],
+        }),
+      ),
+    );
+    const server = await spawnStdioClient(process.execPath, [
+      path.join(DIST, 'index.js'),
+      '--root',
+      tmp.dir,
+      '--log-level',
+      'error',
+    ]);
+    try {
+      const outputs: Buffer[] = [];
+      for (const name of ['first', 'second']) {
+        // The first call comes right after the handshake, while the thread may still be warming up.
+        const result = await callTool(server.client, 'exstruct_extract', {
+          xlsx_path: 'book.xlsx',
+          out_name: `${name}.json`,
+        });
+        expect(result.isError, result.text).toBe(false);
+        outputs.push(await readFile(path.join(tmp.dir, `${name}.json`)));
+      }
+      expect(outputs[0]!.equals(outputs[1]!)).toBe(true);
+      const engine = await extractWorkbook(path.join(tmp.dir, 'book.xlsx'), { mode: 'standard' });
+      expect(outputs[0]!.toString('utf8')).toBe(engine.serialize('json'));
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
