@@ -34,11 +34,16 @@ it('a cancel lands between ops: ping answers at once and nothing is written', as
     formula,
   }));
   const args = { xlsx_path: 'book.xlsx', ops };
-  // How long the ops take uncancelled (a dry run writes nothing).
-  let started = performance.now();
-  const dry = await callTool(server.client, 'exstruct_patch', { ...args, dry_run: true });
-  expect(dry.isError, dry.text).toBe(false);
-  const whole = performance.now() - started;
+  // How long the ops take uncancelled (a dry run writes nothing), measured the second time: the first
+  // runs cold code, beside the extraction thread warming up at the server's start.
+  let started = 0;
+  let whole = 0;
+  for (let i = 0; i < 2; i++) {
+    started = performance.now();
+    const dry = await callTool(server.client, 'exstruct_patch', { ...args, dry_run: true });
+    expect(dry.isError, dry.text).toBe(false);
+    whole = performance.now() - started;
+  }
 
   const controller = new AbortController();
   const call = callTool(server.client, 'exstruct_patch', args, { signal: controller.signal });

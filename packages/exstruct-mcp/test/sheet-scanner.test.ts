@@ -2,15 +2,27 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { SheetScanner } from '../src/patch/sheet-scanner.js';
 
-/** What the scanner reports for `xml` pushed in chunks of `size` bytes, as text. */
-function scan(xml: string, size: number) {
+/**
+ * What the scanner reports for `xml` pushed in chunks of `size` bytes, as text; `inPlace`: through the
+ * handlers that get rows and gaps as ranges of the scanned buffer (rowIn, gapIn).
+ */
+function scan(xml: string, size: number, inPlace = false) {
   const events: string[] = [];
   const heads: string[] = [];
   const tail: Buffer[] = [];
   const scanner = new SheetScanner({
     head: (bytes, prefix, empty) => heads.push(`${prefix}|${empty}|${bytes.toString('utf8')}`),
-    row: (row, bytes) => events.push(`row ${row}: ${bytes.toString('utf8')}`),
-    gap: (bytes) => events.push(`gap: ${bytes.toString('utf8')}`),
+    ...(inPlace
+      ? {
+          rowIn: (row: number, buf: Buffer, start: number, end: number) =>
+            events.push(`row ${row}: ${buf.toString('utf8', start, end)}`),
+          gapIn: (buf: Buffer, start: number, end: number) =>
+            events.push(`gap: ${buf.toString('utf8', start, end)}`),
+        }
+      : {
+          row: (row: number, bytes: Buffer) => events.push(`row ${row}: ${bytes.toString('utf8')}`),
+          gap: (bytes: Buffer) => events.push(`gap: ${bytes.toString('utf8')}`),
+        }),
     tail: (bytes) => tail.push(Buffer.from(bytes)),
   });
   const bytes = Buffer.from(xml, 'utf8');
@@ -49,6 +61,21 @@ describe('SheetScanner (the patch engine splitting a worksheet into head, rows a
     ]);
     expect(whole.tail).toBe('</x:sheetData><x:pageMargins left="0.7"/></x:worksheet>');
     for (const size of [1, 7, 100, 4095, 4097, 65_536]) expect(scan(SHEET, size)).toEqual(whole);
+    // The same through the handlers that get ranges of the scanned buffer instead of views.
+    for (const size of [1, 7, 100, 4095, 4097, 65_536, SHEET.length])
+      expect(scan(SHEET, size, true)).toEqual(whole);
+  });
+
+  it('reads row numbers as Number() reads the r attribute, plain digits or not', () => {
+    const xml =
+      '<worksheet xmlns="urn:main"><sheetData><row r="0012"/><row spans="1:2" r="13"><c r="A13"/></row>' +
+      '<row r="1e2"/><row\tr="101"/><row r = "102"/><row/></sheetData></worksheet>';
+    const rows = (inPlace: boolean) =>
+      scan(xml, 5, inPlace)
+        .events.filter((e) => e.startsWith('row'))
+        .map((e) => e.slice(4, e.indexOf(':')));
+    expect(rows(false)).toEqual(['12', '13', '100', '101', '102', '103']);
+    expect(rows(true)).toEqual(rows(false));
   });
 
   it('finds <sheetData> when the chunk ends right after its name', () => {

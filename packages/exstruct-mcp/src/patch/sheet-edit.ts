@@ -211,6 +211,28 @@ export class SheetEdit {
   }
 }
 
+const REF = Buffer.from('ref=');
+
+/**
+ * Whether a byte string occurs inside ranges of a buffer asked about in ascending order (the rows of a
+ * sheet): the next occurrence is looked up once and kept, so the rows are searched once in all, not
+ * each with a view of its own.
+ */
+class NextMatch {
+  private buf: Buffer | undefined;
+  private at = -1;
+
+  constructor(private readonly needle: Buffer) {}
+
+  within(buf: Buffer, start: number, end: number): boolean {
+    if (buf !== this.buf || (this.at !== -1 && this.at < start)) {
+      this.buf = buf;
+      this.at = buf.indexOf(this.needle, start);
+    }
+    return this.at !== -1 && this.at + this.needle.length <= end;
+  }
+}
+
 /** Loads the given rows (or all, with `'all'`) of a worksheet stream into a SheetEdit. */
 export async function loadSheet(
   edit: SheetEdit,
@@ -221,6 +243,7 @@ export async function loadSheet(
   const rowTexts = new Map<number, string>();
   let head = '';
   let tail = '';
+  const refs = new NextMatch(REF);
   const scanner = new SheetScanner({
     head: (bytes, prefix, empty) => {
       head = bytes.toString('utf8');
@@ -228,15 +251,15 @@ export async function loadSheet(
       edit.scope = sheetDataScope(head);
       edit.emptySheetData = empty;
     },
-    row: (row, bytes) => {
-      if (rows === 'all' || rows.has(row)) rowTexts.set(row, bytes.toString('utf8'));
-      else if (bytes.includes('ref='))
+    rowIn: (row, buf, start, end) => {
+      if (rows === 'all' || rows.has(row)) rowTexts.set(row, buf.toString('utf8', start, end));
+      else if (refs.within(buf, start, end))
         collectMasters(
           edit,
-          parseRow(bytes.toString('utf8'), row, () => undefined, edit.scope),
+          parseRow(buf.toString('utf8', start, end), row, () => undefined, edit.scope),
         );
     },
-    gap: () => undefined,
+    gapIn: () => undefined,
     tail: (bytes) => {
       tail += bytes.toString('utf8');
     },
@@ -324,43 +347,74 @@ export async function* writeSheet(
   }
   let tail = '';
   const groupRows = [...edit.brokenShared.values()].map((m) => m.ref);
+  // Rows and gaps passed on as they are collect into one run of `runBuf`, handed on as one view when
+  // something else comes (an edited row) or the chunk is done: no view and no copy per row.
+  let runBuf: Buffer | undefined;
+  let runStart = 0;
+  let runEnd = 0;
+  const flushRun = () => {
+    if (runBuf && runEnd > runStart) out.push(runBuf.subarray(runStart, runEnd));
+    runBuf = undefined;
+  };
+  const pass = (buf: Buffer, start: number, end: number) => {
+    if (buf === runBuf && start === runEnd) {
+      runEnd = end;
+      return;
+    }
+    flushRun();
+    runBuf = buf;
+    runStart = start;
+    runEnd = end;
+  };
   const scanner = new SheetScanner({
     head: (bytes, prefix, empty) => {
+      flushRun();
       edit.prefix = prefix;
       const text = bytes.toString('utf8');
       edit.scope = sheetDataScope(text);
       emit(edit.renderHead(text));
       if (empty) emit(`<${prefix}sheetData>`);
     },
-    row: (row, bytes) => {
-      flushNewBefore(row);
+    rowIn: (row, buf, start, end) => {
+      if (nextNew < pendingNew.length && pendingNew[nextNew]!.row < row) {
+        flushRun();
+        flushNewBefore(row);
+      }
       const loaded = edit.rows.get(row);
       if (loaded) {
+        flushRun();
         emitRow(loaded);
         return;
       }
-      const inGroup = groupRows.some((r) => row >= r.start.row && row <= r.end.row);
-      if (inGroup || hooks.wants?.(bytes)) {
-        const state = parseRow(bytes.toString('utf8'), row, () => undefined, edit.scope);
+      const inGroup = groupRows.length > 0 && groupRows.some((r) => row >= r.start.row && row <= r.end.row);
+      if (inGroup || (hooks.wants && hooks.wants(buf.subarray(start, end)))) {
+        const state = parseRow(buf.toString('utf8', start, end), row, () => undefined, edit.scope);
         const before = state.raw;
         hooks.visit?.(state);
         if (inGroup) explicitShared(edit, state);
-        if (state.raw === before) out.push(bytes);
-        else emit(serializeRow(state, p()));
+        if (state.raw === before) pass(buf, start, end);
+        else {
+          flushRun();
+          emit(serializeRow(state, p()));
+        }
         return;
       }
-      out.push(bytes);
+      pass(buf, start, end);
     },
-    gap: (bytes) => out.push(bytes),
+    gapIn: pass,
     tail: (bytes) => {
       tail += bytes.toString('utf8');
     },
   });
   for await (const chunk of source) {
     scanner.push(chunk);
-    if (out.length > 0) yield Buffer.concat(out.splice(0));
+    flushRun();
+    // One piece is handed on as it is (a view of the inflated sheet, never changed afterwards).
+    if (out.length === 1) yield out.pop()!;
+    else if (out.length > 0) yield Buffer.concat(out.splice(0));
   }
   scanner.end();
+  flushRun();
   flushNewBefore(Infinity);
   if (edit.emptySheetData) {
     emit(`</${edit.prefix}sheetData>`);

@@ -6,9 +6,16 @@ export interface SheetScanHandler {
   /** Everything before `<sheetData>`, including its start tag (or up to `<sheetData/>`). */
   head(bytes: Buffer, prefix: string, emptySheetData: boolean): void;
   /** One whole `<row>` element. `row` is its 1-based number (from `r`, or counted). */
-  row(row: number, bytes: Buffer): void;
+  row?(row: number, bytes: Buffer): void;
+  /**
+   * Instead of `row`: the row as `buf[start, end)`, without a Buffer made for each row (a sheet of
+   * 200,000 rows made as many views per pass, and their garbage). `buf` is not changed afterwards.
+   */
+  rowIn?(row: number, buf: Buffer, start: number, end: number): void;
   /** Whitespace or comments between rows. */
-  gap(bytes: Buffer): void;
+  gap?(bytes: Buffer): void;
+  /** Instead of `gap`: the gap as `buf[start, end)`. */
+  gapIn?(buf: Buffer, start: number, end: number): void;
   /** Everything from `</sheetData>` (or just after `<sheetData/>`) to the end; may come in pieces. */
   tail(bytes: Buffer): void;
 }
@@ -57,7 +64,7 @@ export class SheetScanner {
       this.held = [];
       this.heldLength = 0;
     } else {
-      this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+      this.pending = this.pending.length === 0 ? chunk : this.joinRest(chunk);
     }
     let wait: EndMarker | undefined;
     if (this.phase === 'head') wait = this.scanHead();
@@ -79,6 +86,27 @@ export class SheetScanner {
         hint: 'The workbook looks damaged; open and re-save it in Excel.',
       });
     }
+  }
+
+  /**
+   * The rest of the last chunk followed by `chunk`. Among the rows, the rest (mostly the start of a
+   * row) is first joined with only the head of `chunk` up to its first row end and scanned, so the
+   * chunk itself goes on without being copied (copying every chunk behind a few bytes of rest cost
+   * more than finding the rows in it); otherwise, or when something is still left, all is joined.
+   */
+  private joinRest(chunk: Buffer): Buffer {
+    if (this.phase === 'rows') {
+      const cut = chunk.subarray(0, JOIN_HEAD).indexOf(this.rowClose);
+      if (cut >= 0) {
+        const headEnd = cut + this.rowClose.length;
+        this.pending = Buffer.concat([this.pending, chunk.subarray(0, headEnd)]);
+        // What it waits for, if anything, is found again once all is joined.
+        const wait = this.scanRows();
+        if (!wait && this.phase === 'rows' && this.pending.length === 0) return chunk.subarray(headEnd);
+        return Buffer.concat([this.pending, chunk.subarray(headEnd)]);
+      }
+    }
+    return Buffer.concat([this.pending, chunk]);
   }
 
   /** Finds `<sheetData>`; when it has not come yet, returns what to wait for. */
@@ -140,6 +168,11 @@ export class SheetScanner {
     this.dataClose = Buffer.from(`</${prefix}sheetData`);
   }
 
+  private gap(buf: Buffer, start: number, end: number): void {
+    if (this.handler.gapIn) this.handler.gapIn(buf, start, end);
+    else this.handler.gap?.(buf.subarray(start, end));
+  }
+
   /** Hands on whole rows; returns what to wait for when it stopped inside a long one. */
   private scanRows(): EndMarker | undefined {
     const buf = this.pending;
@@ -148,11 +181,11 @@ export class SheetScanner {
     for (;;) {
       const lt = buf.indexOf(LT, pos);
       if (lt === -1) {
-        if (buf.length > pos) this.handler.gap(buf.subarray(pos));
+        if (buf.length > pos) this.gap(buf, pos, buf.length);
         pos = buf.length;
         break;
       }
-      if (lt > pos) this.handler.gap(buf.subarray(pos, lt));
+      if (lt > pos) this.gap(buf, pos, lt);
       pos = lt;
       if (startsWith(buf, lt, this.rowOpen)) {
         const after = buf[lt + this.rowOpen.length];
@@ -182,7 +215,8 @@ export class SheetScanner {
           }
           const row = inGrid(rowNumber(buf, lt, startEnd) ?? this.lastRow + 1);
           this.lastRow = row;
-          this.handler.row(row, buf.subarray(lt, end));
+          if (this.handler.rowIn) this.handler.rowIn(row, buf, lt, end);
+          else this.handler.row?.(row, buf.subarray(lt, end));
           pos = end;
           continue;
         }
@@ -209,7 +243,7 @@ export class SheetScanner {
           },
         );
       }
-      this.handler.gap(buf.subarray(lt, end));
+      this.gap(buf, lt, end);
       pos = end;
     }
     this.pending = buf.subarray(pos);
@@ -221,6 +255,8 @@ const COMMENT_OPEN = Buffer.from('<!--');
 const COMMENT_CLOSE = Buffer.from('-->');
 const GT_BYTES = Buffer.from('>');
 const SHEET_DATA = Buffer.from('sheetData');
+/** How far into a chunk the end of the row begun in the rest is looked for (see joinRest). */
+const JOIN_HEAD = 64 * 1024;
 /** A shorter rest is simply joined to the next chunk. */
 const WAIT_AFTER = 4096;
 
@@ -314,14 +350,32 @@ const R_ATTR = Buffer.from(' r="');
 /** The `r` attribute of a row start tag, read straight from the bytes. */
 function rowNumber(buf: Buffer, start: number, end: number): number | undefined {
   // Searched inside the tag only: a row without `r` must not send the search through all that follows.
-  let at = buf.subarray(0, end).indexOf(R_ATTR, start);
+  const at = indexOfRAttr(buf, start, end);
   if (at === -1) {
     // Attributes may be separated by other whitespace.
     const text = buf.toString('latin1', start, end);
     const m = /\sr\s*=\s*["']([^"']*)["']/.exec(text);
     return m ? Number(m[1]) : undefined;
   }
-  at += R_ATTR.length;
-  const close = buf.indexOf(0x22, at);
-  return Number(buf.toString('latin1', at, close === -1 || close > end ? end : close));
+  const from = at + R_ATTR.length;
+  // Plain digits (what every producer writes) are read from the bytes; anything else as before.
+  let value = 0;
+  let i = from;
+  for (; i < end && i - from < 15; i++) {
+    const digit = buf[i]! - 0x30;
+    if (digit < 0 || digit > 9) break;
+    value = value * 10 + digit;
+  }
+  if (i > from && buf[i] === 0x22 && i < end) return value;
+  const close = buf.indexOf(0x22, from);
+  return Number(buf.toString('latin1', from, close === -1 || close > end ? end : close));
+}
+
+/** Where ` r="` begins in `buf[start, end)`, or -1. */
+function indexOfRAttr(buf: Buffer, start: number, end: number): number {
+  const last = end - R_ATTR.length;
+  for (let i = start; i <= last; i++) {
+    if (buf[i] === 0x20 && buf[i + 1] === 0x72 && buf[i + 2] === 0x3d && buf[i + 3] === 0x22) return i;
+  }
+  return -1;
 }

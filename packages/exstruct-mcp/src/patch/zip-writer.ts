@@ -28,6 +28,7 @@ interface CentralRecord {
 }
 
 const MAX32 = 0xffffffff;
+const DEFLATE_CHUNK = 1024 * 1024;
 
 /**
  * Writes a ZIP (OOXML package) sequentially into an open file: untouched entries are copied still
@@ -74,7 +75,9 @@ export class ZipWriter {
     const record = this.startRecord(name, 8, stamp ?? dosNow(), 0);
     const headerAt = this.position;
     await this.write(this.localHeader(record));
-    const deflate = zlib.createDeflateRaw({ level: this.level });
+    // Large output pieces: one file write per MiB instead of per 16 KiB (the bytes are the same: deflate
+    // is flushed only at the end, whatever the sizes of the pieces).
+    const deflate = zlib.createDeflateRaw({ level: this.level, chunkSize: DEFLATE_CHUNK });
     let crc = 0;
     let size = 0;
     let compressed = 0;
