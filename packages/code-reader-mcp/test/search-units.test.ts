@@ -1,4 +1,4 @@
-import { appendFile, chmod, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateRipgrep } from '../src/rg/locate.js';
@@ -6,6 +6,7 @@ import { ripgrepFailure, runRipgrep, warningLines } from '../src/rg/run.js';
 import { StampedCache } from '../src/search/cache.js';
 import { CountCollector, JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/search/collect.js';
 import { effectiveMaxCount, outputModeOf } from '../src/search/options.js';
+import { RowPrefetch } from '../src/search/prefetch.js';
 import { SearchEngine } from '../src/search/search-content.js';
 import type { SearchQuery } from '../src/search/types.js';
 import { baseQuery } from './helpers.js';
@@ -537,5 +538,217 @@ describe('SearchEngine: counts first, rows as pages need them (issue 25)', () =>
     expect(await engine.readRows(q(), outcome, { from: 0, textBytes: 500 }, { deadline: 0 })).toBe(false);
     expect(outcome.matches).toEqual([]);
     expect(outcome.rowFiles).toBe(0);
+  });
+});
+
+describe('RowPrefetch: the first files read while the count runs (issue 25)', () => {
+  const name = (i: number) => `/t/f${String(i).padStart(4, '0')}.txt`;
+  const fakeReader = (asked: string[][], counts: (file: string) => number = () => 2) => {
+    return async (files: string[]) => {
+      asked.push(files);
+      return new Map(
+        files.map((file) => [
+          file,
+          {
+            rows: [{ file, line: 1, column: 1, text: 'hit' }],
+            count: counts(file),
+            clipped: [],
+            textBytes: 3,
+          },
+        ]),
+      );
+    };
+  };
+  const shuffled = (n: number, seed: number) => {
+    const order = Array.from({ length: n }, (_, i) => i);
+    let state = seed;
+    for (let i = n - 1; i > 0; i--) {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      const j = state % (i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    return order;
+  };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('reads the first files by path whatever order the counts come in, and few others', async () => {
+    const asked: string[][] = [];
+    // 1,000 files of 2 matches; the first 10 by path hold 20.
+    const prefetch = new RowPrefetch(fakeReader(asked), 20, 100_000);
+    const order = shuffled(1000, 7);
+    for (let chunk = 0; chunk < 20; chunk++) {
+      for (const i of order.slice(chunk * 50, chunk * 50 + 50)) prefetch.offer(name(i), 2);
+      await pause(40);
+    }
+    await prefetch.close();
+    for (let i = 0; i < 10; i++) expect(prefetch.take(name(i), 2)?.rows[0]?.file).toBe(name(i));
+    // Only files that were among the first 10 when counted were read: far fewer than 1,000.
+    expect(prefetch.filesAsked).toBeLessThan(150);
+    expect(prefetch.take(name(999), 2)).toBeUndefined();
+  });
+
+  it('uses rows only when they hold the count the counting run gave (else the file is read again)', async () => {
+    const prefetch = new RowPrefetch(
+      fakeReader([], () => 3),
+      20,
+      100_000,
+    );
+    prefetch.offer(name(1), 2);
+    await pause(40);
+    await prefetch.close();
+    expect(prefetch.take(name(1), 2)).toBeUndefined();
+    expect(prefetch.take(name(1), 3)).toBeDefined();
+  });
+
+  it('reads no file after the first ones whose rows already fill a first page', async () => {
+    const asked: string[][] = [];
+    // Each file's rows hold 3 characters of text ('hit'): 10 bytes of text are in the first 4 files.
+    const prefetch = new RowPrefetch(fakeReader(asked), 1_000, 100_000, 10);
+    for (let i = 0; i < 4; i++) prefetch.offer(name(i), 2);
+    await pause(40);
+    for (let i = 4; i < 100; i++) prefetch.offer(name(i), 2);
+    await pause(40);
+    await prefetch.close();
+    expect(asked.flat()).toEqual([name(0), name(1), name(2), name(3)]);
+  });
+
+  it('stops reading past its match budget (files found in reverse path order) and after the count', async () => {
+    const asked: string[][] = [];
+    const prefetch = new RowPrefetch(fakeReader(asked), 4, 40);
+    for (let i = 999; i >= 900; i--) {
+      prefetch.offer(name(i), 2);
+      await pause(1);
+    }
+    await prefetch.close();
+    // Each read is asked before the budget is checked again: at most one read past 40 matches.
+    const read = asked.flat().length;
+    expect(read).toBeLessThan(100);
+    expect(read * 2).toBeLessThanOrEqual(40 + 2 * 64);
+    prefetch.offer(name(0), 2);
+    await pause(40);
+    expect(asked.flat()).not.toContain(name(0));
+  });
+});
+
+describe('SearchEngine: rows read beside the count (issue 25)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await emptyDir();
+    for (let i = 0; i < 40; i++) {
+      const lines = Array.from({ length: 50 }, (_, n) => `hit ${i}.${n}`);
+      await writeFile(path.join(dir, `f${String(i).padStart(2, '0')}.txt`), `${lines.join('\n')}\n`);
+    }
+  });
+  afterAll(async () => removeDir(dir));
+
+  /**
+   * An rg that notes each process it starts (its pid) in `pids`, then runs the real one; a count
+   * (not --json) ends 0.3 s after its output, as a count over a large tree would.
+   */
+  async function countingRg(pids: string): Promise<string> {
+    const real = await locateRipgrep();
+    const script = path.join(dir, '..', `${path.basename(dir)}-rg.sh`);
+    await writeFile(
+      script,
+      [
+        '#!/bin/sh',
+        `echo $$ >> '${pids}'`,
+        `case " $* " in *" --json "*) exec '${real}' "$@" ;; esac`,
+        `'${real}' "$@"`,
+        'status=$?',
+        'sleep 0.3',
+        'exit $status',
+        '',
+      ].join('\n'),
+    );
+    await chmod(script, 0o755);
+    return script;
+  }
+  async function withRg<T>(rg: string, body: () => Promise<T>): Promise<T> {
+    const previous = process.env.CODE_READER_RG_PATH;
+    process.env.CODE_READER_RG_PATH = rg;
+    try {
+      return await body();
+    } finally {
+      if (previous === undefined) delete process.env.CODE_READER_RG_PATH;
+      else process.env.CODE_READER_RG_PATH = previous;
+    }
+  }
+  const runs = async (pids: string) =>
+    (await readFile(pids, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '').length;
+
+  it('a first page needs no ripgrep run after the count: its rows were read beside it, exact totals', async () => {
+    const pids = path.join(dir, '..', `${path.basename(dir)}-pids-1`);
+    const rg = await countingRg(pids);
+    await withRg(rg, async () => {
+      const q = baseQuery({ targets: [dir], query: 'hit' });
+      const engine = new SearchEngine();
+      const { outcome } = await engine.search(q, { timeoutMs: 10_000, firstPageText: 500 });
+      expect(outcome).toMatchObject({ totalMatches: 2000, matches: [], rowFiles: 0 });
+      // Reads beside the count may still be under way; readRows waits for them.
+      const started = await runs(pids);
+      expect(started).toBeGreaterThanOrEqual(2); // the count and at least one read beside it
+      expect(
+        await engine.readRows(q, outcome, { from: 0, textBytes: 500 }, { deadline: Date.now() + 10_000 }),
+      ).toBe(true);
+      expect(await runs(pids)).toBe(started);
+      // The page needs 500 bytes of text: the first two files' rows (~400 bytes each), no more.
+      expect(outcome.rowFiles).toBe(2);
+      expect(outcome.matches.map((m) => m.text)).toEqual(
+        Array.from({ length: 100 }, (_, k) => `hit ${Math.floor(k / 50)}.${k % 50}`),
+      );
+      // The same rows a read after the count gives: every row once, in path and line order.
+      await engine.readRows(q, outcome, { from: 0, textBytes: Infinity }, { deadline: Date.now() + 10_000 });
+      expect(outcome.rowFiles).toBe(40);
+      expect(outcome.matches.map((m) => m.text)).toEqual(
+        Array.from({ length: 2000 }, (_, k) => `hit ${Math.floor(k / 50)}.${k % 50}`),
+      );
+      expect(outcome.totalMatches).toBe(2000);
+    });
+  });
+
+  it('a cancelled search stops the count and the reads beside it', async () => {
+    // A stand-in rg: the count prints one file's count and hangs; a read of rows hangs. Both would run
+    // 30 s; cancelling must end both at once.
+    const pids = path.join(dir, '..', `${path.basename(dir)}-pids-2`);
+    const fake = path.join(dir, '..', `${path.basename(dir)}-fake-rg.sh`);
+    const file = path.join(dir, 'f00.txt');
+    await writeFile(
+      fake,
+      [
+        '#!/bin/sh',
+        `echo $$ >> '${pids}'`,
+        'case " $* " in *" --json "*) exec sleep 30 ;; esac',
+        `printf '%s' '${file}'`,
+        "printf '\\000'",
+        `printf '50\\n%s' '${path.join(dir, 'f01.txt')}'`,
+        "printf '\\000'",
+        'exec sleep 30',
+        '',
+      ].join('\n'),
+    );
+    await chmod(fake, 0o755);
+    await withRg(fake, async () => {
+      const controller = new AbortController();
+      const search = new SearchEngine().search(baseQuery({ targets: [dir], query: 'hit' }), {
+        timeoutMs: 60_000,
+        signal: controller.signal,
+        firstPageText: 64_000,
+      });
+      await expect.poll(() => runs(pids), { timeout: 5_000 }).toBe(2);
+      controller.abort();
+      await expect(search).rejects.toMatchObject({ code: 'CANCELLED' });
+      const started = (await readFile(pids, 'utf8')).trim().split('\n').map(Number);
+      const alive = () =>
+        started.filter((pid) => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+      await expect.poll(alive, { timeout: 3_000 }).toEqual([]);
+    });
   });
 });
