@@ -55,8 +55,9 @@ export class SegmentBuilder {
 
   /** `expectedCells`: a guess of how many cells will come, so the columns rarely need to grow. */
   constructor(expectedCells = 1024) {
-    const cells = Math.max(1024, Math.min(expectedCells, 1 << 20));
-    const rows = Math.max(256, cells >> 2);
+    // Small floors: a workbook of many small sheets made (and then cut to size) a 1,024-cell store each.
+    const cells = Math.max(256, Math.min(expectedCells, 1 << 20));
+    const rows = Math.max(64, cells >> 2);
     this.rowNumbers = new Int32Array(rows);
     this.rowStart = new Int32Array(rows + 1);
     this.cols = new Int32Array(cells);

@@ -18,7 +18,8 @@ const MIN_BORDER_CLUSTER = 4;
 
 /** A growing list of int32 values. */
 class IntList {
-  data = new Int32Array(64);
+  // 64 bytes: small enough for V8 to keep on its heap (a workbook of many small sheets makes thousands).
+  data = new Int32Array(16);
   length = 0;
 
   push(value: number): void {

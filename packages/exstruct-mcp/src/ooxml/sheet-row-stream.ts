@@ -157,7 +157,9 @@ export async function streamSheetRows(
     if (bytes.length > 0) sink.rows(bytes);
   };
 
-  for await (const raw of await zip.openStream(part)) {
+  // A small part comes whole, without a stream (a workbook of many small sheets paid for one each).
+  const whole = zip.wholePart(part);
+  for await (const raw of whole ? [whole] : await zip.openStream(part)) {
     throwIfCancelled(options.signal);
     let chunk = raw as Buffer;
     if (mode === 'after') {

@@ -248,6 +248,17 @@ export class ZipArchive {
     return this.byName.get(normalizePartName(name))?.info;
   }
 
+  /**
+   * A small part of a package held in memory, inflated at once (see inflateSmall) and counted as a
+   * stream would count it; undefined for a part that is read as a stream (or that openStream refuses,
+   * which then says why).
+   */
+  wholePart(name: string): Buffer | undefined {
+    const found = this.byName.get(normalizePartName(name));
+    if (!found || found.info.encrypted) return undefined;
+    return this.inflateSmall(name, found.entry);
+  }
+
   /** An inflating stream of one part; throws ZIP_BOMB mid-stream if a cap is crossed. */
   async openStream(name: string): Promise<Readable> {
     const found = this.byName.get(normalizePartName(name));
