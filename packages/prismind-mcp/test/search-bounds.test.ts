@@ -143,6 +143,40 @@ describe.each(BACKENDS)('search bounds and whole documents ($name)', (backend) =
     expect(await names('氷結トラップ')).toEqual([created.doc_id]);
   });
 
+  it('matches a long document term by term across its sections, the first one included', async () => {
+    // Long (several sections): 「螺旋」, "lever" and 「螺旋階段」 in the first section only, 「落石」,
+    // "windmill" and 「落石装置」 only near the end; the pieces of 「溶岩洞窟」 apart in the first section
+    // (溶岩洞 in 溶岩洞穴, 岩洞窟 in 玄武岩洞窟), never the term.
+    const long = await client.call<{ doc_id: string }>('create_document', {
+      name: '地下迷宮設計',
+      doc_type: '設計書',
+      content: `螺旋階段の lever と溶岩洞穴と玄武岩洞窟。${prose(20_000)}落石装置の windmill。`,
+      phase_task: '共通',
+    });
+    const strict = async (query: string) => {
+      const found = await client.call<Catalog>('search_catalog', { query });
+      return { total: found.total_count, first: found.documents[0]?.doc_id };
+    };
+    const only = { total: 1, first: long.doc_id };
+    // One term: in the first section or in a later one.
+    for (const query of ['螺旋', 'lever', '落石', 'windmill', '落石装置', '螺旋階段'])
+      expect(await strict(query), query).toEqual(only);
+    // Several: each in the first section or a later one, in any combination.
+    for (const query of [
+      '螺旋 落石',
+      'lever windmill',
+      '落石 windmill',
+      'windmill 螺旋 lever',
+      '螺旋階段 落石装置',
+    ])
+      expect(await strict(query), query).toEqual(only);
+    expect((await strict('螺旋 迷子')).total).toBe(0);
+    // A term of four characters or more whose pieces are all in the document counts as found on every
+    // store (the local store's trigram index matches pieces), alone or beside a term of a later section.
+    expect(await strict('溶岩洞窟')).toEqual(only);
+    expect(await strict('溶岩洞窟 windmill')).toEqual(only);
+  });
+
   it('refuses an append that would grow a document past the limit, and keeps the document', async () => {
     const doc = await client.call<{ doc_id: string }>('create_document', {
       name: '上限テスト',

@@ -401,6 +401,44 @@ describe(`the PostgreSQL store (${kind})`, () => {
     }
   });
 
+  it("a read's COMMIT is not waited for: the read answers first, and its connection serves the next transaction behind it", async () => {
+    const backend = await PostgresBackend.open({
+      url: store.env.PRISMIND_DATABASE_URL!,
+      schema: 'prismind',
+      poolSize: 1,
+      pgvector: true,
+      logger: silentLogger,
+    });
+    const at = '2026-11-27T00:00:00.000Z';
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      for (let i = 0; i < 5; i++) {
+        // One connection: each write queues behind the COMMIT of the read before it (were that COMMIT
+        // missing, the write would run inside the read-only transaction and fail).
+        await backend.write((stores) =>
+          stores.projects.create(defaultConfig({ project: `p${i}`, name: `P${i}`, description: '' }, at)),
+        );
+        const before = spy.mock.calls.length;
+        const names = await backend.read(async (stores) =>
+          (await stores.projects.list()).map((p) => p.project_id),
+        );
+        // The read answered while its COMMIT was still on its way (the write's was waited for).
+        const commit = spy.mock.calls.findLastIndex((args) => args[0] === 'COMMIT');
+        expect(commit).toBeGreaterThanOrEqual(before);
+        expect(spy.mock.settledResults[commit]?.type).toBe('incomplete');
+        expect(names).toHaveLength(i + 1);
+      }
+      // The last read's COMMIT ends its transaction before the connection's next one begins.
+      const state = await backend
+        .read(async () => undefined)
+        .then(() => backend.write(async (stores) => (await stores.projects.list()).length));
+      expect(state).toBe(5);
+    } finally {
+      spy.mockRestore();
+      await backend.close();
+    }
+  });
+
   it('start_session commits without waiting for the disk (it saves only derivable state); other writes wait', async () => {
     const client = await withTaskT01(store);
     const begins = (sent: unknown[]) =>

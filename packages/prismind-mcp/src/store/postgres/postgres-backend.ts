@@ -201,7 +201,14 @@ export class PostgresBackend implements Backend {
         const value = await work(stores);
         await flushPending(ctx);
         await settle(ctx);
-        await client.query('COMMIT');
+        if (writable) await client.query('COMMIT');
+        else {
+          // A read-only transaction has nothing to make durable and its reads are answered: its COMMIT
+          // is sent and not waited for (one round trip less a read). The connection runs it before the
+          // next transaction's first statement; a connection that fails meanwhile fails that statement,
+          // which is retried on another connection like any connection failure.
+          client.query('COMMIT').catch(() => undefined);
+        }
         if (settings) this.configured.add(client);
         client.release();
         await this.finish(ctx, vectors);
