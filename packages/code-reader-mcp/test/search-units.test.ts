@@ -580,6 +580,7 @@ describe('RowPrefetch: the first files read while the count runs (issue 25)', ()
       for (const i of order.slice(chunk * 50, chunk * 50 + 50)) prefetch.offer(name(i), 2);
       await pause(40);
     }
+    await pause(450); // the last files wait for a read at most 400 ms
     await prefetch.close();
     for (let i = 0; i < 10; i++) expect(prefetch.take(name(i), 2)?.rows[0]?.file).toBe(name(i));
     // Only files that were among the first 10 when counted were read: far fewer than 1,000.
@@ -602,11 +603,18 @@ describe('RowPrefetch: the first files read while the count runs (issue 25)', ()
 
   it('reads no file after the first ones whose rows already fill a first page', async () => {
     const asked: string[][] = [];
-    // Each file's rows hold 3 characters of text ('hit'): 10 bytes of text are in the first 4 files.
-    const prefetch = new RowPrefetch(fakeReader(asked), 1_000, 100_000, 10);
-    for (let i = 0; i < 4; i++) prefetch.offer(name(i), 2);
+    // Files of 256 matches whose rows hold 3 characters of text ('hit'): readRows reads file 0, then
+    // files 1-2, then 3-6…; after the second batch the text (9) passes 5 bytes, so no file after
+    // file 2 is needed (file 3 was asked for before that was known).
+    const prefetch = new RowPrefetch(
+      fakeReader(asked, () => 256),
+      1_000,
+      100_000,
+      5,
+    );
+    for (let i = 0; i < 4; i++) prefetch.offer(name(i), 256);
     await pause(40);
-    for (let i = 4; i < 100; i++) prefetch.offer(name(i), 2);
+    for (let i = 4; i < 100; i++) prefetch.offer(name(i), 256);
     await pause(40);
     await prefetch.close();
     expect(asked.flat()).toEqual([name(0), name(1), name(2), name(3)]);
@@ -692,10 +700,10 @@ describe('SearchEngine: rows read beside the count (issue 25)', () => {
         await engine.readRows(q, outcome, { from: 0, textBytes: 500 }, { deadline: Date.now() + 10_000 }),
       ).toBe(true);
       expect(await runs(pids)).toBe(started);
-      // The page needs 500 bytes of text: the first two files' rows (~400 bytes each), no more.
-      expect(outcome.rowFiles).toBe(2);
+      // The first batch as without reads beside the count: about 256 matches' worth of files.
+      expect(outcome.rowFiles).toBe(6);
       expect(outcome.matches.map((m) => m.text)).toEqual(
-        Array.from({ length: 100 }, (_, k) => `hit ${Math.floor(k / 50)}.${k % 50}`),
+        Array.from({ length: 300 }, (_, k) => `hit ${Math.floor(k / 50)}.${k % 50}`),
       );
       // The same rows a read after the count gives: every row once, in path and line order.
       await engine.readRows(q, outcome, { from: 0, textBytes: Infinity }, { deadline: Date.now() + 10_000 });

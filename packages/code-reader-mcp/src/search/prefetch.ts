@@ -17,8 +17,14 @@ export type ReadFileRows = (files: string[]) => Promise<Map<string, FileRows> | 
 
 /** Files waiting for a read are handed to ripgrep at once past this many... */
 const BATCH_FILES = 64;
-/** ...or when the first of them has waited this long (each run costs a process start). */
+/**
+ * ...or when the first of them has waited this long, twice as long after each read (each run costs a
+ * process start: a rare word's files, counted one by one over a second, made 15 runs at a fixed 25 ms).
+ */
 const BATCH_WAIT_MS = 25;
+const MAX_BATCH_WAIT_MS = 400;
+/** The matches' worth of files readRows reads first (then twice as many each time): see trimByText. */
+export const FIRST_BATCH_MATCHES = 256;
 
 /**
  * Reads the rows of the first files in path order while the counting run is still going (issue 25):
@@ -48,6 +54,7 @@ export class RowPrefetch {
   private readonly asked = new Set<string>();
   private readonly ready = new Map<string, FileRows>();
   private askedMatches = 0;
+  private reads = 0;
   private running: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -89,16 +96,25 @@ export class RowPrefetch {
   }
 
   /**
-   * Once the first files, all read, hold more than textBytes of text, a first page ends within them
-   * (a file counted later that sorts before them only adds rows): the files after them are dropped.
+   * Once the first files, all read, hold more than textBytes of text at the end of one of the batches
+   * readRows reads them in (FIRST_BATCH_MATCHES matches' worth of files, then twice as many each time),
+   * a first page ends within them (a file counted later that sorts before them only adds rows): the
+   * files after them are dropped.
    */
   private trimByText(): void {
-    let bytes = 0;
     const first = this.first;
+    let bytes = 0;
+    let target = FIRST_BATCH_MATCHES;
+    let inBatch = 0;
     for (let i = 0; i < first.length - 1; i++) {
       const rows = this.take(first[i]!.file, first[i]!.count);
       if (!rows) return;
       bytes += rows.textBytes;
+      inBatch += first[i]!.count;
+      if (inBatch < target) continue;
+      // A batch ends here.
+      target *= 2;
+      inBatch = 0;
       if (bytes <= this.textBytes) continue;
       for (const dropped of first.splice(i + 1)) {
         this.firstMatches -= dropped.count;
@@ -140,10 +156,13 @@ export class RowPrefetch {
       this.start();
       return;
     }
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.start();
-    }, BATCH_WAIT_MS);
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        this.start();
+      },
+      Math.min(MAX_BATCH_WAIT_MS, BATCH_WAIT_MS * 2 ** this.reads),
+    );
   }
 
   private start(): void {
@@ -160,6 +179,7 @@ export class RowPrefetch {
       this.askedMatches += count;
     }
     this.waiting.clear();
+    this.reads++;
     this.running = this.read(files)
       .then((rows) => {
         for (const [file, fileRows] of rows ?? []) this.ready.set(file, fileRows);

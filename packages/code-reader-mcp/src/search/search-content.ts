@@ -5,7 +5,7 @@ import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
-import { RowPrefetch, rowsByFile, type FileRows } from './prefetch.js';
+import { FIRST_BATCH_MATCHES, RowPrefetch, rowsByFile, type FileRows } from './prefetch.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
 import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from './types.js';
 
@@ -261,20 +261,9 @@ export class SearchEngine {
     const prefetch = this.prefetched.get(outcome);
     // Reads begun beside the count are waited for: their files need no second read.
     if (prefetch) await prefetch.settled();
-    let target = 256;
+    let target = FIRST_BATCH_MATCHES;
     for (;;) {
       if (rowsComplete(outcome) || rowsEnough(outcome.matches, need)) return true;
-      // Files whose rows were read beside the count are taken one by one, as far as the page needs.
-      const next = outcome.fileCounts[outcome.rowFiles];
-      const ready = next && prefetch?.take(next.file, next.count);
-      // (Where the memory cap falls inside the file, the batch below cuts it as usual.)
-      if (ready && outcome.matches.length + ready.rows.length <= this.maxCollected) {
-        for (const row of ready.rows) outcome.matches.push(row);
-        outcome.rowFiles += 1;
-        const long = [...(outcome.longLines ?? []), ...ready.clipped].slice(0, 3);
-        if (long.length > 0) outcome.longLines = long;
-        continue;
-      }
       // The next files, up to about `target` matches (a batch grows while a page needs more).
       const batch: FileCount[] = [];
       let counted = 0;
