@@ -29,10 +29,12 @@ export async function searchCatalog(engine: Engine, input: SearchCatalogInput) {
   const warnings = query ? checkQuery(query) : [];
   warnings.push(...(await refreshDocuments(engine, input.project)));
   const result = await engine.backend.read(async (stores) => {
-    if (input.project && !(await stores.projects.get(input.project))) throw projectNotFound(input.project);
+    // Looked up once: on PostgreSQL each lookup is a round trip the search waits for.
+    const project = input.project ? await stores.projects.get(input.project) : undefined;
+    if (input.project && !project) throw projectNotFound(input.project);
     return stores.search.searchCatalog({
       ...(query ? { query } : {}),
-      ...(input.project ? { project: (await stores.projects.get(input.project))!.project_id } : {}),
+      ...(project ? { project: project.project_id } : {}),
       ...(docType ? { doc_type: docType } : {}),
       ...(input.phase_task ? { phase_task: normalizePhaseTask(input.phase_task) } : {}),
       ...(input.feature ? { feature: input.feature } : {}),

@@ -439,6 +439,22 @@ describe(`the PostgreSQL store (${kind})`, () => {
     }
   });
 
+  it('search_catalog in a project looks the project up once (each lookup is a round trip it waits for)', async () => {
+    const client = await withProject(store);
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await client.call('search_catalog', { project: 'trapxtrap', query: '罠' });
+      const lookups = spy.mock.calls.filter((args) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+        return text?.includes('WHERE project_key = $1 AND deleted_at IS NULL');
+      });
+      expect(lookups).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+      await client.close();
+    }
+  });
+
   it('start_session commits without waiting for the disk (it saves only derivable state); other writes wait', async () => {
     const client = await withTaskT01(store);
     const begins = (sent: unknown[]) =>
