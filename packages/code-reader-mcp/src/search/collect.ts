@@ -423,9 +423,6 @@ export class CountCollector {
   /** Files ripgrep searched, from the `--stats` of each run; undefined when a run did not say. */
   searchedFiles: number | undefined = 0;
 
-  /** `onCount`: told each file's count as it comes in (while ripgrep still searches). */
-  constructor(private readonly onCount?: (file: string, count: number) => void) {}
-
   push(record: string): void {
     if (this.file === undefined) {
       this.file = record;
@@ -436,7 +433,6 @@ export class CountCollector {
     if (Number.isFinite(count) && !this.seen.has(this.file)) {
       this.seen.add(this.file);
       this.counts.push({ file: this.file, count });
-      this.onCount?.(this.file, count);
     }
     this.file = newline < 0 || newline === record.length - 1 ? undefined : record.slice(newline + 1);
   }

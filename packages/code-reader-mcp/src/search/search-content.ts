@@ -5,7 +5,6 @@ import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
-import { FIRST_BATCH_MATCHES, RowPrefetch, rowsByFile, type FileRows } from './prefetch.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
 import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from './types.js';
 
@@ -23,13 +22,6 @@ export const MAX_COLLECTED_MATCHES = 200_000;
  * search cut short by timeout_ms still shows the matches of the files it counted.
  */
 export const ROW_GRACE_MS = 1_000;
-/**
- * While the count runs, the rows of the first files (by path) holding this many matches are read
- * beside it (see RowPrefetch): about what a first page of rows needs. No more than PREFETCH_MAX_MATCHES
- * matches' worth of files are read that way.
- */
-export const PREFETCH_MATCHES = 2_048;
-export const PREFETCH_MAX_MATCHES = 8 * PREFETCH_MATCHES;
 
 export interface SearchRun {
   outcome: SearchOutcome;
@@ -46,11 +38,6 @@ export interface SearchEngineOptions {
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
   /** A cursor's next page: a result kept from its first page serves it, checked or not (issue 25). */
   continuation?: boolean;
-  /**
-   * A first page of match rows will be asked for, up to this much text (RowNeed.textBytes): its rows
-   * are read while the count runs (RowPrefetch). Absent: rows are read only when asked for.
-   */
-  firstPageText?: number;
 }
 
 /** What a page needs of the rows: those from `from` whose text passes `textBytes`, or `minRows` rows. */
@@ -70,8 +57,7 @@ export function rowsComplete(outcome: SearchOutcome): boolean {
 /**
  * Runs searches on ripgrep. A search is one counting run over the whole tree (`rg --count-matches`,
  * every file's count in parallel, without printing a line), then `rg --json` over just the files whose
- * rows a page shows, in path order, as pages ask for them; a first page's rows are read while the count
- * still runs (RowPrefetch), so it seldom waits for a second run. Printing every matching line as JSON and
+ * rows a page shows, in path order, as pages ask for them. Printing every matching line as JSON and
  * reading it all, as before, cost 2-4× ripgrep's own time on common words, for a page of ~100 rows.
  * Results stay cached until a searched file changes (small trees), and the last few are kept for their
  * cursors whatever the tree's size.
@@ -81,8 +67,6 @@ export class SearchEngine {
   private readonly recent = new SnapshotStore<SearchOutcome>();
   /** Row reads of an outcome run one at a time (a cached outcome may serve two calls at once). */
   private readonly reading = new WeakMap<SearchOutcome, Promise<unknown>>();
-  /** Rows read while the outcome's count ran (its first files), for readRows to take. */
-  private readonly prefetched = new WeakMap<SearchOutcome, RowPrefetch>();
 
   /** `maxCollected`: the memory cap on kept rows; `maxStamped`: on cached searches' files (tests lower them). */
   constructor(
@@ -122,60 +106,21 @@ export class SearchEngine {
     return { outcome, cacheHit: false, key };
   }
 
-  /**
-   * Every file's match count: one parallel ripgrep run that prints counts, not lines. Where the answer
-   * shows rows, the rows of the first files are read beside it (RowPrefetch).
-   */
+  /** Every file's match count: one parallel ripgrep run that prints counts, not lines. */
   private async count(
     query: SearchQuery,
     options: SearchEngineOptions,
   ): Promise<{ outcome: SearchOutcome; searched: number | undefined }> {
-    const deadline = Date.now() + options.timeoutMs;
-    const rowsShown =
-      options.firstPageText !== undefined &&
-      query.mode !== 'total_only' &&
-      query.mode !== 'count_only_matches';
-    // The reads beside the count end with it when it fails or is cancelled.
-    const stopReads = new AbortController();
-    const readSignal = options.signal
-      ? AbortSignal.any([options.signal, stopReads.signal])
-      : stopReads.signal;
-    const prefetch = rowsShown
-      ? new RowPrefetch(
-          async (files) => {
-            const read = await this.readFileRows(query, files, { deadline, signal: readSignal });
-            return read.complete ? read.rows : undefined;
-          },
-          PREFETCH_MATCHES,
-          PREFETCH_MAX_MATCHES,
-          options.firstPageText,
-        )
-      : undefined;
-    const counter = new CountCollector(
-      prefetch &&
-        ((file, count) => {
-          if (options.isDenied?.(file) !== true) prefetch.offer(file, count);
-        }),
-    );
-    let result: RgRunResult;
-    try {
-      result = await runInBatches(query, ['--stats', ...searchArgs({ ...query, mode: 'total_only' })], {
-        deadline,
-        separator: '\0',
-        ...(options.signal ? { signal: options.signal } : {}),
-        onLine: (record) => void counter.push(record),
-        afterRun: () => counter.endRun(),
-      });
-    } catch (error) {
-      stopReads.abort();
-      throw error;
-    }
-    void prefetch?.close();
+    const counter = new CountCollector();
+    const result = await runInBatches(query, ['--stats', ...searchArgs({ ...query, mode: 'total_only' })], {
+      deadline: Date.now() + options.timeoutMs,
+      separator: '\0',
+      ...(options.signal ? { signal: options.signal } : {}),
+      onLine: (record) => void counter.push(record),
+      afterRun: () => counter.endRun(),
+    });
     const failure = ripgrepFailure(result, 'query');
-    if (failure) {
-      stopReads.abort();
-      throw failure;
-    }
+    if (failure) throw failure;
     const real = await options.allowedFiles?.(counter.counts.map((c) => c.file));
     const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
     // ripgrep searches files in parallel, so its order varies between runs: sorted by path, equal
@@ -199,37 +144,7 @@ export class SearchEngine {
       timedOut: result.timedOut,
       warnings,
     };
-    if (prefetch) this.prefetched.set(outcome, prefetch);
     return { outcome, searched: counter.searchedFiles };
-  }
-
-  /**
-   * The rows of the given files from `rg --json` (named files, in runs that fit a command line), by
-   * file; `complete` is false when the time ran out, ripgrep failed or the run was cut short.
-   */
-  private async readFileRows(
-    query: SearchQuery,
-    files: string[],
-    options: { deadline: number; signal?: AbortSignal },
-  ): Promise<{ rows: Map<string, FileRows>; complete: boolean; timedOut: boolean; warnings: string[] }> {
-    const collector = new JsonMatchCollector(query.contextAfter, Number.MAX_SAFE_INTEGER);
-    const run = await runInBatches(
-      { ...query, targets: files, targetKind: 'files' },
-      searchArgs({ ...query, targets: files, targetKind: 'files', mode: 'matches' }),
-      {
-        deadline: options.deadline,
-        ...(options.signal ? { signal: options.signal } : {}),
-        onLongRecord: (record: Buffer) => collector.pushLong(record),
-        onLine: (line, clipped) => collector.push(line, clipped),
-      },
-    );
-    const warnings = run.exitCode === 2 ? warningLines(run.stderr) : [];
-    return {
-      rows: rowsByFile(collector.matchesInOrder(), collector.counts, collector.clippedLines),
-      complete: !run.timedOut && !run.stopped && run.exitCode !== 2,
-      timedOut: run.timedOut,
-      warnings,
-    };
   }
 
   /**
@@ -258,10 +173,7 @@ export class SearchEngine {
     need: RowNeed,
     options: { deadline: number; signal?: AbortSignal },
   ): Promise<boolean> {
-    const prefetch = this.prefetched.get(outcome);
-    // Reads begun beside the count are waited for: their files need no second read.
-    if (prefetch) await prefetch.settled();
-    let target = FIRST_BATCH_MATCHES;
+    let target = 256;
     for (;;) {
       if (rowsComplete(outcome) || rowsEnough(outcome.matches, need)) return true;
       // The next files, up to about `target` matches (a batch grows while a page needs more).
@@ -273,35 +185,34 @@ export class SearchEngine {
         counted += next.count;
       }
       target *= 2;
-      const kept = batch.map((c) => prefetch?.take(c.file, c.count));
-      const missing = batch.filter((_, i) => kept[i] === undefined).map((c) => c.file);
-      let read: Map<string, FileRows> | undefined;
-      if (missing.length > 0) {
-        const run = await this.readFileRows(query, missing, options);
-        if (run.timedOut) return false;
-        for (const warning of run.warnings)
+      const files = batch.map((c) => c.file);
+      const collector = new JsonMatchCollector(query.contextAfter, Number.MAX_SAFE_INTEGER);
+      const run = await runInBatches(
+        { ...query, targets: files, targetKind: 'files' },
+        searchArgs({ ...query, targets: files, targetKind: 'files', mode: 'matches' }),
+        {
+          deadline: options.deadline,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onLongRecord: (record: Buffer) => collector.pushLong(record),
+          onLine: (line, clipped) => collector.push(line, clipped),
+        },
+      );
+      if (run.timedOut) return false;
+      if (run.exitCode === 2) {
+        for (const warning of warningLines(run.stderr))
           if (!outcome.warnings.includes(warning)) outcome.warnings.push(warning);
-        read = run.rows;
       }
-      // In path order, each file's rows in line order: the order one run over the batch gives.
-      const rows: SearchMatch[] = [];
-      const clipped: NonNullable<SearchOutcome['longLines']> = [];
-      batch.forEach((c, i) => {
-        const fileRows = kept[i] ?? read?.get(c.file);
-        if (!fileRows) return;
-        for (const row of fileRows.rows) rows.push(row);
-        clipped.push(...fileRows.clipped);
-      });
+      const rows = collector.matchesInOrder();
       const room = this.maxCollected - outcome.matches.length;
       if (rows.length > room) {
-        for (const row of rows.slice(0, room)) outcome.matches.push(row);
+        outcome.matches.push(...rows.slice(0, room));
         outcome.limitHit = true;
         outcome.warnings.push(
           `Listed the first ${this.maxCollected} matching lines (files in path order); total_matches and files_with_matches count them all. Narrow the search or lower max_count to see the rest.`,
         );
-      } else for (const row of rows) outcome.matches.push(row);
+      } else outcome.matches.push(...rows);
       outcome.rowFiles += batch.length;
-      const long = [...(outcome.longLines ?? []), ...clipped].slice(0, 3);
+      const long = [...(outcome.longLines ?? []), ...collector.clippedLines].slice(0, 3);
       if (long.length > 0) outcome.longLines = long;
     }
   }

@@ -199,10 +199,6 @@ export async function searchAnswer(
     isDenied: paths.deniedPredicate(),
     allowedFiles: (files) => paths.allowedFiles(files),
     continuation: options.cursor !== undefined,
-    // A first page of rows: read the first files' rows while the count runs.
-    ...(options.cursor === undefined && query.mode !== 'summary_only'
-      ? { firstPageText: options.budget * BYTES_PER_TOKEN_CAP }
-      : {}),
   });
   const { outcome } = run;
   // A result is named by its files and their counts (the rows of a page are read when it is shown).
