@@ -4,7 +4,9 @@
 // - the physical floor: Node inflating every sheet's XML and finding every cell's start tag, nothing
 //   else (bench/lib/floor.mjs);
 // - the exstruct_extract tool call as a client makes it: the built bin over stdio, a fresh server's first
-//   call and a second one, JSON written;
+//   call and a second one, JSON written; and a fresh server's first call made a pause after the
+//   handshake (as when a client lists the tools and its model picks a first call; the server warms its
+//   extraction thread in that time);
 // - Python openpyxl's load_workbook + reading every cell;
 // each in its own process. Targets (issue 26): the tool call ≤ 2× the floor, peak memory ≤ 0.5× openpyxl's.
 // Then the o200k token counts of our TOON and JSON and of the original ExStruct's golden JSON per fixture.
@@ -48,10 +50,11 @@ const { startServer } = await import('./lib/tool-call.mjs');
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-extract-bench-'));
 
 /** A fresh server's first exstruct_extract of `name` (in the server's root) and a second one. */
-async function toolCall(name) {
+async function toolCall(name, pauseMs = 0) {
   const server = await startServer(work);
   try {
     const args = { xlsx_path: name, out_dir: 'out', on_conflict: 'overwrite' };
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const first = await server.call('exstruct_extract', args);
     const warm = await server.call('exstruct_extract', args);
     return {
@@ -78,6 +81,7 @@ try {
   const python = ensurePython();
   if (!python) console.log('openpyxl      not found — install it with: apt-get install -y python3-openpyxl');
   const rounds = Number(process.env.EXSTRUCT_BENCH_ROUNDS ?? 3);
+  const pauseMs = Number(process.env.EXSTRUCT_BENCH_PAUSE_MS ?? 1000);
   for (const [label, source] of [
     ['1,000,000 cells in one sheet', await ensureBigWorkbook()],
     ['1,000 sheets of 400 cells', await ensureManySheetsWorkbook()],
@@ -91,10 +95,12 @@ try {
     // Rounds alternate the sides, so a change in the machine's speed during the run weighs on all.
     const floor = [];
     const ours = [];
+    const paused = [];
     const py = [];
     for (let round = 0; round < rounds; round++) {
       floor.push(run(process.execPath, [fileURLToPath(import.meta.url), '--floor', source]));
       ours.push(await toolCall(name));
+      paused.push(await toolCall(name, pauseMs));
       if (python) py.push(run(python.command, ['-c', PYTHON, source]));
     }
     const floorMs = median(floor.map((r) => r.ms));
@@ -111,6 +117,10 @@ try {
     console.log(
       `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${oursMb.toFixed(0)} MB   ` +
         `(${all(ours.map((r) => r.firstMs))} / ${all(ours.map((r) => r.warmMs))} s; JSON ${(statSync(path.join(work, 'out', path.basename(ours[0].out))).size / 1e6).toFixed(1)} MB)`,
+    );
+    const pausedMs = median(paused.map((r) => r.firstMs));
+    console.log(
+      `first call ${pauseMs} ms after the handshake  ${seconds(pausedMs)}   (${all(paused.map((r) => r.firstMs))} s)   ratio to the floor ${ratio(pausedMs, floorMs)}`,
     );
     const vsFloor = firstMs / floorMs;
     console.log(

@@ -1,15 +1,8 @@
 #!/usr/bin/env node
-import { startSpareJobThread } from './jobs/spare-thread.js';
-
-// The extraction thread starts first, so it loads and warms up on the other core while the modules
-// below load (a fresh server's first extraction then runs warm code); --help and --version need none.
-const infoOnly = process.argv.slice(2).some((arg) => ['--help', '-h', '--version', '-v'].includes(arg));
-if (!infoOnly) startSpareJobThread();
-const { runStdioServer } = await import('@mcp-workbench/core');
-const { ON_CONFLICT_POLICIES } = await import('./output/on-conflict.js');
-const { createServer } = await import('./server.js');
-const { PACKAGE_NAME, PACKAGE_VERSION } = await import('./version.js');
-type OnConflict = import('./output/on-conflict.js').OnConflict;
+import { runStdioServer } from '@mcp-workbench/core';
+import { ON_CONFLICT_POLICIES, type OnConflict } from './output/on-conflict.js';
+import { createServer } from './server.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
 await runStdioServer({
   name: PACKAGE_NAME,

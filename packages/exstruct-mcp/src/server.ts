@@ -1,6 +1,6 @@
 import { createToolServer, type ServerRuntime } from '@mcp-workbench/core';
 import type { OnConflict } from './output/on-conflict.js';
-import { closeToolDeps, createToolDeps } from './tools/deps.js';
+import { closeToolDeps, createToolDeps, warmToolDeps } from './tools/deps.js';
 import { editTools } from './tools/edit-tools.js';
 import { readTools } from './tools/read-tools.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -32,6 +32,12 @@ export function createServer(options: ExstructServerOptions) {
       structuredOutput: options.structuredOutput === true,
     },
   );
+  // The extraction thread warms up while the client lists the tools and its model picks a first call.
+  const onInitialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    onInitialized?.();
+    warmToolDeps(deps);
+  };
   // The job threads end with the server (its transport closed, whoever closed it): none outlives it.
   const onClose = server.server.onclose;
   server.server.onclose = () => {

@@ -7,7 +7,7 @@ import { cancelled, fromJobFailure, type JobFailure } from './job-errors.js';
 import { JOBS, type JobName, type Jobs } from './jobs.js';
 import type { JobRequest } from './job-worker.js';
 
-import { JOB_WORKER_URL as WORKER_URL, takeSpareJobThread } from './spare-thread.js';
+const WORKER_URL = new URL('./job-worker.js', import.meta.url);
 
 /** How a job is started: what to run, on the file opened through the PathPolicy. */
 export interface JobStart<K extends JobName> {
@@ -123,14 +123,11 @@ export class JobThread {
 
   private thread(warmUp = false): Worker {
     if (this.worker) return this.worker;
-    // The bin's spare thread when there is one (see spare-thread.ts), else a new one.
-    const spare = warmUp ? takeSpareJobThread() : undefined;
-    const worker = spare?.worker ?? new Worker(WORKER_URL, { workerData: { warmUp } });
+    const worker = new Worker(WORKER_URL, { workerData: { warmUp } });
     // An idle job thread never keeps the server alive.
     worker.unref();
     let loaded: () => void = () => undefined;
     this.started.set(worker, new Promise<void>((resolve) => (loaded = resolve)));
-    if (spare?.loaded) loaded();
     worker.once('exit', () => loaded());
     worker.on('message', (reply: JobReply) => {
       if ('ready' in reply) return loaded();
