@@ -14,6 +14,7 @@ import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -54,7 +55,7 @@ async function toolCall(name, pauseMs = 0) {
   const server = await startServer(work);
   try {
     const args = { xlsx_path: name, out_dir: 'out', on_conflict: 'overwrite' };
-    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    if (pauseMs > 0) await sleep(pauseMs);
     const first = await server.call('exstruct_extract', args);
     const warm = await server.call('exstruct_extract', args);
     return {
