@@ -97,53 +97,25 @@ function lexemeOf(term: QueryTerm): string {
  * in some section, not necessarily the same one (the first section is the catalog row's own columns).
  * Only long documents are looked at: a document whose terms are all in its first section is found by
  * the catalog row's own conditions, through its GIN indexes, as before sections existed.
- *
- * `with`: a CTE per term, the documents with a later section holding it; `ids`: a query of the ids.
- * When every term is matched in the first section exactly as the catalog row's own conditions match it
- * (all but Japanese terms of four characters or more, see below), a document holding every term in its
- * first section is already found by those conditions: the first sections are then looked at only for
- * the documents some term's CTE holds (with one term, not at all), by primary key. A join with every
- * catalog row holding a common term — 2,420 for 「設計」 in the benchmark, to keep its 100 long ones —
- * was the costliest part of a search. Otherwise every long document's first section is looked at.
  */
-function acrossSections(terms: QueryTerm[], t: Tables, params: Params): { with: string; ids: string } {
-  let exact = true;
-  const conditions = terms.map((term) => {
+function acrossSections(terms: QueryTerm[], t: Tables, params: Params): string {
+  const long = `SELECT DISTINCT id FROM ${t.catalogText}`;
+  const sets = terms.map((term) => {
     // A Japanese term of three characters or more: its pieces are lexemes of a long document's sections
-    // and of its first section (see sectionRows); a section holding every piece holds the term (for a
-    // three-character term exactly, for a longer one unless its pieces only occur apart, as in the local
-    // store's trigram index). Other text keeps LIKE.
+    // (see sectionRows); a section holding every piece holds the term (for a three-character term
+    // exactly, for a longer one unless its pieces only occur apart). Other text keeps LIKE.
     const pieces =
       term.kind === 'trigram' && textRuns(term.text).every((run) => run.cjk) ? trigramsOf(term.text) : [];
-    if (pieces.length > 1) exact = false;
-    const value = params.add(
+    const condition = (alias: string) =>
       pieces.length > 0
-        ? pieces.map(lexeme).join(' & ')
+        ? `${alias}.tokens @@ ${params.add(pieces.map(lexeme).join(' & '))}::tsquery`
         : term.kind === 'trigram'
-          ? containsPattern(term.text)
-          : lexemeOf(term),
-    );
-    return (alias: string) =>
-      pieces.length > 0 || term.kind !== 'trigram'
-        ? `${alias}.tokens @@ ${value}::tsquery`
-        : `${alias}.search_text LIKE ${value}`;
+          ? `${alias}.search_text LIKE ${params.add(containsPattern(term.text))}`
+          : `${alias}.tokens @@ ${params.add(lexemeOf(term))}::tsquery`;
+    return `(SELECT s.id FROM ${t.catalogText} s WHERE ${condition('s')}
+      UNION SELECT h.id FROM (${long}) l JOIN ${t.catalog} h ON h.id = l.id WHERE ${condition('h')})`;
   });
-  const ctes = conditions.map(
-    (condition, i) =>
-      `in_sections_${i} AS MATERIALIZED (SELECT DISTINCT s.id FROM ${t.catalogText} s WHERE ${condition('s')})`,
-  );
-  const sections = conditions.map((_, i) => `SELECT id FROM in_sections_${i}`);
-  if (exact && conditions.length === 1) return { with: `${ctes[0]},`, ids: sections[0]! };
-  // An array: in the statement's generic plan a join made PostgreSQL fetch every catalog row holding
-  // the term first (see above); by primary key, only these rows are read.
-  const firsts = exact
-    ? `ARRAY(${sections.join(' UNION ')})`
-    : `ARRAY(SELECT DISTINCT id FROM ${t.catalogText})`;
-  const sets = conditions.map(
-    (condition, i) => `(${sections[i]}
-      UNION SELECT h.id FROM ${t.catalog} h WHERE h.id = ANY(${firsts}) AND ${condition('h')})`,
-  );
-  return { with: `${ctes.join(',\n')},`, ids: sets.join(' INTERSECT ') };
+  return sets.join(' INTERSECT ');
 }
 
 /**
@@ -490,11 +462,11 @@ export class PgSearchIndex implements SearchIndex {
     // Long documents may hold their terms in different sections (see acrossSections). Their ids are
     // few: the catalog rows are fetched by primary key and the filters written plainly (written so that
     // no index serves them, their one-row estimate made PostgreSQL probe the ids once per catalog row).
-    const sections = kind === 'catalog' && terms.length > 0 ? acrossSections(terms, t, params) : undefined;
-    const across = sections
-      ? `UNION SELECT ${alias}.id FROM ${table} ${alias} WHERE ${alias}.id = ANY(ARRAY(${sections.ids}))
-           ${filters.length > 0 ? `AND ${filters.join(' AND ')}` : ''}`
-      : '';
+    const across =
+      kind === 'catalog' && terms.length > 0
+        ? `UNION SELECT ${alias}.id FROM (${acrossSections(terms, t, params)}) a JOIN ${table} ${alias} ON ${alias}.id = a.id
+           ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`
+        : '';
     const nearWhere = [
       ...filters,
       `${alias}.id NOT IN (SELECT id FROM strict)`,
@@ -520,21 +492,13 @@ export class PgSearchIndex implements SearchIndex {
     // index; a table of a few hundred sections looks cheap to scan, but a scan decompresses every
     // tsvector: 5 ms a term against 0.5–1 ms through the index (10,000 documents, 513 sections). Not
     // waited for: it goes out in front of the search, for this transaction only.
-    //
-    // And the statement's generic plan, always: its shape (bitmap scans of the GIN indexes, rows then
-    // fetched by primary key) suits any terms, while planning it for each call's values took 0.5–2 ms
-    // of a 5 ms search, and PostgreSQL's own choice kept doing so for some shapes.
-    if (across)
-      await send(
-        this.ctx,
-        "SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)",
-      );
+    if (across) await send(this.ctx, 'SET LOCAL enable_seqscan = off');
     const rows = await query<R & { total_count: string | null; strict: boolean }>(
       this.ctx,
       // The matches first, then the newest of them: given `ORDER BY id DESC LIMIT` over the matching
       // rows, PostgreSQL walks the primary key backwards filtering every row (the count needs them all),
       // a scan of the whole table; the CTE makes it use the trigram and lexeme indexes (bitmap scans).
-      `WITH ${sections?.with ?? ''} matches AS MATERIALIZED (
+      `WITH matches AS MATERIALIZED (
          SELECT ${alias}.id FROM ${table} ${alias}
          WHERE ${strictWhere.length > 0 ? strictWhere.join(' AND ') : 'true'}
          ${across}
