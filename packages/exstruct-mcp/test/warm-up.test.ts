@@ -1,6 +1,6 @@
-// A fresh server's first extraction (issue 26 §1): the bin starts its extraction thread before its own
-// modules load, and the thread warms its code on a workbook made in memory (src/jobs/warm-up.ts) until
-// the first job comes. The warm-up must exercise the readers a real extraction uses, and a first call
+// A fresh server's first extraction (issue 26 §1): once the client has finished the handshake the server
+// starts its extraction thread (when: warm-up-after-handshake.test.ts), and the thread warms its code on a
+// workbook made in memory (src/jobs/warm-up.ts) until the first job comes. The warm-up must exercise the readers a real extraction uses, and a first call
 // made while it runs must give the same output as any later call.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
