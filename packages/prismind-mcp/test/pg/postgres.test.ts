@@ -55,7 +55,7 @@ describe(`the PostgreSQL store (${kind})`, () => {
       base,
       `SELECT version FROM "${schema}".migrations ORDER BY version`,
     );
-    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
     await rows(
       base,
       `INSERT INTO "${schema}".migrations (version, applied_by) VALUES (99, 'a newer prismind')`,
@@ -582,7 +582,60 @@ describe(`the PostgreSQL store (${kind})`, () => {
       await client.close();
     }
     const applied = await rows<{ version: number }>(base, `SELECT version FROM ${t.migrations} ORDER BY 1`);
-    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('an upgrade from version 5 gives every catalog row the lexemes of its Japanese pieces, once', async () => {
+    const url = store.env.PRISMIND_DATABASE_URL!;
+    const t = tablesOf(new URL(url).searchParams.get('schema')!);
+    const client = await withProject(store);
+    const short = await client.call<{ doc_id: string }>('create_document', {
+      name: '罠の配置設計',
+      doc_type: '設計書',
+      content: 'トラップ対戦ゲームの罠配置',
+      phase_task: '共通',
+    });
+    const long = await client.call<{ doc_id: string }>('create_document', {
+      name: 'ステージ設計',
+      doc_type: '設計書',
+      content: `${'敵の出現位置はマップの端から決める。'.repeat(600)}終端の溶岩床。`,
+      phase_task: '共通',
+    });
+    await client.close();
+    // What version 5 kept: lexemes of Japanese pieces only for long documents, whose first section was
+    // not a row of catalog_text.
+    await rows(
+      base,
+      `UPDATE ${t.catalog} SET tokens = array_to_tsvector(ARRAY(
+         SELECT l FROM unnest(tsvector_to_array(tokens)) l WHERE NOT l ~ '^[^\\x01-\\x7f]{3}$'))
+       WHERE id NOT IN (SELECT id FROM ${t.catalogText});
+       DELETE FROM ${t.catalogText} WHERE part = 0;
+       ALTER TABLE ${t.catalogText} DROP CONSTRAINT catalog_text_part_check,
+         ADD CONSTRAINT catalog_text_part_check CHECK (part > 0);
+       DELETE FROM ${t.migrations} WHERE version = 6`,
+    );
+    const pieces = `SELECT count(*)::int AS n FROM ${t.catalog} WHERE tokens @@ '''ゲーム'''::tsquery`;
+    expect(await rows(base, pieces)).toEqual([{ n: 0 }]);
+    const again = await connect(store);
+    try {
+      // Found as containing every term: counted (a similar document comes too, as a near match).
+      const found = async (query: string) => {
+        const answer = await again.call<{ total_count: number; documents: { doc_id: string }[] }>(
+          'search_catalog',
+          { query },
+        );
+        return { total: answer.total_count, first: answer.documents[0]?.doc_id };
+      };
+      expect(await found('ゲーム')).toEqual({ total: 1, first: short.doc_id });
+      expect(await found('トラップ対戦')).toEqual({ total: 1, first: short.doc_id });
+      // 「ステージ」 only in the first section, 「溶岩床」 only in the last.
+      expect(await found('ステージ 溶岩床')).toEqual({ total: 1, first: long.doc_id });
+    } finally {
+      await again.close();
+    }
+    expect(await rows(base, pieces)).toEqual([{ n: 1 }]);
+    const applied = await rows<{ version: number }>(base, `SELECT version FROM ${t.migrations} ORDER BY 1`);
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });
 

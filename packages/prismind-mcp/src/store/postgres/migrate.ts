@@ -3,7 +3,7 @@ import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { CatalogEntry } from '../../model/types.js';
 import { knowledgeText } from '../../search/texts.js';
-import { shortTermTokenList } from '../../text/grams.js';
+import { cjkTrigramList, shortTermTokenList } from '../../text/grams.js';
 import { normalizeText, textRuns } from '../../text/normalize.js';
 import { ENTRY_COLUMNS } from './catalog.js';
 import {
@@ -80,6 +80,41 @@ async function indexAgain(
   return { documents: docs.rows.length, knowledge: knowledge.rows.length };
 }
 
+/**
+ * Migration 6: every catalog row's lexemes get the pieces of its Japanese (recomputed from its stored
+ * search text, as sectionRows makes them), and each long document's first section becomes part 0 of
+ * catalog_text. Returns how many catalog rows were indexed again.
+ */
+async function indexPiecesAgain(client: pg.PoolClient, t: Tables): Promise<number> {
+  let after = 0;
+  let count = 0;
+  for (;;) {
+    const { rows } = await client.query<{ id: string; search_text: string }>(
+      `SELECT id, search_text FROM ${t.catalog} WHERE search_text IS NOT NULL AND id > $1 ORDER BY id LIMIT ${REINDEX_BATCH}`,
+      [after],
+    );
+    if (rows.length === 0) break;
+    const input = rows.map(({ id, search_text }) => {
+      const runs = textRuns(search_text);
+      return { id, tokens: [...shortTermTokenList(runs), ...cjkTrigramList(runs)] };
+    });
+    await client.query(
+      `UPDATE ${t.catalog} c SET tokens = array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
+       FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, tokens jsonb) WHERE c.id = r.id`,
+      [JSON.stringify(input)],
+    );
+    after = Number(rows[rows.length - 1]!.id);
+    count += rows.length;
+  }
+  await client.query(
+    `INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
+     SELECT c.id, 0, c.search_text, c.tokens FROM ${t.catalog} c
+     WHERE c.search_text IS NOT NULL AND c.id IN (SELECT id FROM ${t.catalogText})
+     ON CONFLICT (id, part) DO NOTHING`,
+  );
+  return count;
+}
+
 export interface Prepared {
   extensions: Extensions;
   /** Migration versions this start applied (empty when another server had already done it). */
@@ -88,6 +123,8 @@ export interface Prepared {
 
 /** The migration after which documents are indexed whole (see indexAgain). */
 const WHOLE_DOCUMENTS = 5;
+/** The migration after which Japanese pieces are lexemes of every catalog row (see indexPiecesAgain). */
+const PIECES_AS_LEXEMES = 6;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -173,6 +210,11 @@ export async function prepareDatabase(
           logger.info(
             `PostgreSQL store ${display}: indexed ${again.documents} documents whole and ${again.knowledge} knowledge entries with emoji again`,
           );
+      }
+      if (applied.includes(PIECES_AS_LEXEMES)) {
+        const again = await indexPiecesAgain(client, t);
+        if (again > 0)
+          logger.info(`PostgreSQL store ${display}: indexed the Japanese of ${again} catalog rows again`);
       }
       const installed = await installedExtensions(client);
       const extensions = { ...installed, vector: pgvector ? installed.vector : undefined };

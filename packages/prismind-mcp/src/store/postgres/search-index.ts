@@ -73,17 +73,47 @@ function lexeme(text: string): string {
 }
 
 /**
- * The conditions a row must meet to contain every term, each term decided on its own: Japanese of
- * three characters or more as a substring through pg_trgm's trigram index (LIKE), one or two
+ * A Japanese term's three-character pieces, for text whose pieces are lexemes (the catalog's search
+ * columns, see sectionRows); undefined for a term that is not one Japanese run of three or more.
+ */
+function cjkPieces(term: QueryTerm): string[] | undefined {
+  if (term.kind !== 'trigram') return undefined;
+  const runs = textRuns(term.text);
+  return runs.length === 1 && runs[0]!.cjk && runs[0]!.text === term.text ? trigramsOf(term.text) : undefined;
+}
+
+/**
+ * The conditions a row must meet to contain every term, each term decided on its own: one or two
  * characters — and Latin words — through the lexemes of the short-term index (a tsvector with a GIN
  * index: 「罠」 is a lexeme of 「罠を仕掛ける」, "ui" of "UI design", "trigger:*" a prefix of "triggers").
+ * Japanese of three characters or more: in the catalog, through its pieces, lexemes there too — a
+ * three-character term is its one piece, a longer one is then checked as a substring on the rows its
+ * pieces found (a LIKE written so that no trigram index is asked too: ANDing the trigram index's
+ * bitmap with the lexemes' took most of a search, 3.9 ms of 4.3 for 「ノード 設計」 on 10,000
+ * documents); in the knowledge base as a substring through pg_trgm's trigram index (LIKE).
  */
-function strictConditions(terms: QueryTerm[], alias: string, params: Params): string[] {
+function strictConditions(
+  terms: QueryTerm[],
+  alias: string,
+  params: Params,
+  piecesIndexed: boolean,
+): string[] {
   const where: string[] = [];
-  for (const term of terms.filter((t) => t.kind === 'trigram')) {
-    where.push(`${alias}.search_text LIKE ${params.add(containsPattern(term.text))}`);
+  const lexemes: string[] = [];
+  for (const term of terms) {
+    if (term.kind !== 'trigram') {
+      lexemes.push(lexemeOf(term));
+      continue;
+    }
+    const pieces = piecesIndexed ? cjkPieces(term) : undefined;
+    const pattern = containsPattern(term.text);
+    if (!pieces) {
+      where.push(`${alias}.search_text LIKE ${params.add(pattern)}`);
+      continue;
+    }
+    lexemes.push(...pieces.map(lexeme));
+    if ([...term.text].length > 3) where.push(`(${alias}.search_text || '') LIKE ${params.add(pattern)}`);
   }
-  const lexemes = terms.filter((t) => t.kind !== 'trigram').map(lexemeOf);
   if (lexemes.length > 0) where.push(`${alias}.tokens @@ ${params.add(lexemes.join(' & '))}::tsquery`);
   return where;
 }
@@ -94,46 +124,39 @@ function lexemeOf(term: QueryTerm): string {
 
 /**
  * The ids of the long documents (those with sections in catalog_text) that contain every term, each term
- * in some section, not necessarily the same one (the first section is the catalog row's own columns).
- * Only long documents are looked at: a document whose terms are all in its first section is found by
- * the catalog row's own conditions, through its GIN indexes, as before sections existed.
+ * in some section, not necessarily the same one (part 0, the first section, is there too). Only long
+ * documents are looked at: a document whose terms are all in its first section is found by the catalog
+ * row's own conditions, through its GIN index.
  */
 function acrossSections(terms: QueryTerm[], t: Tables, params: Params): string {
-  const long = `SELECT DISTINCT id FROM ${t.catalogText}`;
   const sets = terms.map((term) => {
-    // A Japanese term of three characters or more: its pieces are lexemes of a long document's sections
-    // (see sectionRows); a section holding every piece holds the term (for a three-character term
-    // exactly, for a longer one unless its pieces only occur apart). Other text keeps LIKE.
-    const pieces =
-      term.kind === 'trigram' && textRuns(term.text).every((run) => run.cjk) ? trigramsOf(term.text) : [];
-    const condition = (alias: string) =>
-      pieces.length > 0
-        ? `${alias}.tokens @@ ${params.add(pieces.map(lexeme).join(' & '))}::tsquery`
-        : term.kind === 'trigram'
-          ? `${alias}.search_text LIKE ${params.add(containsPattern(term.text))}`
-          : `${alias}.tokens @@ ${params.add(lexemeOf(term))}::tsquery`;
-    return `(SELECT s.id FROM ${t.catalogText} s WHERE ${condition('s')}
-      UNION SELECT h.id FROM (${long}) l JOIN ${t.catalog} h ON h.id = l.id WHERE ${condition('h')})`;
+    // A Japanese term of three characters or more: its pieces are lexemes of the sections (see
+    // sectionRows); a section holding every piece holds the term (for a three-character term exactly,
+    // for a longer one unless its pieces only occur apart). Other text keeps LIKE.
+    const pieces = cjkPieces(term);
+    const condition = pieces
+      ? `s.tokens @@ ${params.add(pieces.map(lexeme).join(' & '))}::tsquery`
+      : term.kind === 'trigram'
+        ? `s.search_text LIKE ${params.add(containsPattern(term.text))}`
+        : `s.tokens @@ ${params.add(lexemeOf(term))}::tsquery`;
+    return `SELECT s.id FROM ${t.catalogText} s WHERE ${condition}`;
   });
-  return sets.join(' INTERSECT ');
+  // A document once, though many of its sections hold the term (INTERSECT keeps each id once too).
+  return sets.length === 1 ? `SELECT DISTINCT id FROM (${sets[0]}) one` : sets.join(' INTERSECT ');
 }
 
 /**
- * A document's sections: normalised text (pg_trgm) and lexemes. The sections of a long document also
- * carry the three-character pieces of their Japanese as lexemes: matching a term across them
- * (acrossSections) then needs no LIKE recheck of every section holding a common word (a section is about
- * 12 kB; 「ノード」 in 460 of them took 13 ms to recheck).
+ * A document's sections: normalised text (pg_trgm) and lexemes, with the three-character pieces of their
+ * Japanese as lexemes too: a Japanese term is then found through the lexemes' GIN index alone
+ * (strictConditions, acrossSections), with no LIKE recheck of every row or section holding a common
+ * word (a section is about 12 kB; 「ノード」 in 460 of them took 13 ms to recheck).
  */
 export function sectionRows(entry: CatalogEntry, body: string): { search_text: string; tokens: string[] }[] {
   const sections = catalogSections(entry, body);
   return sections.map((section) => {
     const searchText = normalizeText(section);
     const runs = textRuns(searchText);
-    const tokens = shortTermTokenList(runs);
-    return {
-      search_text: searchText,
-      tokens: sections.length > 1 ? [...tokens, ...cjkTrigramList(runs)] : tokens,
-    };
+    return { search_text: searchText, tokens: [...shortTermTokenList(runs), ...cjkTrigramList(runs)] };
   });
 }
 
@@ -152,17 +175,21 @@ export class PgSearchIndex implements SearchIndex {
     await lockProject(this.ctx, entry.project);
     const text = catalogText(entry, body);
     const { t, ext } = this.ctx;
-    const [head, ...tail] = sectionRows(entry, body);
-    // One round trip: the first section into the catalog row, the others written over the old ones
+    const sections = sectionRows(entry, body);
+    const head = sections[0]!;
+    // A long document's sections, the first one included (part 0), are rows of catalog_text: a term is
+    // looked for across them in that one table (acrossSections). A short document has none there.
+    const parts = sections.length > 1 ? sections : [];
+    // One round trip: the first section into the catalog row, the sections written over the old ones
     // (any beyond the new count removed), the folded n-gram vector, and the end of the old embeddings.
-    const params = new Params([entry.doc_id, head!.search_text, head!.tokens, tail.length]);
+    const params = new Params([entry.doc_id, head.search_text, head.tokens, parts.length - 1]);
     const vector = ext.vector
       ? `, vec AS (INSERT INTO ${t.catalogVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text))}::${ext.vector}.vector FROM cached
            ON CONFLICT (id) DO UPDATE SET vec = excluded.vec)`
       : '';
     const rest =
-      tail.length > 0
-        ? `, input AS (SELECT * FROM jsonb_to_recordset(${params.add(JSON.stringify(tail.map((s, i) => ({ part: i + 1, ...s }))))}::jsonb)
+      parts.length > 0
+        ? `, input AS (SELECT * FROM jsonb_to_recordset(${params.add(JSON.stringify(parts.map((s, part) => ({ part, ...s }))))}::jsonb)
              AS r(part integer, search_text text, tokens jsonb)),
            put AS (
              INSERT INTO ${t.catalogText} (id, part, search_text, tokens)
@@ -456,17 +483,23 @@ export class PgSearchIndex implements SearchIndex {
     // indexable conditions, PostgreSQL ANDs a bitmap of every row of the project and category (20,000
     // of the benchmark's 100,000) with the terms' bitmaps, which took longer than checking the rows the
     // terms found (EXPLAIN ANALYZE: 12 ms of a 23 ms search on a loaded machine).
-    const termConditions = strictConditions(terms, alias, params);
+    const termConditions = strictConditions(terms, alias, params, kind === 'catalog');
     const strictWhere =
       termConditions.length > 0 ? [...termConditions, ...filter(params, true)] : [...filters];
     // Long documents may hold their terms in different sections (see acrossSections). Their ids are
     // few: the catalog rows are fetched by primary key and the filters written plainly (written so that
     // no index serves them, their one-row estimate made PostgreSQL probe the ids once per catalog row).
-    const across =
+    // The sections come first, on their own (a materialised CTE): left to join them with the catalog,
+    // PostgreSQL walked every section by primary key and matched each one's lexemes, decompressing them
+    // (14 ms for 「レプリケーション」 on 930 sections) instead of asking their GIN index (0.5 ms).
+    const sections =
       kind === 'catalog' && terms.length > 0
-        ? `UNION SELECT ${alias}.id FROM (${acrossSections(terms, t, params)}) a JOIN ${table} ${alias} ON ${alias}.id = a.id
-           ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`
+        ? `sections AS MATERIALIZED (${acrossSections(terms, t, params)}),`
         : '';
+    const across = sections
+      ? `UNION SELECT ${alias}.id FROM sections a JOIN ${table} ${alias} ON ${alias}.id = a.id
+           ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`
+      : '';
     const nearWhere = [
       ...filters,
       `${alias}.id NOT IN (SELECT id FROM strict)`,
@@ -498,7 +531,7 @@ export class PgSearchIndex implements SearchIndex {
       // The matches first, then the newest of them: given `ORDER BY id DESC LIMIT` over the matching
       // rows, PostgreSQL walks the primary key backwards filtering every row (the count needs them all),
       // a scan of the whole table; the CTE makes it use the trigram and lexeme indexes (bitmap scans).
-      `WITH matches AS MATERIALIZED (
+      `WITH ${sections} matches AS MATERIALIZED (
          SELECT ${alias}.id FROM ${table} ${alias}
          WHERE ${strictWhere.length > 0 ? strictWhere.join(' AND ') : 'true'}
          ${across}
