@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { cancelled, fromJobFailure, type JobFailure } from './job-errors.js';
 import { JOBS, type JobName, type Jobs } from './jobs.js';
@@ -47,6 +47,9 @@ export class JobThread {
   private nextId = 0;
   private closed = false;
   private readonly inThread = !existsSync(fileURLToPath(WORKER_URL));
+
+  /** `resourceLimits`: given to every thread this runner starts (see tools/deps.ts). */
+  constructor(private readonly resourceLimits?: ResourceLimits) {}
 
   run<K extends JobName>(start: JobStart<K>): Promise<Jobs[K]['output']> {
     if (start.signal?.aborted || this.closed) return Promise.reject(cancelled());
@@ -123,7 +126,10 @@ export class JobThread {
 
   private thread(warmUp = false): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_URL, { workerData: { warmUp } });
+    const worker = new Worker(WORKER_URL, {
+      workerData: { warmUp },
+      ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
+    });
     // An idle job thread never keeps the server alive.
     worker.unref();
     let loaded: () => void = () => undefined;
