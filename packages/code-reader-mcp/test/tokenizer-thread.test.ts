@@ -1,13 +1,13 @@
-// The o200k tokenizer loads (0.7–0.8 s of compiling, quiet) and counts on its own thread: the built
+// The o200k tokenizer loads and counts on its own thread: the built
 // server over stdio keeps answering ping while the first count of the process runs.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { callTool, pingLatencyDuring, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTokenizer } from '../src/tokens/count.js';
+import { countInPieces, loadTokenizer } from '../src/tokens/count.js';
 import { emptyDir, removeDir } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
@@ -46,10 +46,21 @@ describe('token counting off the event loop', () => {
   }, 60_000);
 });
 
-describe('the rank table the build writes (dist/o200k_base.json)', () => {
+// Real text of three kinds: the user's Japanese spec (an excerpt of specs/003), the server's own bundle
+// (minified by the build) and a published source map (one long line of JSON and base64).
+const REAL_TEXTS = [
+  new URL('./fixtures/real/search-content-spec.ja.md', import.meta.url),
+  new URL('../dist/server-bundle.cjs', import.meta.url),
+  new URL('../node_modules/web-tree-sitter/web-tree-sitter.js.map', import.meta.url),
+];
+
+describe('the rank table the build writes (dist/o200k_base.ranks)', () => {
+  const reference = (text: string) =>
+    countInPieces(text, (piece) => countTokens(piece, { disallowedSpecial: new Set() }));
+
   it("counts exactly as gpt-tokenizer's o200k module, special and non-UTF-8 tokens included", async () => {
-    expect(existsSync(fileURLToPath(new URL('../dist/o200k_base.json', import.meta.url)))).toBe(true);
-    const count = await loadTokenizer(); // reads the JSON table (src/tokens/count.ts)
+    expect(existsSync(fileURLToPath(new URL('../dist/o200k_base.ranks', import.meta.url)))).toBe(true);
+    const count = await loadTokenizer(); // reads the binary table (src/tokens/count.ts)
     const texts = [
       TEXT,
       'plain <|endoftext|> <|im_start|>user text',
@@ -57,7 +68,18 @@ describe('the rank table the build writes (dist/o200k_base.json)', () => {
       '\u0000\u0001\u001f control and \uFFFD replacement',
       'mixed 한국어 Ελληνικά العربية हिन्दी',
       'function f(a, b) {\n  return a + b;\n}\n'.repeat(50),
+      // gpt-tokenizer's lookup drops a leading byte-order mark and finds no key with a lone surrogate.
+      '\uFEFFusing System;\n\uFEFF\uFEFFnamespace \uFEFF\n\n x\uD800y \uDC00\uDC00 \uD83D',
     ];
-    for (const text of texts) expect(count(text)).toBe(countTokens(text, { disallowedSpecial: new Set() }));
+    for (const text of texts) expect(count(text)).toBe(reference(text));
   });
+
+  it('counts real text exactly as gpt-tokenizer: Japanese prose, minified code, a source map', async () => {
+    const count = await loadTokenizer();
+    for (const url of REAL_TEXTS) {
+      const text = await readFile(url, 'utf8');
+      expect(text.length).toBeGreaterThan(1500);
+      expect(count(text), url.pathname).toBe(reference(text));
+    }
+  }, 60_000);
 });

@@ -8,7 +8,8 @@ import { PathPolicy } from '@mcp-workbench/core';
 import { callTool, connectInMemory } from '@mcp-workbench/core/testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const DIST = path.resolve(here, '../../dist');
+// CODE_READER_BENCH_DIST: another build's dist/ (a copy of an older one beside its package.json), for A/B runs.
+export const DIST = path.resolve(process.env.CODE_READER_BENCH_DIST ?? path.join(here, '../../dist'));
 const run = promisify(execFile);
 
 /** A real MCP client connected to the built server (dist/), rooted at `root`. */

@@ -45,7 +45,7 @@ export interface StartedAnalysis {
 /**
  * analyzeFile in two steps: this settles once the file is read, parsed and measured; `analysis`
  * then waits for its token count. A batch parses its next files meanwhile instead of waiting for the
- * tokenizer, whose first load takes ~0.8 s on its own thread. `analysis` never rejects unhandled: a
+ * tokenizer, whose first load and counts run on its own thread. `analysis` never rejects unhandled: a
  * failing count rejects it, and it is the caller's to await.
  */
 export async function startAnalysis(

@@ -6,38 +6,36 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../version.js';
+import { createCounter } from './bpe-count.js';
+import { RANK_TABLE_FILE, RankTable } from './rank-table.js';
 
-type CountTokens = (text: string, options?: { disallowedSpecial?: Set<string> }) => number;
+type CountPiece = (text: string) => number;
 
-/** The rank table as JSON, written by the build (scripts/write-token-ranks.mjs) into dist/. */
-export const TOKEN_RANKS_FILE = 'o200k_base.json';
-
-let loading: Promise<CountTokens> | undefined;
+let loading: Promise<CountPiece> | undefined;
 
 /**
- * The same encoding as `gpt-tokenizer/encoding/o200k_base`, built from the JSON table when the build
- * wrote it: importing the package's rank module compiles 2.4 MB of string literals (0.8 s of CPU, most
- * of the first count's wait); JSON.parse reads the same table in a fraction of that. Without the file
- * (src/ before a build), the package's module.
+ * The same counts as `gpt-tokenizer/encoding/o200k_base`, from the binary rank table the build wrote
+ * (rank-table.ts): it loads in a few ms, where importing the package's rank module compiled 2.4 MB of
+ * string literals (0.8 s of CPU) and its JSON form still cost ~0.5 s (parse, Map, GC). Without the
+ * file (src/ before a build), the package's module.
  */
-function load(): Promise<CountTokens> {
+function load(): Promise<CountPiece> {
   loading ??= (async () => {
-    let ranks: unknown;
+    let file: Uint8Array;
     try {
-      ranks = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'dist', TOKEN_RANKS_FILE), 'utf8'));
+      file = readFileSync(path.join(PACKAGE_ROOT, 'dist', RANK_TABLE_FILE));
     } catch {
-      const module = await import('gpt-tokenizer/encoding/o200k_base');
-      return module.countTokens as CountTokens;
+      const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+      // Source code may contain text such as "<|endoftext|>": count it as plain text, never throw.
+      const plainText = { disallowedSpecial: new Set<string>() };
+      return (text) => countTokens(text, plainText);
     }
-    const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
-    const api = GptEncoding.getEncodingApi('o200k_base', () => ranks as (string | number[])[]);
-    return (text, options) => api.countTokens(text, options);
+    // Imported here, not at the top: the server's bundle would load it at every start.
+    const { O200K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
+    return createCounter(new RankTable(file), O200K_TOKEN_SPLIT_REGEX);
   })();
   return loading;
 }
-
-// Source code may contain text such as "<|endoftext|>": count it as plain text, never throw.
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 /** Longest run of non-whitespace (or of whitespace) characters given to the tokenizer in one piece. */
 export const MAX_RUN = 2048;
@@ -83,7 +81,6 @@ export function countInPieces(text: string, count: (piece: string) => number): n
 
 /** A synchronous counter, once the tokenizer is loaded (on the thread that calls it). */
 export async function loadTokenizer(): Promise<(text: string) => number> {
-  const count = await load();
-  const countPiece = (piece: string) => count(piece, PLAIN_TEXT);
+  const countPiece = await load();
   return (text) => countInPieces(text, countPiece);
 }

@@ -117,7 +117,7 @@ async function countYielding(
 
 const counter = new TokenCounter();
 
-/** Starts the tokenizer's thread (and its ~0.8 s load) ahead of the counts a call will ask for. */
+/** Starts the tokenizer's thread (and its ~0.1 s load) ahead of the counts a call will ask for. */
 export function warmUpTokenizer(): void {
   counter.warmUp();
 }

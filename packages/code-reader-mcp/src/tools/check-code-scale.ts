@@ -144,7 +144,7 @@ export function checkCodeScaleTool(deps: ToolDeps) {
             },
           );
         }
-        // The first call of a process loads the tokenizer (~0.8 s, on its thread) and the grammars:
+        // The first call of a process loads the tokenizer (~0.1 s, on its thread) and the grammars:
         // both start now, while the first files are read.
         warmUpTokenizer();
         preloadGrammars(args.file_paths.flatMap((input) => detectLanguage(input) ?? []));
@@ -267,7 +267,7 @@ const MAX_WAITING_CHARS = 16 * 1_048_576;
 /**
  * Measures one file of a batch. It returns once the file is parsed, its outcome still waiting for the
  * token count: the batch parses its next files meanwhile (the first call loads the tokenizer for
- * ~0.8 s). Wrapped in an object, as an async function's promise would wait for it; it never rejects.
+ * ~0.1 s, then counts). Wrapped in an object, as an async function's promise would wait for it; it never rejects.
  */
 async function measure(
   paths: ReturnType<typeof pathsOf>,
