@@ -5,7 +5,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { cancelled, fromJobFailure, type JobFailure } from './job-errors.js';
 import { JOBS, type JobName, type Jobs } from './jobs.js';
-import type { JobRequest } from './job-worker.js';
+import type { JobRequest, StopWarmUp } from './job-worker.js';
 
 const WORKER_URL = new URL('./job-worker.js', import.meta.url);
 
@@ -76,6 +76,15 @@ export class JobThread {
   prestart(): void {
     if (this.inThread || this.closed || this.worker) return;
     this.thread(true);
+  }
+
+  /**
+   * Stops the warm-up of a prestarted thread (it only competes for the cores with work on the server's
+   * own thread, as a first patch made right after the handshake). The thread stays up for jobs.
+   */
+  stopWarmUp(): void {
+    const stop: StopWarmUp = { stopWarmUp: true };
+    this.worker?.postMessage(stop);
   }
 
   /** Ends the thread and cancels every job on it (the server closed). */

@@ -14,11 +14,18 @@ export interface JobRequest {
   fd: number;
 }
 
-/** A job has come: the warm-up stops (the job itself runs whatever it needs). */
+/** Sent instead of a job when the server starts work of its own (see JobThread.stopWarmUp). */
+export interface StopWarmUp {
+  stopWarmUp: true;
+}
+
+/** A job (or the server's own work) has come: the warm-up stops (the job runs whatever it needs). */
 let busy = false;
 
-parentPort!.on('message', ({ id, name, input, fd }: JobRequest) => {
+parentPort!.on('message', (message: JobRequest | StopWarmUp) => {
   busy = true;
+  if ('stopWarmUp' in message) return;
+  const { id, name, input, fd } = message;
   const run = JOBS[name] as (input: unknown, fd: number) => Promise<unknown>;
   run(input, fd).then(
     (output) => parentPort!.postMessage({ id, ok: true, output }, transferables(name, output)),

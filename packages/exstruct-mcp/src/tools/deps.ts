@@ -36,6 +36,11 @@ export function warmToolDeps(deps: ExstructToolDeps): void {
   deps.jobs.extract.prestart();
 }
 
+/** Work is starting on the server's own thread (an edit): the extraction thread's warm-up stops. */
+export function quietToolDeps(deps: ExstructToolDeps): void {
+  deps.jobs.extract.stopWarmUp();
+}
+
 /** Ends the threads of a server's tools (when the server closes: none outlives it). */
 export function closeToolDeps(deps: ExstructToolDeps): void {
   deps.jobs.extract.close();

@@ -4,7 +4,7 @@ import { policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { runMake } from '../patch/run-make.js';
 import { conflictDefaultText } from './conflict-text.js';
-import type { ExstructToolDeps } from './deps.js';
+import { quietToolDeps, type ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
 export function makeTool(deps: ExstructToolDeps) {
@@ -25,6 +25,7 @@ export function makeTool(deps: ExstructToolDeps) {
     },
     output: patchOutputShape,
     async run(args, { paths }) {
+      quietToolDeps(deps);
       const ops = parseOps(args.ops);
       const output = await resolveOutput(paths, args.out_path);
       const result = await runMake({

@@ -5,7 +5,7 @@ import { defaultOutputName, policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
 import { conflictDefaultText } from './conflict-text.js';
-import type { ExstructToolDeps } from './deps.js';
+import { quietToolDeps, type ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
 export function patchTool(deps: ExstructToolDeps) {
@@ -32,6 +32,7 @@ export function patchTool(deps: ExstructToolDeps) {
     },
     output: patchOutputShape,
     async run(args, { paths }) {
+      quietToolDeps(deps);
       const ops = parseOps(args.ops);
       const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
       assertEditable(input);
