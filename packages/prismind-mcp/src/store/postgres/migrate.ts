@@ -3,7 +3,7 @@ import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { CatalogEntry } from '../../model/types.js';
 import { knowledgeText } from '../../search/texts.js';
-import { cjkTrigramList, shortTermTokenList } from '../../text/grams.js';
+import { shortTermTokenList } from '../../text/grams.js';
 import { normalizeText, textRuns } from '../../text/normalize.js';
 import { ENTRY_COLUMNS } from './catalog.js';
 import {
@@ -15,7 +15,7 @@ import {
   type Extensions,
   type Tables,
 } from './schema.js';
-import { sectionRows } from './search-index.js';
+import { catalogTokens, sectionRows } from './search-index.js';
 
 /**
  * Text that version 4 of the store indexed differently: documents longer than the 2,000 characters of
@@ -82,7 +82,7 @@ async function indexAgain(
 
 /**
  * Migration 6: every catalog row's lexemes get the pieces of its Japanese (recomputed from its stored
- * search text, as sectionRows makes them), and each long document's first section becomes part 0 of
+ * search text by catalogTokens, as sectionRows makes them), and each long document's first section becomes part 0 of
  * catalog_text. Returns how many catalog rows were indexed again.
  */
 async function indexPiecesAgain(client: pg.PoolClient, t: Tables): Promise<number> {
@@ -94,10 +94,7 @@ async function indexPiecesAgain(client: pg.PoolClient, t: Tables): Promise<numbe
       [after],
     );
     if (rows.length === 0) break;
-    const input = rows.map(({ id, search_text }) => {
-      const runs = textRuns(search_text);
-      return { id, tokens: [...shortTermTokenList(runs), ...cjkTrigramList(runs)] };
-    });
+    const input = rows.map(({ id, search_text }) => ({ id, tokens: catalogTokens(search_text) }));
     await client.query(
       `UPDATE ${t.catalog} c SET tokens = array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.tokens)))
        FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, tokens jsonb) WHERE c.id = r.id`,

@@ -152,12 +152,16 @@ function acrossSections(terms: QueryTerm[], t: Tables, params: Params): string {
  * word (a section is about 12 kB; 「ノード」 in 460 of them took 13 ms to recheck).
  */
 export function sectionRows(entry: CatalogEntry, body: string): { search_text: string; tokens: string[] }[] {
-  const sections = catalogSections(entry, body);
-  return sections.map((section) => {
+  return catalogSections(entry, body).map((section) => {
     const searchText = normalizeText(section);
-    const runs = textRuns(searchText);
-    return { search_text: searchText, tokens: [...shortTermTokenList(runs), ...cjkTrigramList(runs)] };
+    return { search_text: searchText, tokens: catalogTokens(searchText) };
   });
+}
+
+/** The lexemes of a catalog section's normalised text: short terms and words, and Japanese pieces. */
+export function catalogTokens(searchText: string): string[] {
+  const runs = textRuns(searchText);
+  return [...shortTermTokenList(runs), ...cjkTrigramList(runs)];
 }
 
 /** The catalog cache and the knowledge base, searched with pg_trgm and the short-term lexemes. */
