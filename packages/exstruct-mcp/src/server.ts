@@ -4,6 +4,7 @@ import { closeToolDeps, createToolDeps, warmToolDeps } from './tools/deps.js';
 import { editTools } from './tools/edit-tools.js';
 import { readTools } from './tools/read-tools.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+import { restoreYoungGeneration } from './young-generation.js';
 
 export interface ExstructServerOptions extends Pick<ServerRuntime, 'paths' | 'logger'> {
   /** Also send structuredContent and declare outputSchema (`--structured-output`). */
@@ -33,9 +34,11 @@ export function createServer(options: ExstructServerOptions) {
     },
   );
   // The extraction thread warms up while the client lists the tools and its model picks a first call.
+  // The start is over: the young generation the bin kept small while loading may grow again.
   const onInitialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     onInitialized?.();
+    restoreYoungGeneration();
     warmToolDeps(deps);
   };
   // The job threads end with the server (its transport closed, whoever closed it): none outlives it.

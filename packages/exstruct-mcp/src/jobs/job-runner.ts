@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { cancelled, fromJobFailure, type JobFailure } from './job-errors.js';
-import { JOBS, type JobName, type Jobs } from './jobs.js';
-import type { JobRequest, StopWarmUp } from './job-worker.js';
+import { loadJob, type JobName, type Jobs } from './jobs.js';
+import type { JobRequest, JobThreadData, StopWarmUp } from './job-worker.js';
 
 const WORKER_URL = new URL('./job-worker.js', import.meta.url);
 
@@ -48,8 +48,14 @@ export class JobThread {
   private closed = false;
   private readonly inThread = !existsSync(fileURLToPath(WORKER_URL));
 
-  /** `resourceLimits`: given to every thread this runner starts (see tools/deps.ts). */
-  constructor(private readonly resourceLimits?: ResourceLimits) {}
+  /**
+   * `preload`: the jobs whose code a thread loads as it starts (the ones it is there for; others load on
+   * first use). `resourceLimits`: given to every thread this runner starts (see tools/deps.ts).
+   */
+  constructor(
+    private readonly preload: JobName[],
+    private readonly resourceLimits?: ResourceLimits,
+  ) {}
 
   run<K extends JobName>(start: JobStart<K>): Promise<Jobs[K]['output']> {
     if (start.signal?.aborted || this.closed) return Promise.reject(cancelled());
@@ -98,7 +104,8 @@ export class JobThread {
   private runHere<K extends JobName>(start: JobStart<K>): Promise<Jobs[K]['output']> {
     const work = start.open().then(async (handle) => {
       try {
-        return await JOBS[start.name](start.input, handle.fd);
+        const job = await loadJob(start.name);
+        return await job(start.input, handle.fd);
       } finally {
         await handle.close();
       }
@@ -135,8 +142,9 @@ export class JobThread {
 
   private thread(warmUp = false): Worker {
     if (this.worker) return this.worker;
+    const workerData: JobThreadData = { preload: this.preload, warmUp };
     const worker = new Worker(WORKER_URL, {
-      workerData: { warmUp },
+      workerData,
       ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
     });
     // An idle job thread never keeps the server alive.

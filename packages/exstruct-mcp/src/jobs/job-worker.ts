@@ -3,8 +3,7 @@
 // call terminates this thread at once. The read cache (output-file.ts) lives here between jobs.
 import { parentPort, workerData } from 'node:worker_threads';
 import { toJobFailure } from './job-errors.js';
-import { JOBS, transferables, type JobName } from './jobs.js';
-import { warmUp } from './warm-up.js';
+import { loadJob, transferables, type JobName } from './jobs.js';
 
 export interface JobRequest {
   id: number;
@@ -12,6 +11,14 @@ export interface JobRequest {
   input: unknown;
   /** The descriptor of the file the server opened for the job (the server closes it). */
   fd: number;
+}
+
+/** What the server that starts the thread asks of it (see JobThread). */
+export interface JobThreadData {
+  /** The jobs whose code is loaded before the thread says it is ready (others load on first use). */
+  preload: JobName[];
+  /** Warm the extraction code up before any job (see JobThread.prestart). */
+  warmUp: boolean;
 }
 
 /** Sent instead of a job when the server starts work of its own (see JobThread.stopWarmUp). */
@@ -26,13 +33,17 @@ parentPort!.on('message', (message: JobRequest | StopWarmUp) => {
   busy = true;
   if ('stopWarmUp' in message) return;
   const { id, name, input, fd } = message;
-  const run = JOBS[name] as (input: unknown, fd: number) => Promise<unknown>;
-  run(input, fd).then(
-    (output) => parentPort!.postMessage({ id, ok: true, output }, transferables(name, output)),
-    (error: unknown) => parentPort!.postMessage({ id, ok: false, error: toJobFailure(error) }),
-  );
+  loadJob(name)
+    .then((run) => run(input as never, fd))
+    .then(
+      (output) => parentPort!.postMessage({ id, ok: true, output }, transferables(name, output)),
+      (error: unknown) => parentPort!.postMessage({ id, ok: false, error: toJobFailure(error) }),
+    );
 });
+
+const data = workerData as Partial<JobThreadData> | null;
+await Promise.all((data?.preload ?? []).map((name) => loadJob(name)));
+const warmUp = data?.warmUp === true ? (await import('./warm-up.js')).warmUp : undefined;
 // Every module is loaded: the thread may now be terminated without leaving a module file open.
 parentPort!.postMessage({ ready: true });
-// Asked for by the server that started this thread before any job (see JobThread.prestart).
-if ((workerData as { warmUp?: boolean } | null)?.warmUp === true) void warmUp(() => busy);
+if (warmUp) void warmUp(() => busy);

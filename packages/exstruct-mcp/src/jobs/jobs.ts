@@ -3,13 +3,10 @@
 // job reads the one file the tool opened through the PathPolicy (by its descriptor) and returns plain
 // data (bytes transferred).
 import type { OutputFormat } from '@mcp-workbench/core/engine';
-import { renderDocument } from '../output/render.js';
-import { extractWorkbook } from '../extract/extract-workbook.js';
 import type { SerializeOptions } from '../extract/extraction.js';
 import type { ExtractionMode } from '../extract/modes.js';
-import { readOutput, type ReadRequest, type ReadAnswer } from '../read/read-output.js';
+import type { ReadRequest, ReadAnswer } from '../read/read-output.js';
 import type { CaptureRequest, CapturedImage } from '../render/capture.js';
-import { openedFileAccess } from './opened-file-access.js';
 
 export interface ExtractJobInput {
   file: string;
@@ -58,59 +55,26 @@ export interface Jobs {
 
 export type JobName = keyof Jobs;
 
-const encoder = new TextEncoder();
+/** A job: its input and the descriptor of the file the server opened for it, to its output. */
+export type JobFunction<K extends JobName> = (
+  input: Jobs[K]['input'],
+  fd: number,
+) => Promise<Jobs[K]['output']>;
 
-/** Text as UTF-8 in memory of its own, which can be handed to the other thread (not Node's pool). */
-const encode = (text: string) => encoder.encode(text);
+/**
+ * Each job's code, loaded on first use: a thread loads only the jobs it runs (the extraction thread
+ * neither the output reader nor zod, the read thread no extraction engine), which keeps its memory small.
+ */
+const JOB_MODULES: { [K in JobName]: () => Promise<JobFunction<K>> } = {
+  extract: async () => (await import('./extract-job.js')).extractJob,
+  read: async () => (await import('./read-output-job.js')).readJob,
+  capture: async () => (await import('./capture-job.js')).captureJob,
+};
 
-/** Extracts a workbook and serialises the output and the per-sheet / per-print-area files. */
-async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJobOutput> {
-  const compactJson = input.format === 'json' && input.serialize.pretty !== true;
-  const extraction = await extractWorkbook(input.file, {
-    mode: input.mode,
-    alphaCol: input.alphaCol,
-    files: openedFileAccess(input.file, fd),
-    // Compact JSON is written while the rows are read; other formats are made from the model.
-    jsonRows: compactJson,
-  });
-  const output = extraction.serializeToChunks(input.format, input.serialize);
-  const sheets = input.sheetFiles
-    ? extraction.sheetPayloads().map((payload) => ({
-        sheetName: payload.sheet_name,
-        data: encode(renderDocument(payload, input.format, input.serialize)),
-      }))
-    : [];
-  const printAreas = input.printAreaFiles
-    ? extraction.printAreaPayloads().map(({ sheet, index, payload }) => ({
-        sheet,
-        index,
-        area: payload.area,
-        data: encode(renderDocument(payload, input.format, input.serialize)),
-      }))
-    : [];
-  return {
-    output,
-    sheetNames: extraction.sheetNames,
-    warnings: [...extraction.warnings],
-    sheets,
-    printAreas,
-  };
+/** The job `name`'s function (its modules loaded on the first call). */
+export function loadJob<K extends JobName>(name: K): Promise<JobFunction<K>> {
+  return (JOB_MODULES[name] as () => Promise<JobFunction<K>>)();
 }
-
-async function readJob(input: ReadJobInput, fd: number): Promise<ReadAnswer> {
-  return readOutput(input.file, openedFileAccess(input.file, fd), input.request);
-}
-
-/** Draws sheets to PNG (sheet images): rasterising takes seconds of CPU, so it runs off the event loop. */
-async function captureJob(input: CaptureJobInput, fd: number): Promise<CaptureJobOutput> {
-  // Loaded on first use: the renderer (numfmt, resvg's glue, the fonts) is no part of the server's start.
-  const { captureWorkbook } = await import('../render/capture.js');
-  return captureWorkbook(input.file, openedFileAccess(input.file, fd), input.request);
-}
-
-export const JOBS: {
-  [K in JobName]: (input: Jobs[K]['input'], fd: number) => Promise<Jobs[K]['output']>;
-} = { extract: extractJob, read: readJob, capture: captureJob };
 
 /** The buffers of a job's result, handed over to the other thread instead of copied. */
 export function transferables(name: JobName, output: unknown): ArrayBuffer[] {

@@ -10,19 +10,21 @@ export interface ExstructToolDeps {
 }
 
 /**
- * The extraction thread's young generation, in MB (V8's default lets it grow to 48). Extraction keeps
- * little of what it allocates, so a smaller nursery costs no time and caps the memory it holds: measured
- * through the bin (issue 26 §1, load ~4), peak 162-172 MB against 193-205 MB for 1,000 small sheets,
- * 196-209 against 193-214 MB for 1M cells, calls no slower (4 MB: no better).
+ * The extraction thread's young generation, in MB (V8's default lets a Worker's grow to 48). Extraction
+ * keeps little of what it allocates, so a small nursery costs no time and caps the memory it holds:
+ * measured through the bin (issue 26 §1, load ~4-6), 8 MB against 48 gave peaks of 162-172 against
+ * 193-205 MB for 1,000 small sheets; 3 MB against 8 (with the bin's small start, young-generation.ts)
+ * 137-151 against 139-149 MB for 1,000 sheets and 144-162 against 162-182 MB for two 1M-cell calls, the
+ * same CPU within the noise (1M first call 960-1,040 vs 910-1,000 ms).
  */
-const EXTRACT_YOUNG_GENERATION_MB = 8;
+const EXTRACT_YOUNG_GENERATION_MB = 3;
 
 export function createToolDeps(onConflict: OnConflict | undefined): ExstructToolDeps {
   return {
     onConflict,
     jobs: {
-      extract: new JobThread({ maxYoungGenerationSizeMb: EXTRACT_YOUNG_GENERATION_MB }),
-      read: new JobThread(),
+      extract: new JobThread(['extract'], { maxYoungGenerationSizeMb: EXTRACT_YOUNG_GENERATION_MB }),
+      read: new JobThread(['read']),
     },
   };
 }
