@@ -1,5 +1,5 @@
 // A cancelled or killed ripgrep must never crash the server: its last line may be cut short.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRipgrep } from '../src/rg/run.js';
@@ -39,6 +39,52 @@ describe('ripgrep runs that end early', () => {
       });
       await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
     }
+  });
+
+  it('a spooled run (ripgrep writing to a private file) reads as a piped one, time limit and cancel included, and leaves no file', async () => {
+    const spoolDir = path.join(dir, 'spool');
+    await mkdir(spoolDir);
+    const lines = async (spool: boolean) => {
+      const seen: string[] = [];
+      const result = await runRipgrep(['--json', 'TODO', 'big.log'], {
+        cwd: dir,
+        spool,
+        spoolDir,
+        onLine: (line) => void seen.push(line),
+      });
+      return { result, seen };
+    };
+    const piped = await lines(false);
+    const spooled = await lines(true);
+    expect(spooled.result).toEqual(piped.result);
+    expect(spooled.seen.length).toBe(piped.seen.length);
+    expect(spooled.seen.slice(0, 1000)).toEqual(piped.seen.slice(0, 1000));
+    expect(await readdir(spoolDir)).toEqual([]);
+    // Killed at its time limit: what ripgrep wrote before the kill is read (whole records only).
+    const names: string[] = [];
+    const timed = await runRipgrep(['--files', '--null', '/'], {
+      cwd: dir,
+      separator: '\0',
+      timeoutMs: 300,
+      spool: true,
+      spoolDir,
+      onLine: (name) => void names.push(name),
+    });
+    expect(timed.timedOut).toBe(true);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((name) => name.startsWith('/'))).toBe(true);
+    expect(await readdir(spoolDir)).toEqual([]);
+    const controller = new AbortController();
+    const cancelled = runRipgrep(['--files', '/'], {
+      cwd: dir,
+      spool: true,
+      spoolDir,
+      signal: controller.signal,
+      onLine: () => true,
+    });
+    setTimeout(() => controller.abort(), 50);
+    await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(await readdir(spoolDir)).toEqual([]);
   });
 
   it('an exception thrown by the reader fails the run instead of escaping as an uncaught exception', async () => {

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathBatches } from '../src/search/search-content.js';
-import { comparePaths } from '../src/util/path-order.js';
+import { comparePaths, sortByPath } from '../src/util/path-order.js';
 import { ageTree, connect, emptyDir, removeDir, type Connected } from './helpers.js';
 
 let dir: string;
@@ -46,6 +46,24 @@ afterAll(async () => {
 });
 
 describe('the same tree, the same answer', () => {
+  it('sortByPath puts long lists in comparePaths order (folders before names that go on, UTF-16 units)', () => {
+    const parts = ['a', 'a.txt', 'a-b', 'a b', 'B', 'b', '\u00e9', '\uFF01', '\u{1F600}', '日本', '0', ''];
+    const paths: string[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const depth = 1 + (i % 4);
+      const names = Array.from(
+        { length: depth },
+        (_, d) => parts[(i * 7 + d * 13 + (i >> 3)) % parts.length]!,
+      );
+      paths.push(`/root/${names.join('/')}`);
+    }
+    paths.push('/root/a/b', '/root/a.b', '/root/a', '/root/a/');
+    const items = paths.map((file, index) => ({ file, index }));
+    const expected = [...items].sort((x, y) => comparePaths(x.file, y.file) || x.index - y.index);
+    const sorted = sortByPath([...items], (item) => item.file);
+    expect(sorted.map((item) => item.file)).toEqual(expected.map((item) => item.file));
+  });
+
   it('list_files with a limit keeps the first files in path order, every time', async () => {
     const runs = await Promise.all(
       [1, 2].map(() => server.json('list_files', { limit: 100, max_answer_tokens: 20_000 })),

@@ -418,10 +418,16 @@ export class JsonMatchCollector {
  */
 export class CountCollector {
   readonly counts: FileCount[] = [];
-  private readonly seen = new Set<string>();
+  /** Files counted so far, when a file may be named twice. */
+  private readonly seen: Set<string> | undefined;
   private file: string | undefined;
   /** Files ripgrep searched, from the `--stats` of each run; undefined when a run did not say. */
   searchedFiles: number | undefined = 0;
+
+  /** `namedOnce`: ripgrep names each file at most once (one root), so no set of every path is kept. */
+  constructor(namedOnce = false) {
+    this.seen = namedOnce ? undefined : new Set<string>();
+  }
 
   push(record: string): void {
     if (this.file === undefined) {
@@ -430,8 +436,8 @@ export class CountCollector {
     }
     const newline = record.indexOf('\n');
     const count = Number(newline < 0 ? record : record.slice(0, newline));
-    if (Number.isFinite(count) && !this.seen.has(this.file)) {
-      this.seen.add(this.file);
+    if (Number.isFinite(count) && !this.seen?.has(this.file)) {
+      this.seen?.add(this.file);
       this.counts.push({ file: this.file, count });
     }
     this.file = newline < 0 || newline === record.length - 1 ? undefined : record.slice(newline + 1);

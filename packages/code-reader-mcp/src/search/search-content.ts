@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import { runRipgrep, ripgrepFailure, warningLines, type RgRunOptions, type RgRunResult } from '../rg/run.js';
-import { comparePaths } from '../util/path-order.js';
+import { sortByPath } from '../util/path-order.js';
 import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
@@ -111,10 +111,12 @@ export class SearchEngine {
     query: SearchQuery,
     options: SearchEngineOptions,
   ): Promise<{ outcome: SearchOutcome; searched: number | undefined }> {
-    const counter = new CountCollector();
+    // One root names every file once; overlapping roots or batches of named files may name one twice.
+    const counter = new CountCollector(query.targetKind === 'roots' && query.targets.length === 1);
     const result = await runInBatches(query, ['--stats', ...searchArgs({ ...query, mode: 'total_only' })], {
       deadline: Date.now() + options.timeoutMs,
       separator: '\0',
+      spool: true,
       ...(options.signal ? { signal: options.signal } : {}),
       onLine: (record) => void counter.push(record),
       afterRun: () => counter.endRun(),
@@ -125,9 +127,10 @@ export class SearchEngine {
     const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
     // ripgrep searches files in parallel, so its order varies between runs: sorted by path, equal
     // searches give equal answers and cursors line up.
-    const fileCounts = counter.counts
-      .filter((c) => !denied(c.file))
-      .sort((a, b) => comparePaths(a.file, b.file));
+    const fileCounts = sortByPath(
+      counter.counts.filter((c) => !denied(c.file)),
+      (c) => c.file,
+    );
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
     // Totals are true or absent: a search cut short by its time limit has seen only part of the files.
     if (result.timedOut) {
@@ -173,10 +176,27 @@ export class SearchEngine {
     need: RowNeed,
     options: { deadline: number; signal?: AbortSignal },
   ): Promise<boolean> {
-    let target = 256;
+    let target = FIRST_BATCH_MATCHES;
+    /** What this call's batches read: matches counted in their files, and the text of their rows. */
+    let countedRead = 0;
+    let bytesRead = 0;
     for (;;) {
-      if (rowsComplete(outcome) || rowsEnough(outcome.matches, need)) return true;
-      // The next files, up to about `target` matches (a batch grows while a page needs more).
+      const have = textBytesFrom(outcome.matches, need.from, need.textBytes);
+      if (rowsComplete(outcome) || (have > need.textBytes && outcome.matches.length >= (need.minRows ?? 0)))
+        return true;
+      // The next batch: by the text per match read so far, about enough matches for the page (and a
+      // quarter more), else twice the last batch; the rest at once when that would leave little.
+      if (countedRead > 0 && bytesRead > 0) {
+        const perMatch = bytesRead / countedRead;
+        target = Math.max(target, Math.ceil(((need.textBytes - have) / perMatch) * 1.25));
+      } else if (countedRead > 0) target *= 2;
+      target = Math.max(target, (need.minRows ?? 0) - outcome.matches.length);
+      let left = 0;
+      for (let i = outcome.rowFiles; i < outcome.fileCounts.length; i++) {
+        left += outcome.fileCounts[i]!.count;
+        if (left > 2 * target) break;
+      }
+      if (left <= 2 * target) target = left;
       const batch: FileCount[] = [];
       let counted = 0;
       for (let i = outcome.rowFiles; i < outcome.fileCounts.length && counted < target; i++) {
@@ -184,7 +204,9 @@ export class SearchEngine {
         batch.push(next);
         counted += next.count;
       }
-      target *= 2;
+      const rowsBefore = outcome.matches.length;
+      // The time is up already: no ripgrep is started only to be killed (a race a tiny run could win).
+      if (Date.now() >= options.deadline) return false;
       const files = batch.map((c) => c.file);
       const collector = new JsonMatchCollector(query.contextAfter, Number.MAX_SAFE_INTEGER);
       const run = await runInBatches(
@@ -212,6 +234,8 @@ export class SearchEngine {
         );
       } else outcome.matches.push(...rows);
       outcome.rowFiles += batch.length;
+      countedRead += counted;
+      bytesRead += textBytesFrom(outcome.matches, rowsBefore, Number.MAX_SAFE_INTEGER);
       const long = [...(outcome.longLines ?? []), ...collector.clippedLines].slice(0, 3);
       if (long.length > 0) outcome.longLines = long;
     }
@@ -244,18 +268,19 @@ export class SearchEngine {
   }
 }
 
-/** Whether the rows read so far cover a page's need (see RowNeed). */
-function rowsEnough(rows: readonly SearchMatch[], need: RowNeed): boolean {
-  if (rows.length < (need.minRows ?? 0)) return false;
+/** The first batch of rows a page reads: files holding about this many matches. */
+const FIRST_BATCH_MATCHES = 256;
+
+/** The text of rows from `from` on (with their context lines), counted until it passes `upTo`. */
+function textBytesFrom(rows: readonly SearchMatch[], from: number, upTo: number): number {
   let bytes = 0;
-  for (let i = need.from; i < rows.length; i++) {
+  for (let i = from; i < rows.length && bytes <= upTo; i++) {
     const row = rows[i]!;
     bytes += row.text.length;
     for (const line of row.before ?? []) bytes += line.length;
     for (const line of row.after ?? []) bytes += line.length;
-    if (bytes > need.textBytes) return true;
   }
-  return false;
+  return bytes;
 }
 
 /**

@@ -27,7 +27,7 @@ import {
   toMatchRow,
   topFiles,
 } from '../search/shape.js';
-import type { FileCount, SearchMatch, SearchQuery } from '../search/types.js';
+import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from '../search/types.js';
 import type { ToolDeps } from './deps.js';
 import { rejectNul } from './file-filters.js';
 import { compact, limitsSchema, listOf, render, stringList } from './shared.js';
@@ -202,11 +202,11 @@ export async function searchAnswer(
   });
   const { outcome } = run;
   // A result is named by its files and their counts (the rows of a page are read when it is shown).
-  const fp = fingerprint(outcome.fileCounts.map((c) => [c.file, c.count]));
+  const fp = () => fingerprintOf(outcome);
   let offset = 0;
   if (options.cursor !== undefined) {
     const cursor = readCursor(options.cursor, run.key);
-    if (cursor.h !== fp) throw staleCursor();
+    if (cursor.h !== fp()) throw staleCursor();
     offset = cursor.o;
   }
   // The rows this page can show: enough that a full page ends before them (or every row).
@@ -278,7 +278,7 @@ export async function searchAnswer(
       truncated: outcome.limitHit || timedOut || nextOffset !== undefined,
       timed_out: timedOut ? true : undefined,
       cache_hit: run.cacheHit,
-      next_cursor: nextOffset === undefined ? undefined : makeCursor(run.key, nextOffset, fp),
+      next_cursor: nextOffset === undefined ? undefined : makeCursor(run.key, nextOffset, fp()),
       warnings: warnings.length > 0 ? warnings : undefined,
       limits,
     });
@@ -293,6 +293,21 @@ export async function searchAnswer(
     moreRows,
   );
   return shape(page.rows, page.nextOffset);
+}
+
+const fingerprints = new WeakMap<SearchOutcome, string>();
+
+/**
+ * An outcome's fingerprint (its files and counts never change), made when a cursor needs it and kept:
+ * for 33,000 files it cost ~50-90 ms, on calls that issue no cursor (total_only) too.
+ */
+function fingerprintOf(outcome: SearchOutcome): string {
+  let fp = fingerprints.get(outcome);
+  if (fp === undefined) {
+    fp = fingerprint(outcome.fileCounts.map((c) => [c.file, c.count]));
+    fingerprints.set(outcome, fp);
+  }
+  return fp;
 }
 
 function memoDisplay(paths: ProjectPaths): (abs: string) => string {
