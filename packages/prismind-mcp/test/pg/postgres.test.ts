@@ -1,4 +1,4 @@
-import { createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer, Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { writeFile } from 'node:fs/promises';
@@ -452,6 +452,61 @@ describe(`the PostgreSQL store (${kind})`, () => {
     } finally {
       spy.mockRestore();
       await client.close();
+    }
+  });
+
+  it("a search's BEGIN, its setting and its query leave in one write: PostgreSQL wakes once for them", async () => {
+    const client = await withProject(store);
+    await client.call('search_catalog', { query: '罠' });
+    // Each call of _write or _writev is one write to the socket; the spies call through.
+    const one = vi.spyOn(Socket.prototype, '_write');
+    const many = vi.spyOn(Socket.prototype, '_writev');
+    try {
+      const answer = await client.call<{ total_count: number }>('search_catalog', { query: '罠' });
+      expect(answer).toMatchObject({ total_count: 0 });
+      const writes = [
+        ...one.mock.calls.map((args) => ({ order: 0, data: [args[0] as Buffer] })),
+        // net replaces the chunk entries of _writev's array by their buffers once it wrote them.
+        ...many.mock.calls.map((args) => ({
+          order: 0,
+          data: (args[0] as unknown[]).map((c) => (Buffer.isBuffer(c) ? c : (c as { chunk: Buffer }).chunk)),
+        })),
+      ];
+      const order = [...one.mock.invocationCallOrder, ...many.mock.invocationCallOrder];
+      writes.forEach((w, i) => (w.order = order[i]!));
+      const written = writes
+        .sort((a, b) => a.order - b.order)
+        .map((w) => Buffer.concat(w.data).toString('latin1'));
+      const begin = written.findIndex((w) => w.includes('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
+      expect(begin).toBeGreaterThanOrEqual(0);
+      // The same write carries the setting and the search, each bound to its named statement (a Bind
+      // message: 'B', its length, the unnamed portal, the statement's name; prepared by the first call).
+      expect(written[begin]!.match(/B[\s\S]{4}\0pm[0-9a-f]{8}_/g)).toHaveLength(2);
+      // Then only the COMMIT that ends it (sent without waiting).
+      expect(written.slice(begin + 1).filter((w) => w.includes('COMMIT'))).toHaveLength(1);
+      expect(written.length - begin).toBe(2);
+    } finally {
+      one.mockRestore();
+      many.mockRestore();
+      await client.close();
+    }
+  });
+
+  it('a read that sends no statement begins no transaction, and its connection is fine afterwards', async () => {
+    const backend = await open(store.env.PRISMIND_DATABASE_URL!);
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      expect(await backend.read(async () => 'nothing asked')).toBe('nothing asked');
+      expect(spy).not.toHaveBeenCalled();
+      expect(await backend.read(async (stores) => stores.projects.list())).toEqual([]);
+      const sent = spy.mock.calls.map((args) =>
+        typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text,
+      );
+      expect(sent[0]).toMatch(/^BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY/);
+      expect(sent.at(-1)).toBe('COMMIT');
+    } finally {
+      spy.mockRestore();
+      await backend.close();
     }
   });
 

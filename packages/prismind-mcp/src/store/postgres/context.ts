@@ -1,4 +1,5 @@
 import type { Logger } from '@mcp-workbench/core/engine';
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
 import { preparedQuery } from './prepared.js';
@@ -26,6 +27,56 @@ export interface PgContext {
    * transaction sees them and nothing is lost.
    */
   pending?: (() => Promise<void>) | undefined;
+  /** The transaction's BEGIN until its first statement carries it (see submit); undefined once sent. */
+  opening?: string | undefined;
+  /** Whether the connection's writes are being gathered into one (see gatherWrites). */
+  gathering?: boolean;
+}
+
+/** Whether the transaction's BEGIN went out (a transaction that sent no statement has nothing to end). */
+export function begun(ctx: PgContext): boolean {
+  return ctx.opening === undefined;
+}
+
+/**
+ * Statements sent in one turn of the event loop leave in one write to the socket instead of one each:
+ * every write wakes the PostgreSQL backend (and, on a virtual machine, maybe its idle CPU) once more.
+ * The corked socket flushes once the statements chained in this turn are sent (process.nextTick runs
+ * after the promise jobs of the turn). Without a reachable socket (another driver), nothing changes.
+ */
+function gatherWrites(ctx: PgContext): void {
+  if (ctx.gathering) return;
+  const stream = (ctx.client as unknown as { connection?: { stream?: Partial<Writable> } }).connection
+    ?.stream;
+  if (typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return;
+  ctx.gathering = true;
+  stream.cork();
+  process.nextTick(() => {
+    ctx.gathering = false;
+    stream.uncork!();
+  });
+}
+
+/**
+ * Sends one statement on the transaction's connection, as a named statement (prepared.ts) unless told
+ * otherwise, with the transaction's BEGIN in front of it when it is the first: a read that sends BEGIN,
+ * a setting and its query makes PostgreSQL wake once for all three. Every statement of a transaction
+ * goes through here, or it would run before (outside) the transaction.
+ */
+export function submit<R extends pg.QueryResultRow>(
+  ctx: PgContext,
+  text: string,
+  values: unknown[],
+  named = true,
+): Promise<pg.QueryResult<R>> {
+  gatherWrites(ctx);
+  if (ctx.opening !== undefined) {
+    const begin = ctx.client.query(ctx.opening);
+    ctx.opening = undefined;
+    begin.catch(() => undefined);
+    ctx.inflight.push(begin);
+  }
+  return ctx.client.query<R>(named ? preparedQuery(ctx.client, text, values) : { text, values });
 }
 
 /** Sends what a store buffered (see PgContext.pending) now. */
@@ -44,7 +95,7 @@ export async function flushPending(ctx: PgContext): Promise<void> {
  */
 export async function send(ctx: PgContext, text: string, values: unknown[] = []): Promise<void> {
   await flushPending(ctx);
-  const sent = ctx.client.query(preparedQuery(ctx.client, text, values));
+  const sent = submit(ctx, text, values);
   // Its error is taken up by the next settle (the statement after it, or COMMIT).
   sent.catch(() => undefined);
   ctx.inflight.push(sent);
@@ -62,7 +113,7 @@ export async function sendChecked<R extends pg.QueryResultRow>(
   check: (rows: R[]) => void,
 ): Promise<void> {
   await flushPending(ctx);
-  const sent = ctx.client.query<R>(preparedQuery(ctx.client, text, values)).then((r) => check(r.rows));
+  const sent = submit<R>(ctx, text, values).then((r) => check(r.rows));
   sent.catch(() => undefined);
   ctx.inflight.push(sent);
 }
@@ -75,17 +126,14 @@ export async function settle(ctx: PgContext): Promise<void> {
   }
 }
 
-/**
- * Runs one parameterised statement on the transaction's connection, as a named statement
- * (prepared.ts), sent behind whatever was sent before it without waiting.
- */
+/** Runs one parameterised statement (see submit), sent behind whatever was sent before it without waiting. */
 export async function query<R extends pg.QueryResultRow>(
   ctx: PgContext,
   text: string,
   values: unknown[] = [],
 ): Promise<R[]> {
   await flushPending(ctx);
-  const result = ctx.client.query<R>(preparedQuery(ctx.client, text, values));
+  const result = submit<R>(ctx, text, values);
   result.catch(() => undefined);
   // An earlier statement's failure first: after it, this one only says "transaction aborted".
   await settle(ctx);

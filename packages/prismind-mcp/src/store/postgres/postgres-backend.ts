@@ -10,7 +10,7 @@ import {
   unavailable,
   type ConnectionSettings,
 } from './connection.js';
-import { flushPending, settle, type PgContext } from './context.js';
+import { begun, flushPending, settle, type PgContext } from './context.js';
 import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
 import { prepareDatabase } from './migrate.js';
@@ -190,32 +190,31 @@ export class PostgresBackend implements Backend {
         // SET inside the transaction is undone by a ROLLBACK: the client counts as configured only
         // once it committed.
         const settings = this.configured.has(client) ? '' : sessionSettings(this.ext);
-        // Not waited for: the work's first statement goes out behind it (see context.ts send).
-        const begin = client.query(
-          writable
-            ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${durable ? '' : NOT_DURABLE}${settings}`
-            : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${settings}`,
-        );
-        begin.catch(() => undefined);
-        ctx.inflight.push(begin);
+        // Sent with the work's first statement, in the same write (context.ts submit).
+        ctx.opening = writable
+          ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${durable ? '' : NOT_DURABLE}${settings}`
+          : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${settings}`;
         const value = await work(stores);
         await flushPending(ctx);
         await settle(ctx);
-        if (writable) await client.query('COMMIT');
-        else {
-          // A read-only transaction has nothing to make durable and its reads are answered: its COMMIT
-          // is sent and not waited for (one round trip less a read). The connection runs it before the
-          // next transaction's first statement; a connection that fails meanwhile fails that statement,
-          // which is retried on another connection like any connection failure.
-          client.query('COMMIT').catch(() => undefined);
+        // A work that sent no statement began no transaction: nothing to end.
+        if (begun(ctx)) {
+          if (writable) await client.query('COMMIT');
+          else {
+            // A read-only transaction has nothing to make durable and its reads are answered: its
+            // COMMIT is sent and not waited for (one round trip less a read). The connection runs it
+            // before the next transaction's first statement; a connection that fails meanwhile fails
+            // that statement, which is retried on another connection like any connection failure.
+            client.query('COMMIT').catch(() => undefined);
+          }
+          if (settings) this.configured.add(client);
         }
-        if (settings) this.configured.add(client);
         client.release();
         await this.finish(ctx, vectors);
         return value;
       } catch (error) {
         broken = isConnectionFailure(error);
-        if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+        if (!broken && begun(ctx)) await client.query('ROLLBACK').catch(() => (broken = true));
         client.release(broken);
         if (isRetryable(error) && attempt < ATTEMPTS) {
           await sleep(10 * attempt + Math.random() * 20 * attempt);

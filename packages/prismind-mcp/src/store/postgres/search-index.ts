@@ -18,6 +18,7 @@ import {
   queryOne,
   send,
   sendChecked,
+  submit,
   type PgContext,
 } from './context.js';
 import {
@@ -339,7 +340,8 @@ export class PgSearchIndex implements SearchIndex {
     while (this.ctx.inflight.length >= KNOWLEDGE_IN_FLIGHT) await this.ctx.inflight.shift();
     // Sent without waiting (context.ts send): the rows of the next batch are prepared while PostgreSQL
     // inserts these, on the other core; the transaction's next statement or COMMIT waits for it.
-    const sent = this.ctx.client.query<{ id: string; n: number }>(
+    const sent = submit<{ id: string; n: number }>(
+      this.ctx,
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(n integer, knowledge_id text, content text, category text,
            project text, project_key text, tags jsonb, tag_keys jsonb, source text, created_at text,
@@ -355,6 +357,7 @@ export class PgSearchIndex implements SearchIndex {
        )${vector}
        SELECT added.id, r.n FROM added JOIN input r ON r.knowledge_id = added.knowledge_id`,
       [JSON.stringify(rows)],
+      false,
     );
     const added = sent.then((ids) => {
       for (const row of ids.rows)
