@@ -209,4 +209,25 @@ describe('runRipgrep', () => {
       await server.close();
     }
   });
+
+  it('a page warns of the long lines it shows, not of those read for later pages', async () => {
+    await writeFile(path.join(dir, 'huge.js'), `${'c'.repeat(1_500_000)}needle\n`);
+    await writeFile(path.join(dir, 'early.txt'), 'a needle here\n'.repeat(200));
+    const server = await connect([dir]);
+    try {
+      const args = { query: 'needle', files: ['early.txt', 'huge.js'], max_answer_tokens: 500 };
+      const first = await server.json('search_content', args);
+      expect((first.matches as { file: string }[]).every((m) => m.file === 'early.txt')).toBe(true);
+      expect(first.warnings).toBeUndefined();
+      // The page that shows huge.js's line names it.
+      let page = first;
+      while (!(page.matches as { file: string }[]).some((m) => m.file === 'huge.js')) {
+        expect(page.warnings).toBeUndefined();
+        page = await server.json('search_content', { ...args, cursor: page.next_cursor });
+      }
+      expect(String(page.warnings)).toContain('Line 1 of huge.js is 1500006 bytes, too long to read whole');
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -236,7 +236,7 @@ export class SearchEngine {
       outcome.rowFiles += batch.length;
       countedRead += counted;
       bytesRead += textBytesFrom(outcome.matches, rowsBefore, Number.MAX_SAFE_INTEGER);
-      const long = [...(outcome.longLines ?? []), ...collector.clippedLines].slice(0, 3);
+      const long = [...(outcome.longLines ?? []), ...collector.clippedLines].slice(0, MAX_LONG_LINES);
       if (long.length > 0) outcome.longLines = long;
     }
   }
@@ -267,6 +267,9 @@ export class SearchEngine {
     return files;
   }
 }
+
+/** Long lines kept of a search's rows for its pages' warnings (each names one; a page shows ≤ 3). */
+export const MAX_LONG_LINES = 1_000;
 
 /** The first batch of rows a page reads: files holding about this many matches. */
 const FIRST_BATCH_MATCHES = 256;

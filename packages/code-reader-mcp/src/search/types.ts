@@ -61,6 +61,9 @@ export interface SearchOutcome {
   timedOut: boolean;
   /** Non-fatal ripgrep messages (unreadable files and the like). */
   warnings: string[];
-  /** Match lines too long to keep whole: read only in part while streaming (at most a few). */
+  /**
+   * Match lines too long to keep whole: read only in part while streaming (the first MAX_LONG_LINES of
+   * the rows read; an answer warns of those its page shows).
+   */
   longLines?: { file: string; line: number; bytes: number }[];
 }

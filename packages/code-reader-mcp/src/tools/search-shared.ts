@@ -234,13 +234,23 @@ export async function searchAnswer(
       ]
     : [];
   const display = memoDisplay(paths);
-  const warnings = [...built.warnings, ...outcome.warnings, ...rowWarnings];
-  for (const long of outcome.longLines ?? []) {
-    warnings.push(
-      `Line ${long.line} of ${display(long.file)} is ${long.bytes} bytes, too long to read whole: ` +
-        'only its first 64 KiB were kept (a match past them is shown by its matched text, its column counted in bytes after them).',
-    );
-  }
+  const baseWarnings = [...built.warnings, ...outcome.warnings, ...rowWarnings];
+  // Long lines are named for the rows a page shows, so a page does not depend on how far rows were read.
+  const longLines = new Map((outcome.longLines ?? []).map((long) => [`${long.line}\0${long.file}`, long]));
+  const warningsFor = (shown: readonly SearchMatch[]): string[] => {
+    const warnings = [...baseWarnings];
+    let named = 0;
+    for (const row of longLines.size > 0 ? shown : []) {
+      const long = longLines.get(`${row.line}\0${row.file}`);
+      if (!long || named === 3) continue;
+      named++;
+      warnings.push(
+        `Line ${long.line} of ${display(long.file)} is ${long.bytes} bytes, too long to read whole: ` +
+          'only its first 64 KiB were kept (a match past them is shown by its matched text, its column counted in bytes after them).',
+      );
+    }
+    return warnings;
+  };
   const limits = { max_count: query.maxCount, max_answer_tokens: options.budget, timeout_ms: timeoutMs };
 
   const shape = (
@@ -273,6 +283,12 @@ export async function searchAnswer(
         .slice(0, SUMMARY_SAMPLES)
         .map((m) => ({ file: display(m.file), line: m.line, text: m.text }));
     }
+    const shown: readonly SearchMatch[] = matchRows
+      ? (page as SearchMatch[])
+      : query.mode === 'summary_only'
+        ? outcome.matches.slice(0, SUMMARY_SAMPLES)
+        : [];
+    const warnings = warningsFor(shown);
     return compact({
       ...body,
       truncated: outcome.limitHit || timedOut || nextOffset !== undefined,
