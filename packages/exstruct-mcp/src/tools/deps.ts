@@ -11,13 +11,14 @@ export interface ExstructToolDeps {
 
 /**
  * The extraction thread's young generation, in MB (V8's default lets a Worker's grow to 48). Extraction
- * keeps little of what it allocates, so a small nursery costs no time and caps the memory it holds:
- * measured through the bin (issue 26 §1, load ~4-6), 8 MB against 48 gave peaks of 162-172 against
- * 193-205 MB for 1,000 small sheets; 3 MB against 8 (with the bin's small start, young-generation.ts)
- * 137-151 against 139-149 MB for 1,000 sheets and 144-162 against 162-182 MB for two 1M-cell calls, the
- * same CPU within the noise (1M first call 960-1,040 vs 910-1,000 ms).
+ * keeps little of what it allocates, so a smaller nursery costs no time and caps the memory it holds:
+ * measured through the bin (issue 26 §1, load ~4), peak 162-172 MB against 193-205 MB for 1,000 small
+ * sheets, 196-209 against 193-214 MB for 1M cells, calls no slower. 3 MB was tried (load ~6): the same
+ * peak for 1,000 sheets (137-151 vs 139-149 MB), lower for 1M cells (144-162 vs 162-182 MB, where memory
+ * is well within its target), but the garbage collector's share of a warm 1,000-sheet extraction rose
+ * from 10-16 % to 20-21 % (~40 ms more per call; profiled in-process with 1 vs 2-4 MB semi-spaces).
  */
-const EXTRACT_YOUNG_GENERATION_MB = 3;
+const EXTRACT_YOUNG_GENERATION_MB = 8;
 
 export function createToolDeps(onConflict: OnConflict | undefined): ExstructToolDeps {
   return {
