@@ -177,26 +177,33 @@ export class SearchEngine {
     options: { deadline: number; signal?: AbortSignal },
   ): Promise<boolean> {
     let target = FIRST_BATCH_MATCHES;
-    /** What this call's batches read: matches counted in their files, and the text of their rows. */
+    /** What this call's batches read: matches counted in their files, their rows' text and ripgrep's JSON. */
     let countedRead = 0;
     let bytesRead = 0;
+    let jsonRead = 0;
     for (;;) {
       const have = textBytesFrom(outcome.matches, need.from, need.textBytes);
       if (rowsComplete(outcome) || (have > need.textBytes && outcome.matches.length >= (need.minRows ?? 0)))
         return true;
-      // The next batch: by the text per match read so far, about enough matches for the page (and a
-      // quarter more), else twice the last batch; the rest at once when that would leave little.
-      if (countedRead > 0 && bytesRead > 0) {
-        const perMatch = bytesRead / countedRead;
-        target = Math.max(target, Math.ceil(((need.textBytes - have) / perMatch) * 1.25));
-      } else if (countedRead > 0) target *= 2;
+      // The next batch: twice the last, or more when the text per match read so far says the page needs
+      // more (and a quarter; short lines: one run, not three), as long as that is no more of ripgrep's
+      // JSON than MAX_BATCH_JSON by the JSON per match so far (minified lines: ~40 KB a match).
+      let cap = Number.MAX_SAFE_INTEGER;
+      if (countedRead > 0) {
+        const doubled = target * 2;
+        cap = Math.max(doubled, Math.floor(MAX_BATCH_JSON / Math.max(1, jsonRead / countedRead)));
+        const estimate =
+          bytesRead > 0 ? Math.ceil(((need.textBytes - have) / (bytesRead / countedRead)) * 1.25) : doubled;
+        target = Math.max(doubled, Math.min(estimate, cap));
+      }
       target = Math.max(target, (need.minRows ?? 0) - outcome.matches.length);
+      // The rest at once when it is at most twice the batch (within the JSON cap): one run, not two.
       let left = 0;
       for (let i = outcome.rowFiles; i < outcome.fileCounts.length; i++) {
         left += outcome.fileCounts[i]!.count;
         if (left > 2 * target) break;
       }
-      if (left <= 2 * target) target = left;
+      if (left <= 2 * target && left <= cap) target = left;
       const batch: FileCount[] = [];
       let counted = 0;
       for (let i = outcome.rowFiles; i < outcome.fileCounts.length && counted < target; i++) {
@@ -215,8 +222,15 @@ export class SearchEngine {
         {
           deadline: options.deadline,
           ...(options.signal ? { signal: options.signal } : {}),
-          onLongRecord: (record: Buffer) => collector.pushLong(record),
-          onLine: (line, clipped) => collector.push(line, clipped),
+          onLongRecord: (record: Buffer) => {
+            const read = collector.pushLong(record);
+            if (read !== undefined) jsonRead += record.length; // else it comes to onLine
+            return read;
+          },
+          onLine: (line, clipped) => {
+            jsonRead += clipped?.bytes ?? line.length;
+            return collector.push(line, clipped);
+          },
         },
       );
       if (run.timedOut) return false;
@@ -273,6 +287,8 @@ export const MAX_LONG_LINES = 1_000;
 
 /** The first batch of rows a page reads: files holding about this many matches. */
 const FIRST_BATCH_MATCHES = 256;
+/** A batch of rows after the first aims at no more of ripgrep's JSON than this (by the JSON per match read). */
+const MAX_BATCH_JSON = 8 * 1024 * 1024;
 
 /** The text of rows from `from` on (with their context lines), counted until it passes `upTo`. */
 function textBytesFrom(rows: readonly SearchMatch[], from: number, upTo: number): number {
