@@ -85,6 +85,16 @@ describe('ripgrep runs that end early', () => {
     setTimeout(() => controller.abort(), 50);
     await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(await readdir(spoolDir)).toEqual([]);
+    // No temporary file can be made there: the run reads a pipe instead, with the same records.
+    const seen: string[] = [];
+    const fallback = await runRipgrep(['--json', 'TODO', 'big.log'], {
+      cwd: dir,
+      spool: true,
+      spoolDir: path.join(dir, 'no-such-folder'),
+      onLine: (line) => void seen.push(line),
+    });
+    expect(fallback).toEqual(piped.result);
+    expect(seen.length).toBe(piped.seen.length);
   });
 
   it('an exception thrown by the reader fails the run instead of escaping as an uncaught exception', async () => {

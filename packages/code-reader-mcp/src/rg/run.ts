@@ -121,7 +121,7 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
     });
   }
   if (options.signal?.aborted) throw new ToolError('CANCELLED', 'The request was cancelled.');
-  const spool = options.spool ? openSpool(options.spoolDir ?? os.tmpdir()) : undefined;
+  const spool = options.spool ? tryOpenSpool(options.spoolDir ?? os.tmpdir()) : undefined;
   let child: ChildProcess;
   try {
     child = spawn(binary, [...RG_SAFETY_ARGS, ...args], {
@@ -338,6 +338,15 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
 }
 
 const SPOOL_READ_BYTES = 1024 * 1024;
+
+/** openSpool, or undefined (the run reads a pipe then) where no temporary file can be made. */
+function tryOpenSpool(parent: string): ReturnType<typeof openSpool> | undefined {
+  try {
+    return openSpool(parent);
+  } catch {
+    return undefined; // e.g. a read-only or missing temporary folder: slower, not broken
+  }
+}
 
 /** A private temporary file for ripgrep's stdout (see RgRunOptions.spool). */
 function openSpool(parent: string): { fd: number; unlinkEarly(): void; close(): void } {
