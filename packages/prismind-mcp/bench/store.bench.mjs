@@ -178,7 +178,9 @@ async function load(kind) {
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const ok = loadSeconds <= 60;
     if (!ok) failures++;
-    results.set(`load (s)`, { ...results.get('load (s)'), [kind]: loadSeconds * 1000 });
+    // Shown beside the other store, not gated: issue 12 puts PostgreSQL within 2× of the local store's
+    // p95s, and the load is not one; its own target (≤ 60 s on each store) is checked here.
+    results.set(`load (s)`, { ...results.get('load (s)'), [kind]: loadSeconds * 1000, ratio: false });
     console.log(
       `${ok ? 'PASS' : 'FAIL'}  load ${KNOWLEDGE.toLocaleString('en')} knowledge + ${DOCUMENTS.toLocaleString('en')} documents: ` +
         `${loadSeconds.toFixed(1)} s (documents ${((docsDone - loadStarted) / 1000).toFixed(1)} s; target ≤ 60 s, ratio ${(loadSeconds / 60).toFixed(2)})`,
@@ -427,13 +429,12 @@ if (PG_URL) {
     const unit = label.startsWith('load') ? 1000 : 1;
     const fmt = (v, c) =>
       `${(v / unit).toFixed(1)}${label.startsWith('load') ? ' s' : ' ms'}${c === undefined ? '' : ` [${c.toFixed(1)}]`}`;
-    // The load has its own target too (≤ 60 s), and within 2× of the local store's. Rows with only an
-    // absolute target (the new rows of issue 23) are shown, not gated.
+    // Rows with only an absolute target (the load, the new rows of issue 23) are shown, not gated.
     const gated = r.ratio !== false;
     const ok = !gated || ratio <= 2;
     if (!ok) failures++;
     console.log(
-      `${gated ? (ok ? 'PASS' : 'FAIL') : 'INFO'}  ${label}: postgres ${fmt(r.postgres, r.postgres_cpu)} vs local ${fmt(r.local, r.local_cpu)}, ratio ${ratio.toFixed(2)} (target ≤ 2)`,
+      `${gated ? (ok ? 'PASS' : 'FAIL') : 'INFO'}  ${label}: postgres ${fmt(r.postgres, r.postgres_cpu)} vs local ${fmt(r.local, r.local_cpu)}, ratio ${ratio.toFixed(2)}${gated ? ' (target ≤ 2)' : ''}`,
     );
   }
 } else {
