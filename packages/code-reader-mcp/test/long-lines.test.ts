@@ -140,6 +140,7 @@ describe('runRipgrep', () => {
   });
 
   it('search_content shows long lines (64 KiB to 1 MiB) cut around the match, as when decoded whole', async () => {
+    const japaneseWithEscapes = '日"\u0001'.repeat(25_000);
     const lines = [
       `${'a'.repeat(100_000)}needle${'b'.repeat(100_000)}\n`, // ASCII: read from the bytes
       `${'\u00e9'.repeat(70_000)}needle${'x'.repeat(1000)}\n`, // not ASCII
@@ -148,6 +149,7 @@ describe('runRipgrep', () => {
       'needle '.repeat(15_000) + '\n', // 15,000 matches on one line
       `${'e'.repeat(70_000)}needle\r\n`,
       `${'\u{1F600}'.repeat(40_000)}needle${'z'.repeat(500)}\n`, // beyond the BMP: 2 UTF-16 units each
+      `${japaneseWithEscapes}needle${'本'.repeat(500)}\n`, // not ASCII, with escapes (\" and \u0001)
       `${'d'.repeat(70_000)}needle\\n`, // a backslash and an n, no line break at the end
     ];
     await writeFile(path.join(dir, 'long.min.js'), lines.join(''));
@@ -187,9 +189,15 @@ describe('runRipgrep', () => {
           column: 40_001,
           text: `…${'\u{1F600}'.repeat(80)}needle${'z'.repeat(314)}…[+186 chars]`,
         },
-        { file: 'long.min.js', line: 8, column: 70_001, text: `…${'d'.repeat(392)}needle\\n` },
+        {
+          file: 'long.min.js',
+          line: 8,
+          column: 75_001,
+          text: `…${japaneseWithEscapes.slice(-80)}needle${'本'.repeat(314)}…[+186 chars]`,
+        },
+        { file: 'long.min.js', line: 9, column: 70_001, text: `…${'d'.repeat(392)}needle\\n` },
       ]);
-      expect(answer.total_matches).toBe(7 + 15_000);
+      expect(answer.total_matches).toBe(8 + 15_000);
       expect(answer.warnings).toBeUndefined();
     } finally {
       await server.close();
