@@ -247,6 +247,87 @@ function looksLikeTable(block: Block, source: CellSource): boolean {
   return score >= SCORE_THRESHOLD;
 }
 
+/**
+ * looksLikeTable for a block whose box holds no cell of another block (see blocksAlone): the cells in
+ * its box are its own `size` cells and span it, so its density and coverage are known without a visit,
+ * and the rest (two rows and two columns with two values, a header-like first or second row) is read
+ * from its first rows only, in windows of rows that double until both counts are reached. A block of
+ * 200,000 rows is decided by its first few rows instead of a visit of every cell.
+ */
+function looksLikeTableAlone(block: Block & { size: number }, source: CellSource): boolean {
+  const width = block.c2 - block.c1 + 1;
+  const height = block.r2 - block.r1 + 1;
+  if (width < 2 || height < 2 || block.size < MIN_NONEMPTY_CELLS) return false;
+  const colCounts = new Uint32Array(width);
+  let colsWithTwo = 0;
+  let rowsWithTwo = 0;
+  let header = false;
+  let currentRow = -1;
+  let count = 0;
+  let textLike = 0;
+  let numberLike = 0;
+  const endRow = () => {
+    if (count === 0) return;
+    if (count >= 2) rowsWithTwo++;
+    if (currentRow < block.r1 + 2 && count >= 2 && textLike >= numberLike && textLike >= 1) header = true;
+  };
+  const visit = (r: number, c: number, _key: number, isNumber: boolean) => {
+    if (r !== currentRow) {
+      endRow();
+      currentRow = r;
+      count = 0;
+      textLike = 0;
+      numberLike = 0;
+    }
+    count++;
+    if (++colCounts[c - block.c1]! === 2) colsWithTwo++;
+    if (isNumber) numberLike++;
+    else textLike++;
+  };
+  // The first two rows with number-likeness (the header test reads only them), then the rest.
+  let from = block.r1;
+  let rows = 2;
+  while (from <= block.r2 && (from === block.r1 || rowsWithTwo < 2 || colsWithTwo < 2)) {
+    const to = Math.min(block.r2, from + rows - 1);
+    source.forEachIn(from, block.c1, to, block.c2, visit, from === block.r1);
+    endRow();
+    count = 0;
+    currentRow = -1;
+    from = to + 1;
+    rows *= 2;
+  }
+  if (rowsWithTwo < 2 || colsWithTwo < 2) return false;
+  const area = width * height;
+  const density = block.size / area;
+  // As looksLikeTable's score, term by term (coverage is 1: the block's cells span its box).
+  const score = density + (header ? 0.2 : 0) + 0.1 + 0.1;
+  return score >= SCORE_THRESHOLD;
+}
+
+/**
+ * For each block, whether its box is clear of every other block's box (then no other block's cell lies
+ * in it). Blocks sorted by first row are swept; past a bounded number of comparisons (a sheet of
+ * thousands of overlapping blocks) the rest are reported as not clear, which only costs a full visit.
+ */
+export function blocksAlone(blocks: Block[]): boolean[] {
+  const alone = blocks.map(() => true);
+  const order = blocks.map((_, i) => i).sort((a, b) => blocks[a]!.r1 - blocks[b]!.r1);
+  let budget = 16 * blocks.length + 100_000;
+  for (let x = 0; x < order.length; x++) {
+    const a = blocks[order[x]!]!;
+    for (let y = x + 1; y < order.length; y++) {
+      const b = blocks[order[y]!]!;
+      if (b.r1 > a.r2) break;
+      if (--budget < 0) return blocks.map(() => false);
+      if (b.c1 <= a.c2 && b.c2 >= a.c1) {
+        alone[order[x]!] = false;
+        alone[order[y]!] = false;
+      }
+    }
+  }
+  return alone;
+}
+
 const EVERYTHING: Block = { r1: 1, c1: 0, r2: MAX_ROW, c2: MAX_COLUMN_INDEX };
 
 function cellsWithin(source: CellSource, block: Block): CellStream {
@@ -282,6 +363,8 @@ export function detectTableCandidates(
   source: CellSource,
   bordered: CellStream,
   excelTables: string[],
+  /** Visit every cell of every block (the reference the shortcut of looksLikeTableAlone is tested on). */
+  { visitEveryCell = false }: { visitEveryCell?: boolean } = {},
 ): string[] {
   const found = new Set(excelTables);
   const ordered = [...excelTables];
@@ -302,7 +385,10 @@ export function detectTableCandidates(
     const blocks = connectedBlocks(cellsWithin(source, EVERYTHING)).sort(
       (a, b) => a.r1 - b.r1 || a.c1 - b.c1,
     );
-    for (const block of blocks) if (looksLikeTable(block, source)) add(block);
+    const alone = visitEveryCell ? blocks.map(() => false) : blocksAlone(blocks);
+    blocks.forEach((block, i) => {
+      if (alone[i] ? looksLikeTableAlone(block, source) : looksLikeTable(block, source)) add(block);
+    });
   }
   return ordered;
 }

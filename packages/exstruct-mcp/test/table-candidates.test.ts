@@ -1,0 +1,118 @@
+// Table detection on a sheet without borders or Excel tables decides a block whose box holds no other
+// block's cell from its size and first rows (table-candidates.ts, looksLikeTableAlone) instead of a
+// visit of every cell: on generated sheets it must give exactly what the visit of every cell gives.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  blocksAlone,
+  detectTableCandidates,
+  type CellSource,
+  type CellStream,
+} from '../src/extract/table-candidates.js';
+
+/** A sheet as a CellSource: cells in row-major order, each a number or text. */
+function sheet(cells: Array<{ r: number; c: number; number: boolean }>): CellSource & { visits: number } {
+  const sorted = [...new Map(cells.map((cell) => [`${cell.r}:${cell.c}`, cell])).values()].sort(
+    (a, b) => a.r - b.r || a.c - b.c,
+  );
+  const source = {
+    visits: 0,
+    forEachIn(
+      r1: number,
+      c1: number,
+      r2: number,
+      c2: number,
+      visit: (r: number, c: number, key: number, numberLike: boolean) => void,
+      withNumberLike = false,
+    ) {
+      sorted.forEach((cell, key) => {
+        if (cell.r < r1 || cell.r > r2 || cell.c < c1 || cell.c > c2) return;
+        source.visits++;
+        visit(cell.r, cell.c, key, withNumberLike && cell.number);
+      });
+    },
+  };
+  return source;
+}
+
+const noBorders: CellStream = () => undefined;
+
+describe('table candidates', () => {
+  it('are the same with and without the visit of every cell, on generated sheets', () => {
+    const cell = fc.record({
+      r: fc.integer({ min: 1, max: 14 }),
+      c: fc.integer({ min: 0, max: 9 }),
+      number: fc.boolean(),
+    });
+    // Dense rectangles (tables, some with a header row) scattered over sparse noise.
+    const rectangle = fc
+      .record({
+        r: fc.integer({ min: 1, max: 12 }),
+        c: fc.integer({ min: 0, max: 8 }),
+        h: fc.integer({ min: 1, max: 6 }),
+        w: fc.integer({ min: 1, max: 5 }),
+        textHeader: fc.boolean(),
+        holes: fc.array(fc.nat(40), { maxLength: 6 }),
+      })
+      .map(({ r, c, h, w, textHeader, holes }) => {
+        const cells = [];
+        for (let i = 0; i < h; i++)
+          for (let j = 0; j < w; j++)
+            if (!holes.includes(i * w + j))
+              cells.push({ r: r + i, c: c + j, number: !(textHeader && i === 0) });
+        return cells;
+      });
+    fc.assert(
+      fc.property(
+        fc.array(rectangle, { maxLength: 4 }),
+        fc.array(cell, { maxLength: 30 }),
+        (rects, noise) => {
+          const source = sheet([...rects.flat(), ...noise]);
+          const expected = detectTableCandidates(source, noBorders, [], { visitEveryCell: true });
+          expect(detectTableCandidates(source, noBorders, [])).toEqual(expected);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('score a sparse block by its density and a header-like first row, as the visit of every cell does', () => {
+    // A staircase: two cells per row, each row shifted by one column (4-connected), n rows × n+1 columns.
+    const staircase = (n: number, textHeader: boolean) => {
+      const cells = [];
+      for (let r = 1; r <= n; r++)
+        for (const c of [r - 1, r]) cells.push({ r, c, number: !(textHeader && r === 1) });
+      return sheet(cells);
+    };
+    const both = (source: CellSource) => {
+      const fast = detectTableCandidates(source, noBorders, []);
+      expect(fast).toEqual(detectTableCandidates(source, noBorders, [], { visitEveryCell: true }));
+      return fast;
+    };
+    // 16 of 72 cells: 0.22 + 0.1 coverage + 0.1 ≥ 0.35.
+    expect(both(staircase(8, false))).toEqual(['A1:I8']);
+    // 32 of 272 cells: 0.12 + 0.2 < 0.35 without a header, a table with one.
+    expect(both(staircase(16, false))).toEqual([]);
+    expect(both(staircase(16, true))).toEqual(['A1:Q16']);
+  });
+
+  it('decide a tall block from its first rows', () => {
+    const cells = [];
+    for (let c = 0; c < 4; c++) cells.push({ r: 1, c, number: false });
+    for (let r = 2; r <= 5_000; r++) for (let c = 0; c < 4; c++) cells.push({ r, c, number: true });
+    const every = sheet(cells);
+    expect(detectTableCandidates(every, noBorders, [], { visitEveryCell: true })).toEqual(['A1:D5000']);
+    const visitedAll = every.visits;
+    const shortcut = sheet(cells);
+    expect(detectTableCandidates(shortcut, noBorders, [])).toEqual(['A1:D5000']);
+    // One visit to find the block, then a few rows instead of the second visit of all 20,000 cells.
+    expect(visitedAll).toBe(40_000);
+    expect(shortcut.visits).toBeLessThan(20_100);
+  });
+
+  it('tell blocks whose boxes overlap from blocks that stand alone', () => {
+    const box = (r1: number, c1: number, r2: number, c2: number) => ({ r1, c1, r2, c2 });
+    // An L-shaped block's box holds the lone cell at (3, 3); the block at rows 10-12 is clear.
+    expect(blocksAlone([box(1, 0, 5, 4), box(3, 3, 3, 3), box(10, 0, 12, 2)])).toEqual([false, false, true]);
+  });
+});
