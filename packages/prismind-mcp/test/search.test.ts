@@ -164,6 +164,12 @@ describe.each(BACKENDS)('knowledge and catalog search ($name)', (backend) => {
     expect(await names({ query: '罠' })).toEqual(['罠の配置設計']);
     expect(await names({ query: '設計' })).toEqual(expect.arrayContaining(['罠の配置設計', '設計方針']));
     expect(await names({ query: 'トラップ対戦' })).toEqual(['罠の配置設計']);
+    // A long term with a filter: the filter and the term both decide (PostgreSQL checks the filter first).
+    const strictCount = async (args: Record<string, unknown>) =>
+      (await client.call<{ total_count: number }>('search_catalog', args)).total_count;
+    expect(await strictCount({ query: 'トラップ対戦', doc_type: '設計書' })).toBe(1);
+    expect(await strictCount({ query: 'トラップ対戦', doc_type: '実装手順書' })).toBe(0);
+    expect(await strictCount({ query: 'トラップ対決', doc_type: '設計書' })).toBe(0);
     expect(await names({ doc_type: 'design', phase_task: '共通' })).toEqual(['設計方針']);
     expect(await names({ feature: 'Build' })).toEqual(['ビルド手順']);
     expect(await names({ reference_timing: '設計時' })).toEqual(['罠の配置設計']);

@@ -113,7 +113,12 @@ function strictConditions(
       continue;
     }
     lexemes.push(...pieces.map(lexeme));
-    if ([...term.text].length > 3) where.push(`(${alias}.search_text || '') LIKE ${params.add(pattern)}`);
+    // With its (default) ESCAPE spelled out, the check costs PostgreSQL's planner one function more than
+    // a filter's `(column || '') = value`, so it runs after the filters on the rows they keep: equal
+    // costs left it first, reading the text of every row the pieces found (「レプリケーション」 in
+    // 実装手順書: 765 rows read for the 130 of that type, 4.4 → 3.6 ms a statement).
+    if ([...term.text].length > 3)
+      where.push(`(${alias}.search_text || '') LIKE ${params.add(pattern)} ESCAPE '\\'`);
   }
   if (lexemes.length > 0) where.push(`${alias}.tokens @@ ${params.add(lexemes.join(' & '))}::tsquery`);
   return where;
