@@ -1,6 +1,7 @@
 // Output written as UTF-8 bytes into large chunks, never as one big string or buffer: extraction writes
 // each sheet's rows here as it parses them (fast-rows.ts), and the workbook's JSON is put together from
-// views of these chunks (extraction.ts), not copied.
+// views of these chunks (extraction.ts), not copied. A sink made with a `flush` target instead hands each
+// full chunk to it (the output file, at the chunk's offset) and writes on in the same memory.
 
 /** Bytes per chunk. */
 export const CHUNK_BYTES = 1 << 20;
@@ -20,7 +21,16 @@ export class ByteSink {
   /** The offset `buf` starts at. */
   private start = 0;
 
-  constructor(private readonly chunkBytes = CHUNK_BYTES) {
+  /**
+   * `flush`: where the bytes go instead of being kept (`bytes` at `offset`; the memory is reused as soon
+   * as it returns). Such a sink keeps one chunk: `views` and `chunks` are not for it, and `truncate` to
+   * an offset already flushed only moves the offset back (what was flushed beyond it is written over
+   * or cut off by whoever made the sink, at `finish`'s offset).
+   */
+  constructor(
+    private readonly chunkBytes = CHUNK_BYTES,
+    private readonly flush?: (bytes: Uint8Array, offset: number) => void,
+  ) {
     this.buf = new Uint8Array(0);
   }
 
@@ -32,6 +42,11 @@ export class ByteSink {
   /** Makes room for `n` more bytes in `buf` (a new chunk, at least `n` long, when the current one is full). */
   reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
+    if (this.flush) {
+      this.flushOut();
+      if (n > this.buf.length) this.buf = new Uint8Array(Math.max(this.chunkBytes, n));
+      return;
+    }
     this.seal();
     this.buf = new Uint8Array(Math.max(this.chunkBytes, n));
   }
@@ -44,6 +59,20 @@ export class ByteSink {
     this.buf = this.buf.subarray(this.pos);
     this.start += this.pos;
     this.pos = 0;
+  }
+
+  /** A flushing sink: hands what it holds to `flush`; the memory is written on from its start. */
+  private flushOut(): void {
+    if (this.pos === 0) return;
+    this.flush!(this.buf.subarray(0, this.pos), this.start);
+    this.start += this.pos;
+    this.pos = 0;
+  }
+
+  /** A flushing sink: flushes the rest; returns the length of what was written (the offset). */
+  finish(): number {
+    this.flushOut();
+    return this.start;
   }
 
   byte(value: number): void {
@@ -61,6 +90,14 @@ export class ByteSink {
   /** Takes back everything written after `offset`. */
   truncate(offset: number): void {
     if (offset > this.offset || offset < 0) throw new RangeError(`No offset ${offset} to go back to.`);
+    if (this.flush) {
+      if (offset >= this.start) this.pos = offset - this.start;
+      else {
+        this.start = offset;
+        this.pos = 0;
+      }
+      return;
+    }
     while (offset < this.start) {
       const last = this.full.pop()!;
       this.start = this.fullStart.pop()!;

@@ -5,7 +5,7 @@ import type { ZipLimits } from '../ooxml/zip-archive.js';
 import { convertSheetKeysToAlpha } from './alpha-col.js';
 import { ByteSink } from './byte-sink.js';
 import { extractSheet, type ExtractedSheet } from './extract-sheet.js';
-import { Extraction } from './extraction.js';
+import { Extraction, JsonDocument } from './extraction.js';
 import { modeFeatures, type ExtractionMode } from './modes.js';
 import type { BatchOptions } from './batch-scan.js';
 
@@ -29,6 +29,11 @@ export interface ExtractOptions {
    * cheap; a caller that wants another format saves the work with false.
    */
   jsonRows?: boolean;
+  /**
+   * Write the workbook's compact JSON into this sink while the sheets are read, front to back (a sink
+   * that flushes to the output file streams it there): the bytes `serialize('json')` gives.
+   */
+  document?: ByteSink;
 }
 
 /**
@@ -47,10 +52,18 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
     const sheets: ExtractedSheet[] = [];
     const entries = reader.workbook.sheets;
     const alphaCol = options.alphaCol === true;
-    const json = options.jsonRows === false ? undefined : { sink: new ByteSink(), alpha: alphaCol };
+    const document = options.document
+      ? new JsonDocument(options.document, path.basename(file), alphaCol)
+      : undefined;
+    const json = document
+      ? { sink: document.sink, alpha: alphaCol }
+      : options.jsonRows === false
+        ? undefined
+        : { sink: new ByteSink(), alpha: alphaCol };
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index]!;
       if (wanted && !wanted.has(entry.name)) continue;
+      document?.startSheet(entry.name);
       const sheet = await extractSheet(reader, entry, index, {
         features,
         mergedValuesInRows: options.mergedValuesInRows ?? true,
@@ -61,13 +74,16 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
       });
       // Spec 13.5: letter keys are applied after extraction, right before serialisation.
       if (options.alphaCol) sheet.data = convertSheetKeysToAlpha(sheet.data);
+      document?.endSheet(sheet);
       sheets.push(sheet);
     }
+    document?.end();
     return new Extraction(path.basename(file), sheets, {
       alphaCol,
       sheetNames: reader.sheetNames,
       warnings,
-      rowsJson: json?.sink,
+      // The document's sink streams on: its bytes are not there to be viewed again.
+      rowsJson: document ? undefined : json?.sink,
     });
   } finally {
     reader.close();

@@ -93,10 +93,7 @@ export class Extraction {
         } else sheet.rows.writeJson((piece) => out.text(piece), this.meta.alphaCol);
         hasField = true;
       }
-      for (const [key, value] of Object.entries(sheet.data)) {
-        out.text(`${hasField ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}`);
-        hasField = true;
-      }
+      writeFields(out, sheet.data, hasField);
       out.text('}');
     });
     out.text('}}');
@@ -152,6 +149,67 @@ export class Extraction {
       });
     }
     return out;
+  }
+}
+
+/** A sheet's fields other than rows, in the model's order, after `hasField` fields already written. */
+function writeFields(out: ByteSink, data: ExtractedSheet['data'], hasField: boolean): void {
+  for (const [key, value] of Object.entries(data)) {
+    out.text(`${hasField ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}`);
+    hasField = true;
+  }
+}
+
+/**
+ * The compact JSON document written front to back into one sink while the sheets are read (see
+ * extractWorkbook's `document`): the same bytes as `Extraction.jsonChunks`. Each sheet's rows field is
+ * opened before the sheet is read, its rows' JSON follows as they are parsed, and once the sheet is
+ * done the rows are kept, written again from the store (when the JSON written while reading was taken
+ * back), or taken out with the field (no values).
+ */
+export class JsonDocument {
+  private sheetCount = 0;
+  private sheetAt = 0;
+  private rowsAt = 0;
+
+  constructor(
+    readonly sink: ByteSink,
+    bookName: string,
+    private readonly alphaCol: boolean,
+  ) {
+    sink.text(`{"book_name":${JSON.stringify(bookName)},"sheets":{`);
+  }
+
+  /** Before the sheet is read: its key and the start of its rows field. */
+  startSheet(name: string): void {
+    this.sink.text(`${this.sheetCount++ === 0 ? '' : ','}${JSON.stringify(name)}:{`);
+    this.sheetAt = this.sink.offset;
+    this.sink.text('"rows":');
+    this.rowsAt = this.sink.offset;
+  }
+
+  /** After the sheet is read (its fields final). */
+  endSheet(sheet: ExtractedSheet): void {
+    const out = this.sink;
+    let hasField = false;
+    if (sheet.rows && sheet.rows.valueCount > 0) {
+      const written = sheet.rowsJson;
+      const inPlace =
+        written !== undefined &&
+        written.offset === this.rowsAt &&
+        written.offset + written.bytes === out.offset;
+      if (!inPlace) {
+        out.truncate(this.rowsAt);
+        sheet.rows.writeJson((piece) => out.text(piece), this.alphaCol);
+      }
+      hasField = true;
+    } else out.truncate(this.sheetAt);
+    writeFields(out, sheet.data, hasField);
+    out.text('}');
+  }
+
+  end(): void {
+    this.sink.text('}}');
   }
 }
 

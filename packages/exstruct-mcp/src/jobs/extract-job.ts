@@ -1,4 +1,6 @@
 // The extraction job (jobs.ts): runs on the extraction thread, loaded there before its first job.
+import { ftruncateSync, writeSync } from 'node:fs';
+import { ByteSink, CHUNK_BYTES } from '../extract/byte-sink.js';
 import { extractWorkbook } from '../extract/extract-workbook.js';
 import { renderDocument } from '../output/render.js';
 import type { ExtractJobInput, ExtractJobOutput } from './jobs.js';
@@ -9,17 +11,41 @@ const encoder = new TextEncoder();
 /** Text as UTF-8 in memory of its own, which can be handed to the other thread (not Node's pool). */
 const encode = (text: string) => encoder.encode(text);
 
-/** Extracts a workbook and serialises the output and the per-sheet / per-print-area files. */
+/** Writes all of `bytes` to the file `fd` at `offset` (the thread's own writes, in order). */
+function writeAt(fd: number, bytes: Uint8Array, offset: number): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, offset + done);
+}
+
+/**
+ * Extracts a workbook into the output file `input.outputFd` (a temp file the server opened, and puts in
+ * place once the job has succeeded) and serialises the per-sheet / per-print-area files. Compact JSON
+ * goes to the file while the sheets are read, through one reused chunk: neither the output nor a copy
+ * of it is held in memory or handed between threads.
+ */
 export async function extractJob(input: ExtractJobInput, fd: number): Promise<ExtractJobOutput> {
+  const out = input.outputFd;
   const compactJson = input.format === 'json' && input.serialize.pretty !== true;
+  const document = compactJson
+    ? new ByteSink(CHUNK_BYTES, (bytes, offset) => writeAt(out, bytes, offset))
+    : undefined;
   const extraction = await extractWorkbook(input.file, {
     mode: input.mode,
     alphaCol: input.alphaCol,
     files: openedFileAccess(input.file, fd),
     // Compact JSON is written while the rows are read; other formats are made from the model.
     jsonRows: compactJson,
+    document,
   });
-  const output = extraction.serializeToChunks(input.format, input.serialize);
+  if (document) {
+    const length = document.finish();
+    // A sheet whose rows were written again may have left bytes past the end.
+    ftruncateSync(out, length);
+  } else {
+    const bytes = encode(renderDocument(extraction.workbook, input.format, input.serialize));
+    writeAt(out, bytes, 0);
+    ftruncateSync(out, bytes.length);
+  }
   const sheets = input.sheetFiles
     ? extraction.sheetPayloads().map((payload) => ({
         sheetName: payload.sheet_name,
@@ -35,7 +61,6 @@ export async function extractJob(input: ExtractJobInput, fd: number): Promise<Ex
       }))
     : [];
   return {
-    output,
     sheetNames: extraction.sheetNames,
     warnings: [...extraction.warnings],
     sheets,

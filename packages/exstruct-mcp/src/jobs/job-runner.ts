@@ -16,6 +16,11 @@ export interface JobStart<K extends JobName> {
   /** Opens the job's file (on this thread, which owns the handle until the job is over). */
   open: () => Promise<FileHandle>;
   signal?: AbortSignal | undefined;
+  /**
+   * The job writes to a file of the caller's (by descriptor): its answer, a cancel's too, then waits
+   * until no thread can write there any more, so the caller never closes a descriptor still in use.
+   */
+  writes?: boolean;
 }
 
 type JobReply =
@@ -100,7 +105,10 @@ export class JobThread {
     for (const [id, entry] of [...this.pending]) this.settle(id, () => entry.reject(cancelled()), ended);
   }
 
-  /** Without a compiled worker: the job on this thread; a cancel answers at once, the work runs out. */
+  /**
+   * Without a compiled worker: the job on this thread; a cancel answers at once (once the work has run
+   * out when it writes to a file of the caller's), the work runs out.
+   */
   private runHere<K extends JobName>(start: JobStart<K>): Promise<Jobs[K]['output']> {
     const work = start.open().then(async (handle) => {
       try {
@@ -113,7 +121,13 @@ export class JobThread {
     const signal = start.signal;
     if (!signal) return work;
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(cancelled());
+      const onAbort = () =>
+        start.writes
+          ? void work.then(
+              () => reject(cancelled()),
+              () => reject(cancelled()),
+            )
+          : reject(cancelled());
       signal.addEventListener('abort', onAbort, { once: true });
       work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
@@ -199,7 +213,13 @@ export class JobThread {
     const ended = this.endThread();
     this.settle(id, () => entry.reject(cancelled()), ended);
     // The others keep their open files; jobs still opening theirs go to the new thread by themselves.
-    for (const [other, rest] of this.pending) if (rest.postedTo === dead) void this.post(other, rest);
+    // A job that writes starts again once the old thread can no longer write to its file.
+    for (const [other, rest] of this.pending) {
+      if (rest.postedTo !== dead) continue;
+      const again = () => void (this.pending.has(other) && this.post(other, rest));
+      if (rest.start.writes) void ended.then(again, again);
+      else again();
+    }
   }
 
   /** Answers the job and closes its file — after `threadEnded` when a thread may still be reading it. */
@@ -214,6 +234,7 @@ export class JobThread {
       if (threadEnded) void threadEnded.finally(close);
       else void close();
     }
-    finish();
+    if (threadEnded && entry.start.writes) void threadEnded.then(finish, finish);
+    else finish();
   }
 }

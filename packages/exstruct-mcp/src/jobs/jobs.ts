@@ -16,11 +16,14 @@ export interface ExtractJobInput {
   serialize: SerializeOptions;
   sheetFiles: boolean;
   printAreaFiles: boolean;
+  /**
+   * The output's temp file, opened by the server, which the job writes whole (the server syncs it and
+   * puts it in place once the job has succeeded; see JobStart.writes).
+   */
+  outputFd: number;
 }
 
 export interface ExtractJobOutput {
-  /** The output file's bytes, in chunks (not joined: a big JSON is not copied once more). */
-  output: Uint8Array[];
   sheetNames: string[];
   warnings: string[];
   sheets: Array<{ sheetName: string; data: Uint8Array }>;
@@ -83,11 +86,7 @@ export function transferables(name: JobName, output: unknown): ArrayBuffer[] {
   const result = output as ExtractJobOutput;
   // Chunks may share memory: each buffer is handed over once.
   const buffers = new Set<ArrayBuffer>();
-  for (const bytes of [
-    ...result.output,
-    ...result.sheets.map((s) => s.data),
-    ...result.printAreas.map((a) => a.data),
-  ])
+  for (const bytes of [...result.sheets.map((s) => s.data), ...result.printAreas.map((a) => a.data)])
     buffers.add(bytes.buffer as ArrayBuffer);
   return [...buffers];
 }

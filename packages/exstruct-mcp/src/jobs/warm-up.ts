@@ -6,6 +6,7 @@ import { Buffer } from 'node:buffer';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import type { FileAccess, OpenedFile } from '@mcp-workbench/core/engine';
+import { ByteSink, CHUNK_BYTES } from '../extract/byte-sink.js';
 import { extractWorkbook } from '../extract/extract-workbook.js';
 
 const NS_MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
@@ -222,8 +223,10 @@ export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
       for (const sheets of [NAMES.slice(0, 1), NAMES.slice(1)]) {
         await nextTurn();
         if (stop()) return;
-        const extraction = await extractWorkbook(name, { mode: 'standard', files, jsonRows: true, sheets });
-        extraction.serializeToChunks('json', {});
+        // Written as a job writes it (jobs/extract-job.ts), through a sink that flushes, here to nowhere.
+        const document = new ByteSink(CHUNK_BYTES, () => undefined);
+        await extractWorkbook(name, { mode: 'standard', files, jsonRows: true, sheets, document });
+        document.finish();
       }
     }
   } catch {

@@ -60,13 +60,40 @@ export class AllOrNothingWriter {
   /** Starts writing `data` (text, bytes or chunks of bytes) to `file`'s temp file; it is put in place at `commit`. */
   add(file: string, data: string | Uint8Array | Uint8Array[]): void {
     let pending: string | Uint8Array | Uint8Array[] | undefined = data;
+    void this.start(file, async (handle) => {
+      if (Array.isArray(pending)) await writeChunks(handle, pending);
+      else await handle.writeFile(pending!);
+      pending = undefined; // the bytes are in the file: let them go while the others are written
+    }).catch(() => undefined); // the failure is the writer's (commit throws it)
+  }
+
+  /**
+   * Like `add`, with the temp file's content written by `fill` (given its open handle, e.g. to hand its
+   * descriptor to a job). Resolves once `fill` has, or rejects with its error (then nothing is put in
+   * place at `commit`).
+   */
+  addWritten(file: string, fill: (handle: FileHandle) => Promise<void>): Promise<void> {
+    return this.start(file, fill);
+  }
+
+  private start(file: string, fill: (handle: FileHandle) => Promise<void>): Promise<void> {
+    let filled!: () => void;
+    let failed!: (error: unknown) => void;
+    const written = new Promise<void>((resolve, reject) => {
+      filled = resolve;
+      failed = reject;
+    });
     const write = this.files
       .withAtomicFile(
         file,
         async (handle) => {
-          if (Array.isArray(pending)) await writeChunks(handle, pending);
-          else await handle.writeFile(pending!);
-          pending = undefined; // the bytes are in the file: let them go while the others are written
+          try {
+            await fill(handle);
+          } catch (error) {
+            failed(error);
+            throw error;
+          }
+          filled();
           await handle.sync();
           this.complete++;
           this.releaseIfDone();
@@ -76,10 +103,12 @@ export class AllOrNothingWriter {
       )
       .catch((error: unknown) => {
         this.fail(error);
+        failed(error); // the temp file was not made: fill never ran
         throw error;
       });
     write.catch(() => undefined); // awaited in commit/abandon
     this.writes.push(write);
+    return written;
   }
 
   /** Puts every file in place once all are written; throws the first failure (then none is in place). */

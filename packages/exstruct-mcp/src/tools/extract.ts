@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import {
@@ -9,6 +10,7 @@ import {
 } from '@mcp-workbench/core';
 import type { SerializeOptions } from '../extract/extraction.js';
 import { EXTRACTION_MODES } from '../extract/modes.js';
+import type { ExtractJobOutput } from '../jobs/jobs.js';
 import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
 import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
 import { isOwnOutput, policyAllows, resolveConflict } from '../output/output-path.js';
@@ -53,6 +55,15 @@ class OutputPlan {
     this.taken.add(conflict.path);
     if (!conflict.skip) this.writer.add(conflict.path, data());
     return conflict.path;
+  }
+
+  /**
+   * Starts the file at `target` (already checked and named by the conflict policy), its content written
+   * by `fill` into the open temp file; resolves once `fill` has.
+   */
+  write(target: string, fill: (handle: FileHandle) => Promise<void>): Promise<void> {
+    this.taken.add(target);
+    return this.writer.addWritten(target, fill);
   }
 
   /** Puts every file in place, or none of them. */
@@ -165,29 +176,36 @@ export function extractTool(deps: ExstructToolDeps) {
 
       const serialize: SerializeOptions = { pretty: args.options.pretty };
       if (args.options.indent !== undefined) serialize.indent = args.options.indent;
-      // Read and serialised on the extraction thread: the server keeps answering, and a cancel ends the
-      // work at once. Files are written here, only after the whole job succeeded.
-      const job = await deps.jobs.extract.run({
-        name: 'extract',
-        input: {
-          file: input,
-          mode: args.mode,
-          alphaCol: args.options.alpha_col,
-          format: args.format,
-          serialize,
-          sheetFiles: sheetsDir !== undefined,
-          printAreaFiles: areasDir !== undefined,
-        },
-        open: async () => (await paths.openFile(input)).handle,
-        signal,
-      });
-      await progress(1, 2, 'extracted');
-      const warnings = [...job.warnings];
+      // Read and serialised on the extraction thread, straight into the output's temp file: the server
+      // keeps answering, and a cancel ends the work at once. All or nothing: the outputs are put in
+      // place together once the job has succeeded and every one is written.
+      const warnings: string[] = [];
       if (conflict.warning) warnings.push(conflict.warning);
-      // All or nothing: the outputs are put in place together once every one is written.
       const plan = new OutputPlan(paths, policy, bookName, warnings);
       try {
-        const outPath = await plan.add(conflict.path, () => job.output, true);
+        let extracted: ExtractJobOutput | undefined;
+        await plan.write(conflict.path, async (handle) => {
+          extracted = await deps.jobs.extract.run({
+            name: 'extract',
+            input: {
+              file: input,
+              mode: args.mode,
+              alphaCol: args.options.alpha_col,
+              format: args.format,
+              serialize,
+              sheetFiles: sheetsDir !== undefined,
+              printAreaFiles: areasDir !== undefined,
+              outputFd: handle.fd,
+            },
+            open: async () => (await paths.openFile(input)).handle,
+            signal,
+            writes: true,
+          });
+        });
+        const job = extracted!;
+        warnings.unshift(...job.warnings);
+        await progress(1, 2, 'extracted');
+        const outPath = conflict.path;
 
         const result: {
           out_path: string;
