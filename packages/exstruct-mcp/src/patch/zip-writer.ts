@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { BlockDeflater } from './block-deflate.js';
 
 /** What the writer needs of an entry read with yauzl to copy it byte for byte. */
 export interface RawEntryInfo {
@@ -28,7 +28,6 @@ interface CentralRecord {
 }
 
 const MAX32 = 0xffffffff;
-const DEFLATE_CHUNK = 1024 * 1024;
 
 /**
  * Writes a ZIP (OOXML package) sequentially into an open file: untouched entries are copied still
@@ -75,37 +74,20 @@ export class ZipWriter {
     const record = this.startRecord(name, 8, stamp ?? dosNow(), 0);
     const headerAt = this.position;
     await this.write(this.localHeader(record));
-    // Large output pieces: one file write per MiB instead of per 16 KiB (the bytes are the same: deflate
-    // is flushed only at the end, whatever the sizes of the pieces).
-    const deflate = zlib.createDeflateRaw({ level: this.level, chunkSize: DEFLATE_CHUNK });
-    let crc = 0;
-    let size = 0;
-    let compressed = 0;
-    const drain = (async () => {
-      for await (const chunk of deflate) {
-        compressed += (chunk as Buffer).length;
-        await this.write(chunk as Buffer);
-      }
-    })();
-    const feed = async (piece: Buffer) => {
-      crc = zlib.crc32(piece, crc);
-      size += piece.length;
-      if (!deflate.write(piece)) await new Promise<void>((resolve) => deflate.once('drain', resolve));
-    };
+    const deflater = new BlockDeflater(this.level, (bytes) => this.write(bytes));
     try {
       if (typeof data === 'string' || Buffer.isBuffer(data)) {
-        await feed(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+        await deflater.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
       } else {
         for await (const piece of data)
-          await feed(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+          await deflater.push(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
       }
-      deflate.end();
-      await drain;
+      await deflater.end();
     } catch (error) {
-      deflate.destroy();
-      await drain.catch(() => undefined);
+      await deflater.abandon();
       throw error;
     }
+    const { crc, size, compressed } = deflater;
     record.crc = crc >>> 0;
     record.size = size;
     record.compressedSize = compressed;
