@@ -1,12 +1,12 @@
 // Start time (issue 13): the built server loads only what answering needs. The `yaml` package (72
-// modules, CommonJS) is for YAML answers, which this server never writes; the token-counting thread's
-// node:worker_threads is for the first count.
+// modules, CommonJS) is for YAML answers, which this server never writes. The token-counting thread
+// starts once the server is connected (issue 25), not in the CLI, which counts only when asked.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { commonJsModulesLoadedBy, spawnStdioClient } from '@mcp-workbench/core/testing';
+import { callTool, commonJsModulesLoadedBy, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { removeDir } from './helpers.js';
 
 const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
@@ -19,7 +19,7 @@ describe('modules loaded at start', () => {
     expect(loaded.filter((file) => /[\\/]yaml[\\/]/.test(file))).toEqual([]);
   });
 
-  it('the bin answers tools/list without loading node:worker_threads', async () => {
+  it('the bin starts the tokenizer thread once connected, before any call (issue 25)', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'code-reader-start-'));
     try {
       const report = path.join(dir, 'builtins.json');
@@ -34,7 +34,33 @@ describe('modules loaded at start', () => {
       await expect.poll(() => readFile(report, 'utf8').catch(() => ''), { timeout: 10_000 }).not.toBe('');
       const builtins = JSON.parse(await readFile(report, 'utf8')) as string[];
       expect(builtins).toContain('NativeModule vm'); // the report sees what the bin's loader loads
-      expect(builtins).not.toContain('NativeModule worker_threads');
+      // Started ahead of the first call, whose ripgrep walk it used to slow down by loading then.
+      expect(builtins).toContain('NativeModule worker_threads');
+    } finally {
+      await removeDir(dir);
+    }
+  }, 60_000);
+
+  it('a server whose ripgrep is missing still starts: the search says so, and the server goes on', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'code-reader-start-'));
+    try {
+      await writeFile(path.join(dir, 'a.txt'), 'hello\n');
+      const client = await spawnStdioClient(process.execPath, [BIN, '--root', dir, '--log-level', 'error'], {
+        env: { CODE_READER_RG_PATH: path.join(dir, 'no-such-rg') }, // what the start looks up ahead fails
+      });
+      try {
+        const search = await callTool(client.client, 'search_content', { query: 'hello' });
+        expect(search.isError).toBe(true);
+        expect(search.text).toContain('BACKEND_UNAVAILABLE');
+        const extracted = await callTool(client.client, 'extract_code_section', {
+          file_path: 'a.txt',
+          start_line: 1,
+        });
+        expect(extracted.isError, extracted.text).toBe(false);
+        expect(extracted.text).toContain('hello');
+      } finally {
+        await client.close();
+      }
     } finally {
       await removeDir(dir);
     }

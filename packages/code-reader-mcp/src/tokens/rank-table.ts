@@ -4,14 +4,58 @@
  * (scripts/write-token-ranks.mjs) with exactly the keys gpt-tokenizer's lookup can find, so that
  * counting over it gives gpt-tokenizer's counts (test/tokenizer-thread.test.ts compares them).
  *
- * File: u32 LE entry count N; N length bytes (0: the rank has no key); then every key's bytes, in rank order.
+ * File: u32 LE entry count N; N length bytes (0: the rank has no key); then every key's bytes, in rank
+ * order. Then, from the next multiple of 4, the lookup's hash table as the build made it: u32 LE slot
+ * count C, C i32 LE slots, N u32 LE key offsets. Hashing the 200,000 keys at each load cost the first
+ * count of every process ~60-110 ms of CPU, beside ripgrep on a first search (issue 25); a file without
+ * the table (or a big-endian machine) still loads, by hashing.
  */
+import os from 'node:os';
 
 /** Written by the build into dist/. */
 export const RANK_TABLE_FILE = 'o200k_base.ranks';
 
-/** Serialises keys by rank (undefined: no key) into the file's bytes. */
+/** Serialises keys by rank (undefined: no key) into the file's bytes, with the lookup's hash table. */
 export function encodeRankTable(keys: (Uint8Array | undefined)[]): Uint8Array {
+  const table = encodeKeys(keys);
+  const lookup = new RankTable(table, false).hashTable();
+  const start = alignedEnd(table.length);
+  const out = new Uint8Array(start + 4 + lookup.slots.byteLength + lookup.offsets.byteLength);
+  out.set(table);
+  const view = new DataView(out.buffer);
+  view.setUint32(start, lookup.slots.length, true);
+  let at = start + 4;
+  for (const slot of lookup.slots) {
+    view.setInt32(at, slot, true);
+    at += 4;
+  }
+  for (const offset of lookup.offsets) {
+    view.setUint32(at, offset, true);
+    at += 4;
+  }
+  return out;
+}
+
+/** The next multiple of 4 from `length`. */
+function alignedEnd(length: number): number {
+  return Math.ceil(length / 4) * 4;
+}
+
+/** `count` 32-bit words at bytes[from…]: a view where aligned (a file read whole is), else a copy. */
+function words<T extends Int32Array | Uint32Array>(
+  make: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T },
+  bytes: Uint8Array,
+  from: number,
+  count: number,
+): T {
+  const at = bytes.byteOffset + from;
+  if (at % 4 === 0) return new make(bytes.buffer, at, count);
+  const array = new make(count);
+  new Uint8Array(array.buffer).set(bytes.subarray(from, from + count * 4));
+  return array;
+}
+
+function encodeKeys(keys: (Uint8Array | undefined)[]): Uint8Array {
   let size = 4 + keys.length;
   for (const key of keys) {
     if (key && (key.length === 0 || key.length > 255)) throw new Error(`A key of ${key.length} bytes.`);
@@ -41,8 +85,29 @@ export class RankTable {
   private readonly slots: Int32Array; // rank + 1; 0 = empty
   private readonly mask: number;
 
-  constructor(private readonly file: Uint8Array) {
-    const count = new DataView(file.buffer, file.byteOffset, file.byteLength).getUint32(0, true);
+  /** `stored`: use the hash table the file carries, when it has one (false: hash the keys). */
+  constructor(
+    private readonly file: Uint8Array,
+    stored = true,
+  ) {
+    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+    const count = view.getUint32(0, true);
+    let keysEnd = 4 + count;
+    for (let rank = 0; rank < count; rank++) keysEnd += file[4 + rank] as number;
+    const start = alignedEnd(keysEnd);
+    if (stored && os.endianness() === 'LE' && file.length >= start + 4) {
+      const capacity = view.getUint32(start, true);
+      if (
+        file.length === start + 4 + 4 * (capacity + count) &&
+        capacity > 0 &&
+        (capacity & (capacity - 1)) === 0
+      ) {
+        this.slots = words(Int32Array, file, start + 4, capacity);
+        this.offsets = words(Uint32Array, file, start + 4 + 4 * capacity, count);
+        this.mask = capacity - 1;
+        return;
+      }
+    }
     this.offsets = new Uint32Array(count);
     let capacity = 1;
     while (capacity < count * 2.5) capacity *= 2;
@@ -56,6 +121,11 @@ export class RankTable {
       this.insert(rank, at, at + length);
       at += length;
     }
+  }
+
+  /** The lookup's arrays, for the file (encodeRankTable). */
+  hashTable(): { slots: Int32Array; offsets: Uint32Array } {
+    return { slots: this.slots, offsets: this.offsets };
   }
 
   /** A later rank with the same key replaces the earlier one, as in gpt-tokenizer's Map. */
