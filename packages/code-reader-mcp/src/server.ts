@@ -1,4 +1,5 @@
-import { createToolServer, type Logger, type ServerRuntime } from '@mcp-workbench/core';
+import { createToolServer, type AnyTool, type Logger, type ServerRuntime } from '@mcp-workbench/core';
+import type { IdlePreparation } from './start/prepare.js';
 import { createToolDeps } from './tools/deps.js';
 import { ANSWERS_HELP, HELP_URI } from './help/answers.js';
 import { builtToolSchemas } from './tool-schemas.js';
@@ -9,6 +10,8 @@ export type CodeReaderServerOptions = Pick<ServerRuntime, 'paths'> & {
   logger?: Logger;
   /** Also send structuredContent and declare outputSchema (`--structured-output`). */
   structuredOutput?: boolean;
+  /** Told when the handshake is done and when each call starts and ends (the stdio bin's idle work). */
+  idle?: Pick<IdlePreparation, 'handshakeDone' | 'callStarted' | 'callEnded'>;
 };
 
 // Said once here, not in every tool's description (issue 22): the paths, the formats, the pages, and where
@@ -29,7 +32,9 @@ export function createServer(options: CodeReaderServerOptions) {
       title: 'Code Reader — token-efficient reading of large codebases',
       instructions: INSTRUCTIONS,
     },
-    allTools(createToolDeps()),
+    options.idle
+      ? allTools(createToolDeps()).map((tool) => tracked(tool, options.idle!))
+      : allTools(createToolDeps()),
     {
       paths: options.paths,
       ...(options.logger ? { logger: options.logger } : {}),
@@ -47,5 +52,28 @@ export function createServer(options: CodeReaderServerOptions) {
     },
     (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: ANSWERS_HELP }] }),
   );
+  if (options.idle) {
+    const idle = options.idle;
+    const previous = server.server.oninitialized;
+    server.server.oninitialized = () => {
+      previous?.();
+      idle.handshakeDone();
+    };
+  }
   return server;
+}
+
+/** `tool`, telling `idle` when each of its calls starts and ends. */
+function tracked(tool: AnyTool, idle: NonNullable<CodeReaderServerOptions['idle']>): AnyTool {
+  return {
+    ...tool,
+    run: async (args: never, context) => {
+      idle.callStarted();
+      try {
+        return await tool.run(args, context);
+      } finally {
+        idle.callEnded();
+      }
+    },
+  };
 }
