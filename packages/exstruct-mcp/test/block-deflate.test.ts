@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BLOCK_BYTES } from '../src/patch/block-deflate.js';
+import { BLOCK_BYTES, EarlyBlocks } from '../src/patch/block-deflate.js';
 import { ZipWriter } from '../src/patch/zip-writer.js';
 import { runWithOpenpyxl } from './independent-reader.js';
 import { readPart, readParts, workspace, type Workspace } from './patch-helpers.js';
@@ -33,7 +33,11 @@ const STAMP = { time: 0, date: 0x21 };
 let dir: string;
 afterAll(async () => dir && rm(dir, { recursive: true, force: true }));
 
-async function zipOf(name: string, parts: [string, Buffer | Buffer[]][]): Promise<string> {
+async function zipOf(
+  name: string,
+  parts: [string, Buffer | Buffer[]][],
+  early?: EarlyBlocks,
+): Promise<string> {
   dir ??= await mkdtemp(path.join(os.tmpdir(), 'exstruct-blocks-'));
   const file = path.join(dir, name);
   const handle = await open(file, 'w');
@@ -45,7 +49,7 @@ async function zipOf(name: string, parts: [string, Buffer | Buffer[]][]): Promis
             yield* data;
           })()
         : data;
-      await zip.addDeflated(part, pieces, STAMP);
+      await zip.addDeflated(part, pieces, STAMP, early);
     }
     await zip.finish();
   } finally {
@@ -84,6 +88,43 @@ describe('ZipWriter: parts deflated in blocks', () => {
     const expected = zlib.deflateRawSync(small, { level: 6 });
     const at = bytes.indexOf(Buffer.from('a.xml')) + 'a.xml'.length;
     expect(bytes.subarray(at, at + expected.length).equals(expected)).toBe(true);
+  });
+});
+
+describe('blocks deflated ahead while a part is read', () => {
+  const read = rowsXml(3 * BLOCK_BYTES + 5_000);
+  const block = (k: number, bytes = read) => bytes.subarray(k * BLOCK_BYTES, (k + 1) * BLOCK_BYTES);
+  /** `read` with one byte changed at `at` (the length stays). */
+  const changedAt = (at: number) => {
+    const copy = Buffer.from(read);
+    copy[at] = copy[at] === 0x41 ? 0x42 : 0x41;
+    return copy;
+  };
+  const ahead = () => {
+    const early = new EarlyBlocks(6);
+    for (const piece of cut(read, 256 * 1024)) early.add(piece);
+    return early;
+  };
+
+  it('are taken only when the block and the 32 KiB before it came out as they were read', () => {
+    const early = ahead();
+    expect(early.take(0, block(0), undefined)).toBeDefined();
+    // The block before differs, but not in its last 32 KiB (the dictionary): still the same bytes.
+    expect(early.take(1, block(1), block(0, changedAt(10)))).toBeDefined();
+    expect(early.take(1, block(1), block(0, changedAt(BLOCK_BYTES - 10)))).toBeUndefined();
+    expect(early.take(1, block(1, changedAt(BLOCK_BYTES + 10)), block(0))).toBeUndefined();
+  });
+
+  it('give the very file deflating every block when written gives', async () => {
+    for (const [name, written] of [
+      ['same', read],
+      ['edited', changedAt(2 * BLOCK_BYTES + 100)],
+    ] as const) {
+      const plain = await zipOf(`${name}-plain.zip`, [['s.xml', cut(written, 70_001)]]);
+      const early = await zipOf(`${name}-early.zip`, [['s.xml', cut(written, 70_001)]], ahead());
+      expect((await readFile(early)).equals(await readFile(plain)), name).toBe(true);
+      expect((await readParts(early)).get('s.xml')!.equals(written), name).toBe(true);
+    }
   });
 });
 

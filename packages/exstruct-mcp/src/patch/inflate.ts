@@ -2,6 +2,7 @@ import { Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { DEFAULT_ZIP_LIMITS, type ZipArchive } from '../ooxml/zip-archive.js';
+import type { EarlyBlocks } from './block-deflate.js';
 
 const CHUNK = 256 * 1024;
 
@@ -55,9 +56,12 @@ export const KEEP_INFLATED_MAX = 96 * 1024 * 1024;
 export async function* keepChunks(
   source: AsyncIterable<Buffer>,
   keep: Buffer[] | undefined,
+  /** Also handed each chunk, to deflate blocks ahead. */
+  early?: EarlyBlocks,
 ): AsyncGenerator<Buffer> {
   for await (const chunk of source) {
     keep?.push(chunk);
+    early?.add(chunk);
     yield chunk;
   }
 }

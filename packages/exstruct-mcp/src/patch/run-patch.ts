@@ -113,7 +113,10 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
 
   const pkg = await WorkbookPackage.open(request.input, request.inputFiles ?? request.files);
   try {
-    const edit = await openWorkbookEdit(pkg, request.ops);
+    // A dry run writes nothing: no block is deflated ahead for it.
+    const edit = await openWorkbookEdit(pkg, request.ops, {
+      earlyLevel: request.dryRun ? undefined : (request.compressionLevel ?? 6),
+    });
     let applied;
     try {
       applied = await applyOps(edit, request.ops, { autoFormula: request.autoFormula ?? false });
@@ -197,7 +200,7 @@ async function writeAtomically(
               const { stream, entry } = await open();
               await zip.addRaw(entry, stream);
             },
-            addDeflated: (name, data) => zip.addDeflated(name, data),
+            addDeflated: (name, data, early) => zip.addDeflated(name, data, undefined, early),
             finish: () => zip.finish(),
           });
           if (request.preflightFormulaCheck && outcome.formulaIssues.some((i) => i.level === 'error')) {

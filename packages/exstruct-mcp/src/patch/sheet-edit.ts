@@ -3,6 +3,7 @@ import { colIndexToAlpha, parseRange, type CellRange } from '../ooxml/cell-ref.j
 import { emptyCell, parseRow, serializeRow, type CellState, type RowState } from './cells.js';
 import { translateFormula } from './formula.js';
 import { SheetScanner } from './sheet-scanner.js';
+import type { EarlyBlocks } from './block-deflate.js';
 import { sheetDataScope } from './xml.js';
 import { MAIN_NS, REL_NS, type Conformance } from '../ooxml/namespaces.js';
 import { ROOT_SCOPE, type NsScope } from '../ooxml/xml-tokenizer.js';
@@ -69,6 +70,8 @@ export class SheetEdit {
   whole: boolean;
   /** The part's inflated bytes from the loading pass, reused by the writing pass (small parts). */
   inflated: Buffer[] | undefined;
+  /** The first blocks of its part, deflated ahead during the loading pass (big sheets edited by cell). */
+  early: EarlyBlocks | undefined;
   /** A sheet to be deleted that is too large to keep in memory for its inverse ops. */
   tooLargeToKeep = false;
 
@@ -239,11 +242,15 @@ export async function loadSheet(
   stream: AsyncIterable<Buffer>,
   rows: ReadonlySet<number> | 'all',
   sharedString: (index: number) => string | undefined,
+  /** Called once at the first row the edits may change (a row in `rows`, or one after it). */
+  reached?: () => void,
 ): Promise<string[]> {
   const rowTexts = new Map<number, string>();
   let head = '';
   let tail = '';
   const refs = new NextMatch(REF);
+  let firstWanted = rows === 'all' ? 0 : Infinity;
+  if (rows !== 'all') for (const row of rows) firstWanted = Math.min(firstWanted, row);
   const scanner = new SheetScanner({
     head: (bytes, prefix, empty) => {
       head = bytes.toString('utf8');
@@ -252,6 +259,10 @@ export async function loadSheet(
       edit.emptySheetData = empty;
     },
     rowIn: (row, buf, start, end) => {
+      if (reached && row >= firstWanted) {
+        reached();
+        reached = undefined;
+      }
       if (rows === 'all' || rows.has(row)) rowTexts.set(row, buf.toString('utf8', start, end));
       else if (refs.within(buf, start, end))
         collectMasters(

@@ -11,6 +11,7 @@ import { loadSharedStrings } from './shared-strings.js';
 import { SheetEdit, loadSheet } from './sheet-edit.js';
 import { DEFAULT_STYLES_XML, StyleBook } from './styles.js';
 import { keepChunks, KEEP_INFLATED_MAX, openInflated } from './inflate.js';
+import { BLOCK_BYTES, EarlyBlocks } from './block-deflate.js';
 import { inPart, readPartText } from './part-errors.js';
 import { PatchOpError } from './types.js';
 import { undoState } from './undo-state.js';
@@ -233,7 +234,12 @@ export function gridRange(op: {
 }
 
 /** Opens the edit state of an existing workbook: loads only what `ops` will touch. */
-export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly PatchOp[]): Promise<WorkbookEdit> {
+export async function openWorkbookEdit(
+  pkg: WorkbookPackage,
+  ops: readonly PatchOp[],
+  /** `earlyLevel`: the level the package will be written at, to deflate blocks ahead (none: a dry run). */
+  options: { earlyLevel?: number | undefined } = {},
+): Promise<WorkbookEdit> {
   const deleted = new Set<string>();
   const targets = collectTargets(
     ops,
@@ -269,9 +275,16 @@ export async function openWorkbookEdit(pkg: WorkbookPackage, ops: readonly Patch
     const size = pkg.archive.info(ref.entry.part)?.uncompressedSize ?? Infinity;
     const keep = size <= KEEP_INFLATED_MAX ? [] : undefined;
     const { edit: sheet, entry } = ref;
+    // A big sheet kept in memory and edited cell by cell: its blocks before the first row the ops may
+    // change are deflated while the rest is read (the writer takes them if they come out the same).
+    const early =
+      keep && options.earlyLevel !== undefined && load !== 'all' && load.size > 0 && size > BLOCK_BYTES
+        ? new EarlyBlocks(options.earlyLevel)
+        : undefined;
+    sheet.early = early;
     await inPart(entry.part, async () => {
       const source = (await openInflated(pkg.archive, entry.part)) as AsyncIterable<Buffer>;
-      await loadSheet(sheet, keepChunks(source, keep), load, record);
+      await loadSheet(sheet, keepChunks(source, keep, early), load, record, () => early?.stop());
     });
     ref.edit.inflated = keep;
   }

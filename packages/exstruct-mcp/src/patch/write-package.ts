@@ -22,6 +22,7 @@ import { rewritePivotSources } from './pivot-sources.js';
 import { escapeXml, sheetDataScope } from './xml.js';
 import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
+import type { EarlyBlocks } from './block-deflate.js';
 import { openInflated } from './inflate.js';
 import { writeObjectParts } from './parts/object-parts.js';
 import { inPart, partError, readPartText } from './part-errors.js';
@@ -30,7 +31,12 @@ import type { PatchOp } from './op-schemas.js';
 /** Where the package goes: a real ZIP writer, or nowhere (dry run: everything computed, nothing kept). */
 export interface PackageSink {
   addRaw(open: () => Promise<{ stream: Readable; entry: RawEntryInfo }>): Promise<void>;
-  addDeflated(name: string, data: AsyncIterable<Buffer | string> | Buffer | string): Promise<void>;
+  /** `early`: the part's first blocks, deflated ahead while it was read (a sink may ignore them). */
+  addDeflated(
+    name: string,
+    data: AsyncIterable<Buffer | string> | Buffer | string,
+    early?: EarlyBlocks,
+  ): Promise<void>;
   finish(): Promise<void>;
 }
 
@@ -73,6 +79,7 @@ export async function writePackage(
   const outcome: WriteOutcome = { formulaIssues: [], rewrittenInverse: [], warnings: [], undoWarnings: [] };
   const replaced = new Map<string, AsyncIterable<Buffer | string> | string | (() => AsyncIterable<Buffer>)>();
   const deleted = new Set<string>();
+  const early = new Map<string, EarlyBlocks>();
   const added: { part: string; data: string | (() => AsyncIterable<Buffer>) }[] = [];
   const relAdds: { id: string; type: string; target: string }[] = [];
   const relRemoves: string[] = [];
@@ -269,6 +276,7 @@ export async function writePackage(
       ownTail !== undefined;
     const mentions = referencesChange && (await partMentions(pkg, part, nameBytes));
     if (isEdited || mentions) {
+      if (sheet.early) early.set(part.toLowerCase(), sheet.early);
       replaced.set(part.toLowerCase(), async function* () {
         try {
           const source = sheet.inflated ?? ((await openInflated(pkg.archive, part)) as AsyncIterable<Buffer>);
@@ -321,7 +329,11 @@ export async function writePackage(
     if (replacement === undefined) {
       await sink.addRaw(() => pkg.archive.openCopyStream(entry.name));
     } else {
-      await sink.addDeflated(entry.name, typeof replacement === 'function' ? replacement() : replacement);
+      await sink.addDeflated(
+        entry.name,
+        typeof replacement === 'function' ? replacement() : replacement,
+        early.get(lower),
+      );
     }
   }
   for (const part of added)

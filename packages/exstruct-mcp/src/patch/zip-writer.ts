@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { BlockDeflater } from './block-deflate.js';
+import { BlockDeflater, type EarlyBlocks } from './block-deflate.js';
 
 /** What the writer needs of an entry read with yauzl to copy it byte for byte. */
 export interface RawEntryInfo {
@@ -70,11 +70,13 @@ export class ZipWriter {
     name: string,
     data: AsyncIterable<Buffer | string> | Buffer | string,
     stamp?: { time: number; date: number },
+    /** Its first blocks, deflated ahead while it was read. */
+    early?: EarlyBlocks,
   ): Promise<void> {
     const record = this.startRecord(name, 8, stamp ?? dosNow(), 0);
     const headerAt = this.position;
     await this.write(this.localHeader(record));
-    const deflater = new BlockDeflater(this.level, (bytes) => this.write(bytes));
+    const deflater = new BlockDeflater(this.level, (bytes) => this.write(bytes), early);
     try {
       if (typeof data === 'string' || Buffer.isBuffer(data)) {
         await deflater.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
