@@ -185,6 +185,46 @@ export interface CellSource {
 }
 
 /**
+ * The per-row part of the table heuristic, given a block's cells in row-major order: how many rows hold
+ * two or more values, and whether its first or second row looks like a header (two or more values, text
+ * at least as often as numbers).
+ */
+class RowTally {
+  withTwo = 0;
+  header = false;
+  private row = -1;
+  private count = 0;
+  private textLike = 0;
+  private numberLike = 0;
+
+  constructor(private readonly firstRow: number) {}
+
+  add(r: number, isNumber: boolean): void {
+    if (r !== this.row) {
+      this.endRow();
+      this.row = r;
+    }
+    this.count++;
+    if (isNumber) this.numberLike++;
+    else this.textLike++;
+  }
+
+  /** Counts the row being read, if any; the next cell starts a new row. */
+  endRow(): void {
+    if (this.count === 0) return;
+    if (this.count >= 2) {
+      this.withTwo++;
+      if (this.row < this.firstRow + 2 && this.textLike >= this.numberLike && this.textLike >= 1)
+        this.header = true;
+    }
+    this.row = -1;
+    this.count = 0;
+    this.textLike = 0;
+    this.numberLike = 0;
+  }
+}
+
+/**
  * The original's table heuristic on one block: at least two rows and two columns with two or more
  * values, and a score (density + 0.2 for a header-like first/second row + 0.1 coverage + 0.1 structure)
  * of at least 0.35.
@@ -194,40 +234,21 @@ function looksLikeTable(block: Block, source: CellSource): boolean {
   const height = block.r2 - block.r1 + 1;
   if (width < 2 || height < 2) return false;
   const colCounts = new Uint32Array(width);
+  const rows = new RowTally(block.r1);
   let nonEmpty = 0;
-  let rowsWithTwo = 0;
-  let header = false;
   let top = Infinity;
   let bottom = -Infinity;
   let left = Infinity;
   let right = -Infinity;
-  let currentRow = -1;
-  let count = 0;
-  let textLike = 0;
-  let numberLike = 0;
-  const endRow = () => {
-    if (count === 0) return;
-    if (count >= 2) rowsWithTwo++;
-    if (currentRow < block.r1 + 2 && count >= 2 && textLike >= numberLike && textLike >= 1) header = true;
-  };
   source.forEachIn(
     block.r1,
     block.c1,
     block.r2,
     block.c2,
     (r, c, _key, isNumber) => {
-      if (r !== currentRow) {
-        endRow();
-        currentRow = r;
-        count = 0;
-        textLike = 0;
-        numberLike = 0;
-      }
-      count++;
+      rows.add(r, isNumber);
       nonEmpty++;
       colCounts[c - block.c1]!++;
-      if (isNumber) numberLike++;
-      else textLike++;
       top = Math.min(top, r);
       bottom = Math.max(bottom, r);
       left = Math.min(left, c);
@@ -235,15 +256,15 @@ function looksLikeTable(block: Block, source: CellSource): boolean {
     },
     true,
   );
-  endRow();
+  rows.endRow();
   if (nonEmpty < MIN_NONEMPTY_CELLS) return false;
   let colsWithTwo = 0;
   for (const n of colCounts) if (n >= 2) colsWithTwo++;
-  if (rowsWithTwo < 2 || colsWithTwo < 2) return false;
+  if (rows.withTwo < 2 || colsWithTwo < 2) return false;
   const area = width * height;
   const density = nonEmpty / area;
   const coverage = ((bottom - top + 1) * (right - left + 1)) / area;
-  const score = density + (header ? 0.2 : 0) + (coverage > 0.5 ? 0.1 : 0) + 0.1;
+  const score = density + (rows.header ? 0.2 : 0) + (coverage > 0.5 ? 0.1 : 0) + 0.1;
   return score >= SCORE_THRESHOLD;
 }
 
@@ -259,48 +280,27 @@ function looksLikeTableAlone(block: Block & { size: number }, source: CellSource
   const height = block.r2 - block.r1 + 1;
   if (width < 2 || height < 2 || block.size < MIN_NONEMPTY_CELLS) return false;
   const colCounts = new Uint32Array(width);
+  const rows = new RowTally(block.r1);
   let colsWithTwo = 0;
-  let rowsWithTwo = 0;
-  let header = false;
-  let currentRow = -1;
-  let count = 0;
-  let textLike = 0;
-  let numberLike = 0;
-  const endRow = () => {
-    if (count === 0) return;
-    if (count >= 2) rowsWithTwo++;
-    if (currentRow < block.r1 + 2 && count >= 2 && textLike >= numberLike && textLike >= 1) header = true;
-  };
   const visit = (r: number, c: number, _key: number, isNumber: boolean) => {
-    if (r !== currentRow) {
-      endRow();
-      currentRow = r;
-      count = 0;
-      textLike = 0;
-      numberLike = 0;
-    }
-    count++;
+    rows.add(r, isNumber);
     if (++colCounts[c - block.c1]! === 2) colsWithTwo++;
-    if (isNumber) numberLike++;
-    else textLike++;
   };
   // The first two rows with number-likeness (the header test reads only them), then the rest.
   let from = block.r1;
-  let rows = 2;
-  while (from <= block.r2 && (from === block.r1 || rowsWithTwo < 2 || colsWithTwo < 2)) {
-    const to = Math.min(block.r2, from + rows - 1);
+  let window = 2;
+  while (from <= block.r2 && (from === block.r1 || rows.withTwo < 2 || colsWithTwo < 2)) {
+    const to = Math.min(block.r2, from + window - 1);
     source.forEachIn(from, block.c1, to, block.c2, visit, from === block.r1);
-    endRow();
-    count = 0;
-    currentRow = -1;
+    rows.endRow();
     from = to + 1;
-    rows *= 2;
+    window *= 2;
   }
-  if (rowsWithTwo < 2 || colsWithTwo < 2) return false;
+  if (rows.withTwo < 2 || colsWithTwo < 2) return false;
   const area = width * height;
   const density = block.size / area;
   // As looksLikeTable's score, term by term (coverage is 1: the block's cells span its box).
-  const score = density + (header ? 0.2 : 0) + 0.1 + 0.1;
+  const score = density + (rows.header ? 0.2 : 0) + 0.1 + 0.1;
   return score >= SCORE_THRESHOLD;
 }
 
