@@ -1,4 +1,5 @@
-import { createToolServer, type ServerRuntime } from '@mcp-workbench/core';
+import { createToolServer, type AnyTool, type ServerRuntime } from '@mcp-workbench/core';
+import { IdleStart } from './jobs/idle-start.js';
 import type { OnConflict } from './output/on-conflict.js';
 import { closeToolDeps, createToolDeps, warmToolDeps } from './tools/deps.js';
 import { editTools } from './tools/edit-tools.js';
@@ -17,6 +18,8 @@ export type { ExstructToolDeps } from './tools/deps.js';
 
 export function createServer(options: ExstructServerOptions) {
   const deps = createToolDeps(options.onConflict);
+  // The extraction thread starts (and warms up) once the server is idle after the handshake.
+  const idle = new IdleStart(() => warmToolDeps(deps));
   const server = createToolServer(
     {
       name: PACKAGE_NAME,
@@ -26,26 +29,42 @@ export function createServer(options: ExstructServerOptions) {
         'Read Excel workbooks as structured data and edit them safely. Recommended flow: ' +
         'exstruct_validate_input → exstruct_extract (mode "standard") → exstruct_read_json_chunk / read_range.',
     },
-    [...readTools(deps), ...editTools(deps)],
+    [...readTools(deps), ...editTools(deps)].map((tool) => tracked(tool, idle)),
     {
       paths: options.paths,
       ...(options.logger ? { logger: options.logger } : {}),
       structuredOutput: options.structuredOutput === true,
     },
   );
-  // The extraction thread warms up while the client lists the tools and its model picks a first call.
-  // The start is over: the young generation the bin kept small while loading may grow again.
+  // The start is over: the young generation the bin kept small while loading may grow again. The
+  // extraction thread warms up while the client's model picks a first call.
   const onInitialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     onInitialized?.();
     restoreYoungGeneration();
-    warmToolDeps(deps);
+    idle.handshakeDone();
   };
   // The job threads end with the server (its transport closed, whoever closed it): none outlives it.
   const onClose = server.server.onclose;
   server.server.onclose = () => {
     onClose?.();
+    idle.close();
     closeToolDeps(deps);
   };
   return server;
+}
+
+/** `tool`, telling `idle` when each of its calls starts and ends. */
+function tracked(tool: AnyTool, idle: IdleStart): AnyTool {
+  return {
+    ...tool,
+    run: async (args: never, context) => {
+      idle.callStarted();
+      try {
+        return await tool.run(args, context);
+      } finally {
+        idle.callEnded();
+      }
+    },
+  };
 }

@@ -1,6 +1,7 @@
-// The extraction thread starts (and warms up) only once the client has finished the MCP handshake
-// (issue 26 §1): started earlier, it competed with the server's own start and every session answered
-// `initialize` later. Observed from outside the product: Node's own debug log (NODE_DEBUG=worker) says
+// The extraction thread starts (and warms up) only once the client has finished the MCP handshake and the
+// server is idle (issue 26 §1): started earlier, it competed with the server's own start and every
+// session answered `initialize` later; started at the handshake, with a first call made right after it
+// (src/jobs/idle-start.ts). Observed from outside the product: Node's own debug log (NODE_DEBUG=worker) says
 // on stderr when a Worker is created. The handshake is spoken by hand over the built bin's stdio so the
 // `initialized` notification can be held back.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -27,18 +28,17 @@ async function until(test: () => boolean, ms: number, what: string): Promise<voi
   }
 }
 
-describe('the extraction thread of a fresh server', () => {
-  it('is created after notifications/initialized, not at start nor at initialize', async () => {
-    const server = spawn(process.execPath, [BIN, '--root', FIXTURES, '--log-level', 'error'], {
-      env: { ...process.env, NODE_DEBUG: 'worker' },
-    });
-    child = server;
-    let stdout = '';
-    let stderr = '';
-    server.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const send = (message: object) => server.stdin.write(`${JSON.stringify(message)}\n`);
-
+/** The built bin, spoken to by hand: its stdout and stderr so far, and a way to send a message. */
+function startBin() {
+  const server = spawn(process.execPath, [BIN, '--root', FIXTURES, '--log-level', 'error'], {
+    env: { ...process.env, NODE_DEBUG: 'worker' },
+  });
+  child = server;
+  const seen = { stdout: '', stderr: '' };
+  server.stdout.on('data', (chunk: Buffer) => (seen.stdout += chunk.toString('utf8')));
+  server.stderr.on('data', (chunk: Buffer) => (seen.stderr += chunk.toString('utf8')));
+  const send = (message: object) => server.stdin.write(`${JSON.stringify(message)}\n`);
+  const initialize = () =>
     send({
       jsonrpc: '2.0',
       id: 1,
@@ -49,13 +49,44 @@ describe('the extraction thread of a fresh server', () => {
         clientInfo: { name: 'handshake-test', version: '0' },
       },
     });
-    await until(() => stdout.includes('"id":1'), 30_000, 'the initialize answer');
-    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: {} } });
+  return { seen, send, initialize };
+}
+
+describe('the extraction thread of a fresh server', () => {
+  it('is created after notifications/initialized, not at start nor at initialize', async () => {
+    const { seen, send, initialize } = startBin();
+    initialize();
+    await until(() => seen.stdout.includes('"id":1'), 30_000, 'the initialize answer');
+    expect(JSON.parse(seen.stdout.split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: {} } });
     // Long enough for a thread started at the bin's start or at initialize to have shown up.
     await sleep(1000);
-    expect(stderr).not.toMatch(WORKER_CREATED);
+    expect(seen.stderr).not.toMatch(WORKER_CREATED);
 
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await until(() => WORKER_CREATED.test(stderr), 30_000, 'the extraction thread');
+    await until(() => WORKER_CREATED.test(seen.stderr), 30_000, 'the extraction thread');
+  }, 60_000);
+
+  it('is not created while a call made right after the handshake runs, only once the server is idle', async () => {
+    const { seen, send, initialize } = startBin();
+    initialize();
+    await until(() => seen.stdout.includes('"id":1'), 30_000, 'the initialize answer');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'exstruct_list_ops', arguments: {} },
+    });
+    let createdBeforeAnswer: boolean | undefined;
+    await until(
+      () => {
+        if (seen.stdout.includes('"id":2')) createdBeforeAnswer ??= WORKER_CREATED.test(seen.stderr);
+        return createdBeforeAnswer !== undefined;
+      },
+      30_000,
+      "the call's answer",
+    );
+    expect(createdBeforeAnswer).toBe(false);
+    await until(() => WORKER_CREATED.test(seen.stderr), 30_000, 'the extraction thread');
   }, 60_000);
 });

@@ -1,12 +1,15 @@
-// A fresh server's first extraction (issue 26 §1): once the client has finished the handshake the server
-// starts its extraction thread (when: warm-up-after-handshake.test.ts), and the thread warms its code on a
-// workbook made in memory (src/jobs/warm-up.ts) until the first job comes. The warm-up must exercise the readers a real extraction uses, and a first call
-// made while it runs must give the same output as any later call.
+// A fresh server's first extraction (issue 26 §1): once the client has finished the handshake and the
+// server is idle, it starts its extraction thread (when: warm-up-after-handshake.test.ts), and the thread
+// warms its code on a workbook made in memory (src/jobs/warm-up.ts) until the first job comes. The
+// warm-up must exercise the readers a real extraction uses, and a first call made while it runs must give
+// the same output as any later call.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractWorkbook } from '../src/extract/extract-workbook.js';
+import { IDLE_MS } from '../src/jobs/idle-start.js';
 import { warmUp, warmUpWorkbook } from '../src/jobs/warm-up.js';
 import { FIXTURES, packageParts, row, tempDir, zipBytes, type TempDir } from './extract-helpers.js';
 
@@ -80,8 +83,10 @@ describe('a fresh server', () => {
     ]);
     try {
       const outputs: Buffer[] = [];
+      // Long enough for the server, idle after the handshake, to start its thread (jobs/idle-start.ts):
+      // the first call comes while the thread loads its modules or warms up.
+      await sleep(IDLE_MS + 150);
       for (const name of ['first', 'second']) {
-        // The first call comes right after the handshake, while the thread may still be warming up.
         const result = await callTool(server.client, 'exstruct_extract', {
           xlsx_path: 'book.xlsx',
           out_name: `${name}.json`,

@@ -31,9 +31,10 @@ export function createToolDeps(onConflict: OnConflict | undefined): ExstructTool
 }
 
 /**
- * Starts the extraction thread in the background (see JobThread.prestart). Called once the client has
- * finished the handshake: started earlier, the thread competes with the server's own start for the
- * cores (measured: initialize answered ~300 ms later on an idle 2-core machine, ~1 s later on a busy one).
+ * Starts the extraction thread in the background (see JobThread.prestart). Called once the server is
+ * idle after the handshake (jobs/idle-start.ts): started earlier, the thread competes with the server's
+ * own start for the cores (measured: initialize answered ~300 ms later on an idle 2-core machine, ~1 s
+ * later on a busy one), or with a first call made right after the handshake.
  */
 export function warmToolDeps(deps: ExstructToolDeps): void {
   deps.jobs.extract.prestart();
