@@ -55,7 +55,8 @@ export function parseRowBatch(
 export function transferList(result: BatchResult): ArrayBuffer[] {
   const { segment, borders, rowHeights } = result;
   if (!segment || !borders || !rowHeights) return [];
-  return [
+  // Each buffer once: a small segment's columns share one (see SegmentBuilder).
+  const buffers = [
     segment.rowNumbers,
     segment.rowStart,
     segment.cols,
@@ -64,4 +65,5 @@ export function transferList(result: BatchResult): ArrayBuffer[] {
     borders,
     rowHeights,
   ].map((array) => array.buffer as ArrayBuffer);
+  return [...new Set(buffers)];
 }

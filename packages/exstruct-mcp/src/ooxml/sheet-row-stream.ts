@@ -67,11 +67,52 @@ export function cutAfterLastRow(bytes: Buffer, rowClose: Buffer): number {
 /** Bytes kept from one chunk to the next so a marker split between them is still found. */
 const SEAM = 64;
 
-/** The start tag of sheetData in `text` (latin1 of the bytes): its offset and prefix, or undefined. */
-function findSheetDataStart(text: string): { at: number; prefix: string } | undefined {
-  const re = /<([A-Za-z_][\w.-]*:)?sheetData[\s/>]/g;
-  const m = re.exec(text);
-  return m ? { at: m.index, prefix: m[1] ?? '' } : undefined;
+const SHEET_DATA = Buffer.from('sheetData');
+
+/** `\s` of a regular expression, for the bytes of a latin1 string. */
+function isSpaceByte(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0;
+}
+
+/** `[\w.-]` (a name character) for a byte. */
+function isNameByte(c: number): boolean {
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x5f ||
+    c === 0x2e ||
+    c === 0x2d
+  );
+}
+
+/** `[A-Za-z_]` (a name's first character) for a byte. */
+function isNameStartByte(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+}
+
+/**
+ * The start tag of sheetData in `bytes` (`<([A-Za-z_][\w.-]*:)?sheetData[\s/>]` over their latin1
+ * text): its offset and prefix, or undefined. Searched in the bytes: a latin1 copy of each whole sheet
+ * was a sixth of what a workbook of small sheets allocated.
+ */
+export function findSheetDataStart(bytes: Buffer): { at: number; prefix: string } | undefined {
+  for (let name = bytes.indexOf(SHEET_DATA); name >= 0; name = bytes.indexOf(SHEET_DATA, name + 1)) {
+    const after = name + SHEET_DATA.length;
+    if (after >= bytes.length) return undefined;
+    const next = bytes[after]!;
+    if (!isSpaceByte(next) && next !== 0x2f && next !== 0x3e) continue;
+    if (name > 0 && bytes[name - 1] === 0x3c) return { at: name - 1, prefix: '' };
+    if (name === 0 || bytes[name - 1] !== 0x3a) continue;
+    // `<prefix:sheetData`: the prefix is the run of name characters before the colon, right after a
+    // `<` (which is no name character, so no other `<` can start a match of this occurrence).
+    let start = name - 1;
+    while (start > 0 && isNameByte(bytes[start - 1]!)) start--;
+    if (start === 0 || start === name - 1 || bytes[start - 1] !== 0x3c || !isNameStartByte(bytes[start]!))
+      continue;
+    return { at: start - 1, prefix: bytes.toString('latin1', start, name) };
+  }
+  return undefined;
 }
 
 /** Offset just past the `>` of the tag starting at `start`, honouring quotes; -1 when not complete. */
@@ -157,114 +198,119 @@ export async function streamSheetRows(
     if (bytes.length > 0) sink.rows(bytes);
   };
 
-  // A small part comes whole, without a stream (a workbook of many small sheets paid for one each).
-  const whole = zip.wholePart(part);
-  for await (const raw of whole ? [whole] : await zip.openStream(part)) {
-    throwIfCancelled(options.signal);
-    let chunk = raw as Buffer;
-    if (mode === 'after') {
-      feedSurround(chunk);
-      continue;
-    }
-    if (mode === 'before') {
-      // Only the seam kept from the last chunk is looked at again.
-      const probe = seam.length > 0 ? Buffer.concat([seam, chunk]) : chunk;
-      const found = findSheetDataStart(probe.toString('latin1'));
-      if (!found) {
-        const keep = Math.min(SEAM, probe.length);
-        feedSurround(probe.subarray(0, probe.length - keep));
-        seam = Buffer.from(probe.subarray(probe.length - keep));
+  // A small part comes whole, without a stream (a workbook of many small sheets paid for one each), in
+  // memory the archive reuses for the next sheet: nothing here or in the sinks keeps its bytes.
+  const whole = zip.borrowPart(part);
+  try {
+    for await (const raw of whole ? [whole.bytes] : await zip.openStream(part)) {
+      throwIfCancelled(options.signal);
+      let chunk = raw as Buffer;
+      if (mode === 'after') {
+        feedSurround(chunk);
         continue;
       }
-      feedSurround(probe.subarray(0, found.at));
-      parts = [probe.subarray(found.at)];
-      length = parts[0]!.length;
-      mode = 'tag';
-      chunk = Buffer.alloc(0);
-      seam = Buffer.alloc(0);
-      dataPrefix = found.prefix;
-    }
-    if (mode === 'tag') {
-      if (chunk.length > 0) {
-        parts.push(chunk);
-        length += chunk.length;
+      if (mode === 'before') {
+        // Only the seam kept from the last chunk is looked at again.
+        const probe = seam.length > 0 ? Buffer.concat([seam, chunk]) : chunk;
+        const found = findSheetDataStart(probe);
+        if (!found) {
+          const keep = Math.min(SEAM, probe.length);
+          feedSurround(probe.subarray(0, probe.length - keep));
+          seam = Buffer.from(probe.subarray(probe.length - keep));
+          continue;
+        }
+        feedSurround(probe.subarray(0, found.at));
+        parts = [probe.subarray(found.at)];
+        length = parts[0]!.length;
+        mode = 'tag';
+        chunk = Buffer.alloc(0);
+        seam = Buffer.alloc(0);
+        dataPrefix = found.prefix;
       }
-      const head = take();
-      const end = tagEnd(head, 0);
-      if (end < 0) {
-        if (head.length > RUN_BYTES) throw corruptTag(part);
-        parts = [head];
-        length = head.length;
-        continue;
+      if (mode === 'tag') {
+        if (chunk.length > 0) {
+          parts.push(chunk);
+          length += chunk.length;
+        }
+        const head = take();
+        const end = tagEnd(head, 0);
+        if (end < 0) {
+          if (head.length > RUN_BYTES) throw corruptTag(part);
+          parts = [head];
+          length = head.length;
+          continue;
+        }
+        feedSurround(head.subarray(0, end));
+        if (head[end - 2] === 0x2f /* / */) {
+          // <sheetData/> or <sheetData /> (as .NET writes an empty sheet): no rows.
+          mode = 'after';
+          feedSurround(head.subarray(end));
+          continue;
+        }
+        startRows(dataPrefix);
+        chunk = head.subarray(end);
+        if (chunk.length === 0) continue;
       }
-      feedSurround(head.subarray(0, end));
-      if (head[end - 2] === 0x2f /* / */) {
-        // <sheetData/> or <sheetData /> (as .NET writes an empty sheet): no rows.
+      // mode === 'rows'. Invariant: `seam` is the last (at most SEAM) bytes of what `parts` holds.
+      const probe = Buffer.concat([seam, chunk.subarray(0, dataClose.length - 1)]);
+      const seamEnd = probe.indexOf(dataClose);
+      const inChunk = seamEnd >= 0 ? -1 : chunk.indexOf(dataClose);
+      const end = seamEnd >= 0 ? length - seam.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
+      if (end < 0 && options.wholeRows) {
+        // Look for a row end in this chunk only, so no byte is searched twice; only a row end split
+        // between the last chunk and this one is looked for in a small copy of the seam and this
+        // chunk's head (copying every chunk cost a tenth of a big extraction).
+        const local = cutAfterLastRow(chunk, rowClose);
+        if (local > 0) cut = length + local;
+        else {
+          const joined = Buffer.concat([seam, chunk.subarray(0, SEAM)]);
+          const split = cutAfterLastRow(joined, rowClose);
+          if (split > 0) cut = Math.max(cut, length - seam.length + split);
+        }
+      }
+      parts.push(chunk);
+      length += chunk.length;
+      if (end >= 0) {
+        const all = takeRows();
+        rows(all.subarray(0, end));
         mode = 'after';
-        feedSurround(head.subarray(end));
+        feedSurround(all.subarray(end));
         continue;
       }
-      startRows(dataPrefix);
-      chunk = head.subarray(end);
-      if (chunk.length === 0) continue;
-    }
-    // mode === 'rows'. Invariant: `seam` is the last (at most SEAM) bytes of what `parts` holds.
-    const probe = Buffer.concat([seam, chunk.subarray(0, dataClose.length - 1)]);
-    const seamEnd = probe.indexOf(dataClose);
-    const inChunk = seamEnd >= 0 ? -1 : chunk.indexOf(dataClose);
-    const end = seamEnd >= 0 ? length - seam.length + seamEnd : inChunk >= 0 ? length + inChunk : -1;
-    if (end < 0 && options.wholeRows) {
-      // Look for a row end in this chunk only, so no byte is searched twice; only a row end split
-      // between the last chunk and this one is looked for in a small copy of the seam and this
-      // chunk's head (copying every chunk cost a tenth of a big extraction).
-      const local = cutAfterLastRow(chunk, rowClose);
-      if (local > 0) cut = length + local;
-      else {
-        const joined = Buffer.concat([seam, chunk.subarray(0, SEAM)]);
-        const split = cutAfterLastRow(joined, rowClose);
-        if (split > 0) cut = Math.max(cut, length - seam.length + split);
+      if (!options.wholeRows) {
+        // Streaming: hand everything on but the bytes that may begin a split `</sheetData`, piece by
+        // piece as they came (joining them would copy every byte once more).
+        const keep = Math.min(length, dataClose.length - 1);
+        let left = length - keep;
+        for (const piece of parts) {
+          if (left <= 0) break;
+          rows(piece.length <= left ? piece : piece.subarray(0, left));
+          left -= piece.length;
+        }
+        seam = lastBytes(parts, keep);
+        parts = keep > 0 ? [seam] : [];
+        length = keep;
+        await sink.drain?.();
+        continue;
       }
-    }
-    parts.push(chunk);
-    length += chunk.length;
-    if (end >= 0) {
-      const all = takeRows();
-      rows(all.subarray(0, end));
-      mode = 'after';
-      feedSurround(all.subarray(end));
-      continue;
-    }
-    if (!options.wholeRows) {
-      // Streaming: hand everything on but the bytes that may begin a split `</sheetData`, piece by
-      // piece as they came (joining them would copy every byte once more).
-      const keep = Math.min(length, dataClose.length - 1);
-      let left = length - keep;
-      for (const piece of parts) {
-        if (left <= 0) break;
-        rows(piece.length <= left ? piece : piece.subarray(0, left));
-        left -= piece.length;
+      if (length >= RUN_BYTES && cut > 0) {
+        const all = takeRows();
+        const rest = Buffer.from(all.subarray(cut));
+        rows(all.subarray(0, cut));
+        cut = 0;
+        parts = rest.length > 0 ? [rest] : [];
+        length = rest.length;
+        seam = rest.subarray(Math.max(0, rest.length - SEAM));
+        await sink.drain?.();
+        continue;
       }
-      seam = lastBytes(parts, keep);
-      parts = keep > 0 ? [seam] : [];
-      length = keep;
-      await sink.drain?.();
-      continue;
+      if (length > MAX_RUN_BYTES) {
+        throw new RowsNotSeparable(`No row ends within ${MAX_RUN_BYTES} bytes of "${part}".`);
+      }
+      seam = tailOf(seam, chunk);
     }
-    if (length >= RUN_BYTES && cut > 0) {
-      const all = takeRows();
-      const rest = Buffer.from(all.subarray(cut));
-      rows(all.subarray(0, cut));
-      cut = 0;
-      parts = rest.length > 0 ? [rest] : [];
-      length = rest.length;
-      seam = rest.subarray(Math.max(0, rest.length - SEAM));
-      await sink.drain?.();
-      continue;
-    }
-    if (length > MAX_RUN_BYTES) {
-      throw new RowsNotSeparable(`No row ends within ${MAX_RUN_BYTES} bytes of "${part}".`);
-    }
-    seam = tailOf(seam, chunk);
+  } finally {
+    whole?.release();
   }
   if ((mode as string) === 'rows' || mode === 'tag') {
     throw new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" ends inside its data.`, {

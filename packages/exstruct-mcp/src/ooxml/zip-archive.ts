@@ -2,6 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
+import { PartInflater } from './part-inflater.js';
 import { ToolError, localFiles, type FileAccess } from '@mcp-workbench/core/engine';
 
 /** Caps that stop a zip bomb: bytes are counted while inflating, never trusted from headers. */
@@ -150,6 +151,10 @@ function zipBomb(message: string, details: Record<string, unknown>): ToolError {
  */
 export class ZipArchive {
   private inflatedTotal = 0;
+  /** Inflates the parts lent by borrowPart, into memory reused from part to part. */
+  private readonly inflater = new PartInflater();
+  /** A part borrowed from the inflater's memory is still in use. */
+  private lent = false;
 
   private constructor(
     private readonly zip: yauzl.ZipFile,
@@ -299,6 +304,30 @@ export class ZipArchive {
     return this.inflateSmall(name, found.entry);
   }
 
+  /**
+   * Like wholePart, but the bytes may lie in memory the archive reuses for the next part borrowed: they
+   * are valid until `release` (a part borrowed while another is out gets memory of its own). For
+   * readers that go through a part once and keep nothing of its bytes (the sheets).
+   */
+  borrowPart(name: string): { bytes: Buffer; release: () => void } | undefined {
+    const found = this.byName.get(normalizePartName(name));
+    if (!found || found.info.encrypted) return undefined;
+    const reuse = !this.lent;
+    const bytes = this.inflateSmall(name, found.entry, reuse);
+    if (!bytes) return undefined;
+    if (!reuse) return { bytes, release: () => undefined };
+    this.lent = true;
+    let released = false;
+    return {
+      bytes,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.lent = false;
+      },
+    };
+  }
+
   /** An inflating stream of one part; throws ZIP_BOMB mid-stream if a cap is crossed. */
   async openStream(name: string): Promise<Readable> {
     const found = this.byName.get(normalizePartName(name));
@@ -347,7 +376,7 @@ export class ZipArchive {
    * 256 KiB output buffer per part), its bytes counted as the streams count them; undefined for parts
    * that stream.
    */
-  private inflateSmall(name: string, entry: yauzl.Entry): Buffer | undefined {
+  private inflateSmall(name: string, entry: yauzl.Entry, reuse = false): Buffer | undefined {
     const { bytes, limits } = this;
     if (!bytes || entry.uncompressedSize > SMALL_PART_BYTES) return undefined;
     if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) return undefined;
@@ -357,7 +386,10 @@ export class ZipArchive {
     const raw = bytes.subarray(start, start + entry.compressedSize);
     if (raw.length !== entry.compressedSize) return undefined; // let yauzl say what is wrong
     let data: Buffer;
+    const reused =
+      reuse && entry.compressionMethod === 8 ? this.inflater.inflate(raw, entry.uncompressedSize) : undefined;
     if (entry.compressionMethod === 0) data = raw;
+    else if (reused) data = reused;
     else {
       try {
         // One byte more than declared: a part that inflates beyond its size is caught, not cut.
@@ -453,6 +485,7 @@ export class ZipArchive {
   }
 
   close(): void {
+    this.inflater.close();
     this.zip.close();
   }
 }
