@@ -3,7 +3,7 @@
 // call terminates this thread at once. The read cache (output-file.ts) lives here between jobs.
 import { parentPort, workerData } from 'node:worker_threads';
 import { toJobFailure } from './job-errors.js';
-import { loadJob, transferables, type JobName } from './jobs.js';
+import { loadExtractThread, loadJob, transferables, type JobName } from './jobs.js';
 
 export interface JobRequest {
   id: number;
@@ -43,7 +43,7 @@ parentPort!.on('message', (message: JobRequest | StopWarmUp) => {
 
 const data = workerData as Partial<JobThreadData> | null;
 await Promise.all((data?.preload ?? []).map((name) => loadJob(name)));
-const warmUp = data?.warmUp === true ? (await import('./warm-up.js')).warmUp : undefined;
+const warmUp = data?.warmUp === true ? (await loadExtractThread()).warmUp : undefined;
 // Every module is loaded: the thread may now be terminated without leaving a module file open.
 parentPort!.postMessage({ ready: true });
 if (warmUp) void warmUp(() => busy);

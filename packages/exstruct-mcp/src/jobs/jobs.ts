@@ -2,6 +2,8 @@
 // server's event loop stays free, and that a cancel can stop at once (the thread is terminated). Each
 // job reads the one file the tool opened through the PathPolicy (by its descriptor) and returns plain
 // data (bytes transferred).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { OutputFormat } from '@mcp-workbench/core/engine';
 import type { SerializeOptions } from '../extract/extraction.js';
 import type { ExtractionMode } from '../extract/modes.js';
@@ -69,10 +71,25 @@ export type JobFunction<K extends JobName> = (
  * neither the output reader nor zod, the read thread no extraction engine), which keeps its memory small.
  */
 const JOB_MODULES: { [K in JobName]: () => Promise<JobFunction<K>> } = {
-  extract: async () => (await import('./extract-job.js')).extractJob,
+  extract: async () => (await loadExtractThread()).extractJob,
   read: async () => (await import('./read-output-job.js')).readJob,
   capture: async () => (await import('./capture-job.js')).captureJob,
 };
+
+/** The build's bundle of extract-thread.ts (scripts/bundle-extract-thread.mjs); absent when run from src. */
+const EXTRACT_BUNDLE = new URL('../extract/extract-thread.bundle.js', import.meta.url);
+let extractThread: Promise<typeof import('./extract-thread.js')> | undefined;
+
+/**
+ * The extraction thread's code: the bundle (one file to load instead of ~80 modules) where the build
+ * wrote one, else its modules.
+ */
+export function loadExtractThread(): Promise<typeof import('./extract-thread.js')> {
+  extractThread ??= existsSync(fileURLToPath(EXTRACT_BUNDLE))
+    ? (import(EXTRACT_BUNDLE.href) as Promise<typeof import('./extract-thread.js')>)
+    : import('./extract-thread.js');
+  return extractThread;
+}
 
 /** The job `name`'s function (its modules loaded on the first call). */
 export function loadJob<K extends JobName>(name: K): Promise<JobFunction<K>> {
