@@ -1,5 +1,8 @@
 // Small sheets are inflated with one zlib stream into memory reused from sheet to sheet (issue 26 §1):
 // the bytes, and every error a broken part gives, must be those of inflating each part on its own.
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PartInflater } from '../src/ooxml/part-inflater.js';
@@ -123,5 +126,42 @@ describe('ZipArchive.borrowPart', () => {
     expect(() => lending.borrowPart('b.xml')).toThrow(wholeError!.message);
     expect(lending.borrowPart('c.xml')!.bytes.toString()).toBe(parts['c.xml']);
     lending.close();
+  });
+});
+
+// An extraction thread reads package after package; with `reuseMemory` the memory of a closed archive
+// is read into for the next one (fresh memory is slow to fault in), never while it is still open.
+describe('ZipArchive.fromHandle with reuseMemory', () => {
+  it('reads the next package into the memory of the last one closed, and never into one still open', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-zip-memory-'));
+    try {
+      const files = ['one', 'two', 'three'].map((name, i) => {
+        const file = path.join(dir, `${name}.xlsx`);
+        return { file, parts: { [`${name}.xml`]: text(200 + 400 * i, name) } };
+      });
+      // Stored parts: wholePart gives a view of the package's memory.
+      for (const { file, parts } of files) await writeFile(file, zipBytes(parts, { store: true }));
+      const openOne = async (i: number) =>
+        ZipArchive.fromHandle(await open(files[i]!.file), {}, { reuseMemory: true });
+      const memoryOf = (zip: ZipArchive, i: number) => {
+        const [name, xml] = Object.entries(files[i]!.parts)[0]!;
+        const bytes = zip.wholePart(name)!;
+        expect(bytes.toString()).toBe(xml);
+        return bytes.buffer;
+      };
+      // The biggest first, so the others fit in its memory.
+      const first = await openOne(2);
+      const memory = memoryOf(first, 2);
+      first.close();
+      const second = await openOne(0);
+      expect(memoryOf(second, 0)).toBe(memory); // the memory of the one closed
+      const third = await openOne(1);
+      expect(memoryOf(third, 1)).not.toBe(memory); // the second is still open
+      memoryOf(second, 0); // and still reads as it did
+      third.close();
+      second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -43,7 +43,9 @@ export interface ExtractOptions {
  */
 export async function extractWorkbook(file: string, options: ExtractOptions = {}): Promise<Extraction> {
   const features = modeFeatures(options.mode ?? 'standard');
-  const reader = await WorkbookReader.open(file, options.zipLimits, options.files);
+  // What the extraction keeps is copied out of the package (strings, typed arrays), so its memory can
+  // serve the next workbook read on this thread.
+  const reader = await WorkbookReader.open(file, options.zipLimits, options.files, { reuseMemory: true });
   const warnings: string[] = reader.decryptionNote ? [reader.decryptionNote] : [];
   try {
     const wanted = options.sheets

@@ -101,16 +101,21 @@ export async function openWorkbookPackage(
   file: string,
   limits: Partial<ZipLimits> = {},
   files: FileAccess = localFiles,
+  options: { reuseMemory?: boolean } = {},
 ): Promise<ZipArchive> {
   // Opened once, as checked (a server passes its PathPolicy); the archive owns the handle afterwards.
-  return openWorkbookHandle(file, await files.openFile(file), limits);
+  return openWorkbookHandle(file, await files.openFile(file), limits, options);
 }
 
-/** The same as openWorkbookPackage on a file already opened (the archive owns its handle afterwards). */
+/**
+ * The same as openWorkbookPackage on a file already opened (the archive owns its handle afterwards).
+ * `reuseMemory`: see ZipArchive.fromHandle.
+ */
 export async function openWorkbookHandle(
   file: string,
   opened: OpenedFile,
   limits: Partial<ZipLimits> = {},
+  options: { reuseMemory?: boolean } = {},
 ): Promise<ZipArchive> {
   const { handle } = opened;
   let kind: 'zip' | 'encrypted';
@@ -123,7 +128,7 @@ export async function openWorkbookHandle(
   if (kind === 'encrypted') return openEncrypted(file, opened, limits);
   let zip: ZipArchive;
   try {
-    zip = await ZipArchive.fromHandle(handle, limits);
+    zip = await ZipArchive.fromHandle(handle, limits, options);
   } catch (error) {
     throw damagedZip(file, error);
   }

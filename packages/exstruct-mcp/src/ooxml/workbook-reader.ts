@@ -22,13 +22,17 @@ export class WorkbookReader {
     readonly workbook: WorkbookPart,
   ) {}
 
-  /** Opens a workbook; a server passes `files` (its PathPolicy) so the file is opened as checked. */
+  /**
+   * Opens a workbook; a server passes `files` (its PathPolicy) so the file is opened as checked.
+   * `reuseMemory` (see ZipArchive.fromHandle): for a reader whose results keep no bytes of the package.
+   */
   static async open(
     file: string,
     limits: Partial<ZipLimits> = {},
     files?: FileAccess,
+    options: { reuseMemory?: boolean } = {},
   ): Promise<WorkbookReader> {
-    const zip = await openWorkbookPackage(file, limits, files);
+    const zip = await openWorkbookPackage(file, limits, files, options);
     try {
       return new WorkbookReader(file, zip, await readWorkbookPart(zip));
     } catch (error) {
