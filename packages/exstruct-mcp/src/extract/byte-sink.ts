@@ -9,6 +9,20 @@ export const CHUNK_BYTES = 1 << 20;
 const encoder = new TextEncoder();
 
 /**
+ * The chunk of the last flushing sink finished on this thread, kept for the next one: fresh memory is
+ * slow to fault in here (a megabyte per extraction, ~5-10 ms), and an extraction thread writes output
+ * after output.
+ */
+let spareChunk: Uint8Array | undefined;
+
+/** A chunk of at least `bytes` for a flushing sink: the spare one when it is large enough. */
+function flushChunk(bytes: number): Uint8Array {
+  const spare = spareChunk;
+  spareChunk = undefined;
+  return spare && spare.length >= bytes ? spare : new Uint8Array(bytes);
+}
+
+/**
  * A growing run of bytes in chunks. `buf`/`pos` are the chunk being filled, public so that hot loops
  * can write to them directly after `reserve`. Offsets count from the sink's start.
  */
@@ -44,7 +58,7 @@ export class ByteSink {
     if (this.pos + n <= this.buf.length) return;
     if (this.flush) {
       this.flushOut();
-      if (n > this.buf.length) this.buf = new Uint8Array(Math.max(this.chunkBytes, n));
+      if (n > this.buf.length) this.buf = flushChunk(Math.max(this.chunkBytes, n));
       return;
     }
     this.seal();
@@ -69,9 +83,14 @@ export class ByteSink {
     this.pos = 0;
   }
 
-  /** A flushing sink: flushes the rest; returns the length of what was written (the offset). */
+  /**
+   * A flushing sink: flushes the rest; returns the length of what was written (the offset). Its chunk is
+   * kept for the next flushing sink (writing on takes a new one).
+   */
   finish(): number {
     this.flushOut();
+    if (this.flush && this.buf.length > 0 && this.buf.length <= 2 * CHUNK_BYTES) spareChunk = this.buf;
+    this.buf = new Uint8Array(0);
     return this.start;
   }
 
