@@ -129,6 +129,8 @@ export function extractTool(deps: ExstructToolDeps) {
       print_area_paths: z.array(z.string()).optional().describe('Files written to print_areas_dir.'),
     },
     async run(args, { paths, progress, signal }) {
+      // A first call's thread loads while the paths are checked and the output is prepared.
+      deps.jobs.extract.startForJob();
       const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
       const policy = args.on_conflict ?? deps.onConflict;
       const dir = args.out_dir
