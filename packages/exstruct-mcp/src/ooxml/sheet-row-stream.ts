@@ -1,8 +1,7 @@
-import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { isMainNs } from './namespaces.js';
 import type { SaxHandlers } from './sax.js';
-import { createPushParser } from './xml.js';
+import { SurroundParser, type SurroundRecord } from './surround-parser.js';
 import { ROOT_SCOPE, type NsScope } from './xml-tokenizer.js';
 import type { ZipArchive } from './zip-archive.js';
 import { throwIfCancelled } from './cancel.js';
@@ -63,6 +62,9 @@ export function cutAfterLastRow(bytes: Buffer, rowClose: Buffer): number {
     from = at;
   }
 }
+
+/** The surroundings of the last whole sheet part read from each package (see SurroundParser). */
+const lastSurroundings = new WeakMap<ZipArchive, SurroundRecord>();
 
 /** Bytes kept from one chunk to the next so a marker split between them is still found. */
 const SEAM = 64;
@@ -145,17 +147,22 @@ export async function streamSheetRows(
 ): Promise<void> {
   let scope: NsScope = ROOT_SCOPE;
   const userOpen = surround.open;
-  const parser = createPushParser(part, {
-    ...surround,
-    open(name, attrs, tag) {
-      if (name === 'sheetData' && isMainNs(tag.ns)) scope = (tag as { scope?: NsScope }).scope ?? scope;
-      userOpen?.(name, attrs, tag);
+  // A small part comes whole, without a stream (a workbook of many small sheets paid for one each), in
+  // memory the archive reuses for the next sheet: nothing here or in the sinks keeps its bytes.
+  const whole = zip.borrowPart(part);
+  // The surroundings of a whole part replay those of the last one read from the package where equal.
+  const parser = new SurroundParser(
+    part,
+    {
+      ...surround,
+      open(name, attrs, tag) {
+        if (name === 'sheetData' && isMainNs(tag.ns)) scope = (tag as { scope?: NsScope }).scope ?? scope;
+        userOpen?.(name, attrs, tag);
+      },
     },
-  });
-  const decoder = new StringDecoder('utf8');
-  const feedSurround = (bytes: Buffer) => {
-    if (bytes.length > 0) parser.write(decoder.write(bytes));
-  };
+    whole ? lastSurroundings.get(zip) : undefined,
+  );
+  const feedSurround = (bytes: Buffer) => parser.feed(bytes);
 
   let mode: 'before' | 'tag' | 'rows' | 'after' = 'before';
   let rowClose = Buffer.from('</row>');
@@ -198,9 +205,6 @@ export async function streamSheetRows(
     if (bytes.length > 0) sink.rows(bytes);
   };
 
-  // A small part comes whole, without a stream (a workbook of many small sheets paid for one each), in
-  // memory the archive reuses for the next sheet: nothing here or in the sinks keeps its bytes.
-  const whole = zip.borrowPart(part);
   try {
     for await (const raw of whole ? [whole.bytes] : await zip.openStream(part)) {
       throwIfCancelled(options.signal);
@@ -309,19 +313,21 @@ export async function streamSheetRows(
       }
       seam = tailOf(seam, chunk);
     }
+    if ((mode as string) === 'rows' || mode === 'tag') {
+      throw new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" ends inside its data.`, {
+        hint: 'Re-download or re-save the workbook; the file may be truncated.',
+        details: { part },
+      });
+    }
+    // A part without sheetData (not valid, but harmless) is all surroundings.
+    if (mode === 'before') feedSurround(seam);
+    parser.end();
+    const record = whole ? parser.record() : undefined;
+    if (record) lastSurroundings.set(zip, record);
   } finally {
+    // The surroundings' record copied what it keeps: the part's memory may go to the next sheet.
     whole?.release();
   }
-  if ((mode as string) === 'rows' || mode === 'tag') {
-    throw new ToolError('CORRUPT_WORKBOOK', `The worksheet part "${part}" ends inside its data.`, {
-      hint: 'Re-download or re-save the workbook; the file may be truncated.',
-      details: { part },
-    });
-  }
-  // A part without sheetData (not valid, but harmless) is all surroundings.
-  if (mode === 'before') feedSurround(seam);
-  parser.write(decoder.end());
-  parser.close();
 }
 
 /** A copy of the last `n` bytes of `parts` (which hold at least that many). */
