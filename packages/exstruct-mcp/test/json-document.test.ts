@@ -85,6 +85,11 @@ describe('the JSON document streamed while reading', () => {
             expected,
           );
         }
+        // Rows let go sheet by sheet once written (keepRows: false): the same document, no rows kept.
+        const { sink, bytes } = fileSink(1 << 20);
+        const light = await extractWorkbook(file, { alphaCol, document: sink, keepRows: false });
+        expect(bytes().toString('utf8'), `${path.basename(file)} without rows`).toBe(expected);
+        expect(light.sheets.every((sheet) => sheet.rows === undefined)).toBe(true);
       }
     }
   });

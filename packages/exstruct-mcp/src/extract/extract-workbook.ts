@@ -34,6 +34,12 @@ export interface ExtractOptions {
    * that flushes to the output file streams it there): the bytes `serialize('json')` gives.
    */
   document?: ByteSink;
+  /**
+   * With `document`: false lets each sheet's rows go once they are written there, so the extraction
+   * holds one sheet's rows at a time instead of the workbook's (default true). The extraction returned
+   * then has no rows: for a caller that takes the output from the document alone.
+   */
+  keepRows?: boolean;
 }
 
 /**
@@ -77,6 +83,7 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
       // Spec 13.5: letter keys are applied after extraction, right before serialisation.
       if (options.alphaCol) sheet.data = convertSheetKeysToAlpha(sheet.data);
       document?.endSheet(sheet);
+      if (document && options.keepRows === false) sheet.rows = undefined;
       sheets.push(sheet);
     }
     document?.end();
