@@ -154,51 +154,58 @@ describe('runRipgrep', () => {
     ];
     await writeFile(path.join(dir, 'long.min.js'), lines.join(''));
     const server = await connect([dir]);
+    // Read from the files (ripgrep printing only the matches) and, with multiline, from ripgrep's JSON.
     try {
-      const answer = await server.json('search_content', { query: 'needle', files: ['long.min.js'] });
-      expect(answer.matches).toEqual([
-        {
-          file: 'long.min.js',
-          line: 1,
-          column: 100_001,
-          text: `…${'a'.repeat(80)}needle${'b'.repeat(314)}…[+99686 chars]`,
-        },
-        {
-          file: 'long.min.js',
-          line: 2,
-          column: 70_001,
-          text: `…${'\u00e9'.repeat(80)}needle${'x'.repeat(314)}…[+686 chars]`,
-        },
-        { file: 'long.min.js', line: 3, column: 80_002, text: `…${'c'.repeat(394)}needle` },
-        {
-          file: 'long.min.js',
-          line: 4,
-          column: 60_001,
-          text: `…${'"\\'.repeat(40)}needle${'\u0001'.repeat(314)}…[+186 chars]`,
-        },
-        {
-          file: 'long.min.js',
-          line: 5,
-          column: 1,
-          text: `${'needle '.repeat(15_000).slice(0, 400)}…[+104600 chars]`,
-        },
-        { file: 'long.min.js', line: 6, column: 70_001, text: `…${'e'.repeat(394)}needle` },
-        {
-          file: 'long.min.js',
-          line: 7,
-          column: 40_001,
-          text: `…${'\u{1F600}'.repeat(80)}needle${'z'.repeat(314)}…[+186 chars]`,
-        },
-        {
-          file: 'long.min.js',
-          line: 8,
-          column: 75_001,
-          text: `…${japaneseWithEscapes.slice(-80)}needle${'本'.repeat(314)}…[+186 chars]`,
-        },
-        { file: 'long.min.js', line: 9, column: 70_001, text: `…${'d'.repeat(392)}needle\\n` },
-      ]);
-      expect(answer.total_matches).toBe(8 + 15_000);
-      expect(answer.warnings).toBeUndefined();
+      for (const multiline of [false, true]) {
+        const answer = await server.json('search_content', {
+          query: 'needle',
+          files: ['long.min.js'],
+          multiline,
+        });
+        expect(answer.matches).toEqual([
+          {
+            file: 'long.min.js',
+            line: 1,
+            column: 100_001,
+            text: `…${'a'.repeat(80)}needle${'b'.repeat(314)}…[+99686 chars]`,
+          },
+          {
+            file: 'long.min.js',
+            line: 2,
+            column: 70_001,
+            text: `…${'\u00e9'.repeat(80)}needle${'x'.repeat(314)}…[+686 chars]`,
+          },
+          { file: 'long.min.js', line: 3, column: 80_002, text: `…${'c'.repeat(394)}needle` },
+          {
+            file: 'long.min.js',
+            line: 4,
+            column: 60_001,
+            text: `…${'"\\'.repeat(40)}needle${'\u0001'.repeat(314)}…[+186 chars]`,
+          },
+          {
+            file: 'long.min.js',
+            line: 5,
+            column: 1,
+            text: `${'needle '.repeat(15_000).slice(0, 400)}…[+104600 chars]`,
+          },
+          { file: 'long.min.js', line: 6, column: 70_001, text: `…${'e'.repeat(394)}needle` },
+          {
+            file: 'long.min.js',
+            line: 7,
+            column: 40_001,
+            text: `…${'\u{1F600}'.repeat(80)}needle${'z'.repeat(314)}…[+186 chars]`,
+          },
+          {
+            file: 'long.min.js',
+            line: 8,
+            column: 75_001,
+            text: `…${japaneseWithEscapes.slice(-80)}needle${'本'.repeat(314)}…[+186 chars]`,
+          },
+          { file: 'long.min.js', line: 9, column: 70_001, text: `…${'d'.repeat(392)}needle\\n` },
+        ]);
+        expect(answer.total_matches).toBe(8 + 15_000);
+        expect(answer.warnings).toBeUndefined();
+      }
     } finally {
       await server.close();
     }
@@ -208,11 +215,19 @@ describe('runRipgrep', () => {
     await writeFile(path.join(dir, 'huge.js'), `${'c'.repeat(1_500_000)}needle\n`);
     const server = await connect([dir]);
     try {
-      const answer = await server.json('search_content', { query: 'needle', files: ['huge.js'] });
-      expect(answer.matches).toEqual([
-        { file: 'huge.js', line: 1, column: 1_500_001, text: '…needle…[line of 1500006 bytes, clipped]' },
-      ]);
-      expect(String(answer.warnings)).toContain('Line 1 of huge.js is 1500006 bytes, too long to read whole');
+      for (const multiline of [false, true]) {
+        const answer = await server.json('search_content', {
+          query: 'needle',
+          files: ['huge.js'],
+          multiline,
+        });
+        expect(answer.matches).toEqual([
+          { file: 'huge.js', line: 1, column: 1_500_001, text: '…needle…[line of 1500006 bytes, clipped]' },
+        ]);
+        expect(String(answer.warnings)).toContain(
+          'Line 1 of huge.js is 1500006 bytes, too long to read whole',
+        );
+      }
     } finally {
       await server.close();
     }

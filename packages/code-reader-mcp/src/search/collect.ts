@@ -33,7 +33,7 @@ function bytesOf(value: RgText | undefined): Buffer {
   return Buffer.from(value?.text ?? '', 'utf8');
 }
 
-function stripNewline(text: string): string {
+export function stripNewline(text: string): string {
   return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
@@ -41,14 +41,14 @@ function stripNewline(text: string): string {
  * ripgrep reports byte offsets into the line's bytes; answers give 1-based character columns (Unicode
  * code points, as extract_code_section counts them), of the text as shown (invalid UTF-8 → U+FFFD).
  */
-function charColumn(lineBytes: Buffer, byteOffset: number): number {
+export function charColumn(lineBytes: Buffer, byteOffset: number): number {
   return codePoints(lineBytes.subarray(0, byteOffset).toString('utf8')) + 1;
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Characters (code points) in `text`, without building an array of them (lines may be 64 KiB). */
-function codePoints(text: string): number {
+export function codePoints(text: string): number {
   if (!SURROGATE.test(text)) return text.length;
   let count = 0;
   for (const _ of text) count++;
@@ -64,7 +64,7 @@ function matchColumn(value: RgText | undefined, byteOffset: number): number {
 }
 
 /** Cuts a long line to MAX_LINE_CHARS characters around the match, never inside a character. */
-function clip(text: string, column: number): string {
+export function clip(text: string, column: number): string {
   if (text.length <= MAX_LINE_CHARS) return text; // UTF-16 length ≥ characters: nothing to cut
   // One UTF-16 unit per character: cut by index, without an array of every character of the line.
   if (!SURROGATE.test(text)) return clipWindow(text.length, column, (from, to) => text.slice(from, to));
@@ -81,7 +81,11 @@ function clip(text: string, column: number): string {
  * `clip` of a line of `length` characters, one UTF-16 unit each, longer than MAX_LINE_CHARS: the
  * window around the match at `column`, read with `slice`.
  */
-function clipWindow(length: number, column: number, slice: (from: number, to: number) => string): string {
+export function clipWindow(
+  length: number,
+  column: number,
+  slice: (from: number, to: number) => string,
+): string {
   const start = Math.max(0, Math.min(column - 1 - 80, length - MAX_LINE_CHARS));
   const rest = length - start - MAX_LINE_CHARS;
   return (

@@ -1,10 +1,11 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import { runRipgrep, ripgrepFailure, warningLines, type RgRunOptions, type RgRunResult } from '../rg/run.js';
-import { sortByPath } from '../util/path-order.js';
+import { comparePaths, sortByPath } from '../util/path-order.js';
 import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
+import { ONLY_MATCHING_FLAGS, SUMMARY_RECORD_CHARS, parseOnlyMatching, rowsOfFile } from './match-lines.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
 import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from './types.js';
 
@@ -214,31 +215,11 @@ export class SearchEngine {
       const rowsBefore = outcome.matches.length;
       // The time is up already: no ripgrep is started only to be killed (a race a tiny run could win).
       if (Date.now() >= options.deadline) return false;
-      const files = batch.map((c) => c.file);
-      const collector = new JsonMatchCollector(query.contextAfter, Number.MAX_SAFE_INTEGER);
-      const run = await runInBatches(
-        { ...query, targets: files, targetKind: 'files' },
-        searchArgs({ ...query, targets: files, targetKind: 'files', mode: 'matches' }),
-        {
-          deadline: options.deadline,
-          ...(options.signal ? { signal: options.signal } : {}),
-          onLongRecord: (record: Buffer) => {
-            const read = collector.pushLong(record);
-            if (read !== undefined) jsonRead += record.length; // else it comes to onLine
-            return read;
-          },
-          onLine: (line, clipped) => {
-            jsonRead += clipped?.bytes ?? line.length;
-            return collector.push(line, clipped);
-          },
-        },
-      );
-      if (run.timedOut) return false;
-      if (run.exitCode === 2) {
-        for (const warning of warningLines(run.stderr))
-          if (!outcome.warnings.includes(warning)) outcome.warnings.push(warning);
-      }
-      const rows = collector.matchesInOrder();
+      const read = await readBatch(query, batch, options, (jsonBytes) => (jsonRead += jsonBytes));
+      if (read === undefined) return false;
+      for (const warning of read.warnings)
+        if (!outcome.warnings.includes(warning)) outcome.warnings.push(warning);
+      const { rows } = read;
       const room = this.maxCollected - outcome.matches.length;
       if (rows.length > room) {
         outcome.matches.push(...rows.slice(0, room));
@@ -250,7 +231,7 @@ export class SearchEngine {
       outcome.rowFiles += batch.length;
       countedRead += counted;
       bytesRead += textBytesFrom(outcome.matches, rowsBefore, Number.MAX_SAFE_INTEGER);
-      const long = [...(outcome.longLines ?? []), ...collector.clippedLines].slice(0, MAX_LONG_LINES);
+      const long = [...(outcome.longLines ?? []), ...read.clippedLines].slice(0, MAX_LONG_LINES);
       if (long.length > 0) outcome.longLines = long;
     }
   }
@@ -289,6 +270,111 @@ export const MAX_LONG_LINES = 1_000;
 const FIRST_BATCH_MATCHES = 256;
 /** A batch of rows after the first aims at no more of ripgrep's JSON than this (by the JSON per match read). */
 const MAX_BATCH_JSON = 8 * 1024 * 1024;
+
+/** ripgrep memory-maps the files it searches when a run names at most this many (and all are files). */
+const MMAP_FILES = 10;
+
+/** ripgrep's output of matches kept in memory at most (a `.*` query prints whole lines): past it, `--json`. */
+const MAX_ONLY_MATCHING_OUTPUT = 64 * 1024 * 1024;
+
+interface BatchRows {
+  /** In path order, then line order. */
+  rows: SearchMatch[];
+  clippedLines: { file: string; line: number; bytes: number }[];
+  warnings: string[];
+}
+
+/**
+ * The rows of a batch of counted files. A search whose matches lie on one line each and shows no
+ * context lines has ripgrep print only where they are and reads the lines from the files
+ * (match-lines.ts); `--json` reads the rest, and the files that left. Undefined when the time ran out.
+ */
+async function readBatch(
+  query: SearchQuery,
+  batch: readonly FileCount[],
+  options: { deadline: number; signal?: AbortSignal },
+  onJson: (bytes: number) => void,
+): Promise<BatchRows | undefined> {
+  const read: BatchRows = { rows: [], clippedLines: [], warnings: [] };
+  let jsonFiles = batch.map((c) => c.file);
+  const signal = options.signal ? { signal: options.signal } : {};
+  if (!query.multiline && query.contextBefore === 0 && query.contextAfter === 0) {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const args = searchArgs({ ...query, targets: jsonFiles, targetKind: 'files', mode: 'matches' });
+    const run = await runInBatches(
+      { targets: jsonFiles, targetKind: 'files' },
+      [...ONLY_MATCHING_FLAGS, ...args.slice(1)],
+      {
+        deadline: options.deadline,
+        ...signal,
+        onLine: () => undefined,
+        onChunk: (chunk) => {
+          chunks.push(chunk);
+          bytes += chunk.length;
+          return bytes <= MAX_ONLY_MATCHING_OUTPUT;
+        },
+      },
+    );
+    if (run.timedOut) return undefined;
+    if (!run.stopped) {
+      if (run.exitCode === 2) read.warnings.push(...warningLines(run.stderr));
+      const hits = parseOnlyMatching(Buffer.concat(chunks), new Set(jsonFiles));
+      jsonFiles = [];
+      for (const { file, count } of batch) {
+        const rows = rowsOfFile(file, hits.get(file) ?? [], count);
+        if (!rows) {
+          jsonFiles.push(file);
+          continue;
+        }
+        read.rows.push(...rows.rows);
+        read.clippedLines.push(...rows.clippedLines);
+        onJson(rows.jsonBytes);
+      }
+      if (jsonFiles.length === 0) onJson(SUMMARY_RECORD_CHARS);
+    }
+  }
+  // The rest as `--json` reads them, in the runs that read them before (the batch's, or as such).
+  const runs: { files: string[]; flags: string[] }[] = [];
+  if (jsonFiles.length === batch.length) runs.push({ files: jsonFiles, flags: [] });
+  else if (jsonFiles.length > 0) {
+    // ripgrep memory-maps the files of a run naming at most MMAP_FILES of them and reads the others,
+    // and a binary file's lines differ between the two: each file is read as its batch's run would.
+    const mapped = new Set(
+      pathBatches(batch.map((c) => c.file)).flatMap((run) => (run.length <= MMAP_FILES ? run : [])),
+    );
+    const inMapped = jsonFiles.filter((file) => mapped.has(file));
+    const inRead = jsonFiles.filter((file) => !mapped.has(file));
+    if (inMapped.length > 0) runs.push({ files: inMapped, flags: [] });
+    if (inRead.length > 0) runs.push({ files: inRead, flags: ['--no-mmap'] });
+  }
+  for (const { files, flags } of runs) {
+    const collector = new JsonMatchCollector(query.contextAfter, Number.MAX_SAFE_INTEGER);
+    const run = await runInBatches(
+      { targets: files, targetKind: 'files' },
+      [...flags, ...searchArgs({ ...query, targets: files, targetKind: 'files', mode: 'matches' })],
+      {
+        deadline: options.deadline,
+        ...signal,
+        onLongRecord: (record: Buffer) => {
+          const taken = collector.pushLong(record);
+          if (taken !== undefined) onJson(record.length); // else it comes to onLine
+          return taken;
+        },
+        onLine: (line, clipped) => {
+          onJson(clipped?.bytes ?? line.length);
+          return collector.push(line, clipped);
+        },
+      },
+    );
+    if (run.timedOut) return undefined;
+    if (run.exitCode === 2) read.warnings.push(...warningLines(run.stderr));
+    read.rows.push(...collector.matchesInOrder());
+    read.clippedLines.push(...collector.clippedLines);
+  }
+  read.rows.sort((a, b) => comparePaths(a.file, b.file) || a.line - b.line);
+  return read;
+}
 
 /** The text of rows from `from` on (with their context lines), counted until it passes `upTo`. */
 function textBytesFrom(rows: readonly SearchMatch[], from: number, upTo: number): number {
