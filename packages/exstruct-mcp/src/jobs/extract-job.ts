@@ -36,6 +36,9 @@ export async function extractJob(input: ExtractJobInput, fd: number): Promise<Ex
     // Compact JSON is written while the rows are read; other formats are made from the model.
     jsonRows: compactJson,
     document,
+    // Per-sheet and print-area files are made from the rows after the document; without them each
+    // sheet's rows can go once written, so a call holds one sheet's rows at a time.
+    keepRows: Boolean(input.sheetFiles || input.printAreaFiles),
   });
   if (document) {
     const length = document.finish();
