@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRipgrep } from '../src/rg/run.js';
@@ -144,6 +144,8 @@ describe('rows read from the files where ripgrep prints only the matches (issue 
     expect(rowsOfFile(file, lines, 3)).toBeDefined();
     expect(rowsOfFile(file, lines, 4)).toBeUndefined(); // counted matches ripgrep did not print
     expect(rowsOfFile(pathOf('gone.ts'), lines, 3)).toBeUndefined();
+    await symlink(file, pathOf('link.ts')); // a file replaced by a link since it was counted
+    expect(rowsOfFile(pathOf('link.ts'), lines, 3)).toBeUndefined();
     expect(rowsOfFile(file, [...lines].reverse(), 3)).toBeUndefined(); // lines out of order
     const moved = lines.map((hit) => ({ ...hit, offset: hit.offset + 1 }));
     expect(rowsOfFile(file, moved, 3)).toBeUndefined(); // a line that no longer holds its match

@@ -9,7 +9,7 @@
 // prints a note instead; empty matches, which the two printers list differently), when it starts with
 // a byte-order mark (ripgrep transcodes it), or when a line cannot be shown the same way from here.
 import { isAscii, isUtf8 } from 'node:buffer';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { DEFAULT_CLIP_LIMITS } from '../rg/json-clipper.js';
 import { LONG_RECORD_BYTES, MAX_RECORD_BYTES } from '../rg/run.js';
 import { MAX_LINE_CHARS, charColumn, clip, clipWindow, codePoints, stripNewline } from './collect.js';
@@ -132,9 +132,10 @@ export function rowsOfFile(file: string, hits: readonly LineHits[], count: numbe
   if (printed !== count || hits.length === 0) return undefined;
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Not through a link that replaced the file since it was counted (and checked against the roots).
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch {
-    return undefined; // gone or unreadable: `--json` says why
+    return undefined; // gone, unreadable or a link now: `--json` says why
   }
   try {
     const head = Buffer.alloc(3);
