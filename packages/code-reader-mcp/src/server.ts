@@ -1,4 +1,4 @@
-import { createToolServer, type AnyTool, type Logger, type ServerRuntime } from '@mcp-workbench/core';
+import { createToolServer, trackCalls, type Logger, type ServerRuntime } from '@mcp-workbench/core';
 import type { IdlePreparation } from './start/prepare.js';
 import { createToolDeps } from './tools/deps.js';
 import { ANSWERS_HELP, HELP_URI } from './help/answers.js';
@@ -33,7 +33,7 @@ export function createServer(options: CodeReaderServerOptions) {
       instructions: INSTRUCTIONS,
     },
     options.idle
-      ? allTools(createToolDeps()).map((tool) => tracked(tool, options.idle!))
+      ? allTools(createToolDeps()).map((tool) => trackCalls(tool, options.idle!))
       : allTools(createToolDeps()),
     {
       paths: options.paths,
@@ -61,19 +61,4 @@ export function createServer(options: CodeReaderServerOptions) {
     };
   }
   return server;
-}
-
-/** `tool`, telling `idle` when each of its calls starts and ends. */
-function tracked(tool: AnyTool, idle: NonNullable<CodeReaderServerOptions['idle']>): AnyTool {
-  return {
-    ...tool,
-    run: async (args: never, context) => {
-      idle.callStarted();
-      try {
-        return await tool.run(args, context);
-      } finally {
-        idle.callEnded();
-      }
-    },
-  };
 }

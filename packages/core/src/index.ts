@@ -19,6 +19,7 @@ export { parseToolArguments } from './tools/validate-input.js';
 export { runStdioServer } from './bootstrap/run-stdio-server.js';
 export { MAX_ANSWER_BYTES, MAX_REQUEST_BYTES } from './bootstrap/guarded-stdio-transport.js';
 export { ROOTS_LIST_TIMEOUT_MS } from './tools/client-roots.js';
+export { trackCalls, WhenIdle } from './tools/when-idle.js';
 export type { ServerRuntime, StdioIo, StdioServerSpec } from './bootstrap/run-stdio-server.js';
 export { parseCommonFlags, renderHelp, SHARED_FLAGS, UsageError } from './bootstrap/cli-flags.js';
 export type { CommonFlags, FlagSpec, FlagValues } from './bootstrap/cli-flags.js';

@@ -1,4 +1,4 @@
-import { createToolServer, type AnyTool, type ServerRuntime } from '@mcp-workbench/core';
+import { createToolServer, trackCalls, type ServerRuntime } from '@mcp-workbench/core';
 import { IdleStart } from './jobs/idle-start.js';
 import type { OnConflict } from './output/on-conflict.js';
 import { closeToolDeps, createToolDeps, warmToolDeps } from './tools/deps.js';
@@ -29,7 +29,7 @@ export function createServer(options: ExstructServerOptions) {
         'Read Excel workbooks as structured data and edit them safely. Recommended flow: ' +
         'exstruct_validate_input → exstruct_extract (mode "standard") → exstruct_read_json_chunk / read_range.',
     },
-    [...readTools(deps), ...editTools(deps)].map((tool) => tracked(tool, idle)),
+    [...readTools(deps), ...editTools(deps)].map((tool) => trackCalls(tool, idle)),
     {
       paths: options.paths,
       ...(options.logger ? { logger: options.logger } : {}),
@@ -52,19 +52,4 @@ export function createServer(options: ExstructServerOptions) {
     closeToolDeps(deps);
   };
   return server;
-}
-
-/** `tool`, telling `idle` when each of its calls starts and ends. */
-function tracked(tool: AnyTool, idle: IdleStart): AnyTool {
-  return {
-    ...tool,
-    run: async (args: never, context) => {
-      idle.callStarted();
-      try {
-        return await tool.run(args, context);
-      } finally {
-        idle.callEnded();
-      }
-    },
-  };
 }

@@ -5,6 +5,7 @@
 // done and no call has run for IDLE_MS (a client's model takes its turn), the thread is started and
 // ripgrep is found. Never while a call runs: a call that comes first is not slowed by it (a listing
 // that needs no tokenizer would be), and a search that comes first starts the thread itself, as before.
+import { WhenIdle } from '@mcp-workbench/core';
 import { locateRipgrep } from '../rg/locate.js';
 import { warmUpTokenizer } from '../tokens/counter.js';
 
@@ -19,47 +20,8 @@ export function prepareFirstCalls(): void {
 }
 
 /** Runs `prepare` once, the first time the server has been idle for `idleMs` after its handshake. */
-export class IdlePreparation {
-  private running = 0;
-  private ready = false;
-  private done = false;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(
-    private readonly prepare: () => void = prepareFirstCalls,
-    private readonly idleMs = IDLE_MS,
-  ) {}
-
-  /** The client's handshake is done (`notifications/initialized`). */
-  handshakeDone(): void {
-    this.ready = true;
-    this.schedule();
-  }
-
-  callStarted(): void {
-    this.running++;
-    this.cancel();
-  }
-
-  callEnded(): void {
-    this.running--;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    this.cancel();
-    if (this.done || !this.ready || this.running > 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.running > 0 || this.done) return;
-      this.done = true;
-      this.prepare();
-    }, this.idleMs);
-    this.timer.unref(); // an idle server that is told to exit does not wait for it
-  }
-
-  private cancel(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+export class IdlePreparation extends WhenIdle {
+  constructor(prepare: () => void = prepareFirstCalls, idleMs = IDLE_MS) {
+    super(prepare, idleMs);
   }
 }
