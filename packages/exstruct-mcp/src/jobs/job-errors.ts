@@ -1,6 +1,8 @@
 // Errors crossing a thread boundary: a ToolError keeps its code, message, hint and details; an errno
 // error its code and path (so it maps to NOT_FOUND, PERMISSION_DENIED, … as if thrown on this thread).
-import { isToolError, ToolError } from '@mcp-workbench/core/engine';
+// The worker entry: the extraction thread loads no more of core than its bundle does (see
+// scripts/bundle-extract-thread.mjs).
+import { isToolError, ToolError } from '@mcp-workbench/core/worker';
 
 export interface JobFailure {
   tool: boolean;
