@@ -11,14 +11,16 @@ export interface ExstructToolDeps {
 
 /**
  * The extraction thread's young generation, in MB (V8's default lets a Worker's grow to 48). Extraction
- * keeps little of what it allocates, so a smaller nursery costs no time and caps the memory it holds:
- * measured through the bin (issue 26 §1, load ~4), peak 162-172 MB against 193-205 MB for 1,000 small
- * sheets, 196-209 against 193-214 MB for 1M cells, calls no slower. 3 MB was tried (load ~6): the same
- * peak for 1,000 sheets (137-151 vs 139-149 MB), lower for 1M cells (144-162 vs 162-182 MB, where memory
- * is well within its target), but the garbage collector's share of a warm 1,000-sheet extraction rose
- * from 10-16 % to 20-21 % (~40 ms more per call; profiled in-process with 1 vs 2-4 MB semi-spaces).
+ * keeps little of what it allocates, so a small nursery costs no time and caps the memory it holds:
+ * measured through the bin (issue 26 §1, load ~4), 8 MB gave a peak of 162-172 MB against 193-205 MB for
+ * 1,000 small sheets, calls no slower. 4 MB (its new space 4 MB resident instead of 8; 6 gives the same), now that the old
+ * generation is collected at 30 % growth (heap-growth.ts): in a Worker running the extraction job, 12
+ * runs x 3 alternations (load 4.4-4.8), peak 102.3-102.8 -> 98.3-98.7 MB, warm CPU medians 198-223 ->
+ * 164-237 ms; 1M cells peak 132-140 -> 124 MB, CPU medians 596-752 -> 540-630 ms. (3 MB, tried before
+ * the growth cap, raised the garbage collector's share of a warm 1,000-sheet extraction from 10-16 % to
+ * 20-21 %.)
  */
-const EXTRACT_YOUNG_GENERATION_MB = 8;
+const EXTRACT_YOUNG_GENERATION_MB = 4;
 
 export function createToolDeps(onConflict: OnConflict | undefined): ExstructToolDeps {
   return {

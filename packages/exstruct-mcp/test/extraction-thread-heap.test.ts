@@ -1,0 +1,72 @@
+// The extraction thread's young generation is kept small (src/tools/deps.ts, issue 26 §1): V8 would let a
+// Worker's grow to 48 MB, resident for the life of the server, though an extraction keeps little of what
+// it allocates. Observed from outside: a preload in the built bin's process reports every thread's new
+// space as the extraction thread starts and warms up after the handshake (its warm-up allocates enough to
+// grow the young generation to its limit).
+import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnStdioClient, type SpawnedClient } from '@mcp-workbench/core/testing';
+import { FIXTURES } from './extract-helpers.js';
+
+const BIN = path.join(FIXTURES, '..', '..', 'dist', 'index.js');
+
+/** In every thread but the main one: reports the largest new space seen, in bytes, as it grows. */
+const REPORT_NEW_SPACE = `
+import v8 from 'node:v8';
+import { isMainThread, threadId } from 'node:worker_threads';
+if (!isMainThread) {
+  let largest = 0;
+  setInterval(() => {
+    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    if (space.physical_space_size <= largest) return;
+    largest = space.physical_space_size;
+    process.stderr.write('new-space ' + threadId + ' ' + largest + '\\n');
+  }, 20).unref();
+}
+`;
+
+let client: SpawnedClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+/** The largest new space each thread has reported so far, by thread id. */
+function reported(stderr: string): Map<number, number> {
+  const largest = new Map<number, number>();
+  for (const [, thread, bytes] of stderr.matchAll(/new-space (\d+) (\d+)/g))
+    largest.set(Number(thread), Math.max(largest.get(Number(thread)) ?? 0, Number(bytes)));
+  return largest;
+}
+
+describe('the extraction thread', () => {
+  it('keeps a young generation of at most 4 MB through its warm-up', async () => {
+    const preload = `data:text/javascript,${encodeURIComponent(REPORT_NEW_SPACE)}`;
+    client = await spawnStdioClient(process.execPath, [
+      '--import',
+      preload,
+      BIN,
+      '--root',
+      FIXTURES,
+      '--log-level',
+      'error',
+    ]);
+    // The thread starts once the server is idle after the handshake, then warms up (~0.3-1 s); done once
+    // its new space has stopped growing for a second.
+    let last = '';
+    let stableSince = Date.now();
+    const end = Date.now() + 20_000;
+    while (Date.now() < end) {
+      await sleep(100);
+      const now = JSON.stringify([...reported(client.stderr())]);
+      if (now !== last) [last, stableSince] = [now, Date.now()];
+      else if (last !== '[]' && Date.now() - stableSince > 1_000) break;
+    }
+    const threads = reported(client.stderr());
+    expect(threads.size).toBe(1);
+    const [newSpace] = [...threads.values()];
+    expect(newSpace).toBeGreaterThan(0);
+    expect(newSpace).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+});
