@@ -5,10 +5,13 @@
 // - dist/server-bundle.cjs: the server (src/main.ts) with everything it imports, as CommonJS, so that
 //   Node 20 can compile it through vm.Script with a code cache (src/start/code-cache.ts); it sits in
 //   dist/ itself, as src/version.ts reads '../package.json' and the token counter looks for
-//   './worker.js' beside it; its dynamic import()s go through the loader (scripts/loader-imports-plugin.mjs);
+//   './worker.cjs' beside it; its dynamic import()s go through the loader (scripts/loader-imports-plugin.mjs);
 // - dist/index.cjs (the bin): the small loader of that bundle (src/index.ts; tsc's dist/index.js is the
 //   same loader unbundled, as an ES module);
-// - dist/worker.js: the token-counting thread.
+// - dist/worker.cjs: the token-counting thread as one CommonJS file, gpt-tokenizer's pre-token regex
+//   (encodingParams/constants, 1 kB) inlined: a fresh thread's ES module loader and the package's
+//   import cost ~50 ms of CPU beside ripgrep's walk on a first search (only the thread, for the first
+//   page's count, loads it).
 // Names carry no hash, so each build overwrites the last one's files.
 // Left external: packages that find files next to their own code at run time (ripgrep's binary,
 // tree-sitter's .wasm grammars), the tokenizer's large rank tables, which only the thread loads, and
@@ -24,6 +27,11 @@ const KEEP_EXTERNAL = [
   /^gpt-tokenizer/,
   /^re2js/,
 ];
+
+/** The thread bundles gpt-tokenizer's constants; its o200k module (2.4 MB, only without the rank table) stays out. */
+const WORKER_EXTERNAL = KEEP_EXTERNAL.filter((pattern) => !pattern.test('gpt-tokenizer')).concat(
+  /^gpt-tokenizer\/encoding\//,
+);
 
 const common = {
   outDir: 'dist',
@@ -58,5 +66,16 @@ export default defineConfig([
   // CommonJS too: an ES module as the main entry costs Node 20 its ESM loader and an ESM wrapper per
   // builtin the loader imports, before anything is read.
   { ...common, entry: { index: 'src/index.ts' }, format: 'cjs', checks: { legacyCjs: false } },
-  { ...common, entry: { worker: 'src/tokens/worker.ts' }, format: 'esm' },
+  {
+    ...common,
+    entry: { worker: 'src/tokens/worker.ts' },
+    format: 'cjs',
+    checks: { legacyCjs: false },
+    deps: {
+      ...common.deps,
+      neverBundle: WORKER_EXTERNAL,
+      alwaysBundle: (id) => !WORKER_EXTERNAL.some((pattern) => pattern.test(id)),
+    },
+    outputOptions: { codeSplitting: false },
+  },
 ]);

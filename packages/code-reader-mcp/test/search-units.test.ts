@@ -1,7 +1,7 @@
 import { appendFile, chmod, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { locateRipgrep } from '../src/rg/locate.js';
+import { locateRipgrep, platformRgPath } from '../src/rg/locate.js';
 import { ripgrepFailure, runRipgrep, warningLines } from '../src/rg/run.js';
 import { StampedCache } from '../src/search/cache.js';
 import { CountCollector, JsonMatchCollector, MAX_LINE_CHARS, parseCountLine } from '../src/search/collect.js';
@@ -268,6 +268,27 @@ describe('ripgrep binary', () => {
     });
     const real = await locateRipgrep();
     expect(await locateRipgrep({ CODE_READER_RG_PATH: real })).toBe(real);
+  });
+
+  it("finds @vscode/ripgrep's binary without importing the package, the same one it names", async () => {
+    const { rgPath } = (await import('@vscode/ripgrep')) as { rgPath: string };
+    expect(platformRgPath()).toBe(rgPath);
+    expect(await locateRipgrep()).toBe(rgPath);
+    // A platform with no package of its own is left to the package's import, then to PATH.
+    expect(platformRgPath({ npm_config_arch: 'no-such-arch' })).toBeUndefined();
+  });
+
+  it('says when ripgrep has started (the search starts the tokenizer there), once per run', async () => {
+    const events: string[] = [];
+    const result = await runRipgrep(['--version'], {
+      cwd: process.cwd(),
+      onLine: () => void events.push('line'),
+      onSpawn: () => events.push('spawned'),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(events[0]).toBe('spawned');
+    expect(events.filter((event) => event === 'spawned')).toHaveLength(1);
+    expect(events).toContain('line');
   });
 
   it('falls back to rg on PATH, and says how to install it when there is none', async () => {

@@ -4,10 +4,12 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { callTool, pingLatencyDuring, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countInPieces, loadTokenizer } from '../src/tokens/count.js';
+import { WARM_UP_CHARS, warmUpPieces } from '../src/tokens/warm-up.js';
 import { emptyDir, removeDir } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.cjs', import.meta.url));
@@ -82,4 +84,44 @@ describe('the rank table the build writes (dist/o200k_base.ranks)', () => {
       expect(count(text), url.pathname).toBe(reference(text));
     }
   }, 60_000);
+});
+
+const WORKER = fileURLToPath(new URL('../dist/worker.cjs', import.meta.url));
+
+describe("the tokenizer's thread as built (dist/worker.cjs)", () => {
+  it("is one CommonJS file that needs only Node's builtins to start (no ES module loader, no package)", async () => {
+    const text = await readFile(WORKER, 'utf8');
+    const required = [...text.matchAll(/require\(\s*[`'"]([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]!);
+    expect(required.length).toBeGreaterThan(0);
+    expect(required.filter((name) => !name.startsWith('node:') && name !== 'url')).toEqual([]);
+    // Only the fallback without the rank table imports gpt-tokenizer's o200k module.
+    const imported = [...text.matchAll(/import\(\s*[`'"]([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]);
+    expect(imported).toEqual(['gpt-tokenizer/encoding/o200k_base']);
+  });
+
+  it('counts what it is sent during its warm-up exactly, and warms up on the same text every time', async () => {
+    expect(warmUpPieces().join('')).toBe(warmUpPieces().join(''));
+    expect(warmUpPieces().join('').length).toBeGreaterThanOrEqual(WARM_UP_CHARS);
+    const worker = new Worker(WORKER);
+    try {
+      const texts = [TEXT, warmUpPieces()[0]!, 'plain <|endoftext|> text'];
+      // Sent at once: they arrive while the table loads and the warm-up runs.
+      const replies = texts.map(
+        (text, id) =>
+          new Promise<number>((resolve) => {
+            const listener = (reply: { id: number; counts: number[] }) => {
+              if (reply.id !== id) return;
+              worker.off('message', listener);
+              resolve(reply.counts[0]!);
+            };
+            worker.on('message', listener);
+            worker.postMessage({ id, texts: [text] });
+          }),
+      );
+      const counts = await Promise.all(replies);
+      expect(counts).toEqual(texts.map((text) => countTokens(text, { disallowedSpecial: new Set() })));
+    } finally {
+      await worker.terminate();
+    }
+  }, 30_000);
 });

@@ -53,6 +53,8 @@ export interface RgRunOptions {
   spool?: boolean;
   /** Where the spool file's private folder goes (default: the system's temporary folder). */
   spoolDir?: string;
+  /** Called once ripgrep has been started: work that can wait until ripgrep runs goes here. */
+  onSpawn?: () => void;
 }
 
 export interface RgRunResult {
@@ -137,6 +139,7 @@ export async function runRipgrep(args: readonly string[], options: RgRunOptions)
   }
   // ripgrep holds the file open now: its name can go (POSIX); Windows removes it after the close.
   spool?.unlinkEarly();
+  options.onSpawn?.();
   return new Promise<RgRunResult>((resolve, reject) => {
     let stderr = '';
     let timedOut = false;

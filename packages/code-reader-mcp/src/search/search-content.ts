@@ -39,6 +39,8 @@ export interface SearchEngineOptions {
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
   /** A cursor's next page: a result kept from its first page serves it, checked or not (issue 25). */
   continuation?: boolean;
+  /** Called once the counting ripgrep has started (not for a cached result). */
+  onCounting?: () => void;
 }
 
 /** What a page needs of the rows: those from `from` whose text passes `textBytes`, or `minRows` rows. */
@@ -121,6 +123,7 @@ export class SearchEngine {
       ...(options.signal ? { signal: options.signal } : {}),
       onLine: (record) => void counter.push(record),
       afterRun: () => counter.endRun(),
+      ...(options.onCounting ? { onSpawn: options.onCounting } : {}),
     });
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;

@@ -7,7 +7,13 @@ import { Yielder } from '../util/yield.js';
 import { loadTokenizer } from './count.js';
 import type { CountReply, CountRequest } from './worker.js';
 
-const WORKER_URL = new URL('./worker.js', import.meta.url);
+/**
+ * The thread's code: the build's one CommonJS file beside the server bundle (dist/worker.cjs), else
+ * tsc's module beside this one (dist/tokens/worker.js, for the CLI and library export).
+ */
+const WORKER_URL = [new URL('./worker.cjs', import.meta.url), new URL('./worker.js', import.meta.url)].find(
+  (url) => existsSync(fileURLToPath(url)),
+);
 
 /** node:worker_threads, loaded with the first thread: a start that counts nothing skips it (start time). */
 function workerThreads(): typeof import('node:worker_threads') {
@@ -29,7 +35,7 @@ class TokenCounter {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
-  private readonly inThread = !existsSync(fileURLToPath(WORKER_URL));
+  private readonly inThread = WORKER_URL === undefined;
 
   /** Starts the thread (which loads the tokenizer) now, so that the counts a call is about to ask for wait less. */
   warmUp(): void {
@@ -56,7 +62,7 @@ class TokenCounter {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = new (workerThreads().Worker)(WORKER_URL);
+    const worker = new (workerThreads().Worker)(WORKER_URL as URL);
     worker.on('message', (reply: CountReply) => {
       const entry = this.pending.get(reply.id);
       if (!entry) return;

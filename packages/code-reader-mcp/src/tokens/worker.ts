@@ -2,6 +2,7 @@
 // large file (~0.15 s a megabyte) happen here, never on the server's event loop.
 import { parentPort } from 'node:worker_threads';
 import { loadTokenizer } from './count.js';
+import { warmUpPieces } from './warm-up.js';
 
 export interface CountRequest {
   id: number;
@@ -10,17 +11,25 @@ export interface CountRequest {
 
 export type CountReply = { id: number; counts: number[] } | { id: number; error: string };
 
-/** Code and prose of several scripts, counted once the table is loaded. */
-const WARM_UP_TEXT =
-  'export function warmUp(x) {\n\treturn x?.toLowerCase() + 42; // 日本語の コメント ✓\n}\n';
-
 const port = parentPort;
 if (port) {
-  const counting = loadTokenizer().then((count) => {
-    // While no request waits: the pre-token regex is compiled here (~40 ms), not in a page's first count.
-    count(WARM_UP_TEXT);
-    return count;
-  });
+  const counting = loadTokenizer();
+  // Once loaded, and while no request waits, the counting code is compiled and optimized on the
+  // warm-up text (warm-up.ts), a piece per turn of the event loop: a request that comes meanwhile is
+  // counted at the next turn, never behind the whole warm-up.
+  void counting.then(
+    (count) => {
+      const pieces = warmUpPieces();
+      const next = () => {
+        const piece = pieces.shift();
+        if (piece === undefined) return;
+        count(piece);
+        setImmediate(next);
+      };
+      next();
+    },
+    () => undefined,
+  );
   port.on('message', (request: CountRequest) => {
     counting.then(
       (count) => port.postMessage({ id: request.id, counts: request.texts.map(count) } satisfies CountReply),

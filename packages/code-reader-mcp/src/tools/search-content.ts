@@ -34,8 +34,6 @@ export function searchContentTool(deps: ToolDeps) {
     output: searchOutputShape,
     textFormat: formatOf,
     async run(args, ctx) {
-      // A page of rows is cut by its tokens: the tokenizer's thread loads while ripgrep searches.
-      if (args.total_only !== true) warmUpTokenizer();
       if (args.roots && args.files) {
         throw new ToolError('INVALID_ARGUMENT', 'roots and files are mutually exclusive.', {
           hint: 'Pass roots (directories to search) or files (exact files), not both.',
@@ -69,6 +67,10 @@ export function searchContentTool(deps: ToolDeps) {
         budget: answerBudget(args.max_answer_tokens),
         format,
         textOf: searchText,
+        // A page of rows is cut by its tokens: the tokenizer's thread loads while ripgrep searches. It
+        // starts once ripgrep runs: creating a thread takes the event loop ~5-30 ms, which ripgrep's
+        // start waited for.
+        ...(args.total_only === true ? {} : { onSearch: warmUpTokenizer }),
       });
       const text = format === 'toon' ? searchText(answer) : undefined;
       return text === undefined ? answer : reply(answer, text);

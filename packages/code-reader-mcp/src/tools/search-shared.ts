@@ -188,6 +188,8 @@ export async function searchAnswer(
     format: 'toon' | 'json';
     /** The default answer's own text form (undefined: TOON), so pages are cut by what is sent. */
     textOf?: (answer: SearchAnswer) => string | undefined;
+    /** Called as the search starts: once its counting ripgrep runs, or for a result already kept. */
+    onSearch?: () => void;
   },
 ) {
   const { query } = built;
@@ -199,7 +201,9 @@ export async function searchAnswer(
     isDenied: paths.deniedPredicate(),
     allowedFiles: (files) => paths.allowedFiles(files),
     continuation: options.cursor !== undefined,
+    ...(options.onSearch ? { onCounting: options.onSearch } : {}),
   });
+  if (run.cacheHit) options.onSearch?.();
   const { outcome } = run;
   // A result is named by its files and their counts (the rows of a page are read when it is shown).
   const fp = () => fingerprintOf(outcome);
