@@ -1,7 +1,8 @@
 // Small sheets' columns are built in spare arrays reused from sheet to sheet (issue 26 §1): a finished
-// segment must never share memory with what the next sheet writes.
+// segment must never share memory with what the next sheet writes — unless it was lent the spare columns
+// (rows let go once written), and then only once it has been given back.
 import { describe, expect, it } from 'vitest';
-import { Kind, SegmentBuilder, type RowSegment } from '../src/extract/row-store.js';
+import { Kind, releaseRows, SegmentBuilder, type RowSegment } from '../src/extract/row-store.js';
 
 /** Cells of `rows` rows × `cols` columns, numbers from `seed`. */
 function fill(builder: SegmentBuilder, rows: number, cols: number, seed: number): void {
@@ -61,5 +62,26 @@ describe('SegmentBuilder', () => {
     c.finish();
     expect(cells(first)).toEqual(Array.from({ length: 30 }, (_, i) => [i + 1, 0, i + 1]));
     expect(cells(second)).toEqual(Array.from({ length: 30 }, (_, i) => [i + 1, 1, -(i + 1)]));
+  });
+
+  it('lends the spare columns to a segment until it is released, then fills them again', () => {
+    const a = new SegmentBuilder(400);
+    fill(a, 40, 10, 0);
+    const lent = a.finish({ lend: true });
+    // Built while the columns are lent: other memory, so the lent segment stays intact.
+    const b = new SegmentBuilder(400);
+    fill(b, 40, 10, 1e6);
+    const other = b.finish({ lend: true });
+    expect(cells(lent)).toEqual(expected(40, 10, 0));
+    expect(cells(other)).toEqual(expected(40, 10, 1e6));
+    expect(lent.nums.buffer).not.toBe(other.nums.buffer);
+    // Given back: the next small sheet is read in the same memory (no copy was made of it).
+    releaseRows([lent]);
+    const c = new SegmentBuilder(400);
+    fill(c, 40, 10, 2e6);
+    const next = c.finish();
+    expect(cells(next)).toEqual(expected(40, 10, 2e6));
+    expect(cells(lent)).toEqual(expected(40, 10, 2e6));
+    releaseRows([other]);
   });
 });

@@ -14,7 +14,7 @@ import { MERGED_SCHEMA, type MergedCells, type SheetData } from './model.js';
 import { scanInBatches, type BatchOptions } from './batch-scan.js';
 import type { ByteSink } from './byte-sink.js';
 import { scanFast } from './fast-scan.js';
-import { Kind, RowStore, SegmentBuilder, WorkbookValues, type RowSegment } from './row-store.js';
+import { Kind, releaseRows, RowStore, SegmentBuilder, WorkbookValues, type RowSegment } from './row-store.js';
 import type { ModeFeatures } from './modes.js';
 import { printAreasOf } from './print-areas.js';
 import { buildShapesAndCharts } from './shapes.js';
@@ -33,6 +33,11 @@ export interface SheetOptions {
   mergedValuesInRows: boolean;
   /** Row-batch parsing of big sheets (light/standard modes); false to always parse in one pass. */
   batches?: BatchOptions | false;
+  /**
+   * A small sheet's rows read by the fast parser are lent the thread's spare columns instead of copied
+   * out of them: the caller gives them back with releaseRows (row-store.ts) once it no longer reads them.
+   */
+  lendRows?: boolean;
   warn: (message: string) => void;
 }
 
@@ -93,7 +98,7 @@ export async function extractSheet(
   const plainRows = !features.formulasMap && !features.colorsMap;
   const fast =
     plainRows && options.fastRows !== false
-      ? await scanFast(reader, entry.part, config, values, options.json)
+      ? await scanFast(reader, entry.part, config, values, options.json, options.lendRows === true)
       : undefined;
   const batched =
     plainRows && !fast ? await scanInBatches(reader, entry.part, config, options.batches ?? {}) : undefined;
@@ -121,7 +126,10 @@ export async function extractSheet(
     scan = { segments: [segment], borders, info };
   }
   const { info } = scan;
-  const rows = new RowStore(sortedSegments(scan.segments), values);
+  const sorted = sortedSegments(scan.segments);
+  // Rows put in order were copied: the columns lent to them as read (SheetOptions.lendRows) go back.
+  if (sorted !== scan.segments) releaseRows(scan.segments);
+  const rows = new RowStore(sorted, values);
   const rels = await readRelationships(reader.zip, entry.part);
   const merged = mergedCells(info.merges, rows);
   // Tables are detected on every value, merged ones included, before merged values may leave rows.
@@ -152,6 +160,8 @@ export async function extractSheet(
     if (fast.json.ordered && !rows.edited) rowsJson = { offset: fast.json.offset, bytes: fast.json.bytes };
     else options.json!.sink.truncate(fast.json.offset);
   }
+  // A sheet without rows keeps no store: columns lent to it go back at once.
+  if (rows.rowCount === 0) releaseRows(rows.segments);
   return {
     name: entry.name,
     rows: rows.rowCount > 0 ? rows : undefined,

@@ -6,6 +6,7 @@ import { convertSheetKeysToAlpha } from './alpha-col.js';
 import { ByteSink } from './byte-sink.js';
 import { extractSheet, type ExtractedSheet } from './extract-sheet.js';
 import { Extraction, JsonDocument } from './extraction.js';
+import { releaseRows } from './row-store.js';
 import { modeFeatures, type ExtractionMode } from './modes.js';
 import type { BatchOptions } from './batch-scan.js';
 
@@ -68,6 +69,8 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
       : options.jsonRows === false
         ? undefined
         : { sink: new ByteSink(), alpha: alphaCol };
+    // Each sheet's rows go once written to the document (see keepRows).
+    const letRowsGo = document !== undefined && options.keepRows === false;
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index]!;
       if (wanted && !wanted.has(entry.name)) continue;
@@ -78,12 +81,17 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
         batches: options.batches ?? {},
         fastRows: options.fastRows !== false,
         json,
+        // Rows let go once written are read in the thread's spare columns, given back below.
+        lendRows: letRowsGo,
         warn: (message) => warnings.push(message),
       });
       // Spec 13.5: letter keys are applied after extraction, right before serialisation.
       if (options.alphaCol) sheet.data = convertSheetKeysToAlpha(sheet.data);
       document?.endSheet(sheet);
-      if (document && options.keepRows === false) sheet.rows = undefined;
+      if (letRowsGo) {
+        releaseRows(sheet.rows?.segments);
+        sheet.rows = undefined;
+      }
       sheets.push(sheet);
     }
     document?.end();

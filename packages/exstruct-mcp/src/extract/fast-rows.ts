@@ -85,6 +85,8 @@ export interface FastRowsOptions {
   /** Where the rows' compact JSON goes (`[{"r":1,"c":{…}},…]`), or nothing. */
   json?: { sink: ByteSink; alpha: boolean } | undefined;
   expectedCells?: number;
+  /** A small sheet's rows are lent the spare columns (see SegmentBuilder.finish), not copied out. */
+  lendColumns?: boolean;
 }
 
 export interface FastRows {
@@ -102,6 +104,7 @@ export interface FastRows {
  */
 export class FastRowParser {
   private readonly builder: SegmentBuilder;
+  private readonly lendColumns: boolean;
   private readonly config: SinkConfig;
   private readonly values: WorkbookValues;
   private readonly info: WorksheetInfo;
@@ -148,6 +151,7 @@ export class FastRowParser {
     this.alpha = options.json?.alpha === true;
     this.scope = options.scope;
     this.builder = new SegmentBuilder(options.expectedCells);
+    this.lendColumns = options.lendColumns === true;
     this.anyBorders = options.config.bordered.includes(1);
     const p = options.prefix;
     // Rows resolve to SpreadsheetML (or to no namespace, which is read as SpreadsheetML) or are not ours.
@@ -218,7 +222,7 @@ export class FastRowParser {
     const borders = Int32Array.from(this.borders);
     this.borders = [];
     return {
-      segment: this.builder.finish(),
+      segment: this.builder.finish({ lend: this.lendColumns }),
       borders,
       ordered: this.ordered,
       jsonBytes: sink ? sink.offset - this.jsonStart : 0,

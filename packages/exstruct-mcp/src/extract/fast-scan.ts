@@ -25,6 +25,8 @@ export async function scanFast(
   config: SinkConfig,
   values: WorkbookValues,
   json: { sink: ByteSink; alpha: boolean } | undefined,
+  /** A small sheet's rows are lent the thread's spare columns (see SegmentBuilder.finish). */
+  lendColumns = false,
 ): Promise<FastScan | undefined> {
   const info = emptyWorksheetInfo();
   const offset = json?.sink.offset ?? 0;
@@ -38,7 +40,16 @@ export async function scanFast(
       {
         start(scope, prefix) {
           // About 40 bytes of XML per cell in the sheets producers write.
-          parser = new FastRowParser({ config, values, prefix, scope, info, json, expectedCells: size / 40 });
+          parser = new FastRowParser({
+            config,
+            values,
+            prefix,
+            scope,
+            info,
+            json,
+            expectedCells: size / 40,
+            lendColumns,
+          });
         },
         rows: (bytes) => parser!.write(bytes),
       },
