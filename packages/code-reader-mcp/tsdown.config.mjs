@@ -8,13 +8,12 @@
 //   './worker.cjs' beside it; its dynamic import()s go through the loader (scripts/loader-imports-plugin.mjs);
 // - dist/index.cjs (the bin): the small loader of that bundle (src/index.ts; tsc's dist/index.js is the
 //   same loader unbundled, as an ES module);
-// - dist/worker.cjs: the token-counting thread as one CommonJS file, gpt-tokenizer's pre-token regex
-//   (encodingParams/constants, 1 kB) inlined: a fresh thread's ES module loader and the package's
-//   import cost ~50 ms of CPU beside ripgrep's walk on a first search (only the thread, for the first
-//   page's count, loads it).
+// - dist/worker.cjs: the token-counting thread as one CommonJS file (a fresh thread's ES module loader
+//   cost ~50 ms of CPU beside ripgrep's walk on a first search).
 // Names carry no hash, so each build overwrites the last one's files.
 // Left external: packages that find files next to their own code at run time (ripgrep's binary,
-// tree-sitter's .wasm grammars), the tokenizer's large rank tables, which only the thread loads, and
+// tree-sitter's .wasm grammars), gpt-tokenizer's large o200k module, which counting loads only without
+// the build's rank table (its pre-token pattern, encodingParams/constants, 1 kB, is bundled), and
 // re2js, which src/util/linear-regex.ts requires on the first pattern. (core requires `yaml` only for a
 // YAML answer, which this server never gives: its output_format is "toon" or "json".)
 import { defineConfig } from 'tsdown';
@@ -24,14 +23,9 @@ const KEEP_EXTERNAL = [
   /^@vscode\/ripgrep/,
   /^@vscode\/tree-sitter-wasm/,
   /^web-tree-sitter/,
-  /^gpt-tokenizer/,
+  /^gpt-tokenizer\/encoding\//,
   /^re2js/,
 ];
-
-/** The thread bundles gpt-tokenizer's constants; its o200k module (2.4 MB, only without the rank table) stays out. */
-const WORKER_EXTERNAL = KEEP_EXTERNAL.filter((pattern) => !pattern.test('gpt-tokenizer')).concat(
-  /^gpt-tokenizer\/encoding\//,
-);
 
 const common = {
   outDir: 'dist',
@@ -71,11 +65,6 @@ export default defineConfig([
     entry: { worker: 'src/tokens/worker.ts' },
     format: 'cjs',
     checks: { legacyCjs: false },
-    deps: {
-      ...common.deps,
-      neverBundle: WORKER_EXTERNAL,
-      alwaysBundle: (id) => !WORKER_EXTERNAL.some((pattern) => pattern.test(id)),
-    },
     outputOptions: { codeSplitting: false },
   },
 ]);

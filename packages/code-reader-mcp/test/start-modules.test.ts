@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { callTool, commonJsModulesLoadedBy, spawnStdioClient } from '@mcp-workbench/core/testing';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { removeDir } from './helpers.js';
 
 const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
@@ -62,6 +63,49 @@ describe('modules loaded at start', () => {
       } finally {
         await client.close();
       }
+    } finally {
+      await removeDir(dir);
+    }
+  }, 60_000);
+
+  it('a first search right after the handshake counts its page on the event loop, starting no thread', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'code-reader-start-'));
+    try {
+      // Enough rows that the page is cut by its tokens (it is counted), not only by its bytes.
+      const lines = Array.from(
+        { length: 400 },
+        (_, i) => `const needle${i} = lookUp('needle', ${i}); // 日本語`,
+      );
+      await writeFile(path.join(dir, 'a.ts'), `${lines.join('\n')}\n`);
+      const report = path.join(dir, 'builtins.json');
+      const preload = path.join(dir, 'report.cjs');
+      // The modules loaded when the call's answer is written (before any idle-time preparation).
+      await writeFile(
+        preload,
+        `const fs = require('node:fs'); const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  if (String(chunk).includes('"content"') && !fs.existsSync(${JSON.stringify(report)}))
+    fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList));
+  return write(chunk, ...rest);
+};`,
+      );
+      const client = await spawnStdioClient(process.execPath, ['--require', preload, BIN, '--root', dir]);
+      try {
+        await client.client.listTools();
+        const search = await callTool(client.client, 'search_content', {
+          query: 'needle',
+          max_answer_tokens: 1000,
+        });
+        expect(search.isError, search.text).toBe(false);
+        expect(countTokens(search.text)).toBeLessThanOrEqual(1000);
+        expect(countTokens(search.text)).toBeGreaterThan(800); // cut by its tokens: a count decided it
+        expect(search.text).toContain('next_cursor');
+      } finally {
+        await client.close();
+      }
+      const builtins = JSON.parse(await readFile(report, 'utf8')) as string[];
+      expect(builtins).toContain('NativeModule vm');
+      expect(builtins).not.toContain('NativeModule worker_threads');
     } finally {
       await removeDir(dir);
     }

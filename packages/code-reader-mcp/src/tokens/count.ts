@@ -3,8 +3,10 @@
  * does not pay for the rank table. The server counts through counter.ts, which runs this on the
  * tokenizer's own thread.
  */
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+// Inlined in the build's bundles (1 kB): an import() of it loaded Node's ES module loader in the call.
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { PACKAGE_ROOT } from '../version.js';
 import { createCounter } from './bpe-count.js';
 import { RANK_TABLE_FILE, RankTable } from './rank-table.js';
@@ -23,15 +25,14 @@ function load(): Promise<CountPiece> {
   loading ??= (async () => {
     let file: Uint8Array;
     try {
-      file = readFileSync(path.join(PACKAGE_ROOT, 'dist', RANK_TABLE_FILE));
+      // Read off the event loop: the event loop may be the one that counts (counter.ts).
+      file = await readFile(path.join(PACKAGE_ROOT, 'dist', RANK_TABLE_FILE));
     } catch {
       const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
       // Source code may contain text such as "<|endoftext|>": count it as plain text, never throw.
       const plainText = { disallowedSpecial: new Set<string>() };
       return (text) => countTokens(text, plainText);
     }
-    // Imported here, not at the top: the server's bundle would load it at every start.
-    const { O200K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
     return createCounter(new RankTable(file), O200K_TOKEN_SPLIT_REGEX);
   })();
   return loading;

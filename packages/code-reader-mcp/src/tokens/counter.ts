@@ -5,6 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { Yielder } from '../util/yield.js';
 import { loadTokenizer } from './count.js';
+import { warmUpCounting } from './warm-up.js';
 import type { CountReply, CountRequest } from './worker.js';
 
 /**
@@ -42,8 +43,29 @@ class TokenCounter {
     if (!this.inThread) this.thread(); // in-thread, the load would block: it waits for the first count
   }
 
+  /**
+   * Loads the tokenizer on the event loop too (the rank table read off it, the rest a few ms) and warms
+   * it up a piece per turn: texts of up to LOOP_CHARS in all are then counted here, without the thread.
+   */
+  prepareLoop(): void {
+    if (this.loop || this.inThread) return;
+    const loop = loadTokenizer();
+    this.loop = loop;
+    loop.then(warmUpCounting, () => undefined);
+  }
+
+  private loop: Promise<(text: string) => number> | undefined;
+
   async countEach(texts: string[]): Promise<number[]> {
     if (texts.length === 0) return [];
+    // Short texts on the event loop once it has the tokenizer; longer ones too while no thread runs
+    // (a search with a large budget), in pieces between turns of the loop.
+    if (this.loop && (!this.worker || texts.reduce((sum, text) => sum + text.length, 0) <= LOOP_CHARS)) {
+      const count = await this.loop;
+      const counts: number[] = [];
+      for (const text of texts) counts.push(await countYielding(text, count, new Yielder()));
+      return counts;
+    }
     if (this.inThread) {
       const count = await loadTokenizer();
       const counts: number[] = [];
@@ -95,6 +117,14 @@ class TokenCounter {
   }
 }
 
+/**
+ * Texts of up to this many characters in all are counted on the event loop once it has the tokenizer
+ * (prepareLoop): a page of search rows or of paths, ~5-15 ms. A search or listing prepares it instead
+ * of starting the thread, whose start (a Node thread, ~70-100 ms of CPU) took cores from ripgrep's walk
+ * in a fresh server's first call. Longer texts (sections, whole files) are counted on the thread.
+ */
+export const LOOP_CHARS = 64 * 1024;
+
 /** Pieces of about this many characters are counted between turns of the event loop. */
 const COUNT_PIECE = 64 * 1024;
 
@@ -128,7 +158,15 @@ export function warmUpTokenizer(): void {
   counter.warmUp();
 }
 
-/** o200k tokens of each text, counted on the tokenizer's thread. */
+/**
+ * Loads the tokenizer on the event loop ahead of a call's counts of pages (LOOP_CHARS), without starting
+ * the thread: for a search or listing, whose ripgrep walk the thread's start would slow.
+ */
+export function prepareLoopCounting(): void {
+  counter.prepareLoop();
+}
+
+/** o200k tokens of each text, counted on the tokenizer's thread (short ones on the event loop once prepared). */
 export function countEach(texts: string[]): Promise<number[]> {
   return counter.countEach(texts);
 }

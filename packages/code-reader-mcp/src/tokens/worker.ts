@@ -2,7 +2,7 @@
 // large file (~0.15 s a megabyte) happen here, never on the server's event loop.
 import { parentPort } from 'node:worker_threads';
 import { loadTokenizer } from './count.js';
-import { warmUpPieces } from './warm-up.js';
+import { warmUpCounting } from './warm-up.js';
 
 export interface CountRequest {
   id: number;
@@ -14,22 +14,9 @@ export type CountReply = { id: number; counts: number[] } | { id: number; error:
 const port = parentPort;
 if (port) {
   const counting = loadTokenizer();
-  // Once loaded, and while no request waits, the counting code is compiled and optimized on the
-  // warm-up text (warm-up.ts), a piece per turn of the event loop: a request that comes meanwhile is
-  // counted at the next turn, never behind the whole warm-up.
-  void counting.then(
-    (count) => {
-      const pieces = warmUpPieces();
-      const next = () => {
-        const piece = pieces.shift();
-        if (piece === undefined) return;
-        count(piece);
-        setImmediate(next);
-      };
-      next();
-    },
-    () => undefined,
-  );
+  // Once loaded, while no request waits, the counting code is compiled and optimized on the warm-up
+  // text (warm-up.ts): a request that comes meanwhile is counted at the next piece.
+  counting.then(warmUpCounting, () => undefined);
   port.on('message', (request: CountRequest) => {
     counting.then(
       (count) => port.postMessage({ id: request.id, counts: request.texts.map(count) } satisfies CountReply),

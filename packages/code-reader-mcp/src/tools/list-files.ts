@@ -16,7 +16,7 @@ import {
   readCursor,
   staleCursor,
 } from '../paging/budget.js';
-import { warmUpTokenizer } from '../tokens/counter.js';
+import { prepareLoopCounting } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { fileFilterInput, fileQueryOf } from './file-filters.js';
 import { compact, formatOf, limitsSchema, outputFormatSchema, pagingInput, render } from './shared.js';
@@ -104,8 +104,8 @@ export function listFilesTool(deps: ToolDeps) {
     textFormat: formatOf,
     textOptions: LIST_TOON,
     async run(args, ctx) {
-      // A page of paths is cut by its tokens: the tokenizer's thread loads while ripgrep walks.
-      if (args.count_only !== true) warmUpTokenizer();
+      // A page of paths is cut by its tokens: the tokenizer loads on the event loop while ripgrep walks.
+      if (args.count_only !== true) prepareLoopCounting();
       const format = formatOf(args);
       const limit = clampInteger('limit', args.limit, DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
       const budget = answerBudget(args.max_answer_tokens);

@@ -4,7 +4,7 @@ import { answerBudget } from '../paging/budget.js';
 import { OUTPUT_MODE_FLAGS } from '../search/options.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { searchAnswer, searchOptionsInput, searchOutputShape, searchQueryOf } from './search-shared.js';
-import { warmUpTokenizer } from '../tokens/counter.js';
+import { prepareLoopCounting } from '../tokens/counter.js';
 import { searchText } from './search-text.js';
 import { formatOf, outputFormatSchema, pagingInput } from './shared.js';
 
@@ -67,10 +67,9 @@ export function searchContentTool(deps: ToolDeps) {
         budget: answerBudget(args.max_answer_tokens),
         format,
         textOf: searchText,
-        // A page of rows is cut by its tokens: the tokenizer's thread loads while ripgrep searches. It
-        // starts once ripgrep runs: creating a thread takes the event loop ~5-30 ms, which ripgrep's
-        // start waited for.
-        ...(args.total_only === true ? {} : { onSearch: warmUpTokenizer }),
+        // A page of rows is cut by its tokens: the tokenizer loads on the event loop, idle while
+        // ripgrep searches (counter.ts), once ripgrep runs.
+        ...(args.total_only === true ? {} : { onSearch: prepareLoopCounting }),
       });
       const text = format === 'toon' ? searchText(answer) : undefined;
       return text === undefined ? answer : reply(answer, text);
