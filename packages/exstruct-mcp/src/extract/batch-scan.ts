@@ -81,7 +81,7 @@ class BatchPool {
 
   /**
    * Hands a batch on. This thread, which also inflates, cuts batches and later writes the output, keeps
-   * one batch in every 2 × workers + 1 (all of them when there are no workers).
+   * one batch in every 2 * workers + 1 (all of them when there are no workers).
    */
   run(bytes: Buffer): void {
     const id = this.seq++;

@@ -198,7 +198,7 @@ export class FastRowParser {
     this.keep(piece, last);
   }
 
-  /** Keeps `piece[from…]` (a copy: the piece's memory is reused) to be joined to the next piece. */
+  /** Keeps `piece[from...]` (a copy: the piece's memory is reused) to be joined to the next piece. */
   private keep(piece: Buffer, from: number): void {
     if (from >= piece.length) return;
     this.carry.push(Buffer.from(piece.subarray(from)));

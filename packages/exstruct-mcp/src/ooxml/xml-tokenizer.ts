@@ -191,7 +191,7 @@ function splitName(qname: string, offset: number): [string, string] {
  */
 export class XmlTokenizer {
   private mode = Mode.Text;
-  /** The token being read (`<…`), when it spans chunks. */
+  /** The token being read (`<...`), when it spans chunks. */
   private token = '';
   private tokenStart = 0;
   private text = '';
