@@ -7,7 +7,7 @@
 // that needs no tokenizer would be), and a search that comes first starts the thread itself, as before.
 import { WhenIdle } from '@mcp-workbench/core';
 import { locateRipgrep } from '../rg/locate.js';
-import { prepareLoopCounting, warmUpTokenizer } from '../tokens/counter.js';
+import { warmUpTokenizer } from '../tokens/counter.js';
 
 /** Idle time after the handshake, or after the last call ended, before preparing. */
 export const IDLE_MS = 250;
@@ -15,7 +15,6 @@ export const IDLE_MS = 250;
 /** The work itself: the tokenizer's thread loads on its own; ripgrep's location is found asynchronously. */
 export function prepareFirstCalls(): void {
   warmUpTokenizer();
-  prepareLoopCounting();
   // A missing ripgrep is reported by the call that needs it, with its hint.
   locateRipgrep().catch(() => undefined);
 }

@@ -48,7 +48,8 @@ class TokenCounter {
    * it up a piece per turn: texts of up to LOOP_CHARS in all are then counted here, without the thread.
    */
   prepareLoop(): void {
-    if (this.loop || this.inThread) return;
+    // A thread already started (idle preparation, a tool that reads files) counts the pages instead.
+    if (this.loop || this.inThread || this.worker) return;
     const loop = loadTokenizer();
     this.loop = loop;
     loop.then(warmUpCounting, () => undefined);
