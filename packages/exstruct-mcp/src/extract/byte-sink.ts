@@ -3,8 +3,13 @@
 // views of these chunks (extraction.ts), not copied. A sink made with a `flush` target instead hands each
 // full chunk to it (the output file, at the chunk's offset) and writes on in the same memory.
 
-/** Bytes per chunk. */
-export const CHUNK_BYTES = 1 << 20;
+/**
+ * Bytes per chunk. A flushing sink (an extraction job's output file) holds one, for the whole call and
+ * between calls (see spareChunk): 256 KB rather than 1 MB keeps 0.75 MB less resident in the extraction
+ * thread (issue 26 §1, memory), for a write to the file per 256 KB: 64 instead of 16 for the 16.5 MB
+ * JSON of the 1M-cell workbook, 3-4 ms of writes either way.
+ */
+export const CHUNK_BYTES = 256 * 1024;
 
 const encoder = new TextEncoder();
 
