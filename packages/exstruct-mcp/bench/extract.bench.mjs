@@ -107,7 +107,11 @@ try {
     const floorMs = median(floor.map((r) => r.ms));
     const firstMs = median(ours.map((r) => r.firstMs));
     const warmMs = median(ours.map((r) => r.warmMs));
-    const oursMb = Math.max(...ours.map((r) => r.peakMb));
+    // The peak of either kind of server: one called right away, and one whose extraction thread warmed
+    // up while it sat idle (as a client's server does before its model's first call), which holds more.
+    const freshMb = Math.max(...ours.map((r) => r.peakMb));
+    const idledMb = Math.max(...paused.map((r) => r.peakMb));
+    const oursMb = Math.max(freshMb, idledMb);
     const all = (values) => values.map((ms) => (ms / 1000).toFixed(2)).join(' ');
     console.log(
       `\n${label}: ${name} (${(statSync(source).size / 1e6).toFixed(1)} MB, ${floor[0].cells.toLocaleString('en')} cells)`,
@@ -116,12 +120,12 @@ try {
       `floor (inflate + find each <c>)      ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)`,
     );
     console.log(
-      `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${oursMb.toFixed(0)} MB   ` +
+      `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${freshMb.toFixed(0)} MB   ` +
         `(${all(ours.map((r) => r.firstMs))} / ${all(ours.map((r) => r.warmMs))} s; JSON ${(statSync(path.join(work, 'out', path.basename(ours[0].out))).size / 1e6).toFixed(1)} MB)`,
     );
     const pausedMs = median(paused.map((r) => r.firstMs));
     console.log(
-      `first call ${pauseMs} ms after the handshake  ${seconds(pausedMs)}   (${all(paused.map((r) => r.firstMs))} s)   ratio to the floor ${ratio(pausedMs, floorMs)}`,
+      `first call ${pauseMs} ms after the handshake  ${seconds(pausedMs)}   (${all(paused.map((r) => r.firstMs))} s)   ratio to the floor ${ratio(pausedMs, floorMs)}   server peak ${idledMb.toFixed(0)} MB`,
     );
     const vsFloor = firstMs / floorMs;
     console.log(
@@ -136,7 +140,7 @@ try {
         `openpyxl ${python.version} load_workbook + every cell   ${seconds(pyMs)}   peak ${pyMb.toFixed(0)} MB   (${all(py.map((r) => r.ms))} s)`,
       );
       console.log(
-        `ratio to openpyxl: ${(pyMs / firstMs).toFixed(1)}× faster (again ${(pyMs / warmMs).toFixed(1)}×), memory ${memory.toFixed(2)}× openpyxl's (target ≤ 0.5×: ${memory <= 0.5 ? 'met' : 'MISSED'})`,
+        `ratio to openpyxl: ${(pyMs / firstMs).toFixed(1)}× faster (again ${(pyMs / warmMs).toFixed(1)}×), memory ${memory.toFixed(2)}× openpyxl's (the higher peak; target ≤ 0.5×: ${memory <= 0.5 ? 'met' : 'MISSED'})`,
       );
       if (memory > 0.5) failed = true;
     } else failed = true;
