@@ -215,7 +215,9 @@ describe('temp files a SIGKILL left behind', () => {
     try {
       await expect.poll(first.temps, { timeout: 15_000 }).toEqual([decoy]);
       expect(await first.target()).toBe('ORIGINAL\n');
-      expect(await readdir(path.join(state, 'pending-writes'))).not.toContain(`${first.child.proc.pid}.log`);
+      // The journal goes once its temp files are gone (in that order, so a crash between keeps it): wait.
+      const journals = () => readdir(path.join(state, 'pending-writes'));
+      await expect.poll(journals, { timeout: 15_000 }).not.toContain(`${first.child.proc.pid}.log`);
     } finally {
       second.kill('SIGTERM');
     }
