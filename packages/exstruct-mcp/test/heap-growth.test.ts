@@ -20,7 +20,7 @@ const { parentPort } = require('node:worker_threads');
 let peak = 0;
 const kept = [];
 for (let i = 0; i < 100000; i++) kept.push({ name: 'kept ' + i });
-for (let call = 0; call < 8; call++) {
+for (let call = 0; call < 32; call++) {
   const parts = new Map();
   for (let i = 0; i < 20000; i++) {
     parts.set(i, { name: 'part ' + i + ' of call ' + call, size: i });
@@ -69,7 +69,7 @@ describe('the server process', () => {
       churnPeak(['-e', 'setTimeout(() => {}, 30000)']),
       churnPeak([BIN, '--root', FIXTURES, '--log-level', 'error']),
     ]);
-    // Measured: 25.5-26 MB in a plain process, 18.5-19.5 MB in the server's.
+    // Measured over 32 calls (load ~7): 40-47 MB in a plain process, 21-22.5 MB in the server's.
     expect(server).toBeLessThan(plain * 0.85);
   });
 });
