@@ -70,7 +70,9 @@ describe('the extraction thread', () => {
     expect(threads.size).toBe(1);
     const [newSpace] = [...threads.values()];
     expect(newSpace).toBeGreaterThan(0);
-    expect(newSpace).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // 4 MB as V8 counts it: Node 20 reports 4,194,304 bytes, Node 24's V8 ~0.3 MB more for the same
+    // limit (4,505,600). Without the limit it is 8 MB or more.
+    expect(newSpace).toBeLessThanOrEqual(5 * 1024 * 1024);
   });
 
   it('loads its code from a bundle of plain ASCII', async () => {
