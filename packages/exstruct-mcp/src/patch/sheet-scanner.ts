@@ -10,8 +10,9 @@ export interface SheetScanHandler {
   /**
    * Instead of `row`: the row as `buf[start, end)`, without a Buffer made for each row (a sheet of
    * 200,000 rows made as many views per pass, and their garbage). `buf` is not changed afterwards.
+   * `at`: where the row begins in the part's bytes (`start` in the bytes pushed so far).
    */
-  rowIn?(row: number, buf: Buffer, start: number, end: number): void;
+  rowIn?(row: number, buf: Buffer, start: number, end: number, at: number): void;
   /** Whitespace or comments between rows. */
   gap?(bytes: Buffer): void;
   /** Instead of `gap`: the gap as `buf[start, end)`. */
@@ -47,6 +48,12 @@ export class SheetScanner {
   private rowClose = Buffer.from('</row>');
   private dataClose = Buffer.from('</sheetData');
   private lastRow = 0;
+  /** Where `pending` begins in the part's bytes (it always ends where the bytes pushed so far end). */
+  private base = 0;
+  /** Where the rows begin in the part's bytes (just past `<sheetData>`), once the head is found. */
+  rowsStart = -1;
+  /** Where the tail (`</sheetData>` on) begins in the part's bytes, once found. */
+  tailStart = -1;
 
   constructor(private readonly handler: SheetScanHandler) {}
 
@@ -64,6 +71,7 @@ export class SheetScanner {
       this.held = [];
       this.heldLength = 0;
     } else {
+      // An empty pending ended where the chunk begins: `base` is already right.
       this.pending = this.pending.length === 0 ? chunk : this.joinRest(chunk);
     }
     let wait: EndMarker | undefined;
@@ -150,13 +158,15 @@ export class SheetScanner {
       const empty = buf[close - 2] === SLASH;
       if (empty) {
         this.handler.head(buf.subarray(0, lt), prefix, true);
-        this.pending = buf.subarray(close);
+        this.tailStart = this.base + close;
         this.phase = 'tail';
       } else {
         this.handler.head(buf.subarray(0, close), prefix, false);
-        this.pending = buf.subarray(close);
+        this.rowsStart = this.base + close;
         this.phase = 'rows';
       }
+      this.pending = buf.subarray(close);
+      this.base += close;
       return undefined;
     }
   }
@@ -176,6 +186,7 @@ export class SheetScanner {
   /** Hands on whole rows; returns what to wait for when it stopped inside a long one. */
   private scanRows(): EndMarker | undefined {
     const buf = this.pending;
+    const base = this.base;
     let pos = 0;
     let wait: EndMarker | undefined;
     for (;;) {
@@ -215,7 +226,7 @@ export class SheetScanner {
           }
           const row = inGrid(rowNumber(buf, lt, startEnd) ?? this.lastRow + 1);
           this.lastRow = row;
-          if (this.handler.rowIn) this.handler.rowIn(row, buf, lt, end);
+          if (this.handler.rowIn) this.handler.rowIn(row, buf, lt, end, base + lt);
           else this.handler.row?.(row, buf.subarray(lt, end));
           pos = end;
           continue;
@@ -223,6 +234,8 @@ export class SheetScanner {
       }
       if (startsWith(buf, lt, this.dataClose)) {
         this.pending = buf.subarray(lt);
+        this.base = base + lt;
+        this.tailStart = this.base;
         this.phase = 'tail';
         return undefined;
       }
@@ -247,6 +260,7 @@ export class SheetScanner {
       pos = end;
     }
     this.pending = buf.subarray(pos);
+    this.base = base + pos;
     return wait;
   }
 }
