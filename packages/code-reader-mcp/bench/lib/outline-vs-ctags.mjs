@@ -63,6 +63,14 @@ function declaresCpp(row, lines) {
 
 const typesNode = newest(path.join(WORKSPACE, 'node_modules', '.pnpm'), '@types+node@');
 const libstdcxx = newest('/usr/include/c++', '');
+/**
+ * Go's standard library: golang-go's /usr/lib/go, else the newest of Debian's golang-1.x-src alone
+ * (/usr/share/go-1.x, what CI installs: the sources without the compiler).
+ */
+const goSrc = [
+  '/usr/lib/go/src',
+  newest('/usr/share', 'go-1.') && path.join(newest('/usr/share', 'go-1.'), 'src'),
+].find((dir) => dir && existsSync(dir));
 /** Tag kinds per language: what counts as a class and as a function, and what else a row may be. */
 export const TREES = [
   {
@@ -105,7 +113,7 @@ export const TREES = [
   },
   {
     name: "Go's net/http",
-    root: '/usr/lib/go/src/net/http',
+    root: goSrc && path.join(goSrc, 'net', 'http'),
     files: (root) => filesIn(root, (n) => n.endsWith('.go'), false),
     classes: ['struct', 'interface', 'type', 'talias'],
     functions: ['func', 'methodSpec'],
