@@ -10,7 +10,7 @@ import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractWorkbook } from '../src/extract/extract-workbook.js';
 import { IDLE_MS } from '../src/jobs/idle-start.js';
-import { warmUp, warmUpWorkbook } from '../src/jobs/warm-up.js';
+import { quickWarmUp, quickWarmUpWorkbook, warmUp, warmUpWorkbook } from '../src/jobs/warm-up.js';
 import { FIXTURES, packageParts, row, tempDir, zipBytes, type TempDir } from './extract-helpers.js';
 
 const DIST = path.join(FIXTURES, '..', '..', 'dist');
@@ -43,6 +43,15 @@ describe('the warm-up workbook', () => {
     expect(json.sheets.S1!.rows[2]!.c).toMatchObject({ '5': 'item 3', '6': true, '9': '3x' });
   });
 
+  it('has a quick version of three small sheets, read by the fast row reader, for threads started for a job', async () => {
+    const file = await tmp.file('quick.xlsx', quickWarmUpWorkbook());
+    const extraction = await extractWorkbook(file, { mode: 'standard' });
+    expect(extraction.warnings).toEqual([]);
+    expect(extraction.sheetNames).toEqual(['S1', 'S2', 'S3']);
+    expect(extraction.sheets.every((sheet) => sheet.parsedWith.fast)).toBe(true);
+    await expect(quickWarmUp()).resolves.toBeUndefined();
+  });
+
   it('warm-up stops before its first piece when a job has come, and never throws', async () => {
     let asked = 0;
     await expect(warmUp(() => (asked++, true))).resolves.toBeUndefined();
@@ -51,54 +60,64 @@ describe('the warm-up workbook', () => {
 });
 
 describe('a fresh server', () => {
-  it('gives its first extraction, asked for while its thread warms up, the same bytes as later ones', async () => {
-    const body: string[] = [];
-    for (let r = 1; r <= 3000; r++) {
-      body.push(
-        row(
-          r,
-          `<c r="A${r}"><v>${r}</v></c><c r="B${r}" t="s"><v>${r % 3}</v></c><c r="C${r}"><v>${r / 8}</v></c>` +
-            `<c r="D${r}" t="inlineStr"><is><t>行 ${r}</t></is></c><c r="E${r}"><f>C${r}*2</f><v>${r / 4}</v></c>`,
+  // Asked for while its thread warms up (jobs/idle-start.ts), or at once after the handshake: the thread
+  // is then started for the job and extracts the quick warm-up workbook before it.
+  it.each([
+    ['while its thread warms up', IDLE_MS + 150],
+    ['at once after the handshake', 0],
+  ])(
+    'gives its first extraction, asked for %s, the same bytes as later ones',
+    async (_when, pauseMs) => {
+      const body: string[] = [];
+      for (let r = 1; r <= 3000; r++) {
+        body.push(
+          row(
+            r,
+            `<c r="A${r}"><v>${r}</v></c><c r="B${r}" t="s"><v>${r % 3}</v></c><c r="C${r}"><v>${r / 8}</v></c>` +
+              `<c r="D${r}" t="inlineStr"><is><t>行 ${r}</t></is></c><c r="E${r}"><f>C${r}*2</f><v>${r / 4}</v></c>`,
+          ),
+        );
+      }
+      const book = `book-${pauseMs}.xlsx`;
+      await tmp.file(
+        book,
+        zipBytes(
+          packageParts({
+            sheets: [
+              { name: 'Data', body: `<sheetData>${body.join('')}</sheetData>` },
+              { name: 'Small', body: `<sheetData>${row(1, '<c r="A1"><v>1</v></c>')}</sheetData>` },
+            ],
+            sharedStrings: ['north', '東京', 'west'],
+          }),
         ),
       );
-    }
-    await tmp.file(
-      'book.xlsx',
-      zipBytes(
-        packageParts({
-          sheets: [
-            { name: 'Data', body: `<sheetData>${body.join('')}</sheetData>` },
-            { name: 'Small', body: `<sheetData>${row(1, '<c r="A1"><v>1</v></c>')}</sheetData>` },
-          ],
-          sharedStrings: ['north', '東京', 'west'],
-        }),
-      ),
-    );
-    const server = await spawnStdioClient(process.execPath, [
-      path.join(DIST, 'index.js'),
-      '--root',
-      tmp.dir,
-      '--log-level',
-      'error',
-    ]);
-    try {
-      const outputs: Buffer[] = [];
-      // Long enough for the server, idle after the handshake, to start its thread (jobs/idle-start.ts):
-      // the first call comes while the thread loads its modules or warms up.
-      await sleep(IDLE_MS + 150);
-      for (const name of ['first', 'second']) {
-        const result = await callTool(server.client, 'exstruct_extract', {
-          xlsx_path: 'book.xlsx',
-          out_name: `${name}.json`,
-        });
-        expect(result.isError, result.text).toBe(false);
-        outputs.push(await readFile(path.join(tmp.dir, `${name}.json`)));
+      const server = await spawnStdioClient(process.execPath, [
+        path.join(DIST, 'index.js'),
+        '--root',
+        tmp.dir,
+        '--log-level',
+        'error',
+      ]);
+      try {
+        const outputs: Buffer[] = [];
+        // IDLE_MS + 150: long enough for the server, idle after the handshake, to start its thread: the
+        // first call comes while the thread loads its modules or warms up.
+        if (pauseMs > 0) await sleep(pauseMs);
+        for (const name of ['first', 'second']) {
+          const result = await callTool(server.client, 'exstruct_extract', {
+            xlsx_path: book,
+            out_name: `${name}-${pauseMs}.json`,
+          });
+          expect(result.isError, result.text).toBe(false);
+          outputs.push(await readFile(path.join(tmp.dir, `${name}-${pauseMs}.json`)));
+        }
+        expect(outputs[0]!.equals(outputs[1]!)).toBe(true);
+        const engine = await extractWorkbook(path.join(tmp.dir, book), { mode: 'standard' });
+        expect(outputs[0]!.toString('utf8')).toBe(engine.serialize('json'));
+      } finally {
+        await server.close();
       }
-      expect(outputs[0]!.equals(outputs[1]!)).toBe(true);
-      const engine = await extractWorkbook(path.join(tmp.dir, 'book.xlsx'), { mode: 'standard' });
-      expect(outputs[0]!.toString('utf8')).toBe(engine.serialize('json'));
-    } finally {
-      await server.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

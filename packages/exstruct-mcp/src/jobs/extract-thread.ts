@@ -2,4 +2,4 @@
 // The build bundles this module, with everything it imports but core, into one file
 // (scripts/bundle-extract-thread.mjs), which the thread loads when it is there (jobs.ts).
 export { extractJob } from './extract-job.js';
-export { warmUp } from './warm-up.js';
+export { quickWarmUp, warmUp } from './warm-up.js';

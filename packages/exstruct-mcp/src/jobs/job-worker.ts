@@ -29,11 +29,22 @@ export interface StopWarmUp {
 /** A job (or the server's own work) has come: the warm-up stops (the job runs whatever it needs). */
 let busy = false;
 
+const data = workerData as Partial<JobThreadData> | null;
+/**
+ * A thread started for a job, without the warm-up, extracts a tiny workbook before that job (see
+ * quickWarmUp): jobs wait for it.
+ */
+const beforeJobs =
+  data?.warmUp !== true && (data?.preload ?? []).includes('extract')
+    ? loadExtractThread().then((thread) => thread.quickWarmUp())
+    : Promise.resolve();
+
 parentPort!.on('message', (message: JobRequest | StopWarmUp) => {
   busy = true;
   if ('stopWarmUp' in message) return;
   const { id, name, input, fd } = message;
-  loadJob(name)
+  beforeJobs
+    .then(() => loadJob(name))
     .then((run) => run(input as never, fd))
     .then(
       (output) => parentPort!.postMessage({ id, ok: true, output }, transferables(name, output)),
@@ -41,7 +52,6 @@ parentPort!.on('message', (message: JobRequest | StopWarmUp) => {
     );
 });
 
-const data = workerData as Partial<JobThreadData> | null;
 await Promise.all((data?.preload ?? []).map((name) => loadJob(name)));
 const warmUp = data?.warmUp === true ? (await loadExtractThread()).warmUp : undefined;
 // Every module is loaded: the thread may now be terminated without leaving a module file open.
