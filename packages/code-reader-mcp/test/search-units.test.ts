@@ -541,6 +541,25 @@ describe('SearchEngine: counts first, rows as pages need them (issue 25)', () =>
     );
   });
 
+  it('sizes batches of rows by the JSON ripgrep would print for them, escapes included', async () => {
+    // Lines of quotes (two bytes each in ripgrep's JSON) with ten matches each: little text shown per
+    // match, much JSON, so the JSON read caps the batches (counted without the escapes, they differ).
+    const quotes = await emptyDir();
+    try {
+      const line = Array.from({ length: 10 }, () => `${'"'.repeat(6_000)}needle`).join('');
+      for (let i = 0; i < 200; i++)
+        await writeFile(path.join(quotes, `q${String(i).padStart(3, '0')}.txt`), `${line}\n`);
+      const query = baseQuery({ targets: [quotes], query: 'needle' });
+      const engine = new SearchEngine();
+      const { outcome } = await engine.search(query, { timeoutMs: 10_000 });
+      await engine.readRows(query, outcome, { from: 0, textBytes: 64_000 }, later());
+      // As the build that counted every line's escapes as it read it (without them: 164 files).
+      expect(outcome.rowFiles).toBe(200);
+    } finally {
+      await removeDir(quotes);
+    }
+  });
+
   it("keeps a result for its cursors' pages even when the tree is too large to cache", async () => {
     const engine = new SearchEngine(undefined, 0); // nothing is cached
     const first = await engine.search(q(), { timeoutMs: 10_000 });

@@ -51,6 +51,41 @@ export interface FileRows {
    * UTF-16 length): the search sizes its batches of rows by it, so that they stay what they were.
    */
   jsonBytes: number;
+  /** Lines whose escapes jsonBytes leaves out (it counts each byte once): see escapedExtra. */
+  unescaped: UnescapedLine[];
+}
+
+/** A line of a file by its byte offset and length. */
+export interface UnescapedLine {
+  offset: number;
+  bytes: number;
+}
+
+/**
+ * The bytes the escapes of these lines of `file` add to their `--json` records (FileRows.jsonBytes
+ * leaves them out), read again from the file; what cannot be read adds nothing.
+ */
+export function escapedExtra(file: string, lines: readonly UnescapedLine[]): number {
+  if (lines.length === 0) return 0;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return 0;
+  }
+  try {
+    const reader = new LineReader(fd);
+    let extra = 0;
+    for (const { offset, bytes } of lines) {
+      const line = reader.read(offset)?.subarray(0, bytes);
+      if (line !== undefined) extra += escapedSize(line) - line.length;
+    }
+    return extra;
+  } catch {
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -143,10 +178,12 @@ export function rowsOfFile(file: string, hits: readonly LineHits[], count: numbe
     if (hasByteOrderMark(head.subarray(0, got))) return undefined;
     const path = Buffer.from(file, 'utf8');
     const pathFacts = factsOf(path);
+    const pathExtra = pathFacts.utf8 ? stringExtra(pathFacts) : 0;
     const result: FileRows = {
       rows: [],
       clippedLines: [],
       jsonBytes: otherRecords(path, pathFacts, printed),
+      unescaped: [],
     };
     const reader = new LineReader(fd);
     for (const hit of hits) {
@@ -157,13 +194,28 @@ export function rowsOfFile(file: string, hits: readonly LineHits[], count: numbe
         const text = hit.texts[i]!;
         if (!line.subarray(start, start + text.length).equals(text)) return undefined;
       }
-      const facts = factsOf(line);
-      const record = recordSize(path, pathFacts, line, facts, hit);
+      // A line's escapes are counted byte by byte (~20 MB of minified lines and source maps on a
+      // common word's first page) only where they decide what is shown: whether its record passes
+      // MAX_RECORD_BYTES (each byte's escape takes at most five more), and a shown line's characters.
+      // Elsewhere they only size the next batch, and are counted when one needs them (escapedExtra):
+      // a clipped record counts as bytes, and one of an ASCII line and path the same either way.
+      const ascii = isAscii(line);
+      const utf8 = ascii || isUtf8(line);
+      let facts: Facts = { ascii, utf8, escaped: line.length, continuation: 0, fourByte: 0 };
+      let record = recordSize(path, pathFacts, line, facts, hit);
+      let unescaped = utf8; // a line that is not UTF-8 is sent as base64, without escapes
+      const clipped = record > MAX_RECORD_BYTES;
+      if (!clipped && !(ascii && pathExtra === 0 && record + 5 * line.length <= MAX_RECORD_BYTES)) {
+        unescaped = false;
+        facts = factsOf(line);
+        record = recordSize(path, pathFacts, line, facts, hit);
+      }
       const row = showLine(file, path, line, facts, hit, record > MAX_RECORD_BYTES);
       if (row === undefined) return undefined;
       // Long records of a UTF-8 line are counted in bytes (read as bytes), the others as strings.
       const asBytes = record > MAX_RECORD_BYTES || (record > LONG_RECORD_BYTES && facts.utf8);
       result.jsonBytes += asBytes ? record : record - utf8Extra(pathFacts, facts, hit);
+      if (unescaped) result.unescaped.push({ offset: hit.offset, bytes: line.length });
       result.rows.push(row.match);
       if (row.clipped !== undefined) result.clippedLines.push(row.clipped);
     }
@@ -269,7 +321,7 @@ function showLine(
 function shownLine(line: Buffer, facts: Facts, start: number): { column: number; text: string } {
   let end = line.length;
   if (line[end - 1] === 10) end -= line[end - 2] === 13 ? 2 : 1; // as stripNewline
-  if (facts.high === 0) {
+  if (facts.ascii) {
     // ASCII: a byte is a character.
     const column = start + 1;
     if (end <= MAX_LINE_CHARS) return { column, text: line.toString('latin1', 0, end) };
@@ -307,8 +359,8 @@ function shownLine(line: Buffer, facts: Facts, start: number): { column: number;
 
 /** What the record's size and a line's characters need of some bytes, found in one pass. */
 interface Facts {
-  /** Bytes of 0x80 and above (none: ASCII). */
-  high: number;
+  /** Only bytes below 0x80. */
+  ascii: boolean;
   utf8: boolean;
   /** Bytes as a JSON string's content (serde_json's escapes, as ripgrep writes them). */
   escaped: number;
@@ -318,20 +370,17 @@ interface Facts {
 }
 
 function factsOf(bytes: Buffer): Facts {
-  let escaped = 0;
-  for (let i = 0; i < bytes.length; i++) escaped += ESCAPED_SIZE[bytes[i]!]!;
-  if (isAscii(bytes)) return { high: 0, utf8: true, escaped, continuation: 0, fourByte: 0 };
-  let high = 0;
+  const escaped = escapedSize(bytes);
+  if (isAscii(bytes)) return { ascii: true, utf8: true, escaped, continuation: 0, fourByte: 0 };
   let continuation = 0;
   let fourByte = 0;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!;
     if (byte < 0x80) continue;
-    high++;
     if ((byte & 0xc0) === 0x80) continuation++;
     else if (byte >= 0xf0) fourByte++;
   }
-  return { high, utf8: isUtf8(bytes), escaped, continuation, fourByte };
+  return { ascii: false, utf8: isUtf8(bytes), escaped, continuation, fourByte };
 }
 
 /** Each byte's size in a JSON string (serde_json's escapes, as ripgrep writes them); by table, for speed. */
@@ -435,7 +484,9 @@ function fieldSize(bytes: Buffer, facts: Facts): number {
 }
 
 function digits(value: number): number {
-  return String(value).length;
+  let count = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) count++;
+  return count;
 }
 
 /** Bytes of these bytes as a JSON string's content. */

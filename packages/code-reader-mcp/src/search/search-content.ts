@@ -5,7 +5,14 @@ import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
-import { ONLY_MATCHING_FLAGS, SUMMARY_RECORD_CHARS, parseOnlyMatching, rowsOfFile } from './match-lines.js';
+import {
+  ONLY_MATCHING_FLAGS,
+  SUMMARY_RECORD_CHARS,
+  escapedExtra,
+  parseOnlyMatching,
+  rowsOfFile,
+  type UnescapedLine,
+} from './match-lines.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
 import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from './types.js';
 
@@ -185,6 +192,12 @@ export class SearchEngine {
     let countedRead = 0;
     let bytesRead = 0;
     let jsonRead = 0;
+    /** Lines whose escapes jsonRead leaves out, counted once a batch's size depends on them. */
+    const unescaped: { file: string; lines: UnescapedLine[] }[] = [];
+    const onJson = (bytes: number, file?: string, lines?: UnescapedLine[]) => {
+      jsonRead += bytes;
+      if (file !== undefined && lines !== undefined && lines.length > 0) unescaped.push({ file, lines });
+    };
     for (;;) {
       const have = textBytesFrom(outcome.matches, need.from, need.textBytes);
       if (rowsComplete(outcome) || (have > need.textBytes && outcome.matches.length >= (need.minRows ?? 0)))
@@ -192,13 +205,21 @@ export class SearchEngine {
       // The next batch: twice the last, or more when the text per match read so far says the page needs
       // more (and a quarter; short lines: one run, not three), as long as that is no more of ripgrep's
       // JSON than MAX_BATCH_JSON by the JSON per match so far (minified lines: ~40 KB a match).
-      let cap = Number.MAX_SAFE_INTEGER;
+      let capOf = () => Number.MAX_SAFE_INTEGER;
       if (countedRead > 0) {
         const doubled = target * 2;
-        cap = Math.max(doubled, Math.floor(MAX_BATCH_JSON / Math.max(1, jsonRead / countedRead)));
+        let cap: number | undefined;
+        capOf = () => {
+          for (const { file, lines } of unescaped.splice(0)) jsonRead += escapedExtra(file, lines);
+          return (cap ??= Math.max(
+            doubled,
+            Math.floor(MAX_BATCH_JSON / Math.max(1, jsonRead / countedRead)),
+          ));
+        };
         const estimate =
           bytesRead > 0 ? Math.ceil(((need.textBytes - have) / (bytesRead / countedRead)) * 1.25) : doubled;
-        target = Math.max(doubled, Math.min(estimate, cap));
+        // The cap can only lower an estimate above the doubled batch.
+        target = estimate > doubled ? Math.max(doubled, Math.min(estimate, capOf())) : doubled;
       }
       target = Math.max(target, (need.minRows ?? 0) - outcome.matches.length);
       // The rest at once when it is at most twice the batch (within the JSON cap): one run, not two.
@@ -207,7 +228,7 @@ export class SearchEngine {
         left += outcome.fileCounts[i]!.count;
         if (left > 2 * target) break;
       }
-      if (left <= 2 * target && left <= cap) target = left;
+      if (left <= 2 * target && left <= capOf()) target = left;
       const batch: FileCount[] = [];
       let counted = 0;
       for (let i = outcome.rowFiles; i < outcome.fileCounts.length && counted < target; i++) {
@@ -218,7 +239,7 @@ export class SearchEngine {
       const rowsBefore = outcome.matches.length;
       // The time is up already: no ripgrep is started only to be killed (a race a tiny run could win).
       if (Date.now() >= options.deadline) return false;
-      const read = await readBatch(query, batch, options, (jsonBytes) => (jsonRead += jsonBytes));
+      const read = await readBatch(query, batch, options, onJson);
       if (read === undefined) return false;
       for (const warning of read.warnings)
         if (!outcome.warnings.includes(warning)) outcome.warnings.push(warning);
@@ -296,7 +317,7 @@ async function readBatch(
   query: SearchQuery,
   batch: readonly FileCount[],
   options: { deadline: number; signal?: AbortSignal },
-  onJson: (bytes: number) => void,
+  onJson: (bytes: number, file?: string, unescaped?: UnescapedLine[]) => void,
 ): Promise<BatchRows | undefined> {
   const read: BatchRows = { rows: [], clippedLines: [], warnings: [] };
   let jsonFiles = batch.map((c) => c.file);
@@ -332,7 +353,7 @@ async function readBatch(
         }
         read.rows.push(...rows.rows);
         read.clippedLines.push(...rows.clippedLines);
-        onJson(rows.jsonBytes);
+        onJson(rows.jsonBytes, file, rows.unescaped);
       }
       if (jsonFiles.length === 0) onJson(SUMMARY_RECORD_CHARS);
     }
