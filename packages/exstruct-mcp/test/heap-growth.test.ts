@@ -6,15 +6,14 @@
 // preload, peaks at a much smaller old space there than in a plain Node process.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from './extract-helpers.js';
 
 const BIN = path.join(FIXTURES, '..', '..', 'dist', 'index.js');
 
-/** Started in the main thread of a process 200 ms in: prints the churning thread's peak old space. */
-const CHURN = `
-import { isMainThread, Worker } from 'node:worker_threads';
-const thread = \`
+/** A thread that churns the way an extraction does; posts its peak old space. */
+const THREAD = `
 const v8 = require('node:v8');
 const { parentPort } = require('node:worker_threads');
 let peak = 0;
@@ -32,7 +31,12 @@ for (let call = 0; call < 32; call++) {
   }
 }
 parentPort.postMessage(peak);
-\`;
+`;
+
+/** Started in the main thread of a process 200 ms in: prints the churning thread's peak old space. */
+const CHURN = `
+import { isMainThread, Worker } from 'node:worker_threads';
+const thread = ${JSON.stringify(THREAD)};
 if (isMainThread) {
   setTimeout(() => {
     const worker = new Worker(thread, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
@@ -72,4 +76,56 @@ describe('the server process', () => {
     // Measured over 32 calls (load ~7): 40-47 MB in a plain process, 21-22.5 MB in the server's.
     expect(server).toBeLessThan(plain * 0.85);
   });
+});
+
+const HEAP_GROWTH = pathToFileURL(path.join(FIXTURES, '..', '..', 'dist', 'heap-growth.js')).href;
+
+/**
+ * The peak old space of a thread churning as above in a process with the bin's cap set: `lifted` -
+ * while an edit runs (withHeapGrowth); `after` - after an edit has ended; `capped` - with no edit.
+ */
+function editChurnPeak(when: 'lifted' | 'after' | 'capped'): Promise<number> {
+  const script = `
+const { Worker } = require('node:worker_threads');
+const churn = () =>
+  new Promise((resolve) => {
+    const worker = new Worker(${JSON.stringify(THREAD)}, {
+      eval: true,
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
+    worker.once('message', resolve);
+  });
+(async () => {
+  const { limitHeapGrowth, withHeapGrowth } = await import(${JSON.stringify(HEAP_GROWTH)});
+  limitHeapGrowth();
+  const when = ${JSON.stringify(when)};
+  if (when === 'after') await withHeapGrowth(async () => undefined);
+  const peak = when === 'lifted' ? await withHeapGrowth(churn) : await churn();
+  process.stdout.write(String(peak));
+  process.exit(0);
+})();
+`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(Number(stdout)) : reject(new Error(`exit ${code}: ${stderr}`)),
+    );
+  });
+}
+
+describe('an edit on the server thread (exstruct_patch, exstruct_make)', () => {
+  it('lets the heaps grow as V8 would while it runs, and caps them again once it has ended', async () => {
+    const [lifted, capped, after] = await Promise.all([
+      editChurnPeak('lifted'),
+      editChurnPeak('capped'),
+      editChurnPeak('after'),
+    ]);
+    expect(capped).toBeLessThan(lifted * 0.85);
+    expect(after).toBeLessThan(lifted * 0.85);
+  }, 60_000);
 });

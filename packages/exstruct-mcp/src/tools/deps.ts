@@ -1,4 +1,5 @@
 import { JobThread } from '../jobs/job-runner.js';
+import { withHeapGrowth } from '../heap-growth.js';
 import type { OnConflict } from '../output/on-conflict.js';
 
 /** Everything a tool of this server may need besides the core context (one set per server). */
@@ -42,9 +43,13 @@ export function warmToolDeps(deps: ExstructToolDeps): void {
   deps.jobs.extract.prestart();
 }
 
-/** Work is starting on the server's own thread (an edit): the extraction thread's warm-up stops. */
-export function quietToolDeps(deps: ExstructToolDeps): void {
+/**
+ * Runs `work` on the server's own thread (an edit): the extraction thread's warm-up stops, and the heaps
+ * grow as V8 lets them while it runs (see withHeapGrowth).
+ */
+export function onServerThread<T>(deps: ExstructToolDeps, work: () => Promise<T>): Promise<T> {
   deps.jobs.extract.stopWarmUp();
+  return withHeapGrowth(work);
 }
 
 /** Ends the threads of a server's tools (when the server closes: none outlives it). */

@@ -4,7 +4,7 @@ import { policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { runMake } from '../patch/run-make.js';
 import { conflictDefaultText } from './conflict-text.js';
-import { quietToolDeps, type ExstructToolDeps } from './deps.js';
+import { onServerThread, type ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
 export function makeTool(deps: ExstructToolDeps) {
@@ -25,23 +25,24 @@ export function makeTool(deps: ExstructToolDeps) {
     },
     output: patchOutputShape,
     async run(args, { paths }) {
-      quietToolDeps(deps);
-      const ops = parseOps(args.ops);
-      const output = await resolveOutput(paths, args.out_path);
-      const result = await runMake({
-        output,
-        ops,
-        // Unset: an existing file is kept and {stem}_1… written (overwrite only when asked).
-        onConflict: args.on_conflict ?? deps.onConflict,
-        ...(args.sheet === undefined ? {} : { sheet: args.sheet }),
-        autoFormula: args.auto_formula,
-        dryRun: args.dry_run,
-        returnInverseOps: args.return_inverse_ops,
-        preflightFormulaCheck: args.preflight_formula_check,
-        files: paths,
-        outputAllowed: policyAllows(paths),
+      return onServerThread(deps, async () => {
+        const ops = parseOps(args.ops);
+        const output = await resolveOutput(paths, args.out_path);
+        const result = await runMake({
+          output,
+          ops,
+          // Unset: an existing file is kept and {stem}_1… written (overwrite only when asked).
+          onConflict: args.on_conflict ?? deps.onConflict,
+          ...(args.sheet === undefined ? {} : { sheet: args.sheet }),
+          autoFormula: args.auto_formula,
+          dryRun: args.dry_run,
+          returnInverseOps: args.return_inverse_ops,
+          preflightFormulaCheck: args.preflight_formula_check,
+          files: paths,
+          outputAllowed: policyAllows(paths),
+        });
+        return shapeResult(result);
       });
-      return shapeResult(result);
     },
   });
 }

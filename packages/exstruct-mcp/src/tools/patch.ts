@@ -5,7 +5,7 @@ import { defaultOutputName, policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
 import { conflictDefaultText } from './conflict-text.js';
-import { quietToolDeps, type ExstructToolDeps } from './deps.js';
+import { onServerThread, type ExstructToolDeps } from './deps.js';
 import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
 
 export function patchTool(deps: ExstructToolDeps) {
@@ -32,30 +32,31 @@ export function patchTool(deps: ExstructToolDeps) {
     },
     output: patchOutputShape,
     async run(args, { paths }) {
-      quietToolDeps(deps);
-      const ops = parseOps(args.ops);
-      const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
-      assertEditable(input);
-      const dir = args.out_dir
-        ? await paths.resolve(args.out_dir, { kind: 'directory' })
-        : path.dirname(input);
-      const output = await resolveOutput(paths, path.join(dir, defaultOutputName(input, args.out_name)));
-      const result = await runPatch({
-        input,
-        output,
-        ops,
-        // Unset: the input's own {stem}_patched file is replaced (re-running a patch updates it), any
-        // other existing file is kept and {stem}_1… written: overwrite only when asked.
-        onConflict: args.on_conflict ?? deps.onConflict,
-        ownedBy: async (file) => path.basename(file) === defaultOutputName(input, undefined),
-        autoFormula: args.auto_formula,
-        dryRun: args.dry_run,
-        returnInverseOps: args.return_inverse_ops,
-        preflightFormulaCheck: args.preflight_formula_check,
-        files: paths,
-        outputAllowed: policyAllows(paths),
+      return onServerThread(deps, async () => {
+        const ops = parseOps(args.ops);
+        const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
+        assertEditable(input);
+        const dir = args.out_dir
+          ? await paths.resolve(args.out_dir, { kind: 'directory' })
+          : path.dirname(input);
+        const output = await resolveOutput(paths, path.join(dir, defaultOutputName(input, args.out_name)));
+        const result = await runPatch({
+          input,
+          output,
+          ops,
+          // Unset: the input's own {stem}_patched file is replaced (re-running a patch updates it), any
+          // other existing file is kept and {stem}_1… written: overwrite only when asked.
+          onConflict: args.on_conflict ?? deps.onConflict,
+          ownedBy: async (file) => path.basename(file) === defaultOutputName(input, undefined),
+          autoFormula: args.auto_formula,
+          dryRun: args.dry_run,
+          returnInverseOps: args.return_inverse_ops,
+          preflightFormulaCheck: args.preflight_formula_check,
+          files: paths,
+          outputAllowed: policyAllows(paths),
+        });
+        return shapeResult(result);
       });
-      return shapeResult(result);
     },
   });
 }
