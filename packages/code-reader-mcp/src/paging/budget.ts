@@ -7,7 +7,7 @@ import {
 } from '@mcp-workbench/core/engine';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { countTokens } from '../tokens/counter.js';
+import { LineCounts } from './line-counts.js';
 
 /** Answers stay under this many o200k tokens unless the caller asks for more. */
 export const DEFAULT_ANSWER_TOKENS = 8_000;
@@ -56,6 +56,7 @@ export async function fitPage<T>(
   // one at or past the end was forged or belongs to another result.
   if (offset > 0 && offset >= rows.length && !moreAfter) throw foreignCursor();
   const rest = rows.slice(offset);
+  const tokens = new LineCounts();
   let count = firstCandidate(rest.length, budget * BYTES_PER_TOKEN_CAP, (n) =>
     utf8ByteLength(render(rest.slice(0, n), n < rest.length || moreAfter)),
   );
@@ -73,7 +74,7 @@ export async function fitPage<T>(
       count = Math.max(1, Math.floor((count * budget * BYTES_PER_TOKEN_CAP) / bytes));
       continue;
     }
-    const used = await countTokens(text);
+    const used = await tokens.count(text);
     // Tokens bound what a model reads; bytes bound what the transport carries. Text of very long
     // tokens (runs of one character) could be megabytes within a token budget: cap bytes too.
     const withinBytes = bytes <= budget * MAX_BYTES_PER_TOKEN;

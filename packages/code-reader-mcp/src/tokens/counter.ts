@@ -62,16 +62,10 @@ class TokenCounter {
     // Short texts on the event loop once it has the tokenizer; longer ones too while no thread runs
     // (a search with a large budget), in pieces between turns of the loop.
     if (this.loop && (!this.worker || texts.reduce((sum, text) => sum + text.length, 0) <= LOOP_CHARS)) {
-      const count = await this.loop;
-      const counts: number[] = [];
-      for (const text of texts) counts.push(await countYielding(text, count, new Yielder()));
-      return counts;
+      return countAll(texts, await this.loop);
     }
     if (this.inThread) {
-      const count = await loadTokenizer();
-      const counts: number[] = [];
-      for (const text of texts) counts.push(await countYielding(text, count, new Yielder()));
-      return counts;
+      return countAll(texts, await loadTokenizer());
     }
     const worker = this.thread();
     return new Promise<number[]>((resolve, reject) => {
@@ -128,6 +122,17 @@ export const LOOP_CHARS = 64 * 1024;
 
 /** Pieces of about this many characters are counted between turns of the event loop. */
 const COUNT_PIECE = 64 * 1024;
+
+/** Counts each text on this thread, giving the event loop a turn every SLICE_MS (many short texts too). */
+async function countAll(texts: string[], count: (text: string) => number): Promise<number[]> {
+  const yielder = new Yielder();
+  const counts: number[] = [];
+  for (const text of texts) {
+    counts.push(await countYielding(text, count, yielder));
+    if (yielder.due()) await yielder.pause();
+  }
+  return counts;
+}
 
 /**
  * Counts the tokens of a long text piece by piece, giving the event loop a turn between pieces. Pieces
