@@ -5,6 +5,7 @@ import { runRipgrep } from '../src/rg/run.js';
 import { CountCollector, JsonMatchCollector } from '../src/search/collect.js';
 import {
   ONLY_MATCHING_FLAGS,
+  OnlyMatchingParser,
   escapedExtra,
   parseOnlyMatching,
   rowsOfFile,
@@ -166,6 +167,27 @@ describe('rows read from the files where ripgrep prints only the matches (issue 
     expect(parseOnlyMatching(out, new Set([known]))).toEqual(
       new Map([[known, [{ line: 2, offset: 8, starts: [4], texts: [Buffer.from('hit')] }]]]),
     );
+  });
+
+  it('read as ripgrep writes them, in chunks: the same hits, each file said whole once the next begins', async () => {
+    const files = Object.keys({ ...SAME, ...LEFT_TO_JSON }).map(pathOf);
+    const out = await onlyMatchingOutput(dir, 'needle', files);
+    const whole = parseOnlyMatching(out, new Set(files));
+    for (const size of [1, 7, 4096, 65_536]) {
+      const parser = new OnlyMatchingParser(new Set(files));
+      const said: string[] = [];
+      for (let at = 0; at < out.length; at += size) said.push(...parser.push(out.subarray(at, at + size)));
+      expect(parser.files).toEqual(whole);
+      // Every file but the last is said whole, once, after its last record.
+      expect(said.sort()).toEqual(
+        [...whole.keys()].sort().filter((f) => f !== [...parser.files.keys()].at(-1)),
+      );
+      expect(parser.reopened.size).toBe(0);
+    }
+    // A file whose records come again after another's is one read too soon.
+    const parser = new OnlyMatchingParser(new Set(['/a', '/b']));
+    expect(parser.push(Buffer.from('/a\x001:1:0:x\n/b\x001:1:0:x\n/a\x002:1:2:x\n'))).toEqual(['/a', '/b']);
+    expect([...parser.reopened]).toEqual(['/a']);
   });
 
   it('search_content shows the same rows through a client as reading --json (binary, BOM, long lines)', async () => {

@@ -94,29 +94,68 @@ export function escapedExtra(file: string, lines: readonly UnescapedLine[]): num
  * found after the note's line break, and the binary file, short of matches, is left to `--json`.
  */
 export function parseOnlyMatching(out: Buffer, wanted: ReadonlySet<string>): Map<string, LineHits[]> {
-  const files = new Map<string, LineHits[]>();
-  let at = 0;
-  while (at < out.length) {
-    const nul = out.indexOf(0, at);
-    if (nul < 0) break;
-    const end = out.indexOf(10, nul);
-    if (end < 0) break; // cut short (ripgrep was stopped): a partial record is not read
-    const file = knownPath(out, at, nul, wanted);
-    const numbers = readNumbers(out, nul + 1, end);
-    at = end + 1;
-    if (file === undefined || numbers === undefined) continue;
-    const [line, column, offset, textStart] = numbers;
-    let hits = files.get(file);
-    if (!hits) files.set(file, (hits = []));
-    let last = hits[hits.length - 1];
-    if (last?.line !== line) {
-      last = { line, offset: offset - (column - 1), starts: [], texts: [] };
-      hits.push(last);
+  const parser = new OnlyMatchingParser(wanted);
+  parser.push(out);
+  return parser.files;
+}
+
+/**
+ * parseOnlyMatching as ripgrep's output comes, chunk by chunk, so that a file's rows can be read while
+ * ripgrep still searches the others. ripgrep prints each file's records together, so a file is whole
+ * once another file's record follows (a file named again after that is in `reopened`).
+ */
+export class OnlyMatchingParser {
+  readonly files = new Map<string, LineHits[]>();
+  /** Files whose records came again after another file's (so read too soon): none from ripgrep. */
+  readonly reopened = new Set<string>();
+  /** Bytes of a record not whole yet (kept as chunks until one holds a line break: long matches). */
+  private pending: Buffer[] = [];
+  private last: string | undefined;
+  private readonly done = new Set<string>();
+
+  constructor(private readonly wanted: ReadonlySet<string>) {}
+
+  /** Reads a chunk; returns the files whose records have all come with it. */
+  push(chunk: Buffer): string[] {
+    if (chunk.indexOf(10) < 0) {
+      this.pending.push(chunk); // no record ends in it
+      return [];
     }
-    last.starts.push(column - 1);
-    last.texts.push(out.subarray(textStart, end));
+    const out = this.pending.length > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+    this.pending = [];
+    const whole: string[] = [];
+    let at = 0;
+    while (at < out.length) {
+      const nul = out.indexOf(0, at);
+      if (nul < 0) break;
+      const end = out.indexOf(10, nul);
+      if (end < 0) break; // not whole yet (or cut short when ripgrep was stopped)
+      const file = knownPath(out, at, nul, this.wanted);
+      const numbers = readNumbers(out, nul + 1, end);
+      at = end + 1;
+      if (file === undefined || numbers === undefined) continue;
+      if (file !== this.last) {
+        if (this.last !== undefined) {
+          whole.push(this.last);
+          this.done.add(this.last);
+        }
+        if (this.done.has(file)) this.reopened.add(file);
+        this.last = file;
+      }
+      const [line, column, offset, textStart] = numbers;
+      let hits = this.files.get(file);
+      if (!hits) this.files.set(file, (hits = []));
+      let last = hits[hits.length - 1];
+      if (last?.line !== line) {
+        last = { line, offset: offset - (column - 1), starts: [], texts: [] };
+        hits.push(last);
+      }
+      last.starts.push(column - 1);
+      last.texts.push(out.subarray(textStart, end));
+    }
+    if (at < out.length) this.pending.push(out.subarray(at));
+    return whole;
   }
-  return files;
 }
 
 /** The path of the record from `start` to the NUL, or after a line break in it; undefined if unknown. */

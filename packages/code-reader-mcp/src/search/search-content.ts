@@ -7,10 +7,11 @@ import { StampedCache } from './cache.js';
 import { CountCollector, JsonMatchCollector } from './collect.js';
 import {
   ONLY_MATCHING_FLAGS,
+  OnlyMatchingParser,
   SUMMARY_RECORD_CHARS,
   escapedExtra,
-  parseOnlyMatching,
   rowsOfFile,
+  type FileRows,
   type UnescapedLine,
 } from './match-lines.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
@@ -323,7 +324,10 @@ async function readBatch(
   let jsonFiles = batch.map((c) => c.file);
   const signal = options.signal ? { signal: options.signal } : {};
   if (!query.multiline && query.contextBefore === 0 && query.contextAfter === 0) {
-    const chunks: Buffer[] = [];
+    const parser = new OnlyMatchingParser(new Set(jsonFiles));
+    const counted = new Map(batch.map((c) => [c.file, c.count]));
+    // The rows of each file whose records have all come are read while ripgrep searches the others.
+    const early = new Map<string, FileRows | undefined>();
     let bytes = 0;
     const args = searchArgs({ ...query, targets: jsonFiles, targetKind: 'files', mode: 'matches' });
     const run = await runInBatches(
@@ -334,19 +338,23 @@ async function readBatch(
         ...signal,
         onLine: () => undefined,
         onChunk: (chunk) => {
-          chunks.push(chunk);
           bytes += chunk.length;
-          return bytes <= MAX_ONLY_MATCHING_OUTPUT;
+          if (bytes > MAX_ONLY_MATCHING_OUTPUT) return false;
+          for (const file of parser.push(chunk))
+            early.set(file, rowsOfFile(file, parser.files.get(file) ?? [], counted.get(file) ?? 0));
+          return true;
         },
       },
     );
     if (run.timedOut) return undefined;
     if (!run.stopped) {
       if (run.exitCode === 2) read.warnings.push(...warningLines(run.stderr));
-      const hits = parseOnlyMatching(Buffer.concat(chunks), new Set(jsonFiles));
       jsonFiles = [];
       for (const { file, count } of batch) {
-        const rows = rowsOfFile(file, hits.get(file) ?? [], count);
+        const rows =
+          early.has(file) && !parser.reopened.has(file)
+            ? early.get(file)
+            : rowsOfFile(file, parser.files.get(file) ?? [], count);
         if (!rows) {
           jsonFiles.push(file);
           continue;
