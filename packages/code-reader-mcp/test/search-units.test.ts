@@ -560,6 +560,16 @@ describe('SearchEngine: counts first, rows as pages need them (issue 25)', () =>
     }
   });
 
+  it('reads no row of a file the policy leaves out, though the first batch is read while it checks', async () => {
+    const engine = new SearchEngine();
+    const allowedFiles = async () => (file: string) => !file.endsWith('f00.txt');
+    const { outcome } = await engine.search(q(), { timeoutMs: 10_000, allowedFiles });
+    expect(outcome.fileCounts).toHaveLength(39);
+    await engine.readRows(q(), outcome, { from: 0, textBytes: 500 }, later());
+    expect(outcome.matches[0]).toMatchObject({ file: path.join(dir, 'f01.txt'), line: 1 });
+    expect(outcome.matches.some((m) => m.file.endsWith('f00.txt'))).toBe(false);
+  });
+
   it("keeps a result for its cursors' pages even when the tree is too large to cache", async () => {
     const engine = new SearchEngine(undefined, 0); // nothing is cached
     const first = await engine.search(q(), { timeoutMs: 10_000 });

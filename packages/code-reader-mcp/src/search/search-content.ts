@@ -76,6 +76,8 @@ export function rowsComplete(outcome: SearchOutcome): boolean {
 export class SearchEngine {
   private readonly cache = new StampedCache<SearchOutcome>();
   private readonly recent = new SnapshotStore<SearchOutcome>();
+  /** A first batch of rows started as the search counted (see readAhead), until readRows takes it. */
+  private readonly ahead = new WeakMap<SearchOutcome, ReadAhead>();
   /** Row reads of an outcome run one at a time (a cached outcome may serve two calls at once). */
   private readonly reading = new WeakMap<SearchOutcome, Promise<unknown>>();
 
@@ -124,8 +126,9 @@ export class SearchEngine {
   ): Promise<{ outcome: SearchOutcome; searched: number | undefined }> {
     // One root names every file once; overlapping roots or batches of named files may name one twice.
     const counter = new CountCollector(query.targetKind === 'roots' && query.targets.length === 1);
+    const deadline = Date.now() + options.timeoutMs;
     const result = await runInBatches(query, ['--stats', ...searchArgs({ ...query, mode: 'total_only' })], {
-      deadline: Date.now() + options.timeoutMs,
+      deadline,
       separator: '\0',
       spool: true,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -135,14 +138,13 @@ export class SearchEngine {
     });
     const failure = ripgrepFailure(result, 'query');
     if (failure) throw failure;
-    const real = await options.allowedFiles?.(counter.counts.map((c) => c.file));
-    const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
     // ripgrep searches files in parallel, so its order varies between runs: sorted by path, equal
     // searches give equal answers and cursors line up.
-    const fileCounts = sortByPath(
-      counter.counts.filter((c) => !denied(c.file)),
-      (c) => c.file,
-    );
+    const sorted = sortByPath(counter.counts, (c) => c.file);
+    const ahead = result.timedOut ? undefined : this.readAhead(query, sorted, deadline, options.signal);
+    const real = await options.allowedFiles?.(sorted.map((c) => c.file));
+    const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
+    const fileCounts = sorted.filter((c) => !denied(c.file));
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
     // Totals are true or absent: a search cut short by its time limit has seen only part of the files.
     if (result.timedOut) {
@@ -159,7 +161,35 @@ export class SearchEngine {
       timedOut: result.timedOut,
       warnings,
     };
+    if (ahead) this.ahead.set(outcome, ahead);
     return { outcome, searched: counter.searchedFiles };
+  }
+
+  /**
+   * Starts reading the first page's first batch of rows while the files found are checked against the
+   * policy (allowedFiles: a file system call per folder, ~10 ms for 1,000 files): the batch the first
+   * readRows picks when no file is left out. It takes the run only if its batch has the same files.
+   */
+  private readAhead(
+    query: SearchQuery,
+    sorted: readonly FileCount[],
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): ReadAhead | undefined {
+    const pages =
+      query.mode === 'matches' || query.mode === 'optimize_paths' || query.mode === 'group_by_file';
+    if (!pages || !readsLines(query) || sorted.length === 0) return undefined;
+    const { batch } = batchAt(sorted, 0, FIRST_BATCH_MATCHES, () => Number.MAX_SAFE_INTEGER);
+    const stop = new AbortController();
+    const cancel = () => stop.abort();
+    signal?.addEventListener('abort', cancel, { once: true });
+    const read = readLines(query, batch, {
+      deadline: Math.max(deadline, Date.now() + ROW_GRACE_MS),
+      signal: stop.signal,
+    });
+    // Not taken (another batch, or no page read): stopped, and its end not waited for.
+    read.catch(() => undefined).finally(() => signal?.removeEventListener('abort', cancel));
+    return { files: batch.map((c) => c.file), read, stop };
   }
 
   /**
@@ -187,6 +217,26 @@ export class SearchEngine {
     outcome: SearchOutcome,
     need: RowNeed,
     options: { deadline: number; signal?: AbortSignal },
+  ): Promise<boolean> {
+    let ahead = this.ahead.get(outcome);
+    this.ahead.delete(outcome);
+    try {
+      return await this.readBatches(query, outcome, need, options, () => {
+        const taken = ahead;
+        ahead = undefined;
+        return taken;
+      });
+    } finally {
+      ahead?.stop.abort();
+    }
+  }
+
+  private async readBatches(
+    query: SearchQuery,
+    outcome: SearchOutcome,
+    need: RowNeed,
+    options: { deadline: number; signal?: AbortSignal },
+    takeAhead: () => ReadAhead | undefined,
   ): Promise<boolean> {
     let target = FIRST_BATCH_MATCHES;
     /** What this call's batches read: matches counted in their files, their rows' text and ripgrep's JSON. */
@@ -223,24 +273,17 @@ export class SearchEngine {
         target = estimate > doubled ? Math.max(doubled, Math.min(estimate, capOf())) : doubled;
       }
       target = Math.max(target, (need.minRows ?? 0) - outcome.matches.length);
-      // The rest at once when it is at most twice the batch (within the JSON cap): one run, not two.
-      let left = 0;
-      for (let i = outcome.rowFiles; i < outcome.fileCounts.length; i++) {
-        left += outcome.fileCounts[i]!.count;
-        if (left > 2 * target) break;
-      }
-      if (left <= 2 * target && left <= capOf()) target = left;
-      const batch: FileCount[] = [];
-      let counted = 0;
-      for (let i = outcome.rowFiles; i < outcome.fileCounts.length && counted < target; i++) {
-        const next = outcome.fileCounts[i]!;
-        batch.push(next);
-        counted += next.count;
-      }
+      const picked = batchAt(outcome.fileCounts, outcome.rowFiles, target, capOf);
+      target = picked.target;
+      const { batch, counted } = picked;
       const rowsBefore = outcome.matches.length;
       // The time is up already: no ripgrep is started only to be killed (a race a tiny run could win).
       if (Date.now() >= options.deadline) return false;
-      const read = await readBatch(query, batch, options, onJson);
+      const ahead = takeAhead();
+      let started: Promise<LinesRead> | undefined;
+      if (ahead && sameFiles(ahead.files, batch)) started = ahead.read;
+      else ahead?.stop.abort();
+      const read = await readBatch(query, batch, options, onJson, started);
       if (read === undefined) return false;
       for (const warning of read.warnings)
         if (!outcome.warnings.includes(warning)) outcome.warnings.push(warning);
@@ -288,6 +331,32 @@ export class SearchEngine {
   }
 }
 
+/**
+ * The next batch from `start`: files in path order until they hold `target` matches, or the rest at once
+ * when it is at most twice that (within the JSON cap): one run, not two. `target` as it ends up.
+ */
+function batchAt(
+  fileCounts: readonly FileCount[],
+  start: number,
+  target: number,
+  capOf: () => number,
+): { batch: FileCount[]; counted: number; target: number } {
+  let left = 0;
+  for (let i = start; i < fileCounts.length; i++) {
+    left += fileCounts[i]!.count;
+    if (left > 2 * target) break;
+  }
+  if (left <= 2 * target && left <= capOf()) target = left;
+  const batch: FileCount[] = [];
+  let counted = 0;
+  for (let i = start; i < fileCounts.length && counted < target; i++) {
+    const next = fileCounts[i]!;
+    batch.push(next);
+    counted += next.count;
+  }
+  return { batch, counted, target };
+}
+
 /** Long lines kept of a search's rows for its pages' warnings (each names one; a page shows ≤ 3). */
 export const MAX_LONG_LINES = 1_000;
 
@@ -309,6 +378,60 @@ interface BatchRows {
   warnings: string[];
 }
 
+/** A batch's rows being read ahead: its files, the run, and how to stop it. */
+interface ReadAhead {
+  files: string[];
+  read: Promise<LinesRead>;
+  stop: AbortController;
+}
+
+function sameFiles(files: readonly string[], batch: readonly FileCount[]): boolean {
+  return files.length === batch.length && batch.every((c, i) => c.file === files[i]);
+}
+
+/** A search whose rows are read from the files (match-lines.ts): one match a line, no context lines. */
+function readsLines(query: SearchQuery): boolean {
+  return !query.multiline && query.contextBefore === 0 && query.contextAfter === 0;
+}
+
+/** ripgrep's `--only-matching` run over a batch, and the rows of the files it had finished meanwhile. */
+interface LinesRead {
+  run: RgRunResult;
+  parser: OnlyMatchingParser;
+  early: Map<string, FileRows | undefined>;
+}
+
+async function readLines(
+  query: SearchQuery,
+  batch: readonly FileCount[],
+  options: { deadline: number; signal?: AbortSignal },
+): Promise<LinesRead> {
+  const files = batch.map((c) => c.file);
+  const parser = new OnlyMatchingParser(new Set(files));
+  const counted = new Map(batch.map((c) => [c.file, c.count]));
+  // The rows of each file whose records have all come are read while ripgrep searches the others.
+  const early = new Map<string, FileRows | undefined>();
+  let bytes = 0;
+  const args = searchArgs({ ...query, targets: files, targetKind: 'files', mode: 'matches' });
+  const run = await runInBatches(
+    { targets: files, targetKind: 'files' },
+    [...ONLY_MATCHING_FLAGS, ...args.slice(1)],
+    {
+      deadline: options.deadline,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onLine: () => undefined,
+      onChunk: (chunk) => {
+        bytes += chunk.length;
+        if (bytes > MAX_ONLY_MATCHING_OUTPUT) return false;
+        for (const file of parser.push(chunk))
+          early.set(file, rowsOfFile(file, parser.files.get(file) ?? [], counted.get(file) ?? 0));
+        return true;
+      },
+    },
+  );
+  return { run, parser, early };
+}
+
 /**
  * The rows of a batch of counted files. A search whose matches lie on one line each and shows no
  * context lines has ripgrep print only where they are and reads the lines from the files
@@ -319,33 +442,14 @@ async function readBatch(
   batch: readonly FileCount[],
   options: { deadline: number; signal?: AbortSignal },
   onJson: (bytes: number, file?: string, unescaped?: UnescapedLine[]) => void,
+  /** The batch's readLines, started ahead (see SearchEngine.readAhead). */
+  started?: Promise<LinesRead>,
 ): Promise<BatchRows | undefined> {
   const read: BatchRows = { rows: [], clippedLines: [], warnings: [] };
   let jsonFiles = batch.map((c) => c.file);
   const signal = options.signal ? { signal: options.signal } : {};
-  if (!query.multiline && query.contextBefore === 0 && query.contextAfter === 0) {
-    const parser = new OnlyMatchingParser(new Set(jsonFiles));
-    const counted = new Map(batch.map((c) => [c.file, c.count]));
-    // The rows of each file whose records have all come are read while ripgrep searches the others.
-    const early = new Map<string, FileRows | undefined>();
-    let bytes = 0;
-    const args = searchArgs({ ...query, targets: jsonFiles, targetKind: 'files', mode: 'matches' });
-    const run = await runInBatches(
-      { targets: jsonFiles, targetKind: 'files' },
-      [...ONLY_MATCHING_FLAGS, ...args.slice(1)],
-      {
-        deadline: options.deadline,
-        ...signal,
-        onLine: () => undefined,
-        onChunk: (chunk) => {
-          bytes += chunk.length;
-          if (bytes > MAX_ONLY_MATCHING_OUTPUT) return false;
-          for (const file of parser.push(chunk))
-            early.set(file, rowsOfFile(file, parser.files.get(file) ?? [], counted.get(file) ?? 0));
-          return true;
-        },
-      },
-    );
+  if (readsLines(query)) {
+    const { run, parser, early } = await (started ?? readLines(query, batch, options));
     if (run.timedOut) return undefined;
     if (!run.stopped) {
       if (run.exitCode === 2) read.warnings.push(...warningLines(run.stderr));
