@@ -1,14 +1,13 @@
 import { countEach } from '../tokens/counter.js';
+import { startsPiece } from '../tokens/piece-start.js';
 
 /**
  * Token counts of the candidate pages of one answer. Each candidate is mostly the lines of the one
  * before it (a page shrinks by rows), so texts are counted by lines, each line once: a first page of
  * a common word counted ~60 K characters, then ~26 K and ~24 K of the same rows again.
  *
- * A text's count is the sum of its pieces' where each piece ends with a line break and the next starts
- * with a character that is neither whitespace nor `/`: no o200k pre-token spans such a break (only
- * punctuation's `[\r\n/]*` tail runs on past a line break, and only into line breaks and `/`), and
- * the tokenizer's long-run splits (count.ts) fall within lines.
+ * A text's count is the sum of its pieces' where each piece ends with a line break at which the text
+ * may be cut (piece-start.ts), and the tokenizer's long-run splits (count.ts) fall within lines.
  */
 export class LineCounts {
   private readonly counts = new Map<string, number>();
@@ -29,8 +28,7 @@ export function piecesOf(text: string): string[] {
   const pieces: string[] = [];
   let start = 0;
   for (let at = text.indexOf('\n'); at >= 0 && at < text.length - 1; at = text.indexOf('\n', at + 1)) {
-    const next = text.charCodeAt(at + 1);
-    if (next === 0x2f || /\s/.test(text[at + 1]!)) continue;
+    if (!startsPiece(text, at + 1)) continue;
     pieces.push(text.slice(start, at + 1));
     start = at + 1;
   }

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { startsPiece } from './piece-start.js';
 import { Yielder } from '../util/yield.js';
 import { loadTokenizer } from './count.js';
 import { warmUpCounting } from './warm-up.js';
@@ -136,8 +137,8 @@ async function countAll(texts: string[], count: (text: string) => number): Promi
 
 /**
  * Counts the tokens of a long text piece by piece, giving the event loop a turn between pieces. Pieces
- * end after a line break followed by a character that is not whitespace: o200k never merges a line
- * break with what follows it there, so the sum is the count of the whole text.
+ * end after a line break where the text may be cut (piece-start.ts), so the sum is the count of the
+ * whole text.
  */
 async function countYielding(
   text: string,
@@ -149,7 +150,7 @@ async function countYielding(
   let start = 0;
   while (start < text.length) {
     let end = Math.min(text.length, start + COUNT_PIECE);
-    while (end < text.length && !(text[end - 1] === '\n' && !/\s/.test(text[end] as string))) end++;
+    while (end < text.length && !(text[end - 1] === '\n' && startsPiece(text, end))) end++;
     total += count(text.slice(start, end));
     start = end;
     await yielder.pause();
