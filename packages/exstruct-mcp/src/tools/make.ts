@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import { policyAllows } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { runMake } from '../patch/run-make.js';
 import { conflictDefaultText } from './conflict-text.js';
 import { onServerThread, type ExstructToolDeps } from './deps.js';
-import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
+import {
+  commonEditInput,
+  commonEditOptions,
+  opsInput,
+  patchOutputShape,
+  resolveOutput,
+  shapeResult,
+} from './patch-output.js';
 
 export function makeTool(deps: ExstructToolDeps) {
   return defineTool({
@@ -34,12 +40,7 @@ export function makeTool(deps: ExstructToolDeps) {
           // Unset: an existing file is kept and {stem}_1… written (overwrite only when asked).
           onConflict: args.on_conflict ?? deps.onConflict,
           ...(args.sheet === undefined ? {} : { sheet: args.sheet }),
-          autoFormula: args.auto_formula,
-          dryRun: args.dry_run,
-          returnInverseOps: args.return_inverse_ops,
-          preflightFormulaCheck: args.preflight_formula_check,
-          files: paths,
-          outputAllowed: policyAllows(paths),
+          ...commonEditOptions(args, paths),
         });
         return shapeResult(result);
       });

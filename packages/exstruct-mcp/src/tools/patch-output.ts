@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ToolError, type PathPolicy } from '@mcp-workbench/core';
 import { ON_CONFLICT_POLICIES } from '../output/on-conflict.js';
+import { policyAllows } from '../output/output-path.js';
 import { listedOpNames } from '../patch/catalogue.js';
 import type { PatchResult } from '../patch/run-patch.js';
 import { fitEditAnswer } from './answer-size.js';
@@ -118,6 +119,26 @@ export function shapeResult(result: PatchResult): PatchResult & { out_path: stri
   }
   // Written already: a result too large to send is cut to fit (each cut named in warnings).
   return fitEditAnswer({ ...result, out_path: path.normalize(result.out_path) });
+}
+
+/** The request fields of commonEditInput, and the server's file access and output policy, for an edit. */
+export function commonEditOptions(
+  args: {
+    auto_formula: boolean;
+    dry_run: boolean;
+    return_inverse_ops: boolean;
+    preflight_formula_check: boolean;
+  },
+  paths: PathPolicy,
+) {
+  return {
+    autoFormula: args.auto_formula,
+    dryRun: args.dry_run,
+    returnInverseOps: args.return_inverse_ops,
+    preflightFormulaCheck: args.preflight_formula_check,
+    files: paths,
+    outputAllowed: policyAllows(paths),
+  };
 }
 
 export async function resolveOutput(paths: PathPolicy, target: string): Promise<string> {

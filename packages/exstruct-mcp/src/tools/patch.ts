@@ -1,12 +1,19 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import { defaultOutputName, policyAllows } from '../output/output-path.js';
+import { defaultOutputName } from '../output/output-path.js';
 import { parseOps } from '../patch/parse-ops.js';
 import { assertEditable, runPatch } from '../patch/run-patch.js';
 import { conflictDefaultText } from './conflict-text.js';
 import { onServerThread, type ExstructToolDeps } from './deps.js';
-import { commonEditInput, opsInput, patchOutputShape, resolveOutput, shapeResult } from './patch-output.js';
+import {
+  commonEditInput,
+  commonEditOptions,
+  opsInput,
+  patchOutputShape,
+  resolveOutput,
+  shapeResult,
+} from './patch-output.js';
 
 export function patchTool(deps: ExstructToolDeps) {
   return defineTool({
@@ -48,12 +55,7 @@ export function patchTool(deps: ExstructToolDeps) {
           // other existing file is kept and {stem}_1… written: overwrite only when asked.
           onConflict: args.on_conflict ?? deps.onConflict,
           ownedBy: async (file) => path.basename(file) === defaultOutputName(input, undefined),
-          autoFormula: args.auto_formula,
-          dryRun: args.dry_run,
-          returnInverseOps: args.return_inverse_ops,
-          preflightFormulaCheck: args.preflight_formula_check,
-          files: paths,
-          outputAllowed: policyAllows(paths),
+          ...commonEditOptions(args, paths),
         });
         return shapeResult(result);
       });
