@@ -70,9 +70,10 @@ describe('the extraction thread', () => {
     expect(threads.size).toBe(1);
     const [newSpace] = [...threads.values()];
     expect(newSpace).toBeGreaterThan(0);
-    // 4 MB as V8 counts it: Node 20 reports 4,194,304 bytes, Node 24's V8 ~0.3 MB more for the same
-    // limit (4,505,600). Without the limit it is 8 MB or more.
-    expect(newSpace).toBeLessThanOrEqual(5 * 1024 * 1024);
+    // 4 MB as V8 counts it: Node 20 reports 4,194,304 bytes; Node 24's V8 more for the same limit,
+    // depending on the warm-up's allocations (4,505,600 before it read forty small sheets, 5.5-6.0 MB
+    // since). With the 8 MB limit before this one: 8,388,608 on Node 20, ~10,050,000 on Node 24.
+    expect(newSpace).toBeLessThanOrEqual(7 * 1024 * 1024);
   });
 
   it('loads its code from a bundle of plain ASCII', async () => {
