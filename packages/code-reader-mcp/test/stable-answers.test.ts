@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pathBatches } from '../src/search/search-content.js';
+import { pathBatches } from '../src/search/rg-batches.js';
 import { comparePaths, sortByPath } from '../src/util/path-order.js';
 import { ageTree, connect, emptyDir, removeDir, type Connected } from './helpers.js';
 
