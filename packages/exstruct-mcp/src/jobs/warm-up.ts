@@ -231,6 +231,24 @@ function memoryFiles(name: string, bytes: Buffer): FileAccess {
   };
 }
 
+const WARM_UP_NAME = 'warm-up.xlsx';
+
+/**
+ * Extracts the warm-up workbook of `files` (its `sheets`, else all) as an extraction job does (standard
+ * mode, compact JSON; jobs/extract-job.ts), through a sink that flushes, here to nowhere.
+ */
+async function extractAsJob(files: FileAccess, sheets?: string[]): Promise<void> {
+  const document = new ByteSink(CHUNK_BYTES, () => undefined);
+  await extractWorkbook(WARM_UP_NAME, {
+    mode: 'standard',
+    files,
+    jsonRows: true,
+    ...(sheets ? { sheets } : {}),
+    document,
+  });
+  document.finish();
+}
+
 /**
  * Extracts the warm-up workbook `rounds` times as an extraction job does (standard mode, compact JSON):
  * its small sheets, then its 150-row ones, each after a turn of the event loop; stops before the next
@@ -239,19 +257,15 @@ function memoryFiles(name: string, bytes: Buffer): FileAccess {
  */
 export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
   try {
-    const name = 'warm-up.xlsx';
     await nextTurn();
     if (stop()) return;
-    const files = memoryFiles(name, warmUpWorkbook());
+    const files = memoryFiles(WARM_UP_NAME, warmUpWorkbook());
     for (let round = 0; round < rounds; round++) {
       // The small sheets first: cold, a workbook of many small sheets paid most (2-3× its second call).
       for (const sheets of [SMALL, DATA]) {
         await nextTurn();
         if (stop()) return;
-        // Written as a job writes it (jobs/extract-job.ts), through a sink that flushes, here to nowhere.
-        const document = new ByteSink(CHUNK_BYTES, () => undefined);
-        await extractWorkbook(name, { mode: 'standard', files, jsonRows: true, sheets, document });
-        document.finish();
+        await extractAsJob(files, sheets);
       }
     }
   } catch {
@@ -271,11 +285,7 @@ export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
  */
 export async function quickWarmUp(): Promise<void> {
   try {
-    const name = 'warm-up.xlsx';
-    const files = memoryFiles(name, quickWarmUpWorkbook());
-    const document = new ByteSink(CHUNK_BYTES, () => undefined);
-    await extractWorkbook(name, { mode: 'standard', files, jsonRows: true, document });
-    document.finish();
+    await extractAsJob(memoryFiles(WARM_UP_NAME, quickWarmUpWorkbook()));
   } catch {
     // Cold code is only slower.
   }
