@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, ToolError } from '@mcp-workbench/core';
-import { describeOp } from '../patch/catalogue.js';
-import { OP_NAMES } from '../patch/op-schemas.js';
+import { loadEditEngine } from './load-edit-engine.js';
 import { opSummaryShape } from './list-ops.js';
 
 export const describeOpTool = defineTool({
@@ -19,6 +18,7 @@ export const describeOpTool = defineTool({
     json_schema: z.record(z.string(), z.unknown()),
   },
   async run(args) {
+    const { describeOp, OP_NAMES } = await loadEditEngine();
     const description = describeOp(args.op.trim());
     if (!description) {
       throw new ToolError('NOT_FOUND', `Unknown op "${args.op}".`, {

@@ -15,7 +15,6 @@ import { extractOutputName, sheetFileStem } from '../output/extract-files.js';
 import { ON_CONFLICT_POLICIES, type OnConflict } from '../output/on-conflict.js';
 import { isOwnOutput, policyAllows, resolveConflict } from '../output/output-path.js';
 import { AllOrNothingWriter } from '../output/write-all.js';
-import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { conflictDefaultText } from './conflict-text.js';
 import type { ExstructToolDeps } from './deps.js';
 
@@ -166,6 +165,8 @@ export function extractTool(deps: ExstructToolDeps) {
       });
       if (conflict.skip) {
         // Nothing is written, but the workbook is still checked and described.
+        // The reader loads here, on the server's thread, only when nothing is extracted.
+        const { WorkbookReader } = await import('../ooxml/workbook-reader.js');
         const reader = await WorkbookReader.open(input, {}, paths);
         const sheetNames = reader.sheetNames;
         reader.close();

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { defineTool, OUTPUT_FORMATS } from '@mcp-workbench/core';
 import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
-import { SUPPORTED_EXTENSIONS } from '../ooxml/open-package.js';
-import { DEFAULT_ZIP_LIMITS } from '../ooxml/zip-archive.js';
 import { DEFAULT_POLICY_NAME } from '../output/output-path.js';
 import type { ExstructToolDeps } from './deps.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
@@ -33,6 +31,9 @@ export function getRuntimeInfoTool(deps: ExstructToolDeps) {
       }),
     },
     async run(_args, { paths }) {
+      // The package reader's modules (for two constants) load with this call, not with the server.
+      const { SUPPORTED_EXTENSIONS } = await import('../ooxml/open-package.js');
+      const { DEFAULT_ZIP_LIMITS } = await import('../ooxml/zip-archive.js');
       return {
         name: PACKAGE_NAME,
         version: PACKAGE_VERSION,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import { listOps } from '../patch/catalogue.js';
+import { loadEditEngine } from './load-edit-engine.js';
 
 export const opSummaryShape = {
   op: z.string(),
@@ -21,6 +21,7 @@ export const listOpsTool = defineTool({
   input: {},
   output: { ops: z.array(z.object(opSummaryShape)) },
   async run() {
+    const { listOps } = await loadEditEngine();
     return { ops: listOps() };
   },
 });

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
-import { parseOps } from '../patch/parse-ops.js';
-import { runMake } from '../patch/run-make.js';
 import { conflictDefaultText } from './conflict-text.js';
 import { onServerThread, type ExstructToolDeps } from './deps.js';
+import { loadEditEngine } from './load-edit-engine.js';
 import {
   commonEditInput,
   commonEditOptions,
@@ -32,6 +31,7 @@ export function makeTool(deps: ExstructToolDeps) {
     output: patchOutputShape,
     async run(args, { paths }) {
       return onServerThread(deps, async () => {
+        const { parseOps, runMake } = await loadEditEngine();
         const ops = parseOps(args.ops);
         const output = await resolveOutput(paths, args.out_path);
         const result = await runMake({

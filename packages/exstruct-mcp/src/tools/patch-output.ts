@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { ToolError, type PathPolicy } from '@mcp-workbench/core';
 import { ON_CONFLICT_POLICIES } from '../output/on-conflict.js';
 import { policyAllows } from '../output/output-path.js';
-import { listedOpNames } from '../patch/catalogue.js';
 import type { PatchResult } from '../patch/run-patch.js';
 import { fitEditAnswer } from './answer-size.js';
+import { LISTED_OP_NAMES } from './op-names.js';
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -79,7 +79,7 @@ export const opsInput = z
   )
   .describe(
     'Objects such as {"op":"set_value","sheet":"Sheet1","cell":"A1","value":1} (or JSON strings of them). ' +
-      `Ops: ${listedOpNames().join(', ')}. Fields and rules: exstruct_list_ops, exstruct_describe_op.`,
+      `Ops: ${LISTED_OP_NAMES.join(', ')}. Fields and rules: exstruct_list_ops, exstruct_describe_op.`,
   );
 
 export const commonEditInput = {

@@ -2,10 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
 import { defaultOutputName } from '../output/output-path.js';
-import { parseOps } from '../patch/parse-ops.js';
-import { assertEditable, runPatch } from '../patch/run-patch.js';
 import { conflictDefaultText } from './conflict-text.js';
 import { onServerThread, type ExstructToolDeps } from './deps.js';
+import { loadEditEngine } from './load-edit-engine.js';
 import {
   commonEditInput,
   commonEditOptions,
@@ -40,6 +39,7 @@ export function patchTool(deps: ExstructToolDeps) {
     output: patchOutputShape,
     async run(args, { paths }) {
       return onServerThread(deps, async () => {
+        const { parseOps, assertEditable, runPatch } = await loadEditEngine();
         const ops = parseOps(args.ops);
         const input = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
         assertEditable(input);

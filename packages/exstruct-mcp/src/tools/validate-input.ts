@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '@mcp-workbench/core';
 import { EXTRACTION_MODES } from '../extract/modes.js';
-import { validateInput } from '../extract/validate-input.js';
 
 export const validateInputTool = defineTool({
   name: 'exstruct_validate_input',
@@ -24,6 +23,8 @@ export const validateInputTool = defineTool({
   },
   async run(args, { paths }) {
     const file = await paths.resolve(args.xlsx_path, { mustExist: true, kind: 'file' });
+    // The reading engine loads on the server's thread with the first check, not with the server.
+    const { validateInput } = await import('../extract/validate-input.js');
     return validateInput(file, { mode: args.mode, files: paths });
   },
 });
