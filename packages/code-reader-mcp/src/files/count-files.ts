@@ -3,6 +3,7 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import { runRipgrep } from '../rg/run.js';
 import type { TextTest } from '../util/linear-regex.js';
 import type { ListFilesQuery } from './list-files.js';
+import { scanRuns, type OnRun } from './folder-runs.js';
 
 /** What counting needs of a listing query: its policy checks and one root. */
 export type CountQuery = Pick<ListFilesQuery, 'isDenied' | 'allowedFiles' | 'allowedFileCheck' | 'signal'> & {
@@ -37,64 +38,25 @@ export async function countFilesByFolder(
   // come after the walk).
   const allowedNow = query.allowedFileCheck?.();
   const folders = new Map<string, Folder>();
-  let current: Folder | undefined;
-  /** The current folder's bytes (relative to the root), to compare the next record's with. */
-  let currentBytes = Buffer.alloc(0);
-  const record = (buf: Buffer, start: number, end: number) => {
-    // rg prints "./a/b" for the root ".": drop the "./".
-    if (buf[start] === DOT && buf[start + 1] === SEPARATOR) start += 2;
-    if (end <= start) return;
-    const cut = end > start ? buf.lastIndexOf(SEPARATOR, end - 1) : -1;
-    const folderEnd = cut >= start ? cut : start;
-    if (nameRegex && !nameRegex.test(buf.toString('utf8', cut >= start ? cut + 1 : start, end))) return;
-    // ripgrep prints a folder's files mostly one after another: compare with the last folder first.
-    const length = folderEnd - start;
-    if (
-      current === undefined ||
-      length !== currentBytes.length ||
-      buf.compare(currentBytes, 0, length, start, folderEnd) !== 0
-    ) {
-      currentBytes = Buffer.from(buf.subarray(start, folderEnd));
-      const key = currentBytes.toString('latin1');
-      current = folders.get(key);
-      if (current === undefined) {
-        current = { files: 0, sample: buf.toString('utf8', start, end) };
-        if (allowedNow) {
-          const abs = base + current.sample;
-          current.allowed = query.isDenied?.(abs) !== true && allowedNow(abs);
-        }
-        folders.set(key, current);
-      }
+  /** A folder seen for the first time, with one of its files (relative to the root, as printed). */
+  const found = (key: string, sample: string): Folder => {
+    const folder: Folder = { files: 0, sample };
+    if (allowedNow) {
+      const abs = base + sample;
+      folder.allowed = query.isDenied?.(abs) !== true && allowedNow(abs);
     }
-    current.files++;
+    folders.set(key, folder);
+    return folder;
   };
-  let carry: Buffer | undefined;
+  const onChunk = nameRegex ? namedRecords(found, folders, nameRegex) : folderRuns(found, folders);
   const result = await runRipgrep(rgArgs, {
     cwd: query.root.dir,
     ...(query.signal ? { signal: query.signal } : {}),
     onLine: () => {},
-    onChunk: (chunk) => {
-      let start = 0;
-      if (carry) {
-        // A name begun in an earlier chunk: only it is copied together, not the whole chunk.
-        const first = chunk.indexOf(0);
-        if (first < 0) {
-          carry = Buffer.concat([carry, chunk]);
-          return;
-        }
-        const joined = Buffer.concat([carry, chunk.subarray(0, first)]);
-        record(joined, 0, joined.length);
-        start = first + 1;
-      }
-      for (let end = chunk.indexOf(0, start); end >= 0; end = chunk.indexOf(0, start)) {
-        record(chunk, start, end);
-        start = end + 1;
-      }
-      carry = start < chunk.length ? chunk.subarray(start) : undefined;
-    },
+    onChunk: (chunk) => onChunk(chunk, false),
   });
   // A last name without its NUL (never from rg --null, but a name is not lost if so).
-  if (carry && !result.stopped) record(carry, 0, carry.length);
+  if (!result.stopped) onChunk(Buffer.alloc(0), true);
   if (result.exitCode === 2 && folders.size === 0 && result.stderr) {
     throw new ToolError('INVALID_ARGUMENT', `ripgrep could not list files: ${result.stderr.split('\n')[0]}`, {
       hint: 'Check the globs and file types (rg --type-list shows the known types).',
@@ -117,4 +79,90 @@ export async function countFilesByFolder(
   let count = 0;
   for (let i = 0; i < samples.length; i++) if (allowed(samples[i]!)) count += counts[i]!;
   return count;
+}
+
+/** Takes ripgrep's output a chunk at a time; `last`: the output has ended (the chunk is empty). */
+type ChunkReader = (chunk: Buffer, last: boolean) => void;
+type Found = (key: string, sample: string) => Folder;
+
+/** "./a/b" as rg prints it for the root ".": the "./" is not part of the relative path. */
+const DOT_SLASH = `.${path.sep}`;
+/** A byte over 0x7f, read as latin1: the name is not ASCII, its UTF-8 must be decoded. */
+const NON_ASCII = /[\x80-\xff]/;
+
+/**
+ * Counts without a name pattern: ripgrep's bytes read as latin1 text (a character a byte), counted a
+ * run of one folder's names at a time (scanRuns); a string is built only for a folder's first file.
+ */
+function folderRuns(found: Found, folders: Map<string, Folder>): ChunkReader {
+  let carry = '';
+  /** The names being read: the last chunk's unfinished name, then the chunk. */
+  let text = '';
+  const onRun: OnRun = (key, first, firstEnd, names) => {
+    let folder = folders.get(key);
+    if (folder === undefined) {
+      const skip = text.startsWith(DOT_SLASH, first) ? 2 : 0;
+      const bytes = text.slice(first + skip, firstEnd);
+      // The sample is the file's UTF-8 path; the key stays latin1 (one key a folder either way).
+      folder = found(key, NON_ASCII.test(bytes) ? Buffer.from(bytes, 'latin1').toString('utf8') : bytes);
+    }
+    folder.files += names;
+  };
+  return (chunk, last) => {
+    text = carry + chunk.toString('latin1');
+    if (last && text !== '') text += '\0';
+    const rest = scanRuns(text, onRun);
+    carry = text.slice(rest);
+  };
+}
+
+/** Counts with a name pattern: each name is tested, so each is read on its own. */
+function namedRecords(found: Found, folders: Map<string, Folder>, nameRegex: TextTest): ChunkReader {
+  let current: Folder | undefined;
+  /** The current folder's bytes (relative to the root), to compare the next record's with. */
+  let currentBytes = Buffer.alloc(0);
+  const record = (buf: Buffer, start: number, end: number) => {
+    // rg prints "./a/b" for the root ".": drop the "./".
+    if (buf[start] === DOT && buf[start + 1] === SEPARATOR) start += 2;
+    if (end <= start) return;
+    const cut = buf.lastIndexOf(SEPARATOR, end - 1);
+    const folderEnd = cut >= start ? cut : start;
+    if (!nameRegex.test(buf.toString('utf8', cut >= start ? cut + 1 : start, end))) return;
+    // ripgrep prints a folder's files mostly one after another: compare with the last folder first.
+    const length = folderEnd - start;
+    if (
+      current === undefined ||
+      length !== currentBytes.length ||
+      buf.compare(currentBytes, 0, length, start, folderEnd) !== 0
+    ) {
+      currentBytes = Buffer.from(buf.subarray(start, folderEnd));
+      const key = currentBytes.toString('latin1');
+      current = folders.get(key) ?? found(key, buf.toString('utf8', start, end));
+    }
+    current.files++;
+  };
+  let carry: Buffer | undefined;
+  return (chunk, last) => {
+    if (last) {
+      if (carry) record(carry, 0, carry.length);
+      return;
+    }
+    let start = 0;
+    if (carry) {
+      // A name begun in an earlier chunk: only it is copied together, not the whole chunk.
+      const first = chunk.indexOf(0);
+      if (first < 0) {
+        carry = Buffer.concat([carry, chunk]);
+        return;
+      }
+      const joined = Buffer.concat([carry, chunk.subarray(0, first)]);
+      record(joined, 0, joined.length);
+      start = first + 1;
+    }
+    for (let end = chunk.indexOf(0, start); end >= 0; end = chunk.indexOf(0, start)) {
+      record(chunk, start, end);
+      start = end + 1;
+    }
+    carry = start < chunk.length ? chunk.subarray(start) : undefined;
+  };
 }
