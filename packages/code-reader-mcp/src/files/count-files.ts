@@ -85,34 +85,35 @@ export async function countFilesByFolder(
 type ChunkReader = (chunk: Buffer, last: boolean) => void;
 type Found = (key: string, sample: string) => Folder;
 
-/** "./a/b" as rg prints it for the root ".": the "./" is not part of the relative path. */
-const DOT_SLASH = `.${path.sep}`;
-/** A byte over 0x7f, read as latin1: the name is not ASCII, its UTF-8 must be decoded. */
-const NON_ASCII = /[\x80-\xff]/;
+const NUL = Buffer.from([0]);
 
 /**
- * Counts without a name pattern: ripgrep's bytes read as latin1 text (a character a byte), counted a
- * run of one folder's names at a time (scanRuns); a string is built only for a folder's first file.
+ * Counts without a name pattern: ripgrep's whole names read as latin1 text (a character a byte),
+ * counted a run of one folder's names at a time (scanRuns); strings are built only for a folder's first
+ * file, from the bytes (a slice of the text would keep the whole chunk's text alive, and copying what
+ * lived through the first call's young-generation collections cost more than the count).
  */
 function folderRuns(found: Found, folders: Map<string, Folder>): ChunkReader {
-  let carry = '';
-  /** The names being read: the last chunk's unfinished name, then the chunk. */
-  let text = '';
+  /** The last chunk's unfinished name. */
+  let carry: Buffer | undefined;
+  /** The bytes being read (carry, then the chunk). */
+  let bytes: Buffer = Buffer.alloc(0);
   const onRun: OnRun = (key, first, firstEnd, names) => {
     let folder = folders.get(key);
     if (folder === undefined) {
-      const skip = text.startsWith(DOT_SLASH, first) ? 2 : 0;
-      const bytes = text.slice(first + skip, firstEnd);
-      // The sample is the file's UTF-8 path; the key stays latin1 (one key a folder either way).
-      folder = found(key, NON_ASCII.test(bytes) ? Buffer.from(bytes, 'latin1').toString('utf8') : bytes);
+      // rg prints "./a/b" for the root ".": the "./" is not part of the relative path.
+      const skip = bytes[first] === DOT && bytes[first + 1] === SEPARATOR ? 2 : 0;
+      const sample = bytes.toString('utf8', first + skip, firstEnd);
+      folder = found(bytes.toString('latin1', first, first + key.length), sample);
     }
     folder.files += names;
   };
   return (chunk, last) => {
-    text = carry + chunk.toString('latin1');
-    if (last && text !== '') text += '\0';
-    const rest = scanRuns(text, onRun);
-    carry = text.slice(rest);
+    if (last) bytes = carry ? Buffer.concat([carry, NUL]) : chunk;
+    else bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const end = bytes.lastIndexOf(0) + 1;
+    if (end > 0) scanRuns(bytes.toString('latin1', 0, end), onRun);
+    carry = end < bytes.length ? bytes.subarray(end) : undefined;
   };
 }
 
