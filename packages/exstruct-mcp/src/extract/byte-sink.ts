@@ -48,9 +48,11 @@ export class ByteSink {
    */
   constructor(
     private readonly chunkBytes = CHUNK_BYTES,
-    private readonly flush?: (bytes: Uint8Array, offset: number) => void,
+    private readonly flush?: ((bytes: Uint8Array, offset: number) => void) | undefined,
+    /** Memory to write first (a non-flushing sink then takes chunks of its own). */
+    first?: Uint8Array,
   ) {
-    this.buf = new Uint8Array(0);
+    this.buf = first ?? new Uint8Array(0);
   }
 
   /** Bytes written so far. */
@@ -102,6 +104,17 @@ export class ByteSink {
   byte(value: number): void {
     this.reserve(1);
     this.buf[this.pos++] = value;
+  }
+
+  /** Bytes as they are, through the chunk (a long run in pieces, so no chunk is made to fit it). */
+  write(bytes: Uint8Array): void {
+    const piece = Math.min(this.chunkBytes, 64 * 1024);
+    for (let at = 0; at < bytes.length; at += piece) {
+      const n = Math.min(piece, bytes.length - at);
+      this.reserve(n);
+      this.buf.set(bytes.subarray(at, at + n), this.pos);
+      this.pos += n;
+    }
   }
 
   /** A string as UTF-8. */

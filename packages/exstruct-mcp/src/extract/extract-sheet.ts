@@ -14,6 +14,7 @@ import { MERGED_SCHEMA, type MergedCells, type SheetData } from './model.js';
 import { scanInBatches, type BatchOptions } from './batch-scan.js';
 import type { ByteSink } from './byte-sink.js';
 import { scanFast } from './fast-scan.js';
+import type { ParallelOptions } from './parallel-rows.js';
 import { Kind, releaseRows, RowStore, SegmentBuilder, WorkbookValues, type RowSegment } from './row-store.js';
 import type { ModeFeatures } from './modes.js';
 import { printAreasOf } from './print-areas.js';
@@ -98,7 +99,15 @@ export async function extractSheet(
   const plainRows = !features.formulasMap && !features.colorsMap;
   const fast =
     plainRows && options.fastRows !== false
-      ? await scanFast(reader, entry.part, config, values, options.json, options.lendRows === true)
+      ? await scanFast(
+          reader,
+          entry.part,
+          config,
+          values,
+          options.json,
+          options.lendRows === true,
+          parallelOptions(options.batches),
+        )
       : undefined;
   const batched =
     plainRows && !fast ? await scanInBatches(reader, entry.part, config, options.batches ?? {}) : undefined;
@@ -166,9 +175,25 @@ export async function extractSheet(
     name: entry.name,
     rows: rows.rowCount > 0 ? rows : undefined,
     data,
-    parsedWith: { fast: fast !== undefined, batches: batched !== undefined, workers: batched?.workers ?? 0 },
+    parsedWith: {
+      fast: fast !== undefined,
+      batches: batched !== undefined || fast?.helped !== undefined,
+      workers: batched?.workers ?? ((fast?.helped ?? 0) > 0 ? 1 : 0),
+    },
     rowsJson,
   };
+}
+
+/**
+ * The fast parser's batches on two cores take the batch options' worker threshold; an explicit thread
+ * count (tests) uses the rows thread (2 or more) or not (1) whatever the machine's load.
+ */
+function parallelOptions(batches: BatchOptions | false | undefined): ParallelOptions {
+  if (batches === false) return { helper: false };
+  const options: ParallelOptions = {};
+  if (batches?.workerMinBytes !== undefined) options.minBytes = batches.workerMinBytes;
+  if (batches?.threads !== undefined) options.helper = batches.threads >= 2;
+  return options;
 }
 
 /** Sheets written with rows out of order (rare) are put back in row order. */

@@ -9,6 +9,7 @@ import { Extraction, JsonDocument } from './extraction.js';
 import { releaseRows } from './row-store.js';
 import { modeFeatures, type ExtractionMode } from './modes.js';
 import type { BatchOptions } from './batch-scan.js';
+import { markSpareCores } from './spare-cores.js';
 
 export interface ExtractOptions {
   mode?: ExtractionMode;
@@ -50,6 +51,8 @@ export interface ExtractOptions {
  */
 export async function extractWorkbook(file: string, options: ExtractOptions = {}): Promise<Extraction> {
   const features = modeFeatures(options.mode ?? 'standard');
+  // Whether the machine has cores to spare for a big sheet is measured from here (parallel-rows.ts).
+  markSpareCores();
   // What the extraction keeps is copied out of the package (strings, typed arrays), so its memory can
   // serve the next workbook read on this thread.
   const reader = await WorkbookReader.open(file, options.zipLimits, options.files, { reuseMemory: true });

@@ -81,12 +81,17 @@ export interface FastRowsOptions {
   /** The namespace declarations in force inside sheetData. */
   scope: NsScope;
   /** Row heights go here. */
-  info: WorksheetInfo;
+  info: Pick<WorksheetInfo, 'rowHeights'>;
   /** Where the rows' compact JSON goes (`[{"r":1,"c":{…}},…]`), or nothing. */
   json?: { sink: ByteSink; alpha: boolean } | undefined;
   expectedCells?: number;
   /** A small sheet's rows are lent the spare columns (see SegmentBuilder.finish), not copied out. */
   lendColumns?: boolean;
+  /**
+   * Rows without `r` are NotFast: a batch cut out of a sheet (parallel-rows.ts) cannot number them, as
+   * it does not know how many rows came before it.
+   */
+  rowRefsRequired?: boolean;
 }
 
 export interface FastRows {
@@ -107,11 +112,12 @@ export class FastRowParser {
   private readonly lendColumns: boolean;
   private readonly config: SinkConfig;
   private readonly values: WorkbookValues;
-  private readonly info: WorksheetInfo;
+  private readonly info: Pick<WorksheetInfo, 'rowHeights'>;
   private readonly sink: ByteSink | undefined;
   private readonly alpha: boolean;
   private readonly scope: NsScope;
   private readonly anyBorders: boolean;
+  private readonly rowRefsRequired: boolean;
   private borders: number[] = [];
 
   // Element names, as bytes after the `<`.
@@ -152,6 +158,7 @@ export class FastRowParser {
     this.scope = options.scope;
     this.builder = new SegmentBuilder(options.expectedCells);
     this.lendColumns = options.lendColumns === true;
+    this.rowRefsRequired = options.rowRefsRequired === true;
     this.anyBorders = options.config.bordered.includes(1);
     const p = options.prefix;
     // Rows resolve to SpreadsheetML (or to no namespace, which is read as SpreadsheetML) or are not ours.
@@ -295,6 +302,7 @@ export class FastRowParser {
         }
       }
     }
+    if (r < 0 && this.rowRefsRequired) notFast();
     const rowNumber = r < 0 ? this.rowNumber + 1 : r;
     if (!isGridRow(rowNumber)) notFast();
     this.rowNumber = rowNumber;

@@ -4,6 +4,7 @@ import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../oo
 import type { ByteSink } from './byte-sink.js';
 import type { SinkConfig } from './cell-sink.js';
 import { FastRowParser, NotFast } from './fast-rows.js';
+import { scanParallel, type ParallelOptions } from './parallel-rows.js';
 import type { RowSegment, WorkbookValues } from './row-store.js';
 
 export interface FastScan {
@@ -12,6 +13,8 @@ export interface FastScan {
   info: WorksheetInfo;
   /** The rows' compact JSON in the sink, from `offset`, `bytes` long (0: no values); see fast-rows.ts. */
   json: { offset: number; bytes: number; ordered: boolean } | undefined;
+  /** Batches of rows read by the rows thread (parallel-rows.ts), if any. */
+  helped?: number;
 }
 
 /**
@@ -27,7 +30,11 @@ export async function scanFast(
   json: { sink: ByteSink; alpha: boolean } | undefined,
   /** A small sheet's rows are lent the thread's spare columns (see SegmentBuilder.finish). */
   lendColumns = false,
+  /** A big sheet's rows on two cores (parallel-rows.ts). */
+  parallel: ParallelOptions = {},
 ): Promise<FastScan | undefined> {
+  const twoCores = await scanParallel(reader, part, config, values, json, parallel);
+  if (twoCores) return twoCores;
   const info = emptyWorksheetInfo();
   const offset = json?.sink.offset ?? 0;
   let parser: FastRowParser | undefined;
