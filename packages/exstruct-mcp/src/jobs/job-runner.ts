@@ -3,6 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ToolError } from '@mcp-workbench/core/engine';
+import { withIsolateFlags, type IsolateFlags } from './isolate-flags.js';
 import { cancelled, fromJobFailure, type JobFailure } from './job-errors.js';
 import { loadJob, type JobName, type Jobs } from './jobs.js';
 import type { JobRequest, JobThreadData, StopWarmUp } from './job-worker.js';
@@ -55,11 +56,13 @@ export class JobThread {
 
   /**
    * `preload`: the jobs whose code a thread loads as it starts (the ones it is there for; others load on
-   * first use). `resourceLimits`: given to every thread this runner starts (see tools/deps.ts).
+   * first use). `resourceLimits`, `isolateFlags`: given to every thread this runner starts (see
+   * tools/deps.ts).
    */
   constructor(
     private readonly preload: JobName[],
     private readonly resourceLimits?: ResourceLimits,
+    private readonly isolateFlags?: IsolateFlags,
   ) {}
 
   run<K extends JobName>(start: JobStart<K>): Promise<Jobs[K]['output']> {
@@ -167,10 +170,14 @@ export class JobThread {
   private thread(warmUp = false): Worker {
     if (this.worker) return this.worker;
     const workerData: JobThreadData = { preload: this.preload, warmUp };
-    const worker = new Worker(WORKER_URL, {
-      workerData,
-      ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
-    });
+    const worker = withIsolateFlags(
+      this.isolateFlags,
+      () =>
+        new Worker(WORKER_URL, {
+          workerData,
+          ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
+        }),
+    );
     // An idle job thread never keeps the server alive.
     worker.unref();
     let loaded: () => void = () => undefined;

@@ -1,3 +1,4 @@
+import { EXTRACT_ISOLATE_FLAGS } from '../jobs/isolate-flags.js';
 import { JobThread } from '../jobs/job-runner.js';
 import { withHeapGrowth } from '../heap-growth.js';
 import type { OnConflict } from '../output/on-conflict.js';
@@ -19,15 +20,22 @@ export interface ExstructToolDeps {
  * runs x 3 alternations (load 4.4-4.8), peak 102.3-102.8 -> 98.3-98.7 MB, warm CPU medians 198-223 ->
  * 164-237 ms; 1M cells peak 132-140 -> 124 MB, CPU medians 596-752 -> 540-630 ms. (3 MB, tried before
  * the growth cap, raised the garbage collector's share of a warm 1,000-sheet extraction from 10-16 % to
- * 20-21 %.)
+ * 20-21 %.) 2 MB, with the thread compiling on its own (jobs/isolate-flags.ts): through the bin, a
+ * 1,000-sheet server idled 1 s, 8 rounds alternated (load 1.3-2.5), peak median 99.2 -> 97.7 MB, CPU
+ * per call 390 / 275 ms either way; called at once 93.3 -> 92.0 MB; 1M cells idled CPU 755 / 495 ->
+ * 790 / 515 ms (noise of that run: +-30 ms), peak the same.
  */
-const EXTRACT_YOUNG_GENERATION_MB = 4;
+const EXTRACT_YOUNG_GENERATION_MB = 2;
 
 export function createToolDeps(onConflict: OnConflict | undefined): ExstructToolDeps {
   return {
     onConflict,
     jobs: {
-      extract: new JobThread(['extract'], { maxYoungGenerationSizeMb: EXTRACT_YOUNG_GENERATION_MB }),
+      extract: new JobThread(
+        ['extract'],
+        { maxYoungGenerationSizeMb: EXTRACT_YOUNG_GENERATION_MB },
+        EXTRACT_ISOLATE_FLAGS,
+      ),
       read: new JobThread(['read']),
     },
   };

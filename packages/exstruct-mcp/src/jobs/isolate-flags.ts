@@ -1,0 +1,55 @@
+// V8 flags that only a new thread's isolate reads, as it is created (issue 26 §1, memory). Set in the
+// process around a Worker's creation and set back once the thread runs its first JavaScript ('online'):
+// the server's own isolate, created before, keeps its settings.
+import v8 from 'node:v8';
+import type { Worker } from 'node:worker_threads';
+
+/** Flags for a thread's isolate, and the process's own values to set back. */
+export interface IsolateFlags {
+  flags: string;
+  defaults: string;
+}
+
+/**
+ * The extraction thread's isolate:
+ * - --no-concurrent-recompilation: its optimising compiles run on the thread itself, not on the
+ *   platform's four background threads. Each of those keeps the compiler's zone memory in its own malloc
+ *   arena once freed (glibc keeps it; TurboFan's big zone segments, freed, also raise glibc's mmap
+ *   threshold to ~0.9 MB and its trim threshold to ~1.8 MB): after a warm-up and two 1,000-sheet calls,
+ *   four arenas of 1.3-4.2 MB resident held ~0.8 MB in use (gdb, malloc_stats), while the thread's own
+ *   arena reuses what it frees. The thread's CPU per call was the same or lower (see below).
+ * - --no-short-builtin-calls: V8 copies its ~2 MB of embedded builtins into each isolate's code range (for
+ *   shorter calls from compiled code) unless told not to; the thread's copy was ~1.1 MB resident.
+ * Through the bin (1,000-sheet workbook, two calls), with the 2 MB young generation of tools/deps.ts, the
+ * build before vs this, alternated, load 2.5-4: a server idled 1 s first, 8 rounds: peak median 100.9 ->
+ * 95.1 MB, CPU medians 390 / 300 -> 375 / 275 ms; called at once, 6 rounds (flags alone vs both): 95.4 ->
+ * 92.0 MB, 620 / 275 -> 585 / 270 ms; 1M cells idled 1 s, 6 rounds: peak 154 -> 154 MB, CPU 845 / 520 ->
+ * 790 / 515 ms; at once: 146.5 -> 150.8 MB (ranges 144-163 and 123-158), 990 / 505 -> 885 / 530 ms.
+ */
+export const EXTRACT_ISOLATE_FLAGS: IsolateFlags = {
+  flags: '--no-short-builtin-calls --no-concurrent-recompilation',
+  defaults: '--short-builtin-calls --concurrent-recompilation',
+};
+
+/** Creates a Worker (`create`) whose isolate is made with `isolate`'s flags. */
+export function withIsolateFlags(isolate: IsolateFlags | undefined, create: () => Worker): Worker {
+  if (!isolate) return create();
+  v8.setFlagsFromString(isolate.flags);
+  let worker: Worker;
+  try {
+    worker = create();
+  } catch (error) {
+    v8.setFlagsFromString(isolate.defaults);
+    throw error;
+  }
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    v8.setFlagsFromString(isolate.defaults);
+  };
+  worker.once('online', restore);
+  worker.once('error', restore);
+  worker.once('exit', restore);
+  return worker;
+}
