@@ -59,6 +59,23 @@ describe('ProjectPaths checks of reported files', () => {
     expect([escaped, aliased, hidden, gone, plain].map(allowed)).toEqual([false, true, false, false, true]);
   });
 
+  it("shows a path as the policy does: relative to the root, '.' for the root, its own text outside", async () => {
+    const paths = await pathsFor();
+    const shown = [
+      root,
+      path.join(root, 'src', 'a.ts'),
+      `${root}/src/../secret/key.txt`,
+      `${root}/src//deep/b.ts`,
+      `${root}/src/./a.ts`,
+      `${root}/src/`,
+      `${root}x/a.ts`, // a sibling whose name starts with the root's
+      path.join(outside, 'stolen.txt'),
+    ];
+    expect(shown.map((p) => paths.display(p))).toEqual(shown.map((p) => paths.policy.displayPath(p)));
+    expect(paths.display(path.join(root, 'src', 'a.ts'))).toBe('src/a.ts');
+    expect(paths.display(root)).toBe('.');
+  });
+
   it('with deny globs, checks each file name too', async () => {
     const paths = await pathsFor(['*.txt']);
     const denied = paths.deniedPredicate();

@@ -147,6 +147,12 @@ export class ProjectPaths {
           return toSlash(rel);
       }
     }
+    // One root, no project folder: the policy shows the path relative to the root.
+    const roots = this.policy.roots;
+    if (!dir && roots.length === 1) {
+      const start = plainlyBelow(realPath, roots[0]!);
+      if (start >= 0) return start < realPath.length ? realPath.slice(start) : '.';
+    }
     return toSlash(this.policy.displayPath(realPath));
   }
 }
@@ -169,19 +175,22 @@ function folderOf(file: string): string {
 const UNCLEAN = /\/\.{0,2}(?:\/|$)/;
 
 /**
- * True when a folder a walk found is, as text, a root or below one (POSIX): a path with no segment
- * that normalising would change, that starts with a root and a separator. policy.allows answers the
- * same for such paths (the roots are real, normalised paths) but normalises and parses both paths on
- * every call, which was most of a first count's policy time (issue 25); false leaves it to
- * policy.allows.
+ * Where the path relative to `base` begins in `p`, when `p` is, as text, `base` or below it (POSIX): a
+ * path with no segment that normalising would change, that starts with `base` and a separator; -1
+ * when that is not plain to see (the caller asks the policy then). `base` is a root or another real,
+ * normalised path. The policy's answers for such paths are the same, but it normalises and parses both
+ * paths on every call: most of a first count's policy time, and of a first search's row paths (issue 25).
  */
+function plainlyBelow(p: string, base: string): number {
+  if (path.sep !== '/' || UNCLEAN.test(p)) return -1;
+  if (p === base) return p.length;
+  const prefix = base.endsWith('/') ? base.length - 1 : base.length;
+  return p.charCodeAt(prefix) === 0x2f && p.startsWith(base) ? prefix + 1 : -1;
+}
+
+/** True when a folder a walk found is plainly a root or below one (see plainlyBelow). */
 function plainlyInRoots(folder: string, roots: readonly string[]): boolean {
-  if (path.sep !== '/' || UNCLEAN.test(folder)) return false;
-  for (const root of roots) {
-    if (folder === root) return true;
-    const prefix = root.endsWith('/') ? root.length - 1 : root.length;
-    if (folder.charCodeAt(prefix) === 0x2f && folder.startsWith(root)) return true;
-  }
+  for (const root of roots) if (plainlyBelow(folder, root) >= 0) return true;
   return false;
 }
 
