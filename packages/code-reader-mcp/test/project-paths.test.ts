@@ -76,6 +76,27 @@ describe('ProjectPaths checks of reported files', () => {
     expect(paths.display(root)).toBe('.');
   });
 
+  it.skipIf(!posix)('judges a folder as its files are judged, links on the way included', async () => {
+    for (const deny of [[], ['secret/']]) {
+      const paths = await pathsFor(deny);
+      const files = [
+        path.join(root, 'escape', 'stolen.txt'),
+        path.join(root, 'alias', 'a.ts'),
+        path.join(root, 'hidden', 'key.txt'),
+        path.join(root, 'gone', 'x.ts'),
+        path.join(root, 'src', 'deep', 'b.ts'),
+        path.join(root, 'a.ts'),
+        path.join(outside, 'stolen.txt'),
+      ];
+      const denied = paths.deniedPredicate();
+      const allowed = await paths.allowedFiles(files);
+      const folderAllowed = paths.allowedFolderCheck();
+      const byFolder = files.map((file) => folderAllowed(path.dirname(file), path.basename(file)));
+      expect(byFolder).toEqual(files.map((file) => !denied(file) && allowed(file)));
+      expect(byFolder).toEqual([false, true, deny.length === 0, false, true, true, false]);
+    }
+  });
+
   it('with deny globs, checks each file name too', async () => {
     const paths = await pathsFor(['*.txt']);
     const denied = paths.deniedPredicate();

@@ -6,7 +6,10 @@ import type { ListFilesQuery } from './list-files.js';
 import { scanRuns, type OnRun } from './folder-runs.js';
 
 /** What counting needs of a listing query: its policy checks and one root. */
-export type CountQuery = Pick<ListFilesQuery, 'isDenied' | 'allowedFiles' | 'allowedFileCheck' | 'signal'> & {
+export type CountQuery = Pick<
+  ListFilesQuery,
+  'isDenied' | 'allowedFiles' | 'allowedFileCheck' | 'allowedFolderCheck' | 'signal'
+> & {
   root: { dir: string };
 };
 
@@ -36,12 +39,17 @@ export async function countFilesByFolder(
   const base = query.root.dir.endsWith(path.sep) ? query.root.dir : query.root.dir + path.sep;
   // Folders are checked as ripgrep finds them, while it walks on (one lstat each, that would otherwise
   // come after the walk).
-  const allowedNow = query.allowedFileCheck?.();
+  const folderCheck = query.allowedFolderCheck?.();
+  const allowedNow = folderCheck ? undefined : query.allowedFileCheck?.();
   const folders = new Map<string, Folder>();
   /** A folder seen for the first time, with one of its files (relative to the root, as printed). */
   const found = (key: string, sample: string): Folder => {
     const folder: Folder = { files: 0, sample };
-    if (allowedNow) {
+    if (folderCheck) {
+      const cut = sample.lastIndexOf(path.sep);
+      const dir = cut < 0 ? query.root.dir : base + sample.slice(0, cut);
+      folder.allowed = folderCheck(dir, sample.slice(cut + 1));
+    } else if (allowedNow) {
       const abs = base + sample;
       folder.allowed = query.isDenied?.(abs) !== true && allowedNow(abs);
     }
@@ -62,7 +70,7 @@ export async function countFilesByFolder(
       hint: 'Check the globs and file types (rg --type-list shows the known types).',
     });
   }
-  if (allowedNow) {
+  if (folderCheck || allowedNow) {
     let count = 0;
     for (const folder of folders.values()) if (folder.allowed === true) count += folder.files;
     return count;

@@ -51,6 +51,11 @@ export interface ListFilesQuery {
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
   /** The same check one file at a time (synchronous), made afresh for each listing. */
   allowedFileCheck?: () => (file: string) => boolean;
+  /**
+   * `isDenied` and the same check for the files of one folder (absolute, with one file's name), made
+   * afresh for each count; only asked without deny globs (the folder decides).
+   */
+  allowedFolderCheck?: () => (dir: string, name: string) => boolean;
   signal?: AbortSignal;
 }
 

@@ -80,5 +80,6 @@ export async function fileQueryOf(
     isDenied: paths.deniedPredicate(),
     allowedFiles: (files: string[]) => paths.allowedFiles(files),
     allowedFileCheck: () => paths.allowedFileCheck(),
+    allowedFolderCheck: () => paths.allowedFolderCheck(),
   });
 }
