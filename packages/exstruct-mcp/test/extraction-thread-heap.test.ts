@@ -68,7 +68,7 @@ function reported(stderr: string): Map<number, number> {
 }
 
 describe('the extraction thread', () => {
-  it('keeps a young generation of at most 2 MB through its warm-up', async () => {
+  it('keeps a young generation of at most 4 MB through its warm-up', async () => {
     const preload = `data:text/javascript,${encodeURIComponent(REPORT_NEW_SPACE)}`;
     client = await spawnStdioClient(process.execPath, [
       '--import',
@@ -94,10 +94,10 @@ describe('the extraction thread', () => {
     expect(threads.size).toBe(1);
     const [newSpace] = [...threads.values()];
     expect(newSpace).toBeGreaterThan(0);
-    // 2 MB: 2,097,152 bytes on Node 20 and 24 through the warm-up and two 1,000-sheet calls. With the
-    // 4 MB limit before this one: 4,194,304 on Node 20; Node 24's V8 more for the same limit (4,505,600
-    // before the warm-up read forty small sheets, 5.5-6.0 MB since); with 8 MB ~8.4 / ~10 MB.
-    expect(newSpace).toBeLessThanOrEqual(3 * 1024 * 1024);
+    // 4 MB as V8 counts it: Node 20 reports 4,194,304 bytes; Node 24's V8 more for the same limit,
+    // depending on the warm-up's allocations (4,505,600 before it read forty small sheets, 5.5-6.0 MB
+    // since). With the 8 MB limit before this one: 8,388,608 on Node 20, ~10,050,000 on Node 24.
+    expect(newSpace).toBeLessThanOrEqual(7 * 1024 * 1024);
   });
 
   it.runIf(existsSync('/proc/self/maps'))(

@@ -20,11 +20,12 @@ export interface IsolateFlags {
  *   arena reuses what it frees. The thread's CPU per call was the same or lower (see below).
  * - --no-short-builtin-calls: V8 copies its ~2 MB of embedded builtins into each isolate's code range (for
  *   shorter calls from compiled code) unless told not to; the thread's copy was ~1.1 MB resident.
- * Through the bin (1,000-sheet workbook, two calls), with the 2 MB young generation of tools/deps.ts, the
- * build before vs this, alternated, load 2.5-4: a server idled 1 s first, 8 rounds: peak median 100.9 ->
- * 95.1 MB, CPU medians 390 / 300 -> 375 / 275 ms; called at once, 6 rounds (flags alone vs both): 95.4 ->
- * 92.0 MB, 620 / 275 -> 585 / 270 ms; 1M cells idled 1 s, 6 rounds: peak 154 -> 154 MB, CPU 845 / 520 ->
- * 790 / 515 ms; at once: 146.5 -> 150.8 MB (ranges 144-163 and 123-158), 990 / 505 -> 885 / 530 ms.
+ * Through the bin, the build before the lazy tool modules and these flags vs with both, alternated, 8
+ * rounds, load 3.4-6.4, CPU of all the server's threads from /proc (schedstat), medians: 1,000 sheets,
+ * a server idled 1 s then two calls: peak 109.2 -> 95.9 MB, CPU 413 / 280 -> 374 / 260 ms; called at
+ * once: 106.7 -> 92.9 MB, 644 / 296 -> 617 / 283 ms; 1M cells idled: 133.0 -> 119.9 MB, 412 / 403 ->
+ * 412 / 399 ms; at once: 136.9 -> 132.3 MB, 614 / 396 -> 600 / 416 ms. The flags' own share (idled,
+ * 1,000 sheets): no short builtin calls 102.0 -> 99.8 MB, then no concurrent recompilation 99.2 -> 96.3.
  */
 export const EXTRACT_ISOLATE_FLAGS: IsolateFlags = {
   flags: '--no-short-builtin-calls --no-concurrent-recompilation',

@@ -20,12 +20,12 @@ export interface ExstructToolDeps {
  * runs x 3 alternations (load 4.4-4.8), peak 102.3-102.8 -> 98.3-98.7 MB, warm CPU medians 198-223 ->
  * 164-237 ms; 1M cells peak 132-140 -> 124 MB, CPU medians 596-752 -> 540-630 ms. (3 MB, tried before
  * the growth cap, raised the garbage collector's share of a warm 1,000-sheet extraction from 10-16 % to
- * 20-21 %.) 2 MB, with the thread compiling on its own (jobs/isolate-flags.ts): through the bin, a
- * 1,000-sheet server idled 1 s, 8 rounds alternated (load 1.3-2.5), peak median 99.2 -> 97.7 MB, CPU
- * per call 390 / 275 ms either way; called at once 93.3 -> 92.0 MB; 1M cells idled CPU 755 / 495 ->
- * 790 / 515 ms (noise of that run: +-30 ms), peak the same.
+ * 20-21 %.) 2 MB, tried with the thread compiling on its own (jobs/isolate-flags.ts): a
+ * 1,000-sheet server idled 1 s peaked 1.3 MB lower (94.6 vs 95.9 MB median, 8 rounds), 1M cells 9 MB
+ * lower (111 vs 120 MB), at the same CPU per call (+-15 ms), but its second 1M-cell call took 50-170 ms
+ * more wall time at load 4.5-6 (more scavenges, each waiting for V8's parallel helpers).
  */
-const EXTRACT_YOUNG_GENERATION_MB = 2;
+const EXTRACT_YOUNG_GENERATION_MB = 4;
 
 export function createToolDeps(onConflict: OnConflict | undefined): ExstructToolDeps {
   return {
