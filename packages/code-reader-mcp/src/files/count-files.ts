@@ -98,8 +98,8 @@ const NUL = Buffer.from([0]);
 /**
  * Counts without a name pattern: ripgrep's whole names read as latin1 text (a character a byte),
  * counted a run of one folder's names at a time (scanRuns); strings are built only for a folder's first
- * file, from the bytes (a slice of the text would keep the whole chunk's text alive, and copying what
- * lived through the first call's young-generation collections cost more than the count).
+ * file, from the bytes (a slice of the text would keep the whole chunk's text alive: ~3.5 MB of a
+ * 49,501-file count lived through the first call's collections).
  */
 function folderRuns(found: Found, folders: Map<string, Folder>): ChunkReader {
   /** The last chunk's unfinished name. */
