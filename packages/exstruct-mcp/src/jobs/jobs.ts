@@ -2,8 +2,7 @@
 // server's event loop stays free, and that a cancel can stop at once (the thread is terminated). Each
 // job reads the one file the tool opened through the PathPolicy (by its descriptor) and returns plain
 // data (bytes transferred).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { importBundled } from '../import-bundled.js';
 import type { OutputFormat } from '@mcp-workbench/core/engine';
 import type { SerializeOptions } from '../extract/extraction.js';
 import type { ExtractionMode } from '../extract/modes.js';
@@ -85,9 +84,7 @@ let extractThread: Promise<typeof import('./extract-thread.js')> | undefined;
  * wrote one, else its modules.
  */
 export function loadExtractThread(): Promise<typeof import('./extract-thread.js')> {
-  extractThread ??= existsSync(fileURLToPath(EXTRACT_BUNDLE))
-    ? (import(EXTRACT_BUNDLE.href) as Promise<typeof import('./extract-thread.js')>)
-    : import('./extract-thread.js');
+  extractThread ??= importBundled(EXTRACT_BUNDLE, () => import('./extract-thread.js'));
   return extractThread;
 }
 
