@@ -13,6 +13,7 @@ import { callTool, connectInMemory, type TestClient } from '@mcp-workbench/core/
 import { ZipArchive } from '../src/ooxml/zip-archive.js';
 import type { OnConflict } from '../src/output/on-conflict.js';
 import { createServer } from '../src/server.js';
+import { loadEditEngine } from '../src/tools/load-edit-engine.js';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
@@ -35,6 +36,10 @@ export async function workspace(options: { onConflict?: OnConflict } = {}): Prom
     ? createServer({ paths, logger: silentLogger, onConflict: options.onConflict })
     : createServer({ paths, logger: silentLogger });
   const client = await connectInMemory(server);
+  // The edit tools load their engine on first use. Run from src, that is vitest transforming ~100
+  // modules (~1 s, three times that on a loaded CI machine): done here, so that no test times it as
+  // part of a call (the built server loads one bundle in ~55 ms).
+  await loadEditEngine();
   const written = new Set<string>();
   return {
     dir,
