@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/scratch-tmpdir.ts'],
+    globalSetup: ['../../scripts/vitest-scratch-tmpdir.mjs'],
     reporters: ['default', 'json'],
     outputFile: { json: '.reports/vitest.json' },
   },
