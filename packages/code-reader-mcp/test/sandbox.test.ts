@@ -86,6 +86,9 @@ describe('ripgrep under a hostile config', () => {
         'secrets/key.txt',
         'src/app.ts',
       ]);
+      // A count checks no file (it shows none): the links out are not walked, so it counts the two.
+      expect((await open.json('list_files', { count_only: true })).count).toBe(2);
+      expect((await open.json('list_files', { count_only: true, pattern: 'secret' })).count).toBe(0);
     } finally {
       await open.close();
     }

@@ -100,6 +100,10 @@ describe('the same tree, the same answer', () => {
     const listed = await server.json('list_files', { limit: 10_000 });
     expect(listed.count).toBe(2003); // the rows kept (shown in pages)
     expect((await server.json('list_files', { count_only: true })).count).toBe(2003);
+    // With a name pattern each name is read whole, those split between chunks too: f1, f10–f19, f100–f199.
+    const named = { pattern: '^f1[0-9]*\\.txt$', limit: 10_000 };
+    expect((await server.json('list_files', named)).count).toBe(10 * 111);
+    expect((await server.json('list_files', { ...named, count_only: true })).count).toBe(10 * 111);
   });
 
   it('list_files continues a cursor over an unchanged tree without CONFLICT', async () => {

@@ -6,7 +6,7 @@ import { runRipgrep } from '../rg/run.js';
 import { comparePaths } from '../util/path-order.js';
 import { SLICE_MS } from '../util/yield.js';
 import { denyExcludeGlobs } from '../search/rg-args.js';
-import { countFilesByFolder } from './count-files.js';
+import { countListedFiles } from './count-files.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
 export const DEFAULT_LIST_LIMIT = 2_000;
@@ -51,11 +51,6 @@ export interface ListFilesQuery {
   allowedFiles?: (files: string[]) => Promise<(file: string) => boolean>;
   /** The same check one file at a time (synchronous), made afresh for each listing. */
   allowedFileCheck?: () => (file: string) => boolean;
-  /**
-   * `isDenied` and the same check for the files of one folder (absolute, with one file's name), made
-   * afresh for each count; only asked without deny globs (the folder decides).
-   */
-  allowedFolderCheck?: () => (dir: string, name: string) => boolean;
   signal?: AbortSignal;
 }
 
@@ -146,10 +141,11 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
     otherRoots.length === 0 &&
     (query.denyGlobs ?? []).length === 0
   ) {
-    const count = await countFilesByFolder(
-      { ...query, root: firstRoot },
+    const count = await countListedFiles(
+      firstRoot.dir,
       ['--files', '--null', ...fileFilterArgs(query), '.'],
       nameRegex,
+      query.signal,
     );
     return { files: [], realPaths: [], count, truncated: false };
   }

@@ -80,6 +80,5 @@ export async function fileQueryOf(
     isDenied: paths.deniedPredicate(),
     allowedFiles: (files: string[]) => paths.allowedFiles(files),
     allowedFileCheck: () => paths.allowedFileCheck(),
-    allowedFolderCheck: () => paths.allowedFolderCheck(),
   });
 }
