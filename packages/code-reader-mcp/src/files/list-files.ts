@@ -132,7 +132,8 @@ export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult>
 
   // Rows are the first `limit` files in path order (bug 3: the same tree gives the same rows, whatever
   // order ripgrep's parallel walk finds them in). Only the kept rows (and one more, to know the listing
-  // goes on) are checked against the policy and stat'ed; counts and stat filters need every file.
+  // goes on) are checked against the policy and stat'ed; stat filters, and counts under deny globs or
+  // several roots, need every file. A plain count (one root, no deny globs) shows no file and checks none.
   const [firstRoot, ...otherRoots] = query.roots;
   if (
     query.countOnly &&
