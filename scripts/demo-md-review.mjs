@@ -1,6 +1,9 @@
 // The md-review part of `pnpm demo`: the agent asks for a review (the server runs with --no-open), and
-// this script plays the person through the page's JSON API — one comment on lines 3–5, a global
-// comment, the file marked reviewed, Finalize — so the demo ends with a real review result.
+// this script plays the person: it gets the link with `md-review-mcp link` (the agent is never given
+// it), then goes through the page's JSON API — one comment on lines 3–5, a global comment, the file
+// marked reviewed, Finalize — so the demo ends with a real review result.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 /** The person's side: the page's JSON API, with the token from the review URL's fragment. */
 function personAt(url) {
@@ -18,8 +21,18 @@ function personAt(url) {
   };
 }
 
-/** Runs the review; returns the number of unexpected results. */
-export async function reviewDemo(client, root, show) {
+/** The person's link of review `key`, as `md-review-mcp link <key>` prints it in a terminal. */
+async function personsLink(bin, env, key) {
+  const { stdout } = await promisify(execFile)(process.execPath, [bin, 'link', key], {
+    env: { ...process.env, ...env },
+  });
+  const link = /http:\/\/\S+#token=\S+/.exec(stdout)?.[0];
+  if (!link) throw new Error(`md-review-mcp link ${key} printed no link:\n${stdout}`);
+  return link;
+}
+
+/** Runs the review (`bin` and `env`: the server's, for the person's terminal); returns the unexpected results. */
+export async function reviewDemo(client, root, show, { bin, env }) {
   const key = (await client.callTool({ name: 'session.new-id', arguments: {} })).content[0].text;
   const args = {
     resume_key: key,
@@ -41,8 +54,14 @@ export async function reviewDemo(client, root, show) {
   });
   while (!url) await new Promise((resolve) => setTimeout(resolve, 20));
   console.log(`    progress: ${progress[0]}`);
+  // The agent's address carries no key: the page it opens can read or change nothing.
+  const refused = await fetch(`${new URL(url).origin}/api/sessions/${encodeURIComponent(key)}`);
+  console.log(`    the agent's address alone: HTTP ${refused.status} from the page's API`);
+  let failures = refused.status === 403 ? 0 : 1;
 
-  const person = personAt(url);
+  const link = await personsLink(bin, env, key);
+  console.log(`    the person runs \`md-review-mcp link ${key}\` in a terminal and opens the link it prints`);
+  const person = personAt(link);
   const session = await person('GET', '');
   console.log(
     `    the person opens the page: ${session.files.map((f) => f.file).join(', ')}, status ${session.status}`,
@@ -65,10 +84,8 @@ export async function reviewDemo(client, root, show) {
   const text = result.content[0].text;
   console.log(`  ← ${(performance.now() - started).toFixed(0)} ms\n${show(text)}`);
   const review = JSON.parse(text);
-  let failures =
-    result.isError || review.verdict !== 'commented' || review.inline_comments[0]?.range.startLine !== 3
-      ? 1
-      : 0;
+  if (result.isError || review.verdict !== 'commented' || review.inline_comments[0]?.range.startLine !== 3)
+    failures++;
 
   const listed = await client.callTool({ name: 'review.list', arguments: {} });
   console.log(`\n  → review.list({})\n  ←\n${show(listed.content[0].text)}`);

@@ -251,7 +251,7 @@ for (const scenario of scenarios) {
     const { tools } = await session.client.listTools();
     const available = new Set(tools.map((t) => t.name));
     console.log(`  tools: ${[...available].join(', ')}`);
-    if (scenario.run) failures += await scenario.run(session.client, root, show);
+    if (scenario.run) failures += await scenario.run(session.client, root, show, { bin, env });
     const seen = {};
     for (const step of scenario.steps ?? []) {
       if (!available.has(step.tool)) continue;
