@@ -3,11 +3,13 @@
 // visit of every cell: on generated sheets it must give exactly what the visit of every cell gives.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Kind, RowStore, SegmentBuilder, WorkbookValues } from '../src/extract/row-store.js';
 import {
   blocksAlone,
   detectTableCandidates,
+  runsOfCells,
   type CellSource,
-  type CellStream,
+  type RunStream,
 } from '../src/extract/table-candidates.js';
 
 /** A sheet as a CellSource: cells in row-major order, each a number or text. */
@@ -31,11 +33,27 @@ function sheet(cells: Array<{ r: number; c: number; number: boolean }>): CellSou
         visit(cell.r, cell.c, key, withNumberLike && cell.number);
       });
     },
+    forEachRunIn(
+      r1: number,
+      c1: number,
+      r2: number,
+      c2: number,
+      visit: (r: number, c1: number, c2: number) => void,
+    ) {
+      runsOfCells((cell) => source.forEachIn(r1, c1, r2, c2, (r, c) => cell(r, c)))(visit);
+    },
   };
   return source;
 }
 
-const noBorders: CellStream = () => undefined;
+const noBorders: RunStream = () => undefined;
+
+/** Every run a RunStream gives, as [row, first column, last column]. */
+function runsOf(runs: RunStream): number[][] {
+  const all: number[][] = [];
+  runs((r, c1, c2) => all.push([r, c1, c2]));
+  return all;
+}
 
 describe('table candidates', () => {
   it('are the same with and without the visit of every cell, on generated sheets', () => {
@@ -108,6 +126,55 @@ describe('table candidates', () => {
     // One visit to find the block, then a few rows instead of the second visit of all 20,000 cells.
     expect(visitedAll).toBe(40_000);
     expect(shortcut.visits).toBeLessThan(20_100);
+  });
+
+  it("read the row store's value cells as the runs its cells make, blank texts and removed cells left out", () => {
+    // Rows of up to 12 columns: numbers, texts (some blank), shared strings (some blank); cells removed.
+    const shared = ['name', '', '   ', '12'];
+    const cell = fc.record({
+      c: fc.integer({ min: 0, max: 11 }),
+      value: fc.oneof(
+        fc.constant(7),
+        fc.constantFrom('x', '', ' \t'),
+        fc.constantFrom(0, 1, 2, 3).map((i) => ({ i })),
+      ),
+    });
+    const row = fc
+      .array(cell, { maxLength: 10 })
+      .map((cells) => [...new Map(cells.map((x) => [x.c, x])).values()].sort((a, b) => a.c - b.c));
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 8 }),
+        fc.nat(20),
+        fc.array(fc.nat(80), { maxLength: 5 }),
+        fc.record({ r1: fc.integer({ min: 1, max: 9 }), c1: fc.nat(11), h: fc.nat(8), w: fc.nat(11) }),
+        (rows, split, removed, box) => {
+          // The rows in two segments (a sheet read in batches), row numbers with gaps.
+          const builders = [new SegmentBuilder(), new SegmentBuilder()];
+          rows.forEach((cells, k) => {
+            const builder = builders[k < split % (rows.length + 1) ? 0 : 1]!;
+            for (const { c, value } of cells) {
+              const r = 1 + k + (k >> 1);
+              if (typeof value === 'number') builder.add(r, c, Kind.Number, value);
+              else if (typeof value === 'string') builder.addText(r, c, value);
+              else builder.add(r, c, Kind.Shared, value.i);
+            }
+          });
+          const store = new RowStore(
+            builders.map((b) => b.finish()),
+            new WorkbookValues(shared, false),
+          );
+          for (const key of removed) if (key < store.valueCount) store.remove(key);
+          const { r1, c1, h, w } = box;
+          const cells = store.valueCells;
+          const expected = runsOf(
+            runsOfCells((cell) => cells.forEachIn(r1, c1, r1 + h, c1 + w, (r, c) => cell(r, c))),
+          );
+          expect(runsOf((visit) => cells.forEachRunIn(r1, c1, r1 + h, c1 + w, visit))).toEqual(expected);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('tell blocks whose boxes overlap from blocks that stand alone', () => {

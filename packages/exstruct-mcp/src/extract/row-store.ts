@@ -503,7 +503,48 @@ export class RowStore {
     return {
       forEachIn: (r1, c1, r2, c2, visit, withNumberLike = false) =>
         this.visitIn(r1, c1, r2, c2, visit, withNumberLike, true),
+      forEachRunIn: (r1, c1, r2, c2, visit) => this.visitValueRunsIn(r1, c1, r2, c2, visit),
     };
+  }
+
+  /**
+   * The runs of consecutive columns of valueCells inside a block, row by row: what visitIn visits, with
+   * no call per cell (table detection's pass over a million-cell sheet).
+   */
+  private visitValueRunsIn(
+    r1: number,
+    c1: number,
+    r2: number,
+    c2: number,
+    visit: (r: number, c1: number, c2: number) => void,
+  ): void {
+    const anyRemoved = this.removed.size > 0;
+    for (let s = 0; s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      const rows = segment.rowNumbers;
+      if (rows.length === 0 || rows[rows.length - 1]! < r1 || rows[0]! > r2) continue;
+      const { cols, kinds, rowStart } = segment;
+      const base = this.segmentBase[s]!;
+      for (let row = firstRowFrom(rows, r1); row < rows.length && rows[row]! <= r2; row++) {
+        let start = -1;
+        let end = -2;
+        for (let i = rowStart[row]!; i < rowStart[row + 1]!; i++) {
+          const c = cols[i]!;
+          if (c < c1 || c > c2) continue;
+          if (anyRemoved && this.removed.has(base + i)) continue;
+          const kind = kinds[i];
+          if ((kind === Kind.Shared || kind === Kind.Text) && this.isBlank(segment, i)) continue;
+          if (c === end + 1) {
+            end = c;
+            continue;
+          }
+          if (start >= 0) visit(rows[row]!, start, end);
+          start = c;
+          end = c;
+        }
+        if (start >= 0) visit(rows[row]!, start, end);
+      }
+    }
   }
 
   private visitIn(
@@ -520,14 +561,7 @@ export class RowStore {
       const segment = this.segments[s]!;
       const rows = segment.rowNumbers;
       if (rows.length === 0 || rows[rows.length - 1]! < r1 || rows[0]! > r2) continue;
-      let lo = 0;
-      let hi = rows.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (rows[mid]! < r1) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let row = lo; row < rows.length && rows[row]! <= r2; row++) {
+      for (let row = firstRowFrom(rows, r1); row < rows.length && rows[row]! <= r2; row++) {
         for (let i = segment.rowStart[row]!; i < segment.rowStart[row + 1]!; i++) {
           const c = segment.cols[i]!;
           if (c < c1 || c > c2) continue;
@@ -638,4 +672,16 @@ export class RowStore {
     }
     emit(`${piece}]`);
   }
+}
+
+/** The index of the first of a segment's ascending row numbers that is at least `r`. */
+function firstRowFrom(rows: ArrayLike<number>, r: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]! < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -11,6 +11,32 @@ export interface Block {
 /** Occupied cells in row-major order (row ascending, then column ascending), pushed to `visit`. */
 export type CellStream = (visit: (r: number, c: number) => void) => void;
 
+/**
+ * Runs of occupied cells (columns `c1` to `c2` of row `r`, inclusive) in row-major order, pushed to
+ * `visit`: a 200,000-row table is 200,000 calls, not one per cell.
+ */
+export type RunStream = (visit: (r: number, c1: number, c2: number) => void) => void;
+
+/** A cell stream as runs of consecutive columns. */
+export function runsOfCells(cells: CellStream): RunStream {
+  return (visit) => {
+    let row = -1;
+    let start = -1;
+    let end = -2;
+    cells((r, c) => {
+      if (r === row && c === end + 1) {
+        end = c;
+        return;
+      }
+      if (start >= 0) visit(row, start, end);
+      row = r;
+      start = c;
+      end = c;
+    });
+    if (start >= 0) visit(row, start, end);
+  };
+}
+
 /** Same knobs as the original extractor's detector. */
 const SCORE_THRESHOLD = 0.35;
 const MIN_NONEMPTY_CELLS = 3;
@@ -33,12 +59,12 @@ class IntList {
 }
 
 /**
- * Connected components (4-neighbour) of occupied cells, streamed row by row: runs of consecutive
- * columns are matched against the previous row's runs with union-find. Only the previous row's runs and
+ * Connected components (4-neighbour) of occupied cells, streamed row by row as runs of consecutive
+ * columns, each matched against the previous row's runs with union-find. Only the previous row's runs and
  * one node per component start are kept (in typed arrays: a million cells make no garbage), so a
  * 200,000-row block costs a handful of numbers, not a grid.
  */
-export function connectedBlocks(cells: CellStream): Array<Block & { size: number }> {
+export function connectedBlocks(runs: RunStream): Array<Block & { size: number }> {
   // Per node: its parent and its component's box and size (meaningful at roots).
   const parent = new IntList();
   const r1 = new IntList();
@@ -116,18 +142,18 @@ export function connectedBlocks(cells: CellStream): Array<Block & { size: number
     sweep = 0;
   };
 
-  cells((r, c) => {
+  runs((r, start, end) => {
     if (r !== row) {
       if (row >= 0) closeRow();
       row = r;
     }
-    if (runStart >= 0 && c === runEnd + 1) {
-      runEnd = c;
+    if (runStart >= 0 && start === runEnd + 1) {
+      runEnd = end;
       return;
     }
     closeRun();
-    runStart = c;
-    runEnd = c;
+    runStart = start;
+    runEnd = end;
   });
   if (row >= 0) closeRow();
   const roots = new Set<number>();
@@ -181,6 +207,14 @@ export interface CellSource {
     c2: number,
     visit: (r: number, c: number, key: number, numberLike: boolean) => void,
     withNumberLike?: boolean,
+  ): void;
+  /** The runs of consecutive columns of the present cells inside the block, in row-major order. */
+  forEachRunIn(
+    r1: number,
+    c1: number,
+    r2: number,
+    c2: number,
+    visit: (r: number, c1: number, c2: number) => void,
   ): void;
 }
 
@@ -330,13 +364,12 @@ export function blocksAlone(blocks: Block[]): boolean[] {
 
 const EVERYTHING: Block = { r1: 1, c1: 0, r2: MAX_ROW, c2: MAX_COLUMN_INDEX };
 
-function cellsWithin(source: CellSource, block: Block): CellStream {
-  // `visit` itself, not a closure around it: one call less per cell.
-  return (visit) => source.forEachIn(block.r1, block.c1, block.r2, block.c2, visit);
+function runsWithin(source: CellSource, block: Block): RunStream {
+  return (visit) => source.forEachRunIn(block.r1, block.c1, block.r2, block.c2, visit);
 }
 
-/** (row, col) pairs in sheet order as a cell stream (sorted first if the sheet stored rows out of order). */
-export function pairsStream(pairs: Int32Array): CellStream {
+/** (row, col) pairs in sheet order as runs (sorted first if the sheet stored rows out of order). */
+export function pairsStream(pairs: Int32Array): RunStream {
   let ordered = pairs;
   for (let i = 2; i < pairs.length; i += 2) {
     if (pairs[i]! < pairs[i - 2]! || (pairs[i] === pairs[i - 2] && pairs[i + 1]! < pairs[i - 1]!)) {
@@ -347,9 +380,9 @@ export function pairsStream(pairs: Int32Array): CellStream {
       break;
     }
   }
-  return (visit) => {
+  return runsOfCells((visit) => {
     for (let i = 0; i < ordered.length; i += 2) visit(ordered[i]!, ordered[i + 1]!);
-  };
+  });
 }
 
 export function blockToA1(block: Block): string {
@@ -362,7 +395,7 @@ export function blockToA1(block: Block): string {
  */
 export function detectTableCandidates(
   source: CellSource,
-  bordered: CellStream,
+  bordered: RunStream,
   excelTables: string[],
   /** Visit every cell of every block (the reference the shortcut of looksLikeTableAlone is tested on). */
   { visitEveryCell = false }: { visitEveryCell?: boolean } = {},
@@ -378,14 +411,12 @@ export function detectTableCandidates(
   };
   const regions = mergeOverlapping(connectedBlocks(bordered).filter((b) => b.size >= MIN_BORDER_CLUSTER));
   for (const region of regions) {
-    for (const block of connectedBlocks(cellsWithin(source, region))) {
+    for (const block of connectedBlocks(runsWithin(source, region))) {
       if (looksLikeTable(block, source)) add(block);
     }
   }
   if (regions.length === 0 && excelTables.length === 0) {
-    const blocks = connectedBlocks(cellsWithin(source, EVERYTHING)).sort(
-      (a, b) => a.r1 - b.r1 || a.c1 - b.c1,
-    );
+    const blocks = connectedBlocks(runsWithin(source, EVERYTHING)).sort((a, b) => a.r1 - b.r1 || a.c1 - b.c1);
     const alone = visitEveryCell ? blocks.map(() => false) : blocksAlone(blocks);
     blocks.forEach((block, i) => {
       if (alone[i] ? looksLikeTableAlone(block, source) : looksLikeTable(block, source)) add(block);
