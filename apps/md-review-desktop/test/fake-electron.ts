@@ -1,9 +1,10 @@
 // A stand-in for the `electron` module: Electron's binary cannot be downloaded on these machines, and
 // the main process's logic (which window shows what, what is refused) needs no real window to be tested.
 import { EventEmitter } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { onTestFinished } from 'vitest';
 import type { ElectronApi } from '../src/desktop.js';
 
 type Handler = (details: { url: string }) => { action: 'allow' | 'deny' };
@@ -87,10 +88,17 @@ export class FakeWindow extends EventEmitter {
 /** A 1920×1080 display at the origin, unless the test says otherwise. */
 export const ONE_DISPLAY = [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }];
 
+/** A userData folder of its own, removed when the test ends (the test's later launches may reuse it). */
+function tempUserData(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'md-review-desktop-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 export function fakeElectron(
   options: { lock?: boolean; userData?: string; displays?: typeof ONE_DISPLAY } = {},
 ) {
-  const userData = options.userData ?? mkdtempSync(path.join(os.tmpdir(), 'md-review-desktop-'));
+  const userData = options.userData ?? tempUserData();
   FakeWindow.created = [];
   let ready!: () => void;
   const whenReady = new Promise<void>((resolve) => (ready = resolve));

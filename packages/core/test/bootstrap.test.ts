@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   createToolServer,
@@ -57,6 +57,10 @@ beforeAll(async () => {
 afterEach(async () => {
   await spawned?.close();
   spawned = undefined;
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
 });
 
 function run(args: string[], options: { stdin?: string } = {}) {

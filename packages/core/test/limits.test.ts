@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, writeFile, chmod } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   clampInteger,
@@ -12,6 +12,16 @@ import {
   withAtomicFile,
   writeFileAtomic,
 } from '../src/index.js';
+
+const dirs: string[] = [];
+const tempDir = async (prefix: string) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
 
 describe('cursors', () => {
   const schema = z.object({ file: z.string(), offset: z.number().int() });
@@ -53,7 +63,7 @@ describe('utf8ByteLength', () => {
 
 describe('writeFileAtomic', () => {
   it('creates parents, replaces content and leaves no temp file', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'atomic-'));
+    const dir = await tempDir('atomic-');
     const target = path.join(dir, 'a', 'b', 'out.json');
     await writeFileAtomic(target, '{"v":1}');
     await writeFileAtomic(target, Buffer.from('{"v":2}'));
@@ -62,7 +72,7 @@ describe('writeFileAtomic', () => {
   });
 
   it('leaves the old file intact and removes the temp file when the rename fails', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'atomic-'));
+    const dir = await tempDir('atomic-');
     const target = path.join(dir, 'occupied');
     await writeFileAtomic(path.join(target, 'inner.txt'), 'keep me');
     // Renaming a file over a non-empty directory fails: the directory must survive untouched.
@@ -72,7 +82,7 @@ describe('writeFileAtomic', () => {
   });
 
   it('never replaces an existing file with noClobber, and streams through a file handle', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'atomic-'));
+    const dir = await tempDir('atomic-');
     const target = path.join(dir, 'report.xlsx');
     await withAtomicFile(
       target,
@@ -91,7 +101,7 @@ describe('writeFileAtomic', () => {
   });
 
   it('fails without creating parents when asked not to', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'atomic-'));
+    const dir = await tempDir('atomic-');
     await expect(
       writeFileAtomic(path.join(dir, 'missing', 'x'), 'x', { createParents: false }),
     ).rejects.toMatchObject({
@@ -102,7 +112,7 @@ describe('writeFileAtomic', () => {
 
 describe('logger', () => {
   it('filters by level, prefixes the server name and appends to a log file', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'logger-'));
+    const dir = await tempDir('logger-');
     const file = path.join(dir, 'server.log');
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', name: 'demo', file, write: (l) => lines.push(l) });
@@ -116,7 +126,7 @@ describe('logger', () => {
   });
 
   it('survives an unwritable log file and circular extras', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'logger-'));
+    const dir = await tempDir('logger-');
     await writeFile(path.join(dir, 'ro.log'), '');
     await chmod(dir, 0o500);
     const lines: string[] = [];

@@ -1,8 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RequestIdScanner } from '../src/bootstrap/request-id-scanner.js';
 import { createToolServer, defineTool, runStdioServer } from '../src/index.js';
@@ -26,6 +26,11 @@ const echoSize = defineTool({
   },
 });
 
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
 /** A server on in-process pipes, with the real size limits of the stdio transport. */
 async function serve() {
   const stdin = new PassThrough();
@@ -37,6 +42,7 @@ async function serve() {
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exits: number[] = [];
   const dir = await mkdtemp(path.join(os.tmpdir(), 'message-size-'));
+  dirs.push(dir);
   await runStdioServer(
     {
       name: 'sizes',

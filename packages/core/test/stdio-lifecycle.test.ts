@@ -1,10 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolServer, runStdioServer } from '../src/index.js';
 
 // Shutdown, broken pipes and malformed input, against a real child process built from dist.
@@ -39,6 +39,17 @@ beforeAll(async () => {
   await writeFile(serverScript, serverSource);
 });
 
+// A server a test stops without waiting for its exit may still be writing there: retry the removal.
+const dirs: string[] = [];
+const tempDir = async (prefix: string) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+});
+
 const initialize = {
   jsonrpc: '2.0',
   id: 1,
@@ -64,7 +75,7 @@ interface Child {
 }
 
 async function start(env: Record<string, string> = {}) {
-  const ws = await realpath(await mkdtemp(path.join(os.tmpdir(), 'lifecycle-')));
+  const ws = await realpath(await tempDir('lifecycle-'));
   await writeFile(path.join(ws, 'target.txt'), 'ORIGINAL\n');
   const proc = spawn(process.execPath, [serverScript, '--root', ws], {
     stdio: 'pipe',
@@ -162,7 +173,7 @@ describe('broken pipes and malformed input', () => {
     stdout.on('data', (d: Buffer) => (out += d.toString()));
     stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exits: number[] = [];
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'lifecycle-'));
+    const dir = await tempDir('lifecycle-');
     await runStdioServer(
       {
         name: 'inproc',
@@ -194,7 +205,7 @@ describe('broken pipes and malformed input', () => {
 
 describe('temp files a SIGKILL left behind', () => {
   it('are removed by the next start (only those this library journaled)', async () => {
-    const state = await mkdtemp(path.join(os.tmpdir(), 'lifecycle-state-'));
+    const state = await tempDir('lifecycle-state-');
     const first = await start({ MCP_WORKBENCH_STATE_DIR: state });
     first.child.send(initialize);
     first.child.send(initialized);
@@ -229,7 +240,7 @@ describe('the default root', () => {
     ['the filesystem root', '/'],
     ['the home folder', 'HOME'],
   ] as const)('is not %s: calls fail with an error that names --root', async (_what, cwdName) => {
-    const home = await realpath(await mkdtemp(path.join(os.tmpdir(), 'lifecycle-home-')));
+    const home = await realpath(await tempDir('lifecycle-home-'));
     const cwd = cwdName === 'HOME' ? home : cwdName;
     const proc = spawn(process.execPath, [serverScript], {
       cwd,

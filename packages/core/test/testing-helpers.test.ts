@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,9 +18,11 @@ import {
 } from '../src/testing/index.js';
 
 let session: TestClient | undefined;
+const dirs: string[] = [];
 afterEach(async () => {
   await session?.close();
   session = undefined;
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
 // Busy work in slices: yields between slices (a responsive tool), or not at all (a blocking one).
@@ -45,6 +47,7 @@ const spin = defineTool({
 
 async function start(structuredOutput = false) {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'core-helpers-')));
+  dirs.push(dir);
   await writeFile(path.join(dir, 'a.txt'), 'x');
   const paths = await PathPolicy.create({ roots: [dir] });
   session = await connectInMemory(

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -121,6 +121,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await session?.close();
   session = undefined;
+  await rm(dir, { recursive: true, force: true });
+  await rm(other, { recursive: true, force: true });
 });
 
 describe('createToolServer', () => {

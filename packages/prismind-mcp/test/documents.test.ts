@@ -25,8 +25,11 @@ describe.each(BACKENDS)('document tools ($name)', (backend) => {
     client = await withProject(store);
   });
   afterEach(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   const create = (args: Record<string, unknown>) =>

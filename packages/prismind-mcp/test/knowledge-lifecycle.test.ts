@@ -16,8 +16,11 @@ describe.each(BACKENDS)('correcting and deleting knowledge ($name)', (backend) =
     client = await withProject(store);
   });
   afterAll(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   const ids = async (args: Record<string, unknown>) =>

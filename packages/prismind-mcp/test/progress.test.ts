@@ -33,8 +33,11 @@ describe.each(BACKENDS)('progress tools ($name)', (backend) => {
     await add('Phase 5', 'T01', 'AI調整');
   });
   afterEach(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   const progress = (args: Record<string, unknown> = {}) => client.call<Progress>('get_progress', args);

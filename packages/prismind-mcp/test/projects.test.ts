@@ -18,8 +18,11 @@ describe.each(BACKENDS)('project tools ($name)', (backend) => {
     });
   });
   afterEach(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   it('case 1 of the spec: a new, unrelated project is created at once and becomes current', async () => {

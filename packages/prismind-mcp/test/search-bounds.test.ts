@@ -42,8 +42,11 @@ describe.each(BACKENDS)('search bounds and whole documents ($name)', (backend) =
     client = await withProject(store, { configFile: config });
   });
   afterAll(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   it('refuses an over-long query and a query with nothing to search, and matches by at most 32 terms', async () => {

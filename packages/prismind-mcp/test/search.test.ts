@@ -50,8 +50,11 @@ describe.each(BACKENDS)('knowledge and catalog search ($name)', (backend) => {
     await client.call('add_knowledge', { content: '罠の説明文は短く、動詞で終える', category: '技術Tips' }); // general
   });
   afterEach(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   const search = (args: Record<string, unknown>) =>

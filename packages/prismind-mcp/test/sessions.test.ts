@@ -11,8 +11,11 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
     store = await backend.create();
   });
   afterEach(async () => {
-    await client.close();
-    await store.cleanup();
+    try {
+      await client.close();
+    } finally {
+      await store.cleanup();
+    }
   });
 
   it('a session round trip survives a server restart and the next session picks up where it ended', async () => {

@@ -144,12 +144,15 @@ describe.runIf(posix)('the local store folder', () => {
     expect(await mode(path.join(project(), '設計書', '設計.md'))).toBe(0o600);
     expect(await mode(path.join(project(), '進捗.md'))).toBe(0o600);
     const fresh = await tempDir();
-    const home = path.join(fresh, 'new-store');
-    const other = await connect({ ...store, home: fresh, env: { PRISMIND_HOME: home } });
-    await other.call('list_projects');
-    expect(await mode(home)).toBe(0o700);
-    await other.close();
-    await rm(fresh, { recursive: true, force: true });
+    try {
+      const home = path.join(fresh, 'new-store');
+      const other = await connect({ ...store, home: fresh, env: { PRISMIND_HOME: home } });
+      await other.call('list_projects');
+      expect(await mode(home)).toBe(0o700);
+      await other.close();
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
     const homeStore = await connect({ ...store, env: { PRISMIND_HOME: os.homedir() } });
     // The server starts (its tools answer with the refusal) and never touches the home folder.
     const refused = await homeStore.fail('list_projects');

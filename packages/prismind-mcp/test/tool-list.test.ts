@@ -42,8 +42,11 @@ beforeAll(async () => {
   tools = (await client.client.listTools()).tools;
 });
 afterAll(async () => {
-  await client.close();
-  await store.cleanup();
+  try {
+    await client.close();
+  } finally {
+    await store.cleanup();
+  }
 });
 
 describe('the tool list', () => {

@@ -54,8 +54,11 @@ describe.each(BACKENDS)('export and import ($name)', (backend) => {
     to = await backend.create();
   });
   afterEach(async () => {
-    await from.cleanup();
-    await to.cleanup();
+    try {
+      await from.cleanup();
+    } finally {
+      await to.cleanup();
+    }
   });
 
   it('export → import into an empty home gives the same answers', async () => {

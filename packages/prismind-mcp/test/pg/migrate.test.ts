@@ -51,9 +51,12 @@ describe(`prismind-mcp migrate between the local folder and PostgreSQL (${kind})
     back = await tempDir();
   });
   afterEach(async () => {
-    await local.cleanup();
-    await shared.cleanup();
-    await rm(back, { recursive: true, force: true });
+    try {
+      await local.cleanup();
+      await shared.cleanup();
+    } finally {
+      await rm(back, { recursive: true, force: true });
+    }
   });
 
   it('--to postgres copies everything a person had alone; --to local brings it back', async () => {
