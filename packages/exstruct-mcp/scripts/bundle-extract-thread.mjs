@@ -11,7 +11,7 @@
 // classes, without the path policy, globs and logger that only the server's thread uses (a fresh thread
 // loaded the engine entry in ~40 ms, the worker entry in ~20, load ~4). The build imports the bundle
 // once, so a name the worker entry lacks fails here, not in a user's first extraction.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -30,6 +30,11 @@ const coreWorkerEntry = {
   },
 };
 const OUTFILE = `${BESIDE}extract-thread.bundle.js`;
+// The WebAssembly row kernel (src/extract/rows-kernel.ts) beside the bundle and the modules, which read it
+// from there on a thread's first big sheet. A file rather than bytes embedded in the bundle: every
+// extraction thread parses its bundle, and a workbook of small sheets never needs the kernel. `files`
+// ships all of dist.
+copyFileSync(path.join(root, 'native/rows-kernel.wasm'), path.join(root, BESIDE, 'rows-kernel.wasm'));
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['dist/jobs/extract-thread.js'],

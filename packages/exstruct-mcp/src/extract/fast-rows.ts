@@ -161,14 +161,7 @@ export class FastRowParser {
     this.rowRefsRequired = options.rowRefsRequired === true;
     this.anyBorders = options.config.bordered.includes(1);
     const p = options.prefix;
-    // Rows resolve to SpreadsheetML (or to no namespace, which is read as SpreadsheetML) or are not ours.
-    const ns = options.scope.get(p === '' ? '' : p.slice(0, -1)) ?? '';
-    if (
-      ns !== '' &&
-      ns !== 'http://schemas.openxmlformats.org/spreadsheetml/2006/main' &&
-      ns !== 'http://purl.oclc.org/ooxml/spreadsheetml/main'
-    )
-      notFast();
+    checkRowsNamespace(options.scope, p);
     this.rowTag = bytesOf(`<${p}row`);
     this.nRow = bytesOf(`${p}row`);
     this.nC = bytesOf(`${p}c`);
@@ -716,6 +709,17 @@ export class FastRowParser {
     this.jsonRow = row;
     return at;
   }
+}
+
+/** Rows resolve to SpreadsheetML (or to no namespace, which is read as SpreadsheetML), else NotFast. */
+export function checkRowsNamespace(scope: NsScope, prefix: string): void {
+  const ns = scope.get(prefix === '' ? '' : prefix.slice(0, -1)) ?? '';
+  if (
+    ns !== '' &&
+    ns !== 'http://schemas.openxmlformats.org/spreadsheetml/2006/main' &&
+    ns !== 'http://purl.oclc.org/ooxml/spreadsheetml/main'
+  )
+    notFast();
 }
 
 const ROW_OPEN = bytesOf('{"r":');

@@ -4,8 +4,9 @@ import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../oo
 import type { ByteSink } from './byte-sink.js';
 import type { SinkConfig } from './cell-sink.js';
 import { FastRowParser, NotFast } from './fast-rows.js';
-import { scanParallel, type ParallelOptions } from './parallel-rows.js';
+import { PARALLEL_MIN_BYTES, scanParallel, type ParallelOptions } from './parallel-rows.js';
 import type { RowSegment, WorkbookValues } from './row-store.js';
+import { KernelFallback, WasmRowParser } from './wasm-rows.js';
 
 export interface FastScan {
   segments: RowSegment[];
@@ -35,9 +36,42 @@ export async function scanFast(
 ): Promise<FastScan | undefined> {
   const twoCores = await scanParallel(reader, part, config, values, json, parallel);
   if (twoCores) return twoCores;
+  const size = reader.zip.info(part)?.uncompressedSize ?? 0;
+  const offset = json?.sink.offset ?? 0;
+  if (rowsKernelWanted(size)) {
+    const scan = await scanOneThread(reader, part, config, values, json, lendColumns, true);
+    if (scan !== FALLBACK) return scan;
+    // The kernel gave up on markup FastRowParser reads: it reads the sheet again from its start.
+    json?.sink.truncate(offset);
+  }
+  const scan = await scanOneThread(reader, part, config, values, json, lendColumns, false);
+  return scan === FALLBACK ? undefined : scan;
+}
+
+/**
+ * Big sheets' rows are read by the WebAssembly kernel (wasm-rows.ts), ~3× faster than FastRowParser;
+ * small ones never make its instance (a workbook of many small sheets keeps its memory). The environment
+ * variable EXSTRUCT_ROWS_KERNEL=0 turns it off.
+ */
+function rowsKernelWanted(size: number): boolean {
+  return size >= PARALLEL_MIN_BYTES && process.env['EXSTRUCT_ROWS_KERNEL'] !== '0';
+}
+
+const FALLBACK = Symbol('fallback');
+
+/** The sheet in one stream on this thread, by the kernel or by FastRowParser. */
+async function scanOneThread(
+  reader: WorkbookReader,
+  part: string,
+  config: SinkConfig,
+  values: WorkbookValues,
+  json: { sink: ByteSink; alpha: boolean } | undefined,
+  lendColumns: boolean,
+  kernel: boolean,
+): Promise<FastScan | undefined | typeof FALLBACK> {
   const info = emptyWorksheetInfo();
   const offset = json?.sink.offset ?? 0;
-  let parser: FastRowParser | undefined;
+  let parser: FastRowParser | WasmRowParser | undefined;
   const size = reader.zip.info(part)?.uncompressedSize ?? 0;
   try {
     await streamSheetRows(
@@ -47,21 +81,15 @@ export async function scanFast(
       {
         start(scope, prefix) {
           // About 40 bytes of XML per cell in the sheets producers write.
-          parser = new FastRowParser({
-            config,
-            values,
-            prefix,
-            scope,
-            info,
-            json,
-            expectedCells: size / 40,
-            lendColumns,
-          });
+          const options = { config, values, prefix, scope, info, json, expectedCells: size / 40, lendColumns };
+          parser = (kernel ? WasmRowParser.create(options) : undefined) ?? new FastRowParser(options);
         },
         rows: (bytes) => parser!.write(bytes),
       },
     );
   } catch (error) {
+    if (parser instanceof WasmRowParser) parser.release();
+    if (error instanceof KernelFallback) return FALLBACK;
     if (!(error instanceof NotFast)) throw error;
     json?.sink.truncate(offset);
     return undefined;
@@ -79,6 +107,7 @@ export async function scanFast(
   try {
     rows = parser.end();
   } catch (error) {
+    if (error instanceof KernelFallback) return FALLBACK;
     if (!(error instanceof NotFast)) throw error;
     json?.sink.truncate(offset);
     return undefined;
