@@ -64,7 +64,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const out = path.join(dir, 'rows-kernel.wasm');
       buildRowsKernel(out);
       if (!readFileSync(out).equals(readFileSync(checked))) {
-        console.error('native/rows-kernel.wasm is not what native/rows-kernel.c builds: run node scripts/build-rows-kernel.mjs');
+        console.error(
+          'native/rows-kernel.wasm is not what native/rows-kernel.c builds: run node scripts/build-rows-kernel.mjs',
+        );
         process.exitCode = 1;
       } else console.log('native/rows-kernel.wasm is what native/rows-kernel.c builds');
     } finally {

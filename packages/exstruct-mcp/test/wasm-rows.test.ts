@@ -20,7 +20,22 @@ import { ROOT_SCOPE, type NsScope } from '../src/ooxml/xml-tokenizer.js';
 import { connect, tempDir, type Session, type TempDir } from './extract-helpers.js';
 
 const PACKAGE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SHARED = ['alpha', ' ', '', '12', '日本語', 'a "quoted" \\ line\nbreak', 'x', 'y', 'z', 'é', 'w', 'v', 'u', 'last'];
+const SHARED = [
+  'alpha',
+  ' ',
+  '',
+  '12',
+  '日本語',
+  'a "quoted" \\ line\nbreak',
+  'x',
+  'y',
+  'z',
+  'é',
+  'w',
+  'v',
+  'u',
+  'last',
+];
 // Styles: 0 plain, 1 date, 2 time, 3 bordered, 4 date and bordered.
 const CONFIG = sinkConfig(
   [
@@ -32,11 +47,14 @@ const CONFIG = sinkConfig(
   ] as never,
   SHARED,
 );
-const SCOPE: NsScope = new Map([...ROOT_SCOPE, ['x14ac', 'http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac']]);
+const SCOPE: NsScope = new Map([
+  ...ROOT_SCOPE,
+  ['x14ac', 'http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac'],
+]);
 
 type Outcome =
   | { ok: true; json: Buffer; columns: unknown[]; heights: string }
-  | { ok: false; refusal: 'not-fast' | 'fallback' | string };
+  | { ok: false; refusal: string };
 
 function pieces(text: string, size: number): Buffer[] {
   const bytes = Buffer.from(text, 'utf8');
@@ -67,9 +85,17 @@ function run(engine: 'js' | 'wasm', text: string, size: number, alpha: boolean, 
     return {
       ok: true,
       json: Buffer.concat(sink.views(0, sink.offset)),
-      columns: [s.rowNumbers, s.rowStart, s.cols, s.kinds, s.nums, s.texts, rows.borders, rows.ordered, rows.jsonBytes].map(
-        (c) => (ArrayBuffer.isView(c) ? Array.from(c as Int32Array) : c),
-      ),
+      columns: [
+        s.rowNumbers,
+        s.rowStart,
+        s.cols,
+        s.kinds,
+        s.nums,
+        s.texts,
+        rows.borders,
+        rows.ordered,
+        rows.jsonBytes,
+      ].map((c) => (ArrayBuffer.isView(c) ? Array.from(c as Int32Array) : c)),
       heights: JSON.stringify([...info.rowHeights]),
     };
   } catch (error) {
@@ -109,7 +135,51 @@ const SEEDS = [
   `<row r="8" ht="15"/><row r="9" x14ac:dyDescent="0.3" ht="1e1"></row><row r="10"><c r="A10" xml:space="preserve"><v>1</v></c></row>`,
   `<row r="3"><c r="B3"><v>1</v></c></row><row r="2"><c r="A2" s="3"><v>2</v></c></row>`,
 ];
-const ALPHABET = ['<', '>', '/', '=', '"', "'", '&', ';', ':', ' ', '\n', 'r', 's', 't', 'v', 'f', 'c', 'x', '0', '1', '9', '-', '.', 'A', 'Z', 'e', '#', 'amp;', '<v>', '</v>', '<c>', '</c>', '<f>', '</f>', ' r="B2"', ' s="1"', ' t="s"', ' t="b"', 'xmlns:q="u"', ' q:a="1"', ' x14ac:a="1"', 'é', '\r'];
+const ALPHABET = [
+  '<',
+  '>',
+  '/',
+  '=',
+  '"',
+  "'",
+  '&',
+  ';',
+  ':',
+  ' ',
+  '\n',
+  'r',
+  's',
+  't',
+  'v',
+  'f',
+  'c',
+  'x',
+  '0',
+  '1',
+  '9',
+  '-',
+  '.',
+  'A',
+  'Z',
+  'e',
+  '#',
+  'amp;',
+  '<v>',
+  '</v>',
+  '<c>',
+  '</c>',
+  '<f>',
+  '</f>',
+  ' r="B2"',
+  ' s="1"',
+  ' t="s"',
+  ' t="b"',
+  'xmlns:q="u"',
+  ' q:a="1"',
+  ' x14ac:a="1"',
+  'é',
+  '\r',
+];
 
 /** An edit of a seed: insert, delete or replace at a relative position. */
 const EDIT = fc.record({
@@ -119,7 +189,10 @@ const EDIT = fc.record({
   length: fc.integer({ min: 1, max: 3 }),
 });
 
-function mutate(seed: string, edits: Array<{ at: number; op: string; text: string; length: number }>): string {
+function mutate(
+  seed: string,
+  edits: Array<{ at: number; op: string; text: string; length: number }>,
+): string {
   let text = seed;
   for (const { at: where, op, text: bit, length } of edits) {
     const at = Math.floor(where * text.length);
@@ -166,7 +239,23 @@ describe('the rows kernel against FastRowParser', () => {
       expectAgreement(SEEDS[1]!, 1 << 20, true, date1904);
       const values = new WorkbookValues([], date1904);
       const out = kernel.x.alloc(64);
-      const serials = [0, 1, 59, 60, 61, 366, 1462, 45293, 65535, 65536, 2958465, 0.5, 1 / 3, 0.99999999, 45293.999994];
+      const serials = [
+        0,
+        1,
+        59,
+        60,
+        61,
+        366,
+        1462,
+        45293,
+        65535,
+        65536,
+        2958465,
+        0.5,
+        1 / 3,
+        0.99999999,
+        45293.999994,
+      ];
       let seed = 7;
       const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
       for (let k = 0; k < 20000; k++) serials.push(Math.round(random() * 2958465 * 1e6) / 1e6, random());
@@ -175,7 +264,8 @@ describe('the rows kernel against FastRowParser', () => {
           if (time && serial >= 1) continue;
           const n = kernel.x.date_json(serial, time ? 1 : 0, out);
           const got = Buffer.from(kernel.bytes(out, n)).toString();
-          if (got !== values.dateJson(serial, time)) expect({ serial, time, date1904, got }).toBe(values.dateJson(serial, time));
+          if (got !== values.dateJson(serial, time))
+            expect({ serial, time, date1904, got }).toBe(values.dateJson(serial, time));
         }
       }
     }
@@ -218,7 +308,8 @@ describe('big sheets through the MCP tool', () => {
       rows.push(row);
       length += row.length;
     }
-    if (inlineLast) rows.push(`<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>inline &amp; late</t></is></c></row>`);
+    if (inlineLast)
+      rows.push(`<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>inline &amp; late</t></is></c></row>`);
     return `<sheetData>${rows.join('')}</sheetData>`;
   }
 
@@ -241,7 +332,11 @@ describe('big sheets through the MCP tool', () => {
   }
 
   it('writes byte for byte what the JS parser writes', async () => {
-    await tmp.package('big.xlsx', { sheets: [{ name: 'Big', body: bigSheet() }], sharedStrings: SHARED, styles: STYLES });
+    await tmp.package('big.xlsx', {
+      sheets: [{ name: 'Big', body: bigSheet() }],
+      sharedStrings: SHARED,
+      styles: STYLES,
+    });
     const { sheets, fallbacks } = rowsKernelStats;
     const wasm = await extract('big.xlsx', true);
     expect(rowsKernelStats.sheets).toBe(sheets + 1);
@@ -251,12 +346,22 @@ describe('big sheets through the MCP tool', () => {
     expect(wasm.equals(js)).toBe(true);
     // What the sheet holds is in the output: dates, times, shared strings, booleans.
     const text = wasm.toString();
-    for (const bit of ['"2":"2009-07-07"', '"3":"03:36:00"', '"1":"日本語"', '"5":true', '"4":123456789012345680'])
+    for (const bit of [
+      '"2":"2009-07-07"',
+      '"3":"03:36:00"',
+      '"1":"日本語"',
+      '"5":true',
+      '"4":123456789012345680',
+    ])
       expect(text.includes(bit), bit).toBe(true);
   });
 
   it('hands a sheet with an inline string near its end back to the JS parser, with the same output', async () => {
-    await tmp.package('inline.xlsx', { sheets: [{ name: 'Big', body: bigSheet(true) }], sharedStrings: SHARED, styles: STYLES });
+    await tmp.package('inline.xlsx', {
+      sheets: [{ name: 'Big', body: bigSheet(true) }],
+      sharedStrings: SHARED,
+      styles: STYLES,
+    });
     const { sheets, fallbacks } = rowsKernelStats;
     const wasm = await extract('inline.xlsx', true);
     expect(rowsKernelStats.fallbacks).toBe(fallbacks + 1);
@@ -271,12 +376,15 @@ describe('the kernel build', () => {
   it('copies the checked-in kernel beside the extraction bundle', async () => {
     const dist = path.join(PACKAGE, 'dist', 'extract', 'rows-kernel.wasm');
     const built = await readFile(dist).catch(() => undefined);
-    if (built) expect(built.equals(await readFile(path.join(PACKAGE, 'native', 'rows-kernel.wasm')))).toBe(true);
+    if (built)
+      expect(built.equals(await readFile(path.join(PACKAGE, 'native', 'rows-kernel.wasm')))).toBe(true);
   });
 
   it('checks in what native/rows-kernel.c builds (when clang-14 and wasm-ld are here)', () => {
     // Prints "skipped" and succeeds without the toolchain; fails when the .wasm is not the source's.
-    const out = execFileSync(process.execPath, ['scripts/build-rows-kernel.mjs', '--check'], { cwd: PACKAGE }).toString();
+    const out = execFileSync(process.execPath, ['scripts/build-rows-kernel.mjs', '--check'], {
+      cwd: PACKAGE,
+    }).toString();
     expect(out).toMatch(/is what native\/rows-kernel.c builds|skipped/);
   });
 });

@@ -81,7 +81,16 @@ async function scanOneThread(
       {
         start(scope, prefix) {
           // About 40 bytes of XML per cell in the sheets producers write.
-          const options = { config, values, prefix, scope, info, json, expectedCells: size / 40, lendColumns };
+          const options = {
+            config,
+            values,
+            prefix,
+            scope,
+            info,
+            json,
+            expectedCells: size / 40,
+            lendColumns,
+          };
           parser = (kernel ? WasmRowParser.create(options) : undefined) ?? new FastRowParser(options);
         },
         rows: (bytes) => parser!.write(bytes),

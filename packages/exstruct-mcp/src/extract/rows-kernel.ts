@@ -103,14 +103,13 @@ export class RowsKernel {
     const bytes = (ptr: number, len: number) => new Uint8Array(this.x.memory.buffer, ptr, len);
     const env = {
       // `+text`, as FastRowParser converts a row height or an unusual number.
-      js_parse: (ptr: number, len: number) =>
-        +Buffer.from(this.x.memory.buffer, ptr, len).toString('latin1'),
+      js_parse: (ptr: number, len: number) => +Buffer.from(this.x.memory.buffer, ptr, len).toString('latin1'),
       // String(number), as FastRowParser writes a number whose text is not JSON's; at most 32 bytes.
       js_format: (value: number, ptr: number) => utf8.encodeInto(String(value), bytes(ptr, 32)).written,
       js_drain: (ptr: number, len: number) => this.client?.drain(bytes(ptr, len)),
       js_row_height: (row: number, height: number) => this.client?.rowHeight(row, height),
     };
-    this.x = new wasm.Instance(module, { env }).exports as unknown as KernelExports;
+    this.x = new wasm.Instance(module, { env }).exports as KernelExports;
     if (this.x.init(OUT_CAP) !== 0) throw new RangeError('rows kernel: no memory for its buffers');
   }
 

@@ -5,7 +5,14 @@
 // (valid markup it does not read, no memory, a trap), it throws KernelFallback and the caller reads the
 // sheet again with FastRowParser.
 import { checkRowsNamespace, NotFast, type FastRows, type FastRowsOptions } from './fast-rows.js';
-import { discardRowsKernel, rowsKernel, rowsKernelStats, WasmRuntimeError, type RowsKernel, type WorkbookLayout } from './rows-kernel.js';
+import {
+  discardRowsKernel,
+  rowsKernel,
+  rowsKernelStats,
+  WasmRuntimeError,
+  type RowsKernel,
+  type WorkbookLayout,
+} from './rows-kernel.js';
 import type { SinkConfig } from './cell-sink.js';
 import type { WorkbookValues } from './row-store.js';
 
@@ -18,7 +25,10 @@ const NOT_FAST = -1;
 /** The most the kernel takes in one feed (PIECE_MAX in rows-kernel.c). */
 const PIECE_MAX = 1 << 20;
 
-type Options = Pick<FastRowsOptions, 'config' | 'values' | 'prefix' | 'scope' | 'info' | 'json' | 'expectedCells'>;
+type Options = Pick<
+  FastRowsOptions,
+  'config' | 'values' | 'prefix' | 'scope' | 'info' | 'json' | 'expectedCells'
+>;
 
 export class WasmRowParser {
   private done = false;
@@ -87,7 +97,10 @@ export class WasmRowParser {
         nums: new Float64Array(buffer, x.p_nums(), cells).slice(),
         texts: [],
       },
-      borders: x.border_count() > 0 ? new Int32Array(buffer, x.p_borders(), x.border_count()).slice() : new Int32Array(0),
+      borders:
+        x.border_count() > 0
+          ? new Int32Array(buffer, x.p_borders(), x.border_count()).slice()
+          : new Int32Array(0),
       ordered: x.ordered() === 1,
       jsonBytes: this.options.json ? x.json_bytes() : 0,
     };
@@ -107,7 +120,8 @@ export class WasmRowParser {
     const x = kernel.x;
     const { config, values } = options;
     // The workbook's styles and shared strings stay from one of its sheets to the next.
-    let layout = kernel.workbook?.config === config && kernel.workbook.values === values ? kernel.workbook : undefined;
+    let layout =
+      kernel.workbook?.config === config && kernel.workbook.values === values ? kernel.workbook : undefined;
     if (!layout || x.reuse() !== 0) {
       kernel.workbook = undefined;
       x.reset();
@@ -118,8 +132,12 @@ export class WasmRowParser {
     }
     const prefix = Buffer.from(options.prefix, 'latin1');
     // Prefixes in scope, each as its length and its bytes; `xml` is always declared.
-    const names = [...new Set(['xml', ...options.scope.keys()])].filter((name) => /^[\x21-\x7e]{1,255}$/.test(name));
-    const prefixes = Buffer.concat(names.map((name) => Buffer.concat([Buffer.of(name.length), Buffer.from(name, 'latin1')])));
+    const names = [...new Set(['xml', ...options.scope.keys()])].filter((name) =>
+      /^[\x21-\x7e]{1,255}$/.test(name),
+    );
+    const prefixes = Buffer.concat(
+      names.map((name) => Buffer.concat([Buffer.of(name.length), Buffer.from(name, 'latin1')])),
+    );
     const at = x.alloc(prefix.length + prefixes.length + 2);
     if (at === 0) return false;
     kernel.bytes(at, prefix.length).set(prefix);
@@ -141,7 +159,8 @@ export class WasmRowParser {
       ) !== 0
     )
       return false;
-    if (x.begin(Math.max(0, Math.min(2 ** 30, Math.floor(options.expectedCells ?? 1024)))) !== 0) return false;
+    if (x.begin(Math.max(0, Math.min(2 ** 30, Math.floor(options.expectedCells ?? 1024)))) !== 0)
+      return false;
     kernel.client = {
       drain: (bytes) => options.json?.sink.write(bytes),
       rowHeight: (row, height) => options.info.rowHeights.set(row, height),
@@ -182,11 +201,15 @@ export class WasmRowParser {
 }
 
 /** Copies the styles' date kinds and borders and the shared strings' JSON into the kernel's memory. */
-function layOutWorkbook(kernel: RowsKernel, config: SinkConfig, values: WorkbookValues): WorkbookLayout | undefined {
+function layOutWorkbook(
+  kernel: RowsKernel,
+  config: SinkConfig,
+  values: WorkbookValues,
+): WorkbookLayout | undefined {
   const x = kernel.x;
   const styles = config.dateKind.length;
   const count = config.sharedCount;
-  const jsons: Uint8Array[] = new Array(count);
+  const jsons = new Array<Uint8Array>(count);
   let total = 0;
   for (let i = 0; i < count; i++) total += (jsons[i] = values.sharedJsonBytes(i)).length;
   // 16 and 64 bytes of slack: the kernel copies short values 16 bytes at a time.
