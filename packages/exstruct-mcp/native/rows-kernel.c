@@ -56,6 +56,8 @@ IMPORT(js_row_height) void js_row_height(i32 row, double h);
 // ---------------------------------------------------------------- memory
 extern u8 __heap_base;
 static u8 *heap_start, *heap_top;
+/** The most memory may grow to (bytes; 0: the module's maximum). */
+static usize heap_max;
 static u8 *heap_alloc(usize n) {
   if (!heap_start) heap_start = heap_top = (u8 *)(((usize)&__heap_base + 63) & ~(usize)63);
   usize at = ((usize)heap_top + 63) & ~(usize)63;
@@ -63,6 +65,7 @@ static u8 *heap_alloc(usize n) {
   if (need < at) return 0;
   usize have = __builtin_wasm_memory_size(0) * 65536ul;
   if (need > have) {
+    if (heap_max && need > heap_max) return 0;
     usize pages = (need - have + 65535) / 65536;
     if (__builtin_wasm_memory_grow(0, pages) == (usize)-1) return 0;
   }
@@ -149,6 +152,9 @@ static const u8 *fail(i32 code, const u8 *at) {
 
 // ---------------------------------------------------------------- setup (called from JS)
 EXPORT(alloc) u8 *alloc(i32 n) { return n < 0 ? 0 : heap_alloc((usize)n); }
+
+/** Caps the memory below the module's maximum (bytes; 0: no cap): a sheet needing more gets NO_MEMORY. */
+EXPORT(set_max_bytes) void set_max_bytes(u32 bytes) { heap_max = bytes; }
 
 /** Once per instance: the input and output buffers. 0, or NO_MEMORY. */
 EXPORT(init) i32 init(i32 outCap) {

@@ -7,6 +7,7 @@ import { ByteSink } from './byte-sink.js';
 import { extractSheet, type ExtractedSheet } from './extract-sheet.js';
 import { Extraction, JsonDocument } from './extraction.js';
 import { releaseRows } from './row-store.js';
+import { releaseRowsKernel } from './rows-kernel.js';
 import { modeFeatures, type ExtractionMode } from './modes.js';
 import type { BatchOptions } from './batch-scan.js';
 import { markSpareCores } from './spare-cores.js';
@@ -107,5 +108,6 @@ export async function extractWorkbook(file: string, options: ExtractOptions = {}
     });
   } finally {
     reader.close();
+    releaseRowsKernel();
   }
 }

@@ -1,5 +1,6 @@
-// The WebAssembly row kernel (native/rows-kernel.c): loaded, compiled and instantiated once per thread,
-// on the first sheet that asks for it (small sheets never do: its memory stays unmade), then reused.
+// The WebAssembly row kernel (native/rows-kernel.c): compiled once per thread, on the first sheet that asks
+// for it (small sheets never do: its memory stays unmade); an instance serves the big sheets of one
+// extraction and is dropped when the extraction ends, as WebAssembly memory never shrinks.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SinkConfig } from './cell-sink.js';
@@ -33,6 +34,7 @@ export const WasmRuntimeError = wasm.RuntimeError;
 export interface KernelExports {
   memory: { readonly buffer: ArrayBuffer };
   alloc(n: number): number;
+  set_max_bytes(bytes: number): void;
   init(outCap: number): number;
   reset(): void;
   keep(): void;
@@ -110,6 +112,7 @@ export class RowsKernel {
       js_row_height: (row: number, height: number) => this.client?.rowHeight(row, height),
     };
     this.x = new wasm.Instance(module, { env }).exports as KernelExports;
+    this.x.set_max_bytes(maxBytes);
     if (this.x.init(OUT_CAP) !== 0) throw new RangeError('rows kernel: no memory for its buffers');
   }
 
@@ -129,6 +132,8 @@ export const rowsKernelStats = {
 
 let module: WasmModule | null | undefined;
 let instance: RowsKernel | undefined;
+/** The memory cap of instances made from now on (0: the module's own, 1 GiB). */
+let maxBytes = 0;
 
 /** This thread's kernel, made on first use; undefined when there is none (no file, no memory). */
 export function rowsKernel(): RowsKernel | undefined {
@@ -142,6 +147,20 @@ export function rowsKernel(): RowsKernel | undefined {
     return undefined; // no memory for an instance now: the JS parser reads the sheet
   }
   return instance;
+}
+
+/**
+ * Drops this thread's instance once an extraction is over: its memory (~30 MB after a million cells) goes
+ * with it instead of staying with an idle server. A sheet still being read keeps its own.
+ */
+export function releaseRowsKernel(): void {
+  instance = undefined;
+}
+
+/** Caps the memory of the instances made from now on (tests of a kernel that runs out of memory). */
+export function setRowsKernelMaxBytes(bytes: number): void {
+  maxBytes = bytes;
+  instance = undefined;
 }
 
 /** Drops the instance (after a trap its state is unknown); the next sheet makes a new one. */
