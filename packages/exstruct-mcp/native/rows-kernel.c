@@ -119,6 +119,10 @@ static struct {
   u8 *kinds;
   double *nums;
   i32 rowCap, rowCount, cellCap, cellCount, borderCap, borderCount;
+  // texts (t="str" values): their UTF-8 bytes one after the other, and textCount + 1 offsets
+  u8 *texts;
+  i32 *textOff;
+  i32 textCap, textLen, textOffCap, textCount;
   // attribute names of the tag being read (duplicate check)
   const u8 *otherStart[MAX_OTHER];
   i32 otherLen[MAX_OTHER];
@@ -255,6 +259,9 @@ EXPORT(begin) i32 begin(i32 expectedCells) {
   P.lastRow = -1;
   P.ordered = 1;
   P.rowCount = P.cellCount = P.borderCount = 0;
+  P.texts = 0;
+  P.textOff = 0;
+  P.textCap = P.textLen = P.textOffCap = P.textCount = 0;
   P.err = 0;
   P.errPos = 0;
   P.knownPrefixLen = 0;
@@ -564,6 +571,109 @@ static int addBorder(i32 row, i32 col) {
   return 1;
 }
 
+// ---------------------------------------------------------------- texts
+/** The length of the well-formed UTF-8 sequence at `p` (as TextDecoder reads it without replacing), or 0. */
+static i32 utf8Length(const u8 *p, const u8 *e) {
+  u8 c = p[0];
+  i32 n;
+  u8 lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f; // no surrogates
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f; // at most U+10FFFF
+  } else return 0;
+  if (e - p < n || p[1] < lo || p[1] > hi) return 0;
+  for (i32 k = 2; k < n; k++)
+    if (p[k] < 0x80 || p[k] > 0xbf) return 0;
+  return n;
+}
+
+/** Keeps a text's bytes for JS (which makes the segment's strings from them); its index, or -1. */
+static i32 keepText(const u8 *s, i32 n) {
+  if (P.textCount + 2 > P.textOffCap) {
+    i32 cap = P.textOffCap ? P.textOffCap * 2 : 1024;
+    i32 *off = (i32 *)heap_alloc((usize)cap * 4);
+    if (!off) return -1;
+    if (P.textCount) COPY(off, P.textOff, (usize)(P.textCount + 1) * 4);
+    else off[0] = 0;
+    P.textOff = off;
+    P.textOffCap = cap;
+  }
+  if (P.textLen + n > P.textCap) {
+    i64 cap = P.textCap ? P.textCap : 64 * 1024;
+    while (cap < (i64)P.textLen + n) cap *= 2;
+    if (cap > (1 << 30)) return -1;
+    u8 *texts = heap_alloc((usize)cap);
+    if (!texts) return -1;
+    if (P.textLen) COPY(texts, P.texts, (usize)P.textLen);
+    P.texts = texts;
+    P.textCap = (i32)cap;
+  }
+  if (n) COPY(P.texts + P.textLen, s, (usize)n);
+  P.textLen += n;
+  P.textOff[++P.textCount] = P.textLen;
+  return P.textCount - 1;
+}
+
+static const u8 HEX[16] = "0123456789abcdef";
+
+/**
+ * A formula's text result (`t="str"`) as FastRowParser stores it (a text, even an empty one) and
+ * JSON.stringify writes it. Only well-formed UTF-8 without references or carriage returns is read here;
+ * those are decoded in JS (UNSUPPORTED: the sheet goes back to FastRowParser).
+ */
+static int textValue(const u8 *s, const u8 *e, i32 row, i32 col) {
+  i64 escaped = 0;
+  for (const u8 *p = s; p < e;) {
+    u8 c = *p;
+    if (c >= 0x80) {
+      i32 n = utf8Length(p, e);
+      if (!n) return fail(UNSUPPORTED, p), 0;
+      p += n;
+      continue;
+    }
+    if (c == '&' || c == '\r') return fail(UNSUPPORTED, p), 0;
+    if (c == '"' || c == '\\' || c == '\b' || c == '\t' || c == '\n' || c == '\f') escaped += 1;
+    else if (c < 0x20) escaped += 5;
+    p++;
+  }
+  i64 n = e - s;
+  if (n + escaped > (1 << 28)) return fail(UNSUPPORTED, s), 0;
+  i32 index = keepText(s, (i32)n);
+  if (index < 0) return fail(NO_MEMORY, s), 0;
+  if (!add(row, col, K_TEXT, (double)index)) return 0;
+  u8 *at = cellJson(row, col, (i32)(n + escaped + 2));
+  if (!at) return 0;
+  *at++ = '"';
+  for (const u8 *p = s; p < e; p++) {
+    u8 c = *p;
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      *at++ = c;
+      continue;
+    }
+    *at++ = '\\';
+    if (c == '"' || c == '\\') *at++ = c;
+    else if (c == '\b') *at++ = 'b';
+    else if (c == '\t') *at++ = 't';
+    else if (c == '\n') *at++ = 'n';
+    else if (c == '\f') *at++ = 'f';
+    else {
+      COPY(at, "u00", 3);
+      at[3] = HEX[c >> 4];
+      at[4] = HEX[c & 15];
+      at += 5;
+    }
+  }
+  *at++ = '"';
+  P.outPos = (i32)(at - P.out);
+  return 1;
+}
+
 // ---------------------------------------------------------------- dates (serialToIso + JSON.stringify)
 static u8 *two(u8 *at, i32 v) {
   at[0] = (u8)('0' + v / 10);
@@ -812,6 +922,7 @@ static const u8 *startTagRest(const u8 *i, const u8 *end, int *closed) {
 #define T_N 2
 #define T_B 3
 #define T_OTHER 5
+#define T_STR 6
 
 static const u8 *cell(const u8 *i, const u8 *end) {
   i64 col = -1, style = 0;
@@ -862,7 +973,8 @@ static const u8 *cell(const u8 *i, const u8 *end) {
       else if (n == 1 && *vs == 'b') type = T_B;
       else {
         if (!isAscii(vs, ve)) NF(vs);
-        type = T_OTHER; // str, e, d, inlineStr, ...: values not read by the prototype (below)
+        // e, d, inlineStr, ...: values not read here (below)
+        type = n == 3 && vs[0] == 's' && vs[1] == 't' && vs[2] == 'r' ? T_STR : T_OTHER;
       }
     } else if (!otherAttribute(nameStart, eq)) return 0;
   }
@@ -954,6 +1066,7 @@ static const u8 *cell(const u8 *i, const u8 *end) {
     jsonBytes(row, (i32)column, yes ? TRUE16 : FALSE16, yes ? 4 : 5);
     return i;
   }
+  if (type == T_STR) return textValue(vStart, vEnd, row, (i32)column) ? i : 0;
   UNSUP(vStart);
 }
 
@@ -1107,6 +1220,9 @@ EXPORT(p_cols) i32 *p_cols(void) { return P.cols; }
 EXPORT(p_kinds) u8 *p_kinds(void) { return P.kinds; }
 EXPORT(p_nums) double *p_nums(void) { return P.nums; }
 EXPORT(p_borders) i32 *p_borders(void) { return P.borders; }
+EXPORT(text_count) i32 text_count(void) { return P.textCount; }
+EXPORT(p_text_off) i32 *p_text_off(void) { return P.textOff; }
+EXPORT(p_texts) u8 *p_texts(void) { return P.texts; }
 /** A date's JSON (tests: against WorkbookValues.dateJson), in the date system of the last configure. */
 EXPORT(date_json) i32 date_json(double serial, i32 time, u8 *out) {
   return dateJson(serial, time, out);

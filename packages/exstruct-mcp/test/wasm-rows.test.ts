@@ -55,14 +55,20 @@ const SCOPE: NsScope = new Map([
 type Outcome =
   { ok: true; json: Buffer; columns: unknown[]; heights: string } | { ok: false; refusal: string };
 
-function pieces(text: string, size: number): Buffer[] {
-  const bytes = Buffer.from(text, 'utf8');
+function pieces(text: string | Buffer, size: number): Buffer[] {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const out: Buffer[] = [];
   for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, at + size));
   return out;
 }
 
-function run(engine: 'js' | 'wasm', text: string, size: number, alpha: boolean, date1904: boolean): Outcome {
+function run(
+  engine: 'js' | 'wasm',
+  text: string | Buffer,
+  size: number,
+  alpha: boolean,
+  date1904: boolean,
+): Outcome {
   const sink = new ByteSink();
   const info = { rowHeights: new Map<number, number>() };
   const options = {
@@ -108,13 +114,14 @@ function run(engine: 'js' | 'wasm', text: string, size: number, alpha: boolean, 
 const tally = { read: 0, notFast: 0, fallback: 0 };
 
 /** The kernel agrees with FastRowParser, or hands the sheet back to it. */
-function expectAgreement(text: string, size: number, alpha = true, date1904 = false): Outcome {
+function expectAgreement(text: string | Buffer, size: number, alpha = true, date1904 = false): Outcome {
+  const label = typeof text === 'string' ? text : text.toString('latin1');
   const js = run('js', text, size, alpha, date1904);
   const wasm = run('wasm', text, size, alpha, date1904);
   tally[wasm.ok ? 'read' : wasm.refusal === 'not-fast' ? 'notFast' : 'fallback']++;
-  if (wasm.ok) expect(wasm, text).toEqual(js);
-  else if (wasm.refusal === 'not-fast') expect(js, text).toEqual({ ok: false, refusal: 'not-fast' });
-  else expect(wasm.refusal, text).toBe('fallback');
+  if (wasm.ok) expect(wasm, label).toEqual(js);
+  else if (wasm.refusal === 'not-fast') expect(js, label).toEqual({ ok: false, refusal: 'not-fast' });
+  else expect(wasm.refusal, label).toBe('fallback');
   return wasm;
 }
 
@@ -133,6 +140,16 @@ const SEEDS = [
   `<row r="7"><c r="A7"><v> 12 </v></c><c r="B7"><v>+5</v></c><c r="C7"><v>.5</v></c><c r="D7"><v>1e400</v></c><c r="E7"><v>Infinity</v></c></row>`,
   `<row r="8" ht="15"/><row r="9" x14ac:dyDescent="0.3" ht="1e1"></row><row r="10"><c r="A10" xml:space="preserve"><v>1</v></c></row>`,
   `<row r="3"><c r="B3"><v>1</v></c></row><row r="2"><c r="A2" s="3"><v>2</v></c></row>`,
+  // Formulas' text results: JSON escapes, Japanese, emoji, empty values, a cell without one.
+  `<row r="11"><c r="A11" t="str"><f>B1</f><v>済み</v></c><c r="B11" t="str"><v>say "hi" \\ back</v></c>` +
+    `<c r="C11" t="str"><v>tab\there\nline</v></c><c r="D11" t="str"><v/></c><c r="E11" t="str"><v></v></c>` +
+    `<c r="F11" t="str"><v>\u0001ctl\u001f\u007f</v></c><c r="G11" t="str"></c><c r="H11" t="str"><v>😀 é\u2028</v></c></row>`,
+];
+/** Formula text results the kernel leaves to FastRowParser: references and carriage returns decoded. */
+const TEXTS_HANDED_BACK = [
+  `<row r="12"><c r="A12" t="str"><v>a &amp; b</v></c></row>`,
+  `<row r="13"><c r="A13" t="str"><v>&#26085;</v></c></row>`,
+  `<row r="14"><c r="A14" t="str"><v>line\r\nend</v></c></row>`,
 ];
 const ALPHABET = [
   '<',
@@ -176,6 +193,9 @@ const ALPHABET = [
   'xmlns:q="u"',
   ' q:a="1"',
   ' x14ac:a="1"',
+  ' t="str"',
+  '\\',
+  '\t',
   'é',
   '\r',
 ];
@@ -210,17 +230,32 @@ describe('the rows kernel against FastRowParser', () => {
     expect(SEEDS.map((seed) => expectAgreement(seed, 64, false, true).ok)).toContain(true);
   });
 
+  it('reads formula text results as FastRowParser stores them, and hands back those it must decode', () => {
+    const read = SEEDS.at(-1)!;
+    for (const size of [1, 7, 64, 1 << 20]) expect(expectAgreement(read, size).ok).toBe(true);
+    for (const seed of TEXTS_HANDED_BACK)
+      expect(expectAgreement(seed, 1 << 20)).toMatchObject({ refusal: 'fallback' });
+    // Bytes that are not UTF-8 (TextDecoder would put U+FFFD in their place): handed back.
+    const bad = Buffer.concat([
+      Buffer.from('<row r="1"><c r="A1" t="str"><v>x'),
+      Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80]),
+      Buffer.from('</v></c></row>'),
+    ]);
+    expect(expectAgreement(bad, 1 << 20)).toMatchObject({ refusal: 'fallback' });
+    expect(run('js', bad, 1 << 20, true, false).ok).toBe(true);
+  });
+
   it('agrees on mutated rows: same output, same refusals, or the sheet handed back', () => {
     tally.read = tally.notFast = tally.fallback = 0;
     fc.assert(
       fc.property(
-        fc.noBias(fc.nat(SEEDS.length - 1)),
+        fc.noBias(fc.nat(SEEDS.length + TEXTS_HANDED_BACK.length - 1)),
         fc.noBias(fc.array(EDIT, { minLength: 1, maxLength: 3 })),
         fc.oneof(fc.integer({ min: 1, max: 64 }), fc.constant(1 << 20)),
         fc.boolean(),
         fc.boolean(),
         (seed, edits, size, alpha, date1904) => {
-          expectAgreement(mutate(SEEDS[seed]!, edits), size, alpha, date1904);
+          expectAgreement(mutate([...SEEDS, ...TEXTS_HANDED_BACK][seed]!, edits), size, alpha, date1904);
         },
       ),
       { numRuns: 8000 },

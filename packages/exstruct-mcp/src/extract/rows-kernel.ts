@@ -69,6 +69,9 @@ export interface KernelExports {
   p_kinds(): number;
   p_nums(): number;
   p_borders(): number;
+  text_count(): number;
+  p_text_off(): number;
+  p_texts(): number;
   date_json(serial: number, time: number, out: number): number;
 }
 

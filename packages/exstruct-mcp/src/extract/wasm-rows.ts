@@ -95,7 +95,7 @@ export class WasmRowParser {
         cols: new Int32Array(buffer, x.p_cols(), cells).slice(),
         kinds: new Uint8Array(buffer, x.p_kinds(), cells).slice(),
         nums: new Float64Array(buffer, x.p_nums(), cells).slice(),
-        texts: [],
+        texts: this.texts(),
       },
       borders:
         x.border_count() > 0
@@ -104,6 +104,18 @@ export class WasmRowParser {
       ordered: x.ordered() === 1,
       jsonBytes: this.options.json ? x.json_bytes() : 0,
     };
+  }
+
+  /** The sheet's texts (`t="str"` values), which the kernel kept as UTF-8 it checked. */
+  private texts(): string[] {
+    const x = this.kernel.x;
+    const count = x.text_count();
+    if (count === 0) return [];
+    const offsets = new Int32Array(x.memory.buffer, x.p_text_off(), count + 1);
+    const bytes = Buffer.from(x.memory.buffer, x.p_texts(), offsets[count]);
+    const texts = new Array<string>(count);
+    for (let k = 0; k < count; k++) texts[k] = bytes.toString('utf8', offsets[k], offsets[k + 1]);
+    return texts;
   }
 
   /** Frees the kernel for the next sheet (also when the stream stopped: a cancelled call, an error). */
