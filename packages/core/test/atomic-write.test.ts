@@ -1,21 +1,14 @@
-import { chmod, chown, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, chown, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolServer, defineTool, PathPolicy, withAtomicFile, writeFileAtomic } from '../src/index.js';
 import { connectInMemory } from '../src/testing/index.js';
+import { tempDirsRemovedAfterEach } from './temp-dirs.js';
 
-const dirs: string[] = [];
-const tempDir = async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'atomic-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const newTempDir = tempDirsRemovedAfterEach();
+const tempDir = () => newTempDir('atomic-');
 const modeOf = async (file: string) => (await stat(file)).mode & 0o7777;
 
 // POSIX permission bits: Windows keeps ACLs instead and reports only a read-only flag, so not there.

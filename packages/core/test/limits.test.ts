@@ -1,7 +1,6 @@
-import { mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile, writeFile, chmod } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   clampInteger,
@@ -12,16 +11,9 @@ import {
   withAtomicFile,
   writeFileAtomic,
 } from '../src/index.js';
+import { tempDirsRemovedAfterEach } from './temp-dirs.js';
 
-const dirs: string[] = [];
-const tempDir = async (prefix: string) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfterEach();
 
 describe('cursors', () => {
   const schema = z.object({ file: z.string(), offset: z.number().int() });

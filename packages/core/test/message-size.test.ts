@@ -1,11 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RequestIdScanner } from '../src/bootstrap/request-id-scanner.js';
 import { createToolServer, defineTool, runStdioServer } from '../src/index.js';
+import { tempDirsRemovedAfterEach } from './temp-dirs.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -26,10 +24,7 @@ const echoSize = defineTool({
   },
 });
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfterEach();
 
 /** A server on in-process pipes, with the real size limits of the stdio transport. */
 async function serve() {
@@ -41,8 +36,7 @@ async function serve() {
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exits: number[] = [];
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'message-size-'));
-  dirs.push(dir);
+  const dir = await tempDir('message-size-');
   await runStdioServer(
     {
       name: 'sizes',

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createToolServer, runStdioServer } from '../src/index.js';
+import { tempDirsRemovedAfterEach } from './temp-dirs.js';
 
 // Shutdown, broken pipes and malformed input, against a real child process built from dist.
 const distIndex = fileURLToPath(new URL('../dist/index.js', import.meta.url));
@@ -40,15 +40,7 @@ beforeAll(async () => {
 });
 
 // A server a test stops without waiting for its exit may still be writing there: retry the removal.
-const dirs: string[] = [];
-const tempDir = async (prefix: string) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
-});
+const tempDir = tempDirsRemovedAfterEach({ retries: 5 });
 
 const initialize = {
   jsonrpc: '2.0',

@@ -1,5 +1,4 @@
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -16,14 +15,14 @@ import {
   toolListCosts,
   type TestClient,
 } from '../src/testing/index.js';
+import { tempDirsRemovedAfterEach } from './temp-dirs.js';
 
 let session: TestClient | undefined;
-const dirs: string[] = [];
 afterEach(async () => {
   await session?.close();
   session = undefined;
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
+const tempDir = tempDirsRemovedAfterEach();
 
 // Busy work in slices: yields between slices (a responsive tool), or not at all (a blocking one).
 const spin = defineTool({
@@ -46,8 +45,7 @@ const spin = defineTool({
 });
 
 async function start(structuredOutput = false) {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'core-helpers-')));
-  dirs.push(dir);
+  const dir = await realpath(await tempDir('core-helpers-'));
   await writeFile(path.join(dir, 'a.txt'), 'x');
   const paths = await PathPolicy.create({ roots: [dir] });
   session = await connectInMemory(

@@ -89,6 +89,14 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** styles.xml cells: 0 plain, 1 a date (numFmt 14), 2 a thin border on every side, 3 a time (`h:mm`). */
+export const DATE_TIME_BORDER_STYLES =
+  '<numFmts count="1"><numFmt numFmtId="164" formatCode="h:mm"/></numFmts>' +
+  '<fonts count="1"><font/></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
+  '<borders count="2"><border/><border><left style="thin"/><right style="thin"/><top style="thin"/><bottom style="thin"/></border></borders>' +
+  '<cellXfs count="4"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/><xf numFmtId="14" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/>' +
+  '<xf numFmtId="0" fontId="0" fillId="0" borderId="1" applyBorder="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/></cellXfs>';
+
 /** Builds the parts of a minimal SpreadsheetML package around the given sheets. */
 export function packageParts(spec: PackageSpec): Record<string, string> {
   const parts: Record<string, string> = {

@@ -4,7 +4,14 @@
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FIXTURES, packageParts, tempDir, zipBytes, type TempDir } from './extract-helpers.js';
+import {
+  DATE_TIME_BORDER_STYLES as STYLES,
+  FIXTURES,
+  packageParts,
+  tempDir,
+  zipBytes,
+  type TempDir,
+} from './extract-helpers.js';
 
 interface Engine {
   extractWorkbook(
@@ -29,12 +36,6 @@ let engine: Engine;
 let ByteSink: new () => Sink;
 let tmp: TempDir;
 
-const STYLES =
-  '<numFmts count="1"><numFmt numFmtId="164" formatCode="h:mm"/></numFmts>' +
-  '<fonts count="1"><font/></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
-  '<borders count="2"><border/><border><left style="thin"/><right style="thin"/><top style="thin"/><bottom style="thin"/></border></borders>' +
-  '<cellXfs count="4"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/><xf numFmtId="14" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/>' +
-  '<xf numFmtId="0" fontId="0" fillId="0" borderId="1" applyBorder="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/></cellXfs>';
 const SHARED = ['north', 'süd ✓', ' ', '12', 'a "quoted" \\ text'];
 
 /** Row `r` of many kinds of cells (about 400 bytes). */

@@ -17,7 +17,13 @@ import { WorkbookValues } from '../src/extract/row-store.js';
 import { rowsKernel, rowsKernelStats, setRowsKernelMaxBytes } from '../src/extract/rows-kernel.js';
 import { KernelFallback, WasmRowParser } from '../src/extract/wasm-rows.js';
 import { ROOT_SCOPE, type NsScope } from '../src/ooxml/xml-tokenizer.js';
-import { connect, tempDir, type Session, type TempDir } from './extract-helpers.js';
+import {
+  connect,
+  DATE_TIME_BORDER_STYLES as STYLES,
+  tempDir,
+  type Session,
+  type TempDir,
+} from './extract-helpers.js';
 
 const PACKAGE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = [
@@ -317,13 +323,6 @@ describe('big sheets through the MCP tool', () => {
     await session.close();
     await tmp.remove();
   });
-
-  const STYLES =
-    '<numFmts count="1"><numFmt numFmtId="164" formatCode="h:mm"/></numFmts>' +
-    '<fonts count="1"><font/></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
-    '<borders count="2"><border/><border><left style="thin"/><right style="thin"/><top style="thin"/><bottom style="thin"/></border></borders>' +
-    '<cellXfs count="4"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/><xf numFmtId="14" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/>' +
-    '<xf numFmtId="0" fontId="0" fillId="0" borderId="1" applyBorder="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" applyNumberFormat="1"/></cellXfs>';
 
   /** A sheet of more than 8 MiB of XML: numbers, shared strings, dates, times, formulas, borders. */
   function bigSheet(inlineLast = false): string {
