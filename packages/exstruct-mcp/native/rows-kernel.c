@@ -593,8 +593,22 @@ static i32 utf8Length(const u8 *p, const u8 *e) {
   return n;
 }
 
-/** Keeps a text's bytes for JS (which makes the segment's strings from them); its index, or -1. */
-static i32 keepText(const u8 *s, i32 n) {
+/** Room for `n` more bytes of text (the texts of the sheet's cells, one after the other); 0 when none. */
+static int textRoom(i64 n) {
+  if (P.textLen + n <= P.textCap) return 1;
+  i64 cap = P.textCap ? P.textCap : 64 * 1024;
+  while (cap < P.textLen + n) cap *= 2;
+  if (cap > (1 << 30)) return 0;
+  u8 *texts = heap_alloc((usize)cap);
+  if (!texts) return 0;
+  if (P.textLen) COPY(texts, P.texts, (usize)P.textLen);
+  P.texts = texts;
+  P.textCap = (i32)cap;
+  return 1;
+}
+
+/** Ends the text written since the last one: its index (JS makes the segment's string of it), or -1. */
+static i32 endText(void) {
   if (P.textCount + 2 > P.textOffCap) {
     i32 cap = P.textOffCap ? P.textOffCap * 2 : 1024;
     i32 *off = (i32 *)heap_alloc((usize)cap * 4);
@@ -604,54 +618,110 @@ static i32 keepText(const u8 *s, i32 n) {
     P.textOff = off;
     P.textOffCap = cap;
   }
-  if (P.textLen + n > P.textCap) {
-    i64 cap = P.textCap ? P.textCap : 64 * 1024;
-    while (cap < (i64)P.textLen + n) cap *= 2;
-    if (cap > (1 << 30)) return -1;
-    u8 *texts = heap_alloc((usize)cap);
-    if (!texts) return -1;
-    if (P.textLen) COPY(texts, P.texts, (usize)P.textLen);
-    P.texts = texts;
-    P.textCap = (i32)cap;
-  }
-  if (n) COPY(P.texts + P.textLen, s, (usize)n);
-  P.textLen += n;
   P.textOff[++P.textCount] = P.textLen;
   return P.textCount - 1;
 }
 
-static const u8 HEX[16] = "0123456789abcdef";
+static void putUtf8(u32 code) {
+  u8 *at = P.texts + P.textLen;
+  if (code < 0x80) at[0] = (u8)code, P.textLen += 1;
+  else if (code < 0x800) {
+    at[0] = (u8)(0xc0 | code >> 6);
+    at[1] = (u8)(0x80 | (code & 63));
+    P.textLen += 2;
+  } else if (code < 0x10000) {
+    at[0] = (u8)(0xe0 | code >> 12);
+    at[1] = (u8)(0x80 | (code >> 6 & 63));
+    at[2] = (u8)(0x80 | (code & 63));
+    P.textLen += 3;
+  } else {
+    at[0] = (u8)(0xf0 | code >> 18);
+    at[1] = (u8)(0x80 | (code >> 12 & 63));
+    at[2] = (u8)(0x80 | (code >> 6 & 63));
+    at[3] = (u8)(0x80 | (code & 63));
+    P.textLen += 4;
+  }
+}
 
 /**
- * A formula's text result (`t="str"`) as FastRowParser stores it (a text, even an empty one) and
- * JSON.stringify writes it. Only well-formed UTF-8 without references or carriage returns is read here;
- * those are decoded in JS (UNSUPPORTED: the sheet goes back to FastRowParser).
+ * Character data `[s, e)` appended to the current text as FastRowParser's textOf gives it: UTF-8, the five
+ * predefined entities and character references resolved. Bytes that are not UTF-8 (TextDecoder would
+ * replace them), a carriage return (line ends are normalised first), a reference decodeEntities would
+ * refuse or one to a surrogate (a lone UTF-16 half in JS): UNSUPPORTED, the sheet goes back to JS.
  */
-static int textValue(const u8 *s, const u8 *e, i32 row, i32 col) {
-  i64 escaped = 0;
+static int decodeText(const u8 *s, const u8 *e) {
+  // Decoded text is never longer than its source.
+  if (!textRoom(e - s)) return fail(NO_MEMORY, s), 0;
   for (const u8 *p = s; p < e;) {
     u8 c = *p;
     if (c >= 0x80) {
       i32 n = utf8Length(p, e);
       if (!n) return fail(UNSUPPORTED, p), 0;
+      COPY(P.texts + P.textLen, p, (usize)n);
+      P.textLen += n;
       p += n;
       continue;
     }
-    if (c == '&' || c == '\r') return fail(UNSUPPORTED, p), 0;
-    if (c == '"' || c == '\\' || c == '\b' || c == '\t' || c == '\n' || c == '\f') escaped += 1;
-    else if (c < 0x20) escaped += 5;
-    p++;
+    if (c == '\r') return fail(UNSUPPORTED, p), 0;
+    if (c != '&') {
+      P.texts[P.textLen++] = c;
+      p++;
+      continue;
+    }
+    const u8 *semi = p + 1;
+    while (semi < e && semi - p <= 12 && *semi != ';') semi++;
+    if (semi >= e || semi - p > 12) return fail(UNSUPPORTED, p), 0;
+    const u8 *n = p + 1;
+    i64 len = semi - n;
+    u32 code = 0;
+    if (len >= 2 && n[0] == '#') {
+      int hex = n[1] == 'x';
+      const u8 *d = n + (hex ? 2 : 1);
+      if (d >= semi) return fail(UNSUPPORTED, p), 0;
+      u64 v = 0;
+      for (; d < semi; d++) {
+        u8 x = *d;
+        u32 digit;
+        if (x >= '0' && x <= '9') digit = x - '0';
+        else if (hex && x >= 'a' && x <= 'f') digit = x - 'a' + 10;
+        else if (hex && x >= 'A' && x <= 'F') digit = x - 'A' + 10;
+        else return fail(UNSUPPORTED, p), 0;
+        v = v * (hex ? 16 : 10) + digit;
+      }
+      if (v == 0 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return fail(UNSUPPORTED, p), 0;
+      code = (u32)v;
+    } else if (len == 3 && n[0] == 'a' && n[1] == 'm' && n[2] == 'p') code = '&';
+    else if (len == 2 && n[0] == 'l' && n[1] == 't') code = '<';
+    else if (len == 2 && n[0] == 'g' && n[1] == 't') code = '>';
+    else if (len == 4 && n[0] == 'q' && n[1] == 'u' && n[2] == 'o' && n[3] == 't') code = '"';
+    else if (len == 4 && n[0] == 'a' && n[1] == 'p' && n[2] == 'o' && n[3] == 's') code = '\'';
+    else return fail(UNSUPPORTED, p), 0;
+    putUtf8(code);
+    p = semi + 1;
   }
-  i64 n = e - s;
-  if (n + escaped > (1 << 28)) return fail(UNSUPPORTED, s), 0;
-  i32 index = keepText(s, (i32)n);
-  if (index < 0) return fail(NO_MEMORY, s), 0;
+  return 1;
+}
+
+static const u8 HEX[16] = "0123456789abcdef";
+
+/** A cell holding the text from `start` on (ended here) in the columns, and as JSON.stringify writes it. */
+static int textCell(i32 start, i32 row, i32 col) {
+  i64 escaped = 0;
+  for (i32 k = start; k < P.textLen; k++) {
+    u8 c = P.texts[k];
+    if (c == '"' || c == '\\' || c == '\b' || c == '\t' || c == '\n' || c == '\f' || c == '\r') escaped += 1;
+    else if (c < 0x20) escaped += 5;
+  }
+  i64 n = P.textLen - start;
+  if (n + escaped > (1 << 28)) return fail(UNSUPPORTED, P.in), 0;
+  i32 index = endText();
+  if (index < 0) return fail(NO_MEMORY, P.in), 0;
   if (!add(row, col, K_TEXT, (double)index)) return 0;
   u8 *at = cellJson(row, col, (i32)(n + escaped + 2));
   if (!at) return 0;
   *at++ = '"';
-  for (const u8 *p = s; p < e; p++) {
-    u8 c = *p;
+  for (i32 k = start; k < start + n; k++) {
+    u8 c = P.texts[k];
     if (c >= 0x20 && c != '"' && c != '\\') {
       *at++ = c;
       continue;
@@ -662,6 +732,7 @@ static int textValue(const u8 *s, const u8 *e, i32 row, i32 col) {
     else if (c == '\t') *at++ = 't';
     else if (c == '\n') *at++ = 'n';
     else if (c == '\f') *at++ = 'f';
+    else if (c == '\r') *at++ = 'r';
     else {
       COPY(at, "u00", 3);
       at[3] = HEX[c >> 4];
@@ -672,6 +743,12 @@ static int textValue(const u8 *s, const u8 *e, i32 row, i32 col) {
   *at++ = '"';
   P.outPos = (i32)(at - P.out);
   return 1;
+}
+
+/** A formula's text result (`t="str"`): stored as FastRowParser stores it, a text (an empty one too). */
+static int textValue(const u8 *s, const u8 *e, i32 row, i32 col) {
+  i32 start = P.textLen;
+  return decodeText(s, e) && textCell(start, row, col);
 }
 
 // ---------------------------------------------------------------- dates (serialToIso + JSON.stringify)
@@ -921,6 +998,7 @@ static const u8 *startTagRest(const u8 *i, const u8 *end, int *closed) {
 #define T_S 1
 #define T_N 2
 #define T_B 3
+#define T_INLINE 4
 #define T_OTHER 5
 #define T_STR 6
 
@@ -973,8 +1051,10 @@ static const u8 *cell(const u8 *i, const u8 *end) {
       else if (n == 1 && *vs == 'b') type = T_B;
       else {
         if (!isAscii(vs, ve)) NF(vs);
-        // e, d, inlineStr, ...: values not read here (below)
-        type = n == 3 && vs[0] == 's' && vs[1] == 't' && vs[2] == 'r' ? T_STR : T_OTHER;
+        // e, d, ...: values not read here (below)
+        if (n == 3 && vs[0] == 's' && vs[1] == 't' && vs[2] == 'r') type = T_STR;
+        else if (n == 9 && startsWith(vs, "inlineStr")) type = T_INLINE;
+        else type = T_OTHER;
       }
     } else if (!otherAttribute(nameStart, eq)) return 0;
   }
@@ -988,6 +1068,7 @@ static const u8 *cell(const u8 *i, const u8 *end) {
 
   const u8 *vStart = 0, *vEnd = 0;
   int hadF = 0;
+  i32 inlineStart = -1; // where the inline string's text begins among the texts
   for (;;) {
     i = skipSpace(i, end);
     if (i + 1 >= end || *i != '<') NF(i);
@@ -1038,8 +1119,45 @@ static const u8 *cell(const u8 *i, const u8 *end) {
       if (!i) return 0;
       continue;
     }
-    if (nameAt(i + 1, end, 4)) UNSUP(i); // <is>: inline strings not read by the prototype
+    at = nameAt(i + 1, end, 4);
+    if (at) {
+      // <is> holding <t> elements only, as FastRowParser reads it; anything else is its decision.
+      if (type != T_INLINE || inlineStart >= 0 || vStart) UNSUP(i);
+      inlineStart = P.textLen;
+      int closed = 0;
+      i = startTagRest(at, end, &closed);
+      if (!i) return 0;
+      if (closed) continue;
+      for (;;) {
+        i = skipSpace(i, end);
+        if (i + 1 >= end || *i != '<') NF(i);
+        if (i[1] == '/') {
+          i = endTag(i, end, 4);
+          if (!i) return 0;
+          break;
+        }
+        const u8 *t = nameAt(i + 1, end, 5);
+        if (!t) UNSUP(i);
+        i = startTagRest(t, end, &closed);
+        if (!i) return 0;
+        if (closed) continue;
+        const u8 *lt = i;
+        while (lt < end && *lt != '<') lt++;
+        if (lt >= end) NF(lt);
+        if (!decodeText(i, lt)) return 0;
+        i = endTag(lt, end, 5);
+        if (!i) return 0;
+      }
+      continue;
+    }
     NF(i);
+  }
+  if (inlineStart >= 0) {
+    if (vStart) UNSUP(vStart); // which is the value depends on their order: FastRowParser's decision
+    // `_xHHHH_` escapes (unescapeOoxmlText) are decoded in JS.
+    for (i32 k = inlineStart; k + 1 < P.textLen; k++)
+      if (P.texts[k] == '_' && P.texts[k + 1] == 'x') UNSUP(i);
+    return textCell(inlineStart, row, (i32)column) ? i : 0;
   }
   if (!vStart) return i;
   if (type == T_NONE || type == T_N) {

@@ -149,13 +149,23 @@ const SEEDS = [
   // Formulas' text results: JSON escapes, Japanese, emoji, empty values, a cell without one.
   `<row r="11"><c r="A11" t="str"><f>B1</f><v>済み</v></c><c r="B11" t="str"><v>say "hi" \\ back</v></c>` +
     `<c r="C11" t="str"><v>tab\there\nline</v></c><c r="D11" t="str"><v/></c><c r="E11" t="str"><v></v></c>` +
-    `<c r="F11" t="str"><v>\u0001ctl\u001f\u007f</v></c><c r="G11" t="str"></c><c r="H11" t="str"><v>😀 é\u2028</v></c></row>`,
+    `<c r="F11" t="str"><v>\u0001ctl\u001f\u007f</v></c><c r="G11" t="str"></c><c r="H11" t="str"><v>😀 é\u2028</v></c>` +
+    `<c r="I11" t="str"><v>a &amp; b &lt;&gt;&quot;&apos; &#26085;&#x672C; &#13;&#10;&#1;</v></c></row>`,
+  // Inline strings as openpyxl writes them (character references), runs, attributes, empty ones.
+  `<row r="12"><c r="A12" t="inlineStr"><is><t>&#26085;&#20184; &amp; x</t></is></c>` +
+    `<c r="B12" t="inlineStr"><is><t xml:space="preserve"> a </t><t>b</t></is></c><c r="C12" t="inlineStr"><is/></c>` +
+    `<c r="D12" t="inlineStr"><is><t/></is></c><c r="E12" t="inlineStr"><is></is></c><c r="F12" t="inlineStr"></c>` +
+    `<c r="G12" s="3" t="inlineStr"><is>\n<t>"q" \\ 済</t>\n</is></c></row>`,
 ];
-/** Formula text results the kernel leaves to FastRowParser: references and carriage returns decoded. */
+/** Texts the kernel leaves to FastRowParser: to normalise, to unescape, or not decodable as it decodes. */
 const TEXTS_HANDED_BACK = [
-  `<row r="12"><c r="A12" t="str"><v>a &amp; b</v></c></row>`,
-  `<row r="13"><c r="A13" t="str"><v>&#26085;</v></c></row>`,
-  `<row r="14"><c r="A14" t="str"><v>line\r\nend</v></c></row>`,
+  `<row r="13"><c r="A13" t="str"><v>line\r\nend</v></c></row>`,
+  `<row r="14"><c r="A14" t="str"><v>&#xD800;</v></c></row>`,
+  `<row r="15"><c r="A15" t="str"><v>&nbsp;</v></c></row>`,
+  `<row r="16"><c r="A16" t="inlineStr"><is><t>_x0041_</t></is></c></row>`,
+  `<row r="17"><c r="A17" t="inlineStr"><is><r><t>rich</t></r></is></c></row>`,
+  `<row r="18"><c r="A18" t="inlineStr"><is><t>a</t></is><v>1</v></c></row>`,
+  `<row r="19"><c r="A19" t="e"><v>#N/A</v></c></row>`,
 ];
 const ALPHABET = [
   '<',
@@ -231,14 +241,14 @@ function mutate(
 describe('the rows kernel against FastRowParser', () => {
   it('reads the seeds as FastRowParser does, however they are cut', () => {
     const outcomes = SEEDS.map((seed) => [1, 7, 1 << 20].map((size) => expectAgreement(seed, size)));
-    // The kernel reads every seed but the one with an inline string (and the others, not ours).
+    // The kernel reads every seed but the one with an error cell (and the others, not ours).
     expect(outcomes.filter((o) => o.every((x) => x.ok)).length).toBeGreaterThanOrEqual(SEEDS.length - 2);
     expect(SEEDS.map((seed) => expectAgreement(seed, 64, false, true).ok)).toContain(true);
   });
 
-  it('reads formula text results as FastRowParser stores them, and hands back those it must decode', () => {
-    const read = SEEDS.at(-1)!;
-    for (const size of [1, 7, 64, 1 << 20]) expect(expectAgreement(read, size).ok).toBe(true);
+  it('reads formula text results and inline strings as FastRowParser stores them, and hands back the rest', () => {
+    for (const read of SEEDS.slice(-2))
+      for (const size of [1, 7, 64, 1 << 20]) expect(expectAgreement(read, size).ok).toBe(true);
     for (const seed of TEXTS_HANDED_BACK)
       expect(expectAgreement(seed, 1 << 20)).toMatchObject({ refusal: 'fallback' });
     // Bytes that are not UTF-8 (TextDecoder would put U+FFFD in their place): handed back.
@@ -325,7 +335,7 @@ describe('big sheets through the MCP tool', () => {
   });
 
   /** A sheet of more than 8 MiB of XML: numbers, shared strings, dates, times, formulas, borders. */
-  function bigSheet(inlineLast = false): string {
+  function bigSheet(errorLast = false): string {
     const rows: string[] = [];
     const numbers = ['007', '-0', '1.50', '1E5', '0.000001', '123456789012345678', '-3.25'];
     let length = 0;
@@ -341,8 +351,7 @@ describe('big sheets through the MCP tool', () => {
       rows.push(row);
       length += row.length;
     }
-    if (inlineLast)
-      rows.push(`<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>inline &amp; late</t></is></c></row>`);
+    if (errorLast) rows.push(`<row r="${r}"><c r="A${r}" t="e"><v>#DIV/0!</v></c></row>`);
     return `<sheetData>${rows.join('')}</sheetData>`;
   }
 
@@ -389,19 +398,19 @@ describe('big sheets through the MCP tool', () => {
       expect(text.includes(bit), bit).toBe(true);
   });
 
-  it('hands a sheet with an inline string near its end back to the JS parser, with the same output', async () => {
-    await tmp.package('inline.xlsx', {
+  it('hands a sheet with an error cell near its end back to the JS parser, with the same output', async () => {
+    await tmp.package('late.xlsx', {
       sheets: [{ name: 'Big', body: bigSheet(true) }],
       sharedStrings: SHARED,
       styles: STYLES,
     });
     const { sheets, fallbacks } = rowsKernelStats;
-    const wasm = await extract('inline.xlsx', true);
+    const wasm = await extract('late.xlsx', true);
     expect(rowsKernelStats.fallbacks).toBe(fallbacks + 1);
     expect(rowsKernelStats.sheets).toBe(sheets);
-    const js = await extract('inline.xlsx', false);
+    const js = await extract('late.xlsx', false);
     expect(wasm.equals(js)).toBe(true);
-    expect(wasm.toString()).toContain('inline & late');
+    expect(wasm.toString()).toContain('#DIV/0!');
   });
 });
 
