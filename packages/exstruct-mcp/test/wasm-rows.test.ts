@@ -412,6 +412,43 @@ describe('big sheets through the MCP tool', () => {
     expect(wasm.equals(js)).toBe(true);
     expect(wasm.toString()).toContain('#DIV/0!');
   });
+
+  it('reads sheets from 1 MiB of XML, not smaller ones; hands back those it does not read', async () => {
+    // Rows of a number, a shared string and a date, to a little over 1 MiB; the last row as given.
+    const sheet = (first: number, last: string) => {
+      const rows: string[] = [];
+      let r = 1;
+      for (let length = 0; length < 1.05 * 1024 * 1024; r++) {
+        const row =
+          `<row r="${r}"><c r="A${r}"><v>${first + r}</v></c><c r="B${r}" t="s"><v>${r % SHARED.length}</v></c>` +
+          `<c r="C${r}" s="1"><v>${40000 + (r % 900)}</v></c></row>`;
+        rows.push(row);
+        length += row.length;
+      }
+      return `<sheetData>${rows.join('')}<row r="${r}">${last}</row></sheetData>`;
+    };
+    const tiny = '<sheetData><row r="1"><c r="A1" t="s"><v>4</v></c></row></sheetData>';
+    await tmp.package('mid.xlsx', {
+      sheets: [
+        { name: '小さい', body: tiny },
+        { name: 'Mid1', body: sheet(0, '<c r="A1" t="b"><v>1</v></c>') },
+        { name: 'Mid2', body: sheet(1e6, '<c r="A1" t="e"><v>#N/A</v></c>') },
+        { name: 'Mid3', body: sheet(2e6, '<c r="A1"><v>0.5</v></c>') },
+      ],
+      sharedStrings: SHARED,
+      styles: STYLES,
+    });
+    const before = { ...rowsKernelStats };
+    const wasm = await extract('mid.xlsx', true);
+    // Mid1 and Mid3 read by the kernel, Mid2 handed back at its error cell, the tiny sheet never given.
+    expect(rowsKernelStats.sheets).toBe(before.sheets + 2);
+    expect(rowsKernelStats.fallbacks).toBe(before.fallbacks + 1);
+    const js = await extract('mid.xlsx', false);
+    expect(wasm.equals(js)).toBe(true);
+    const text = wasm.toString();
+    for (const bit of ['"小さい"', '#N/A', '"1":"日本語"', '"2":"2009-07-25"', '"0":2000001'])
+      expect(text, bit).toContain(bit);
+  });
 });
 
 describe('the kernel out of memory, and between extractions', () => {

@@ -4,7 +4,7 @@ import { emptyWorksheetInfo, worksheetHandlers, type WorksheetInfo } from '../oo
 import type { ByteSink } from './byte-sink.js';
 import type { SinkConfig } from './cell-sink.js';
 import { FastRowParser, NotFast } from './fast-rows.js';
-import { PARALLEL_MIN_BYTES, scanParallel, type ParallelOptions } from './parallel-rows.js';
+import { scanParallel, type ParallelOptions } from './parallel-rows.js';
 import type { RowSegment, WorkbookValues } from './row-store.js';
 import { KernelFallback, WasmRowParser } from './wasm-rows.js';
 
@@ -34,12 +34,11 @@ export async function scanFast(
   /** A big sheet's rows on two cores (parallel-rows.ts). */
   parallel: ParallelOptions = {},
 ): Promise<FastScan | undefined> {
-  const size = reader.zip.info(part)?.uncompressedSize ?? 0;
   const offset = json?.sink.offset ?? 0;
   // The kernel before the rows thread: on one core it reads in ~0.36× of FastRowParser's time, less than
   // FastRowParser on two cores could, so the thread serves only where asked for (tests) or after the
   // kernel gave a sheet back.
-  if (parallel.helper !== true && rowsKernelWanted(size)) {
+  if (parallel.helper !== true && rowsKernelWanted(reader.zip.info(part)?.uncompressedSize ?? 0)) {
     const scan = await scanOneThread(reader, part, config, values, json, lendColumns, true);
     if (scan !== FALLBACK) return scan;
     // The kernel gave up on markup FastRowParser reads: it reads the sheet again from its start.
@@ -52,12 +51,19 @@ export async function scanFast(
 }
 
 /**
- * Big sheets' rows are read by the WebAssembly kernel (wasm-rows.ts), ~3× faster than FastRowParser;
- * small ones never make its instance (a workbook of many small sheets keeps its memory). The environment
- * variable EXSTRUCT_ROWS_KERNEL=0 turns it off.
+ * The smallest sheet (bytes of XML) whose rows the WebAssembly kernel reads (wasm-rows.ts), at about a
+ * third of FastRowParser's time. Smaller sheets are not worth its cost: the first use in a thread pages
+ * in V8's WebAssembly compiler (~3 MB resident, from node's binary), so a workbook of 1,000 small sheets
+ * peaked 3-4 MB higher for a 5 % faster call. Through the bin, 6 and 5 rounds alternated: 1,000 sheets of 400
+ * cells 380 / 261 ms and 94-95 MB (JS) against 362 / 251 ms and 98-99 MB (kernel), first / second call;
+ * openpyxl's three sheets of 64,000 cells (2.7 MB of XML each) 238 / 173 ms and 94 MB against 137 / 85 ms
+ * and 98 MB.
  */
+const KERNEL_MIN_BYTES = 1024 * 1024;
+
+/** Whether the kernel reads a sheet of `size` bytes; EXSTRUCT_ROWS_KERNEL=0 turns it off. */
 function rowsKernelWanted(size: number): boolean {
-  return size >= PARALLEL_MIN_BYTES && process.env['EXSTRUCT_ROWS_KERNEL'] !== '0';
+  return size >= KERNEL_MIN_BYTES && process.env['EXSTRUCT_ROWS_KERNEL'] !== '0';
 }
 
 const FALLBACK = Symbol('fallback');

@@ -1,5 +1,5 @@
 // The WebAssembly row kernel (native/rows-kernel.c): compiled once per thread, on the first sheet that asks
-// for it (small sheets never do: its memory stays unmade); an instance serves the big sheets of one
+// for it (sheets under 1 MiB of XML never do: see fast-scan.ts); an instance serves the sheets of one
 // extraction and is dropped when the extraction ends, as WebAssembly memory never shrinks.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
