@@ -12,8 +12,9 @@
 //
 // Refusals: feed/finish return < 0; err_code()/err_pos() say why and where (stream offset).
 //   -1 NOT_FAST: markup FastRowParser refuses (throws NotFast) -> the caller's NotFast path.
-//   -2 UNSUPPORTED: valid markup not read here (inline strings, t="str"/"e"/"d", text values needing
-//      decoding, ...) -> the caller reads the sheet again with FastRowParser.
+//   -2 UNSUPPORTED: valid markup not read here (rich text, `_xHHHH_` escapes, carriage returns, text
+//      that is not UTF-8, an error or date cell blank only in Unicode's white space, ...) -> the caller
+//      reads the sheet again with FastRowParser.
 //   -3 NO_MEMORY -> the same.
 
 typedef unsigned char u8;
@@ -751,6 +752,25 @@ static int textValue(const u8 *s, const u8 *e, i32 row, i32 col) {
   return decodeText(s, e) && textCell(start, row, col);
 }
 
+/**
+ * An error (`t="e"`) or ISO date (`t="d"`) cell: its text as for `t="str"`, but no cell at all when the
+ * text is blank (storeValue keeps it only when `raw.trim() !== ''`). Blank in ASCII is decided here; a
+ * text of white space and other characters (which may be Unicode white space) goes back to JS.
+ */
+static int textValueUnlessBlank(const u8 *s, const u8 *e, i32 row, i32 col) {
+  i32 start = P.textLen;
+  if (!decodeText(s, e)) return 0;
+  int nonAscii = 0;
+  for (i32 k = start; k < P.textLen; k++) {
+    u8 c = P.texts[k];
+    if (c >= 0x80) nonAscii = 1;
+    else if (c != ' ' && (c < '\t' || c > '\r')) return textCell(start, row, col);
+  }
+  if (nonAscii) return fail(UNSUPPORTED, s), 0;
+  P.textLen = start; // blank: no cell, no text
+  return 1;
+}
+
 // ---------------------------------------------------------------- dates (serialToIso + JSON.stringify)
 static u8 *two(u8 *at, i32 v) {
   at[0] = (u8)('0' + v / 10);
@@ -1001,6 +1021,7 @@ static const u8 *startTagRest(const u8 *i, const u8 *end, int *closed) {
 #define T_INLINE 4
 #define T_OTHER 5
 #define T_STR 6
+#define T_ERROR_OR_DATE 7
 
 static const u8 *cell(const u8 *i, const u8 *end) {
   i64 col = -1, style = 0;
@@ -1049,9 +1070,10 @@ static const u8 *cell(const u8 *i, const u8 *end) {
       if (n == 1 && *vs == 's') type = T_S;
       else if (n == 1 && *vs == 'n') type = T_N;
       else if (n == 1 && *vs == 'b') type = T_B;
+      else if (n == 1 && (*vs == 'e' || *vs == 'd')) type = T_ERROR_OR_DATE;
       else {
         if (!isAscii(vs, ve)) NF(vs);
-        // e, d, ...: values not read here (below)
+        // other types: values not read here (below)
         if (n == 3 && vs[0] == 's' && vs[1] == 't' && vs[2] == 'r') type = T_STR;
         else if (n == 9 && startsWith(vs, "inlineStr")) type = T_INLINE;
         else type = T_OTHER;
@@ -1185,6 +1207,7 @@ static const u8 *cell(const u8 *i, const u8 *end) {
     return i;
   }
   if (type == T_STR) return textValue(vStart, vEnd, row, (i32)column) ? i : 0;
+  if (type == T_ERROR_OR_DATE) return textValueUnlessBlank(vStart, vEnd, row, (i32)column) ? i : 0;
   UNSUP(vStart);
 }
 
