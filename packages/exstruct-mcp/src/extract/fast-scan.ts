@@ -52,12 +52,12 @@ export async function scanFast(
 
 /**
  * The smallest sheet (bytes of XML) whose rows the WebAssembly kernel reads (wasm-rows.ts), at about a
- * third of FastRowParser's time. Smaller sheets are not worth its cost: the first use in a thread pages
- * in V8's WebAssembly compiler (~3 MB resident, from node's binary), so a workbook of 1,000 small sheets
- * peaked 3-4 MB higher for a 5 % faster call. Through the bin, 6 and 5 rounds alternated: 1,000 sheets of 400
- * cells 380 / 261 ms and 94-95 MB (JS) against 362 / 251 ms and 98-99 MB (kernel), first / second call;
- * openpyxl's three sheets of 64,000 cells (2.7 MB of XML each) 238 / 173 ms and 94 MB against 137 / 85 ms
- * and 98 MB.
+ * third of FastRowParser's time. Smaller sheets are not worth its cost: compiling it and, during the
+ * call, V8 optimising its hot functions made a workbook of 1,000 small sheets peak 3-4 MB higher for a
+ * 5 % faster call (with --liftoff-only the peak was lower, but big sheets took 25 % longer). Through the
+ * bin, 6 and 5 rounds alternated: 1,000 sheets of 400 cells 380 / 261 ms and 94-95 MB (JS) against
+ * 362 / 251 ms and 98-99 MB (kernel), first / second call; openpyxl's three sheets of 64,000 cells
+ * (2.7 MB of XML each) 238 / 173 ms and 94 MB against 137 / 85 ms and 98 MB.
  */
 const KERNEL_MIN_BYTES = 1024 * 1024;
 
