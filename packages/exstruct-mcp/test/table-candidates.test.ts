@@ -9,6 +9,7 @@ import {
   detectTableCandidates,
   runsOfCells,
   type CellSource,
+  connectedBlocks,
   type RunStream,
 } from '../src/extract/table-candidates.js';
 
@@ -48,11 +49,21 @@ function sheet(cells: Array<{ r: number; c: number; number: boolean }>): CellSou
 
 const noBorders: RunStream = () => undefined;
 
-/** Every run a RunStream gives, as [row, first column, last column]. */
+/** Every run a RunStream gives, row by row, as [row, first column, last column]. */
 function runsOf(runs: RunStream): number[][] {
   const all: number[][] = [];
-  runs((r, c1, c2) => all.push([r, c1, c2]));
+  runs((r, c1, c2, height) => {
+    for (let k = 0; k < height; k++) all.push([r + k, c1, c2]);
+  });
   return all;
+}
+
+/** A RunStream of the same runs one row at a time. */
+function rowByRow(runs: RunStream): RunStream {
+  return (visit) =>
+    runs((r, c1, c2, height) => {
+      for (let k = 0; k < height; k++) visit(r + k, c1, c2, 1);
+    });
 }
 
 describe('table candidates', () => {
@@ -144,17 +155,20 @@ describe('table candidates', () => {
       .map((cells) => [...new Map(cells.map((x) => [x.c, x])).values()].sort((a, b) => a.c - b.c));
     fc.assert(
       fc.property(
-        fc.array(row, { minLength: 1, maxLength: 8 }),
+        // Rows drawn from a few patterns, so that rows alike follow each other (tall runs).
+        fc.array(row, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.record({ pattern: fc.nat(2), gap: fc.nat(3) }), { minLength: 1, maxLength: 12 }),
         fc.nat(20),
         fc.array(fc.nat(80), { maxLength: 5 }),
-        fc.record({ r1: fc.integer({ min: 1, max: 9 }), c1: fc.nat(11), h: fc.nat(8), w: fc.nat(11) }),
-        (rows, split, removed, box) => {
-          // The rows in two segments (a sheet read in batches), row numbers with gaps.
+        fc.record({ r1: fc.integer({ min: 1, max: 9 }), c1: fc.nat(11), h: fc.nat(14), w: fc.nat(11) }),
+        (patterns, order, split, removed, box) => {
+          // The rows in two segments (a sheet read in batches), row numbers with gaps now and then.
           const builders = [new SegmentBuilder(), new SegmentBuilder()];
-          rows.forEach((cells, k) => {
-            const builder = builders[k < split % (rows.length + 1) ? 0 : 1]!;
-            for (const { c, value } of cells) {
-              const r = 1 + k + (k >> 1);
+          let r = 0;
+          order.forEach(({ pattern, gap }, k) => {
+            r += gap === 0 ? 2 : 1;
+            const builder = builders[k < split % (order.length + 1) ? 0 : 1]!;
+            for (const { c, value } of patterns[pattern % patterns.length]!) {
               if (typeof value === 'number') builder.add(r, c, Kind.Number, value);
               else if (typeof value === 'string') builder.addText(r, c, value);
               else builder.add(r, c, Kind.Shared, value.i);
@@ -170,11 +184,38 @@ describe('table candidates', () => {
           const expected = runsOf(
             runsOfCells((cell) => cells.forEachIn(r1, c1, r1 + h, c1 + w, (r, c) => cell(r, c))),
           );
-          expect(runsOf((visit) => cells.forEachRunIn(r1, c1, r1 + h, c1 + w, visit))).toEqual(expected);
+          const runs: RunStream = (visit) => cells.forEachRunIn(r1, c1, r1 + h, c1 + w, visit);
+          expect(runsOf(runs)).toEqual(expected);
+          // Rows of one run each are given as one tall run; the blocks are those of the rows one by one.
+          const byBlock = (a: { r1: number; c1: number }, b: { r1: number; c1: number }) =>
+            a.r1 - b.r1 || a.c1 - b.c1;
+          expect(connectedBlocks(runs).sort(byBlock)).toEqual(connectedBlocks(rowByRow(runs)).sort(byBlock));
         },
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('read a table of rows alike as one tall run of the row store', () => {
+    const builder = new SegmentBuilder();
+    for (let r = 1; r <= 1_000; r++) {
+      // A blank shared string in column F: not a value, so every row is the run A-E.
+      for (let c = 0; c < 5; c++) builder.add(r, c, Kind.Number, r * c);
+      builder.add(r, 5, Kind.Shared, 1);
+      if (r === 600) builder.add(r, 7, Kind.Number, 1);
+    }
+    const store = new RowStore([builder.finish()], new WorkbookValues(['name', ' '], false));
+    const calls: number[][] = [];
+    store.valueCells.forEachRunIn(1, 0, 1_000, 16_383, (r, c1, c2, height) =>
+      calls.push([r, c1, c2, height]),
+    );
+    expect(calls).toEqual([
+      [1, 0, 4, 599],
+      [600, 0, 4, 1],
+      [600, 7, 7, 1],
+      [601, 0, 4, 400],
+    ]);
+    expect(detectTableCandidates(store.valueCells, noBorders, [])).toEqual(['A1:E1000']);
   });
 
   it('tell blocks whose boxes overlap from blocks that stand alone', () => {

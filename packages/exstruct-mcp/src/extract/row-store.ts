@@ -1,7 +1,7 @@
 import { columnLetters } from '../ooxml/columns.js';
 import { serialToIso, type CellValue } from './cell-value.js';
 import type { CellRow } from './model.js';
-import type { CellSource } from './table-candidates.js';
+import type { CellSource, RunVisit } from './table-candidates.js';
 
 /**
  * How a cell's value is stored. Shared strings stay an index into the shared-string table and dates stay
@@ -508,17 +508,18 @@ export class RowStore {
   }
 
   /**
-   * The runs of consecutive columns of valueCells inside a block, row by row: what visitIn visits, with
-   * no call per cell (table detection's pass over a million-cell sheet).
+   * The runs of consecutive columns of valueCells inside a block, in row-major order: what visitIn
+   * visits, with no call per cell. A row whose only run spans the same columns as the row above's only
+   * run extends it (`height` rows), so a table of 200,000 rows is one call, not 200,000 (table
+   * detection's pass over a million-cell sheet).
    */
-  private visitValueRunsIn(
-    r1: number,
-    c1: number,
-    r2: number,
-    c2: number,
-    visit: (r: number, c1: number, c2: number) => void,
-  ): void {
+  private visitValueRunsIn(r1: number, c1: number, r2: number, c2: number, visit: RunVisit): void {
     const anyRemoved = this.removed.size > 0;
+    // The rows of single runs not yet visited: from `tallRow`, `tallHeight` rows of `tallStart`-`tallEnd`.
+    let tallRow = -1;
+    let tallStart = 0;
+    let tallEnd = 0;
+    let tallHeight = 0;
     for (let s = 0; s < this.segments.length; s++) {
       const segment = this.segments[s]!;
       const rows = segment.rowNumbers;
@@ -526,25 +527,62 @@ export class RowStore {
       const { cols, kinds, rowStart } = segment;
       const base = this.segmentBase[s]!;
       for (let row = firstRowFrom(rows, r1); row < rows.length && rows[row]! <= r2; row++) {
+        const r = rows[row]!;
+        // The row's first run, held back until the row is known to have no other.
+        let firstStart = -1;
+        let firstEnd = -2;
         let start = -1;
         let end = -2;
-        for (let i = rowStart[row]!; i < rowStart[row + 1]!; i++) {
-          const c = cols[i]!;
-          if (c < c1 || c > c2) continue;
-          if (anyRemoved && this.removed.has(base + i)) continue;
-          const kind = kinds[i];
-          if ((kind === Kind.Shared || kind === Kind.Text) && this.isBlank(segment, i)) continue;
-          if (c === end + 1) {
-            end = c;
-            continue;
+        const last = rowStart[row + 1]!;
+        for (let i = rowStart[row]!; i <= last; i++) {
+          let c = -1;
+          if (i < last) {
+            c = cols[i]!;
+            if (c < c1 || c > c2) continue;
+            if (anyRemoved && this.removed.has(base + i)) continue;
+            const kind = kinds[i];
+            if ((kind === Kind.Shared || kind === Kind.Text) && this.isBlank(segment, i)) continue;
+            if (c === end + 1) {
+              end = c;
+              continue;
+            }
           }
-          if (start >= 0) visit(rows[row]!, start, end);
+          // A run ends (at a gap, or at the row's end).
+          if (start >= 0) {
+            if (firstStart < 0) {
+              firstStart = start;
+              firstEnd = end;
+            } else {
+              if (firstStart !== -2) {
+                if (tallHeight > 0) visit(tallRow, tallStart, tallEnd, tallHeight);
+                tallHeight = 0;
+                visit(r, firstStart, firstEnd, 1);
+                firstStart = -2; // visited
+              }
+              visit(r, start, end, 1);
+            }
+          }
           start = c;
           end = c;
         }
-        if (start >= 0) visit(rows[row]!, start, end);
+        if (firstStart < 0 || firstStart === -2) continue;
+        if (
+          tallHeight > 0 &&
+          tallStart === firstStart &&
+          tallEnd === firstEnd &&
+          tallRow + tallHeight === r
+        ) {
+          tallHeight++;
+          continue;
+        }
+        if (tallHeight > 0) visit(tallRow, tallStart, tallEnd, tallHeight);
+        tallRow = r;
+        tallStart = firstStart;
+        tallEnd = firstEnd;
+        tallHeight = 1;
       }
     }
+    if (tallHeight > 0) visit(tallRow, tallStart, tallEnd, tallHeight);
   }
 
   private visitIn(

@@ -12,10 +12,13 @@ export interface Block {
 export type CellStream = (visit: (r: number, c: number) => void) => void;
 
 /**
- * Runs of occupied cells (columns `c1` to `c2` of row `r`, inclusive) in row-major order, pushed to
- * `visit`: a 200,000-row table is 200,000 calls, not one per cell.
+ * A run of occupied cells: columns `c1` to `c2` (inclusive) of `height` consecutive rows from row `r`,
+ * each of which holds no other occupied cell when `height` > 1.
  */
-export type RunStream = (visit: (r: number, c1: number, c2: number) => void) => void;
+export type RunVisit = (r: number, c1: number, c2: number, height: number) => void;
+
+/** Runs of occupied cells in row-major order, pushed to `visit`: not one call per cell, nor per row. */
+export type RunStream = (visit: RunVisit) => void;
 
 /** A cell stream as runs of consecutive columns. */
 export function runsOfCells(cells: CellStream): RunStream {
@@ -28,12 +31,12 @@ export function runsOfCells(cells: CellStream): RunStream {
         end = c;
         return;
       }
-      if (start >= 0) visit(row, start, end);
+      if (start >= 0) visit(row, start, end, 1);
       row = r;
       start = c;
       end = c;
     });
-    if (start >= 0) visit(row, start, end);
+    if (start >= 0) visit(row, start, end, 1);
   };
 }
 
@@ -142,7 +145,7 @@ export function connectedBlocks(runs: RunStream): Array<Block & { size: number }
     sweep = 0;
   };
 
-  runs((r, start, end) => {
+  runs((r, start, end, height) => {
     if (r !== row) {
       if (row >= 0) closeRow();
       row = r;
@@ -154,6 +157,15 @@ export function connectedBlocks(runs: RunStream): Array<Block & { size: number }
     closeRun();
     runStart = start;
     runEnd = end;
+    if (height > 1) {
+      // The rows below hold this run only: each touches the one above, so the run's component grows by
+      // them, and the last of them is the row the next runs meet.
+      closeRun();
+      const node = current.data[current.length - 1]!;
+      row = r + height - 1;
+      r2.data[node] = Math.max(r2.data[node]!, row);
+      sizes[node]! += (height - 1) * (end - start + 1);
+    }
   });
   if (row >= 0) closeRow();
   const roots = new Set<number>();
@@ -208,14 +220,8 @@ export interface CellSource {
     visit: (r: number, c: number, key: number, numberLike: boolean) => void,
     withNumberLike?: boolean,
   ): void;
-  /** The runs of consecutive columns of the present cells inside the block, in row-major order. */
-  forEachRunIn(
-    r1: number,
-    c1: number,
-    r2: number,
-    c2: number,
-    visit: (r: number, c1: number, c2: number) => void,
-  ): void;
+  /** The runs (see RunVisit) of the present cells inside the block, in row-major order. */
+  forEachRunIn(r1: number, c1: number, r2: number, c2: number, visit: RunVisit): void;
 }
 
 /**
