@@ -155,13 +155,16 @@ describe('table candidates', () => {
       .map((cells) => [...new Map(cells.map((x) => [x.c, x])).values()].sort((a, b) => a.c - b.c));
     fc.assert(
       fc.property(
-        // Rows drawn from a few patterns, so that rows alike follow each other (tall runs).
+        // Rows drawn from a few patterns, so that rows alike follow each other (tall runs), and from the
+        // last cells of the first pattern (a tall run that starts under a row of several runs).
         fc.array(row, { minLength: 1, maxLength: 3 }),
-        fc.array(fc.record({ pattern: fc.nat(2), gap: fc.nat(3) }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.record({ pattern: fc.nat(3), gap: fc.nat(3) }), { minLength: 1, maxLength: 12 }),
         fc.nat(20),
         fc.array(fc.nat(80), { maxLength: 5 }),
         fc.record({ r1: fc.integer({ min: 1, max: 9 }), c1: fc.nat(11), h: fc.nat(14), w: fc.nat(11) }),
-        (patterns, order, split, removed, box) => {
+        (drawn, order, split, removed, box) => {
+          const first = drawn[0]!;
+          const patterns = [...drawn, first.slice(Math.max(0, first.length - 2))];
           // The rows in two segments (a sheet read in batches), row numbers with gaps now and then.
           const builders = [new SegmentBuilder(), new SegmentBuilder()];
           let r = 0;
@@ -186,6 +189,12 @@ describe('table candidates', () => {
           );
           const runs: RunStream = (visit) => cells.forEachRunIn(r1, c1, r1 + h, c1 + w, visit);
           expect(runsOf(runs)).toEqual(expected);
+          // A tall run's rows hold that run only.
+          runs((r, _c1, _c2, height) => {
+            if (height === 1) return;
+            for (let k = 0; k < height; k++)
+              expect(expected.filter(([row]) => row === r + k)).toHaveLength(1);
+          });
           // Rows of one run each are given as one tall run; the blocks are those of the rows one by one.
           const byBlock = (a: { r1: number; c1: number }, b: { r1: number; c1: number }) =>
             a.r1 - b.r1 || a.c1 - b.c1;
@@ -216,6 +225,33 @@ describe('table candidates', () => {
       [601, 0, 4, 400],
     ]);
     expect(detectTableCandidates(store.valueCells, noBorders, [])).toEqual(['A1:E1000']);
+  });
+
+  it("end a tall run at a row of three runs, and start the next at that row's last run", () => {
+    // Row 1: B, D, F; rows 2-3: F only; row 4: B only. B of row 4 does not touch B of row 1.
+    const builder = new SegmentBuilder();
+    for (const c of [1, 3, 5]) builder.add(1, c, Kind.Number, c);
+    builder.add(2, 5, Kind.Number, 1);
+    builder.add(3, 5, Kind.Number, 1);
+    builder.add(4, 1, Kind.Number, 1);
+    const store = new RowStore([builder.finish()], new WorkbookValues([], false));
+    const calls: number[][] = [];
+    const runs: RunStream = (visit) => store.valueCells.forEachRunIn(1, 0, 9, 16_383, visit);
+    runs((r, c1, c2, height) => calls.push([r, c1, c2, height]));
+    expect(calls).toEqual([
+      [1, 1, 1, 1],
+      [1, 3, 3, 1],
+      [1, 5, 5, 1],
+      [2, 5, 5, 2],
+      [4, 1, 1, 1],
+    ]);
+    const boxes = connectedBlocks(runs).map(({ r1, c1, r2, c2 }) => [r1, c1, r2, c2]);
+    expect(boxes.sort()).toEqual([
+      [1, 1, 1, 1],
+      [1, 3, 1, 3],
+      [1, 5, 3, 5],
+      [4, 1, 4, 1],
+    ]);
   });
 
   it('tell blocks whose boxes overlap from blocks that stand alone', () => {

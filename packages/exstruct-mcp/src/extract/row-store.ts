@@ -528,9 +528,10 @@ export class RowStore {
       const base = this.segmentBase[s]!;
       for (let row = firstRowFrom(rows, r1); row < rows.length && rows[row]! <= r2; row++) {
         const r = rows[row]!;
-        // The row's first run, held back until the row is known to have no other.
-        let firstStart = -1;
-        let firstEnd = -2;
+        // The row's runs so far; its first is held back until the row is known to have no other.
+        let runs = 0;
+        let firstStart = 0;
+        let firstEnd = 0;
         let start = -1;
         let end = -2;
         const last = rowStart[row + 1]!;
@@ -549,15 +550,15 @@ export class RowStore {
           }
           // A run ends (at a gap, or at the row's end).
           if (start >= 0) {
-            if (firstStart < 0) {
+            runs++;
+            if (runs === 1) {
               firstStart = start;
               firstEnd = end;
             } else {
-              if (firstStart !== -2) {
+              if (runs === 2) {
                 if (tallHeight > 0) visit(tallRow, tallStart, tallEnd, tallHeight);
                 tallHeight = 0;
                 visit(r, firstStart, firstEnd, 1);
-                firstStart = -2; // visited
               }
               visit(r, start, end, 1);
             }
@@ -565,7 +566,7 @@ export class RowStore {
           start = c;
           end = c;
         }
-        if (firstStart < 0 || firstStart === -2) continue;
+        if (runs !== 1) continue;
         if (
           tallHeight > 0 &&
           tallStart === firstStart &&
