@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { cutAfterLastRow, findSheetDataStart, indexOfDataClose } from '../src/ooxml/sheet-row-stream.js';
 
+/** A seeded xorshift32 generator: `random(n)` is a whole number below n. */
+function xorshift(seed: number): (n: number) => number {
+  return (n) => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+}
+
 // Runs of rows are cut from the stream after a `</row>`; one inside a comment or a CDATA section must
 // not be taken for the end of a row, or the run would end inside that comment.
 describe('cutAfterLastRow', () => {
@@ -50,14 +60,7 @@ describe('findSheetDataStart', () => {
   ];
 
   it('agrees with the regular expression on 20,000 generated texts', () => {
-    let seed = 26;
-    const random = (n: number) => {
-      // xorshift32
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) % n;
-    };
+    const random = xorshift(26);
     let found = 0;
     let prefixed = 0;
     for (let run = 0; run < 20_000; run++) {
@@ -115,13 +118,7 @@ describe('indexOfDataClose', () => {
   ];
 
   it('agrees with indexOf on 20,000 generated texts, with and without a prefix', () => {
-    let seed = 2611;
-    const random = (n: number) => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) % n;
-    };
+    const random = xorshift(2611);
     let found = 0;
     for (let run = 0; run < 20_000; run++) {
       let text = '';
