@@ -11,6 +11,7 @@ import {
   type CellSource,
   connectedBlocks,
   type RunStream,
+  type RunVisit,
 } from '../src/extract/table-candidates.js';
 
 /** A sheet as a CellSource: cells in row-major order, each a number or text. */
@@ -34,13 +35,7 @@ function sheet(cells: Array<{ r: number; c: number; number: boolean }>): CellSou
         visit(cell.r, cell.c, key, withNumberLike && cell.number);
       });
     },
-    forEachRunIn(
-      r1: number,
-      c1: number,
-      r2: number,
-      c2: number,
-      visit: (r: number, c1: number, c2: number) => void,
-    ) {
+    forEachRunIn(r1: number, c1: number, r2: number, c2: number, visit: RunVisit) {
       runsOfCells((cell) => source.forEachIn(r1, c1, r2, c2, (r, c) => cell(r, c)))(visit);
     },
   };
