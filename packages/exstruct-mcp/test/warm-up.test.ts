@@ -10,7 +10,13 @@ import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractWorkbook } from '../src/extract/extract-workbook.js';
 import { IDLE_MS } from '../src/jobs/idle-start.js';
-import { quickWarmUp, quickWarmUpWorkbook, warmUp, warmUpWorkbook } from '../src/jobs/warm-up.js';
+import {
+  quickWarmUp,
+  quickWarmUpWorkbook,
+  tinyWarmUpWorkbook,
+  warmUp,
+  warmUpWorkbook,
+} from '../src/jobs/warm-up.js';
 import { FIXTURES, packageParts, row, tempDir, zipBytes, type TempDir } from './extract-helpers.js';
 
 const DIST = path.join(FIXTURES, '..', '..', 'dist');
@@ -51,6 +57,19 @@ describe('the warm-up workbook', () => {
       c: { '0': 1, '1': 'East', '2': '2023-03-17', '3': 158.38, '4': 174.218 },
     });
     expect(json.sheets.S1!.rows[2]!.c).toMatchObject({ '5': 'item 3', '6': true, '9': '3x' });
+    // Decimals below 1, with and without zeros after the point (each its own path in the row reader).
+    expect(json.sheets.Data1!.rows[7]!.c['3']).toBe(0.52);
+    expect(json.sheets.Data1!.rows[15]!.c['3']).toBe(0.02);
+  });
+
+  it('has a workbook of 50 tiny sheets, read whole by the fast row reader', async () => {
+    const file = await tmp.file('tiny.xlsx', tinyWarmUpWorkbook());
+    const extraction = await extractWorkbook(file, { mode: 'standard' });
+    expect(extraction.warnings).toEqual([]);
+    expect(extraction.sheetNames).toHaveLength(50);
+    expect(extraction.sheets.every((sheet) => sheet.parsedWith.fast && sheet.rows?.rowCount === 3)).toBe(
+      true,
+    );
   });
 
   it('has a quick version of three small sheets, read by the fast row reader, for threads started for a job', async () => {

@@ -24,6 +24,16 @@ const DY = 'x14ac:dyDescent="0.25"';
 const LABELS = ['North', 'South', 'East', 'West', 'Центр', '東京', 'R&amp;D', 'Ops'];
 
 /**
+ * Column D's decimal, written from integers (formatting doubles here would cost more than reading them);
+ * now and then below 1 (`0.37`, and `0.05` with its run of zeros: their own paths in the row reader).
+ */
+function amount(r: number, cents: number): string {
+  if (r % 16 === 0) return `0.0${(cents % 9) + 1}`;
+  if (r % 8 === 0) return `0.${cents % 100}`;
+  return `${(cents / 100) | 0}.${cents % 100}`;
+}
+
+/**
  * A sheet of `rows` rows of the value kinds producers write most (as Excel writes them), as UTF-8 bytes.
  * Each row is written into one buffer as it is made: an array of every row's strings joined at the end
  * cost a fresh thread ~100 ms, most of it in the garbage collector, before the warm-up could start.
@@ -40,14 +50,12 @@ function sheetXml(rows: number, wide: boolean): Buffer {
       '<c r="C1" t="s"><v>2</v></c><c r="D1" t="s"><v>3</v></c><c r="E1" t="s"><v>4</v></c></row>',
   );
   for (let r = 2; r <= rows; r++) {
-    // Decimals written from integers (formatting doubles here would cost more than reading them).
     const cents = (r * 7919) % 100000;
     const total = cents * 11;
     put(
       `<row r="${r}" spans="1:${wide ? 10 : 5}" ${DY}><c r="A${r}"><v>${r - 1}</v></c>` +
         `<c r="B${r}" t="s"><v>${5 + (r % LABELS.length)}</v></c><c r="C${r}" s="1"><v>${45000 + r}</v></c>` +
-        // Now and then a fraction below 1 (`0.5`: its own path in the row reader).
-        `<c r="D${r}"><v>${r % 8 === 0 ? 0 : (cents / 100) | 0}.${cents % 100}</v></c>` +
+        `<c r="D${r}"><v>${amount(r, cents)}</v></c>` +
         `<c r="E${r}"><f>D${r}*1.1</f><v>${(total / 1000) | 0}.${total % 1000}</v></c>`,
     );
     if (wide) {
@@ -72,11 +80,25 @@ const SMALL = Array.from({ length: SMALL_SHEETS }, (_, i) => `S${i + 1}`);
 const DATA_SHEETS = 40;
 const DATA_ROWS = 150;
 const DATA = Array.from({ length: DATA_SHEETS }, (_, i) => `Data${i + 1}`);
+/**
+ * A workbook of 50 tiny sheets (3 rows each), read 4 times a round: the work done once per sheet
+ * (opening its part, its surroundings, table detection, its JSON's head and tail) runs 400 more times,
+ * enough for V8 to optimise it at idle; the 70 sheets of the warm-up workbook left it to a real call.
+ * Through the bin (fresh servers idled 1 s, 6 rounds alternated, 2026-11-29): 1,000 small sheets' first
+ * call 436-465 -> 355-389 ms (one 448), the second the same (268-289 / 266-287 ms), peak 93.0-93.9 /
+ * 93.4-94.0 MB (one 97.1); 1M cells the same (first 379-470 / 379-456 ms, peak 146 / 141-144 MB). Read 6
+ * times a round, the first 1,000-sheet call took 300-331 ms but the second 294-328 and the peak was
+ * 95.6-97.9 MB; 300 such sheets in the warm-up workbook itself made the thread 101 MB before any call.
+ */
+const TINY_SHEETS = 50;
+const TINY_READS_PER_ROUND = 4;
+const TINY = Array.from({ length: TINY_SHEETS }, (_, i) => `T${i + 1}`);
 const NAMES = [...SMALL, ...DATA];
 
 /**
  * The parts of the warm-up workbook: 30 small sheets and 40 of 150 rows (6,000 rows: enough for V8 to
- * optimise the row readers), each read in one piece; `names`: only these sheets. No sheet big enough to
+ * optimise the row readers), each read in one piece; `names`: only these sheets (`T…`: the tiny ones,
+ * see TINY_SHEETS). No sheet big enough to
  * be read as a stream (over 1 MiB): its megabyte buffers, once freed, raise glibc's mmap threshold for
  * the whole process (to the largest freed size, up to 32 MB), after which the buffers of later calls
  * came from malloc's arenas, which keep what is freed: a server idled 1 s peaked ~8 MB higher in its
@@ -145,7 +167,11 @@ function parts(names = NAMES): Array<[string, string | Buffer]> {
     ],
     ...names.map((_, i): [string, Buffer] => [
       sheetPart(i),
-      names[i]!.startsWith('Data') ? sheetXml(DATA_ROWS, false) : sheetXml(20, true),
+      names[i]!.startsWith('Data')
+        ? sheetXml(DATA_ROWS, false)
+        : names[i]!.startsWith('T')
+          ? sheetXml(3, true)
+          : sheetXml(20, true),
     ]),
   ];
 }
@@ -195,6 +221,11 @@ function zipOf(entries: Array<[string, string | Buffer]>): Buffer {
 /** The workbook of the warm-up, as .xlsx bytes. */
 export function warmUpWorkbook(): Buffer {
   return zipOf(parts());
+}
+
+/** The workbook of tiny sheets the warm-up reads after each round's other sheets. */
+export function tinyWarmUpWorkbook(): Buffer {
+  return zipOf(parts(TINY));
 }
 
 /** The workbook of the quick warm-up (see quickWarmUp): three small sheets. */
@@ -251,7 +282,8 @@ async function extractAsJob(files: FileAccess, sheets?: string[]): Promise<void>
 
 /**
  * Extracts the warm-up workbook `rounds` times as an extraction job does (standard mode, compact JSON):
- * its small sheets, then its 150-row ones, each after a turn of the event loop; stops before the next
+ * its small sheets, then its 150-row ones, then the tiny sheets' workbook four times, each after a turn
+ * of the event loop; stops before the next
  * when `stop()` says a job has come (so a job waits for one piece at most). Never throws: a warm-up that
  * fails only leaves the code cold.
  */
@@ -260,12 +292,18 @@ export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
     await nextTurn();
     if (stop()) return;
     const files = memoryFiles(WARM_UP_NAME, warmUpWorkbook());
+    const tinyFiles = memoryFiles(WARM_UP_NAME, tinyWarmUpWorkbook());
     for (let round = 0; round < rounds; round++) {
       // The small sheets first: cold, a workbook of many small sheets paid most (2-3× its second call).
       for (const sheets of [SMALL, DATA]) {
         await nextTurn();
         if (stop()) return;
         await extractAsJob(files, sheets);
+      }
+      for (let read = 0; read < TINY_READS_PER_ROUND; read++) {
+        await nextTurn();
+        if (stop()) return;
+        await extractAsJob(tinyFiles);
       }
     }
   } catch {
