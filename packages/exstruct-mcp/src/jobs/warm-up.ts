@@ -70,6 +70,7 @@ function sheetXml(rows: number, wide: boolean): Buffer {
   put(
     '</sheetData><mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells>' +
       '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>' +
+      '<pageSetup orientation="portrait" horizontalDpi="300" verticalDpi="300"/>' +
       '</worksheet>',
   );
   return out.subarray(0, at);
@@ -157,7 +158,9 @@ function parts(names = NAMES): Array<[string, string | Buffer]> {
         '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
         '<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>' +
         '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>' +
-        '</styleSheet>',
+        // As Excel ends its styles: prefixed elements, declared on their own (their own path in the tokenizer).
+        '<extLst><ext uri="{EB79DEF2-80B8-43e5-95BD-54CBDDF9020C}" xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">' +
+        '<x14:slicerStyles defaultSlicerStyle="SlicerStyleLight1"/></ext></extLst></styleSheet>',
     ],
     [
       'xl/sharedStrings.xml',
