@@ -130,9 +130,17 @@ describe('the check-then-open race', () => {
       const code = toToolError(reason).code; // as a tool answers it
       refusals[code] = (refusals[code] ?? 0) + 1;
     };
+    // At least 1.5 s, and on until the attack has been seen both ways (a refusal at the link, and reads
+    // and writes that went through): on a loaded machine 1.5 s could pass with no refusal at all.
+    const seenBothWays = () =>
+      (refusals.PATH_OUTSIDE_ROOT ?? 0) > 0 && outcomes.read > 0 && outcomes.written > 0;
     try {
-      const deadline = Date.now() + 1500;
-      for (let i = 0; Date.now() < deadline; i++) {
+      const started = Date.now();
+      for (
+        let i = 0;
+        Date.now() - started < 1500 || (!seenBothWays() && Date.now() - started < 20_000);
+        i++
+      ) {
         const [read, write] = await Promise.allSettled([
           policy.readFile('flip/f.txt'),
           policy.writeFileAtomic(`flip/w${i}.txt`, `write ${i}`),
