@@ -96,14 +96,20 @@ const TINY_READS_PER_ROUND = 4;
 const TINY = Array.from({ length: TINY_SHEETS }, (_, i) => `T${i + 1}`);
 const NAMES = [...SMALL, ...DATA];
 
+/** The sheet named `name`: a 150-row one (`Data…`), a tiny one (`T…`), else a small wide one. */
+function sheetFor(name: string): Buffer {
+  if (name.startsWith('Data')) return sheetXml(DATA_ROWS, false);
+  if (name.startsWith('T')) return sheetXml(3, true);
+  return sheetXml(20, true);
+}
+
 /**
  * The parts of the warm-up workbook: 30 small sheets and 40 of 150 rows (6,000 rows: enough for V8 to
  * optimise the row readers), each read in one piece; `names`: only these sheets (`T…`: the tiny ones,
- * see TINY_SHEETS). No sheet big enough to
- * be read as a stream (over 1 MiB): its megabyte buffers, once freed, raise glibc's mmap threshold for
- * the whole process (to the largest freed size, up to 32 MB), after which the buffers of later calls
- * came from malloc's arenas, which keep what is freed: a server idled 1 s peaked ~8 MB higher in its
- * 1,000-sheet call. A first call of a big sheet gained nothing from warming the stream path.
+ * see TINY_SHEETS). No sheet big enough to be read as a stream (over 1 MiB): its megabyte buffers, once
+ * freed, raise glibc's mmap threshold for the whole process (to the largest freed size, up to 32 MB),
+ * after which the buffers of later calls came from malloc's arenas, which keep what is freed: a server
+ * idled 1 s peaked ~8 MB higher in its 1,000-sheet call. A first call of a big sheet gained nothing from warming the stream path.
  */
 function parts(names = NAMES): Array<[string, string | Buffer]> {
   const sheetPart = (i: number) => `xl/worksheets/sheet${i + 1}.xml`;
@@ -168,14 +174,7 @@ function parts(names = NAMES): Array<[string, string | Buffer]> {
         strings.map((s) => `<si><t>${s}</t></si>`).join('') +
         '</sst>',
     ],
-    ...names.map((_, i): [string, Buffer] => [
-      sheetPart(i),
-      names[i]!.startsWith('Data')
-        ? sheetXml(DATA_ROWS, false)
-        : names[i]!.startsWith('T')
-          ? sheetXml(3, true)
-          : sheetXml(20, true),
-    ]),
+    ...names.map((_, i): [string, Buffer] => [sheetPart(i), sheetFor(names[i]!)]),
   ];
 }
 
@@ -286,9 +285,8 @@ async function extractAsJob(files: FileAccess, sheets?: string[]): Promise<void>
 /**
  * Extracts the warm-up workbook `rounds` times as an extraction job does (standard mode, compact JSON):
  * its small sheets, then its 150-row ones, then the tiny sheets' workbook four times, each after a turn
- * of the event loop; stops before the next
- * when `stop()` says a job has come (so a job waits for one piece at most). Never throws: a warm-up that
- * fails only leaves the code cold.
+ * of the event loop; stops before the next when `stop()` says a job has come (so a job waits for one
+ * piece at most). Never throws: a warm-up that fails only leaves the code cold.
  */
 export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
   try {
