@@ -32,6 +32,22 @@ export const EXTRACT_ISOLATE_FLAGS: IsolateFlags = {
   defaults: '--short-builtin-calls --concurrent-recompilation',
 };
 
+/**
+ * The extraction thread's isolate when it is started for a job that is waiting (a call came before the
+ * thread was up, or a cancel ended it): no warm-up has made its code hot, so V8 compiles much of it
+ * during the job. Here those compiles run on V8's background threads, one at a time (the queue of one
+ * keeps a single compiler zone alive at once). Through the bin, a server called right after the
+ * handshake, 1,000 small sheets, two calls, 8 rounds alternated (2026-11-29, Node 20.20): 545-615 /
+ * 205-257 ms against 749-836 / 266-290 ms, peak 93.5-97.3 MB (with the 2 MB young generation of
+ * tools/deps.ts) against 91.4-92.7, below the peak of a server that idled first (95-96 MB), which keeps
+ * EXTRACT_ISOLATE_FLAGS: there the warm-up's compiles on top made the server peak at 96.3-101.2 MB. The
+ * 1M cells called at once: the same times and peak (138-141 MB, 6 rounds).
+ */
+export const EXTRACT_JOB_ISOLATE_FLAGS: IsolateFlags = {
+  flags: '--no-short-builtin-calls --concurrent-recompilation-queue-length=1',
+  defaults: '--short-builtin-calls --concurrent-recompilation-queue-length=8',
+};
+
 /** Creates a Worker (`create`) whose isolate is made with `isolate`'s flags. */
 export function withIsolateFlags(isolate: IsolateFlags | undefined, create: () => Worker): Worker {
   if (!isolate) return create();

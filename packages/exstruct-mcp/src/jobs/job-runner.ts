@@ -27,6 +27,12 @@ export interface JobStart<K extends JobName> {
 type JobReply =
   { id: number; ok: true; output: unknown } | { id: number; ok: false; error: JobFailure } | { ready: true };
 
+/** How a thread's isolate is made (see tools/deps.ts). */
+export interface ThreadSettings {
+  resourceLimits?: ResourceLimits;
+  isolateFlags?: IsolateFlags;
+}
+
 interface Pending {
   start: JobStart<JobName>;
   resolve: (output: unknown) => void;
@@ -56,13 +62,12 @@ export class JobThread {
 
   /**
    * `preload`: the jobs whose code a thread loads as it starts (the ones it is there for; others load on
-   * first use). `resourceLimits`, `isolateFlags`: given to every thread this runner starts (see
-   * tools/deps.ts).
+   * first use). `settings`: for a thread started ahead of jobs, which warms up (`warmUp`), and for one
+   * started for a job that is waiting (`forJob`); see tools/deps.ts.
    */
   constructor(
     private readonly preload: JobName[],
-    private readonly resourceLimits?: ResourceLimits,
-    private readonly isolateFlags?: IsolateFlags,
+    private readonly settings: { warmUp?: ThreadSettings; forJob?: ThreadSettings } = {},
   ) {}
 
   run<K extends JobName>(start: JobStart<K>): Promise<Jobs[K]['output']> {
@@ -170,13 +175,10 @@ export class JobThread {
   private thread(warmUp = false): Worker {
     if (this.worker) return this.worker;
     const workerData: JobThreadData = { preload: this.preload, warmUp };
+    const { resourceLimits, isolateFlags } = (warmUp ? this.settings.warmUp : this.settings.forJob) ?? {};
     const worker = withIsolateFlags(
-      this.isolateFlags,
-      () =>
-        new Worker(WORKER_URL, {
-          workerData,
-          ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
-        }),
+      isolateFlags,
+      () => new Worker(WORKER_URL, { workerData, ...(resourceLimits ? { resourceLimits } : {}) }),
     );
     // An idle job thread never keeps the server alive.
     worker.unref();
