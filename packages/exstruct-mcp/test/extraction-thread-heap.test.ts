@@ -89,20 +89,18 @@ function reported(stderr: string): Map<number, number> {
   return largest;
 }
 
+/** The built server over stdio, rooted at `root`, with `reports` (module code) preloaded in its process. */
+function spawnWithReports(root: string, ...reports: string[]): Promise<SpawnedClient> {
+  const preloads = reports.flatMap((code) => [
+    '--import',
+    `data:text/javascript,${encodeURIComponent(code)}`,
+  ]);
+  return spawnStdioClient(process.execPath, [...preloads, BIN, '--root', root, '--log-level', 'error']);
+}
+
 describe('the extraction thread', () => {
   it('started to warm up, compiles on itself and keeps a young generation of at most 4 MB', async () => {
-    const preload = (code: string) => `data:text/javascript,${encodeURIComponent(code)}`;
-    client = await spawnStdioClient(process.execPath, [
-      '--import',
-      preload(REPORT_THREAD_START),
-      '--import',
-      preload(REPORT_NEW_SPACE),
-      BIN,
-      '--root',
-      FIXTURES,
-      '--log-level',
-      'error',
-    ]);
+    client = await spawnWithReports(FIXTURES, REPORT_THREAD_START, REPORT_NEW_SPACE);
     // The thread starts once the server is idle after the handshake, then warms up (~0.3-1 s); done once
     // its new space has stopped growing for a second.
     let last = '';
@@ -128,7 +126,6 @@ describe('the extraction thread', () => {
   });
 
   it('started for a call made at once, compiles on V8 threads with a young generation of at most 2 MB', async () => {
-    const preload = (code: string) => `data:text/javascript,${encodeURIComponent(code)}`;
     const dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-job-thread-'));
     try {
       // Sheets enough to grow the thread's young generation to its limit (the warm-up's own workbook).
@@ -138,17 +135,7 @@ describe('the extraction thread', () => {
       let stderr = '';
       for (let attempt = 0; attempt < 3 && !stderr.includes('thread-start warm-up=false'); attempt++) {
         await client?.close();
-        client = await spawnStdioClient(process.execPath, [
-          '--import',
-          preload(REPORT_THREAD_START),
-          '--import',
-          preload(REPORT_NEW_SPACE),
-          BIN,
-          '--root',
-          dir,
-          '--log-level',
-          'error',
-        ]);
+        client = await spawnWithReports(dir, REPORT_THREAD_START, REPORT_NEW_SPACE);
         const extracted = await callTool(client.client, 'exstruct_extract', {
           xlsx_path: 'book.xlsx',
           out_dir: 'out',
@@ -178,18 +165,7 @@ describe('the extraction thread', () => {
   it.runIf(existsSync('/proc/self/maps'))(
     "does not copy V8's builtins into its isolate: the server's copy is the only one",
     async () => {
-      const preload = (code: string) => `data:text/javascript,${encodeURIComponent(code)}`;
-      client = await spawnStdioClient(process.execPath, [
-        '--import',
-        preload(REPORT_NEW_SPACE),
-        '--import',
-        preload(REPORT_BUILTIN_COPIES),
-        BIN,
-        '--root',
-        FIXTURES,
-        '--log-level',
-        'error',
-      ]);
+      client = await spawnWithReports(FIXTURES, REPORT_NEW_SPACE, REPORT_BUILTIN_COPIES);
       // The extraction thread starts once the server is idle after the handshake; its isolate exists
       // once it reports its new space.
       const end = Date.now() + 20_000;
