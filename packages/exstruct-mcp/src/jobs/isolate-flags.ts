@@ -11,7 +11,7 @@ export interface IsolateFlags {
 }
 
 /**
- * The extraction thread's isolate:
+ * The isolate of the extraction thread started ahead of jobs, which warms up at idle:
  * - --no-concurrent-recompilation: its optimising compiles run on the thread itself, not on the
  *   platform's four background threads. Each of those keeps the compiler's zone memory in its own malloc
  *   arena once freed (glibc keeps it; TurboFan's big zone segments, freed, also raise glibc's mmap
