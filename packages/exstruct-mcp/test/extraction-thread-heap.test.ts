@@ -15,6 +15,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, spawnStdioClient, type SpawnedClient } from '@mcp-workbench/core/testing';
+import { EXTRACT_ISOLATE_FLAGS, EXTRACT_JOB_ISOLATE_FLAGS } from '../src/jobs/isolate-flags.js';
 import { warmUpWorkbook } from '../src/jobs/warm-up.js';
 import { FIXTURES } from './extract-helpers.js';
 
@@ -116,7 +117,8 @@ describe('the extraction thread', () => {
     expect(threads.size).toBe(1);
     // Started to warm up: it compiles on itself (jobs/isolate-flags.ts).
     expect(client.stderr()).toContain('thread-start warm-up=true');
-    expect(client.stderr()).toContain('v8-flags --no-short-builtin-calls --no-concurrent-recompilation\n');
+    expect(client.stderr()).toContain(`v8-flags ${EXTRACT_ISOLATE_FLAGS.flags}\n`);
+    expect(EXTRACT_ISOLATE_FLAGS.flags).toContain('--no-concurrent-recompilation');
     const [newSpace] = [...threads.values()];
     expect(newSpace).toBeGreaterThan(0);
     // 4 MB as V8 counts it: Node 20 reports 4,194,304 bytes; Node 24's V8 more for the same limit,
@@ -149,9 +151,10 @@ describe('the extraction thread', () => {
       const threadFlags = [...stderr.matchAll(/v8-flags (.*short-builtin-calls.*)/g)].map((m) => m[1]);
       // Set as the thread is made, set back once it runs.
       expect(threadFlags.slice(0, 2)).toEqual([
-        '--no-short-builtin-calls --concurrent-recompilation-queue-length=1',
-        '--short-builtin-calls --concurrent-recompilation-queue-length=8',
+        EXTRACT_JOB_ISOLATE_FLAGS.flags,
+        EXTRACT_JOB_ISOLATE_FLAGS.defaults,
       ]);
+      expect(EXTRACT_JOB_ISOLATE_FLAGS.flags).toContain('--concurrent-recompilation-queue-length=1');
       const [newSpace] = [...reported(stderr).values()];
       expect(newSpace).toBeGreaterThan(0);
       // 2 MB as V8 counts it: Node 20 reports 2,097,152 bytes, Node 24 2.1-2.8 MB; with the warm-up

@@ -109,7 +109,8 @@ function sheetFor(name: string): Buffer {
  * see TINY_SHEETS). No sheet big enough to be read as a stream (over 1 MiB): its megabyte buffers, once
  * freed, raise glibc's mmap threshold for the whole process (to the largest freed size, up to 32 MB),
  * after which the buffers of later calls came from malloc's arenas, which keep what is freed: a server
- * idled 1 s peaked ~8 MB higher in its 1,000-sheet call. A first call of a big sheet gained nothing from warming the stream path.
+ * idled 1 s peaked ~8 MB higher in its 1,000-sheet call. A first call of a big sheet gained nothing
+ * from warming the stream path.
  */
 function parts(names = NAMES): Array<[string, string | Buffer]> {
   const sheetPart = (i: number) => `xl/worksheets/sheet${i + 1}.xml`;
