@@ -265,7 +265,6 @@ export class WorkbookValues {
   // The same texts as UTF-8, for the rows written as bytes (fast-rows.ts).
   private readonly sharedJsonUtf8: Array<Uint8Array | undefined> = [];
   private readonly datesJsonUtf8 = new Map<number, Uint8Array>();
-  private daysJsonUtf8: Array<Uint8Array | undefined> | undefined;
   private readonly keysJsonUtf8: [Array<Uint8Array | undefined>, Array<Uint8Array | undefined>] = [[], []];
 
   constructor(
@@ -325,12 +324,12 @@ export class WorkbookValues {
     return (this.sharedJsonUtf8[index] ??= utf8(this.sharedJson(index)));
   }
 
+  /**
+   * From a map, not an array indexed by the day: that array (65,536 slots, 512 KB, one per workbook read)
+   * was a large object each extraction left for the collector, and the warm-up reads many workbooks
+   * (jobs/warm-up.ts); no slower through the bin (bench/HISTORY.md, 2026-11-29).
+   */
   dateJsonBytes(serial: number, time: boolean): Uint8Array {
-    // Whole days up to 2079 (most dates) from an array, the rest from a map.
-    if (!time && serial < DAYS_IN_ARRAY && Number.isInteger(serial)) {
-      const days = (this.daysJsonUtf8 ??= new Array<Uint8Array | undefined>(DAYS_IN_ARRAY));
-      return (days[serial] ??= utf8(this.dateJson(serial, false)));
-    }
     const key = time ? -serial - 1 : serial;
     let bytes = this.datesJsonUtf8.get(key);
     if (bytes === undefined) {
@@ -347,8 +346,6 @@ export class WorkbookValues {
 }
 
 const encoder = new TextEncoder();
-/** Serial days cached in an array (the rest in a map): up to 2079-06-06. */
-const DAYS_IN_ARRAY = 65536;
 
 function utf8(text: string): Uint8Array {
   return encoder.encode(text);

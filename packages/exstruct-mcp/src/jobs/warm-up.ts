@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import type { FileAccess, OpenedFile } from '@mcp-workbench/core/engine';
 import { ByteSink, CHUNK_BYTES } from '../extract/byte-sink.js';
-import { extractWorkbook } from '../extract/extract-workbook.js';
+import { extractAsJob } from './extract-job.js';
 
 const NS_MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const NS_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -82,17 +82,19 @@ const DATA_SHEETS = 40;
 const DATA_ROWS = 150;
 const DATA = Array.from({ length: DATA_SHEETS }, (_, i) => `Data${i + 1}`);
 /**
- * A workbook of 50 tiny sheets (3 rows each), read 4 times a round: the work done once per sheet
- * (opening its part, its surroundings, table detection, its JSON's head and tail) runs 400 more times,
- * enough for V8 to optimise it at idle; the 70 sheets of the warm-up workbook left it to a real call.
- * Through the bin (fresh servers idled 1 s, 6 rounds alternated, 2026-11-29): 1,000 small sheets' first
- * call 436-465 -> 355-389 ms (one 448), the second the same (268-289 / 266-287 ms), peak 93.0-93.9 /
- * 93.4-94.0 MB (one 97.1); 1M cells the same (first 379-470 / 379-456 ms, peak 146 / 141-144 MB). Read 6
- * times a round, the first 1,000-sheet call took 300-331 ms but the second 294-328 and the peak was
- * 95.6-97.9 MB; 300 such sheets in the warm-up workbook itself made the thread 101 MB before any call.
+ * A workbook of 50 tiny sheets (3 rows each), read 12 times a round: the work done once per sheet
+ * (opening its part, its surroundings, table detection, its JSON's head and tail) runs 1,200 more times,
+ * enough for V8 to optimise most of it at idle; the 70 sheets of the warm-up workbook left it to a real
+ * call. Read 4 times a round (2026-11-29, 00:45 UTC), the first 1,000-sheet call a second after the
+ * handshake went from 436-465 to 355-389 ms. Read 12 times, with each read as a job makes it (its
+ * options' shape, its rows let go once written: extractAsJob) and dates' JSON no longer from a 512 KB
+ * array per read (extract/row-store.ts): 256-281 ms (median 266) against 348-381 (361), the second call
+ * 207-228 against 236-255 ms, peak 93.9-97.3 (median 96.4) against 93.3-95.5 MB (12 rounds alternated,
+ * 09:10 UTC). 12 reads with that array kept: peaks up to 100.3 MB; 300 tiny sheets in the warm-up
+ * workbook itself made the thread 101 MB before any call (bench/HISTORY.md).
  */
 const TINY_SHEETS = 50;
-const TINY_READS_PER_ROUND = 4;
+const TINY_READS_PER_ROUND = 12;
 const TINY = Array.from({ length: TINY_SHEETS }, (_, i) => `T${i + 1}`);
 const NAMES = [...SMALL, ...DATA];
 
@@ -269,23 +271,26 @@ const WARM_UP_NAME = 'warm-up.xlsx';
 
 /**
  * Extracts the warm-up workbook of `files` (its `sheets`, else all) as an extraction job does (standard
- * mode, compact JSON; jobs/extract-job.ts), through a sink that flushes, here to nowhere.
+ * mode, compact JSON, each sheet's rows let go once written; jobs/extract-job.ts), through a sink that
+ * flushes, here to nowhere.
  */
-async function extractAsJob(files: FileAccess, sheets?: string[]): Promise<void> {
+async function readAsJob(files: FileAccess, sheets?: string[]): Promise<void> {
   const document = new ByteSink(CHUNK_BYTES, () => undefined);
-  await extractWorkbook(WARM_UP_NAME, {
+  await extractAsJob(WARM_UP_NAME, {
     mode: 'standard',
+    alphaCol: false,
     files,
     jsonRows: true,
-    ...(sheets ? { sheets } : {}),
     document,
+    keepRows: false,
+    sheets,
   });
   document.finish();
 }
 
 /**
  * Extracts the warm-up workbook `rounds` times as an extraction job does (standard mode, compact JSON):
- * its small sheets, then its 150-row ones, then the tiny sheets' workbook four times, each after a turn
+ * its small sheets, then its 150-row ones, then the tiny sheets' workbook 12 times, each after a turn
  * of the event loop; stops before the next when `stop()` says a job has come (so a job waits for one
  * piece at most). Never throws: a warm-up that fails only leaves the code cold.
  */
@@ -300,12 +305,12 @@ export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
       for (const sheets of [SMALL, DATA]) {
         await nextTurn();
         if (stop()) return;
-        await extractAsJob(files, sheets);
+        await readAsJob(files, sheets);
       }
       for (let read = 0; read < TINY_READS_PER_ROUND; read++) {
         await nextTurn();
         if (stop()) return;
-        await extractAsJob(tinyFiles);
+        await readAsJob(tinyFiles);
       }
     }
   } catch {
@@ -325,7 +330,7 @@ export async function warmUp(stop: () => boolean, rounds = 2): Promise<void> {
  */
 export async function quickWarmUp(): Promise<void> {
   try {
-    await extractAsJob(memoryFiles(WARM_UP_NAME, quickWarmUpWorkbook()));
+    await readAsJob(memoryFiles(WARM_UP_NAME, quickWarmUpWorkbook()));
   } catch {
     // Cold code is only slower.
   }
