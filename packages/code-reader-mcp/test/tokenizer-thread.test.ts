@@ -38,10 +38,10 @@ describe('token counting off the event loop', () => {
       expect(result.isError, result.text.slice(0, 200)).toBe(false);
       expect((result.structured as { metrics: { tokens: number } }).metrics.tokens).toBe(countTokens(TEXT));
       // On the event loop, the load held ping for most of the call (700 of ~800 ms, quiet). On its own
-      // thread the slowest ping is a few ms (quiet): a quarter of the call leaves a wide margin for a
-      // loaded machine while still failing a blocked loop.
+      // thread the slowest ping is a few ms (quiet), but with every package's tests on both cores one
+      // waited 200 ms of a 760 ms call (CI, 2026-11-29): half the call still fails a blocked loop.
       expect(pings).toBeGreaterThan(3);
-      expect(slowestPingMs).toBeLessThan(callMs / 4);
+      expect(slowestPingMs).toBeLessThan(callMs / 2);
     } finally {
       await server.close();
     }
