@@ -2,7 +2,8 @@
 // of them formulas) and of a workbook of 1,000 small sheets, to JSON in standard mode, side by side in one
 // run with
 // - the physical floor: Node inflating every sheet's XML and finding every cell's start tag, nothing
-//   else (bench/lib/floor.mjs);
+//   else (bench/lib/floor.mjs); and the same on a thread made for it, timed from the thread's creation
+//   (bench/lib/thread-floor.mjs): the least a call made right after the handshake pays;
 // - the exstruct_extract tool call as a client makes it: the built bin over stdio, a fresh server's first
 //   call and a second one, JSON written; and a fresh server's first call made a pause after the
 //   handshake (as when a client lists the tools and its model picks a first call; the server warms its
@@ -26,6 +27,12 @@ if (process.argv[2] === '--floor') {
   const cells = await extractionFloor(process.argv[3]);
   const ms = performance.now() - started;
   console.log(JSON.stringify({ ms, cells, peakMb: process.resourceUsage().maxRSS / 1024 }));
+  process.exit(0);
+}
+if (process.argv[2] === '--thread-floor') {
+  // The floor on a thread made for it, in a process of its own; prints {ms, cells} as JSON.
+  const { threadFloor } = await import('./lib/thread-floor.mjs');
+  console.log(JSON.stringify(await threadFloor(process.argv[3])));
   process.exit(0);
 }
 
@@ -95,11 +102,13 @@ try {
     }
     // Rounds alternate the sides, so a change in the machine's speed during the run weighs on all.
     const floor = [];
+    const threadFloor = [];
     const ours = [];
     const paused = [];
     const py = [];
     for (let round = 0; round < rounds; round++) {
       floor.push(run(process.execPath, [fileURLToPath(import.meta.url), '--floor', source]));
+      threadFloor.push(run(process.execPath, [fileURLToPath(import.meta.url), '--thread-floor', source]));
       ours.push(await toolCall(name));
       paused.push(await toolCall(name, pauseMs));
       if (python) py.push(run(python.command, ['-c', PYTHON, source]));
@@ -118,6 +127,11 @@ try {
     );
     console.log(
       `floor (inflate + find each <c>)      ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)`,
+    );
+    // What a call made right after the handshake pays at least: its thread is made for it.
+    const threadFloorMs = median(threadFloor.map((r) => r.ms));
+    console.log(
+      `the floor on a thread made for it    ${seconds(threadFloorMs)}   (${all(threadFloor.map((r) => r.ms))} s)   ratio to the floor ${ratio(threadFloorMs, floorMs)}`,
     );
     console.log(
       `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${freshMb.toFixed(0)} MB   ` +
