@@ -24,5 +24,7 @@ export function threadFloor(file) {
       void thread.terminate();
     });
     thread.once('error', reject);
+    // A thread that ends without answering (after the answer, this does nothing).
+    thread.once('exit', (code) => reject(new Error(`the floor's thread exited with code ${code}`)));
   });
 }
