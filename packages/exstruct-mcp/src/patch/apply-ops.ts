@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { currentCallSignal, ToolError } from '@mcp-workbench/core/engine';
 import { listCells } from './inverse-ops.js';
 import type { PatchOp } from './op-schemas.js';
-import { applyOp } from './ops/handlers.js';
+import { applyOp, prepareOps } from './ops/handlers.js';
 import type { ApplyOptions, OpContext } from './ops/op-handler.js';
 import { PatchOpError, type PatchDiffItem } from './types.js';
 import { undoState } from './undo-state.js';
@@ -37,6 +37,7 @@ export async function applyOps(
   const inverseByOp: PatchOp[][] = [];
   const warnings: string[] = [];
   const undoWarnings: string[] = [];
+  await prepareOps(ops);
   let slice = performance.now();
   for (const [index, op] of ops.entries()) {
     if (performance.now() - slice > SLICE_MS) {

@@ -2,7 +2,7 @@
 // sheet images are drawn with (render/), so a fitted column and its image agree.
 import { colIndexToAlpha } from '../../ooxml/cell-ref.js';
 import { readCellFormats, type CellFormats } from '../../render/cell-formats.js';
-import { displayText, type RawCell } from '../../render/cell-text.js';
+import type { RawCell } from '../../render/cell-text.js';
 import { TextMeasurer } from '../../render/fonts/text-measure.js';
 import { maxDigitWidth, pixelsToWidth } from '../../render/grid.js';
 import type { CellState } from '../cells.js';
@@ -13,6 +13,18 @@ import { columnIndex, columnWidth, setColumnWidth } from './sizes.js';
 const PADDING_PX = 7;
 
 let measurer: TextMeasurer | undefined;
+
+/**
+ * The renderer's cell text (number formats through numfmt), loaded by loadAutoFit before an
+ * auto_fit_columns op runs: a patch without one does not load numfmt, whose start was ~18 of the edit
+ * engine's ~75 ms load, which a first patch pays.
+ */
+let cellText: typeof import('../../render/cell-text.js') | undefined;
+
+/** Loads what auto_fit_columns needs (see prepareOps in handlers.ts). */
+export async function loadAutoFit(): Promise<void> {
+  cellText ??= await import('../../render/cell-text.js');
+}
 
 export const autoFitColumns: OpHandler<'auto_fit_columns'> = (op, ctx) => {
   const { edit: sheet, name } = sheetOf(ctx.edit, op.sheet);
@@ -82,7 +94,8 @@ function textPixels(cell: CellState, formats: CellFormats, date1904: boolean, me
   // A number kept as text in a date cell (t="d") shows as its date.
   if (cell.attrs.get('t') === 'd') raw.type = 'd';
   if (cell.attrs.get('t') === 'e') raw.type = 'e';
-  const shown = displayText(raw, format, [], date1904).text;
+  if (!cellText) throw new Error('auto_fit_columns ran before loadAutoFit.');
+  const shown = cellText.displayText(raw, format, [], date1904).text;
   const font = format?.font ?? formats.defaultFont;
   const textStyle = { bold: font.bold, italic: font.italic, size: font.size };
   const widthOf = (s: string) => (measure.width(s, textStyle) * 96) / 72;

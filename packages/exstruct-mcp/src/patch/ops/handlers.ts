@@ -1,7 +1,7 @@
 // The ops catalogue's ops, each to the handler that applies it: a new op gets its schema in
 // op-schemas.ts and its handler here (the type refuses a catalogue op without one).
 import type { OpName, PatchOp } from '../op-schemas.js';
-import { autoFitColumns } from './auto-fit.js';
+import { autoFitColumns, loadAutoFit } from './auto-fit.js';
 import { createChart, deleteChart } from './chart-ops.js';
 import { fillFormula, setFormula, setFormulaIf, setRangeValues, setValue, setValueIf } from './cell-ops.js';
 import {
@@ -52,4 +52,15 @@ export const OP_HANDLERS: { readonly [K in OpName]: OpHandler<K> } = {
 export function applyOp(op: PatchOp, ctx: OpContext): OpOutcome {
   const handler = OP_HANDLERS[op.op] as (op: PatchOp, ctx: OpContext) => OpOutcome;
   return handler(op, ctx);
+}
+
+/** What some ops load before they run, kept out of the edit engine's start (see loadAutoFit). */
+const OP_PREPARATIONS: { readonly [K in OpName]?: () => Promise<void> } = {
+  auto_fit_columns: loadAutoFit,
+};
+
+/** Loads what the handlers of `ops` need before any of them runs. */
+export async function prepareOps(ops: readonly PatchOp[]): Promise<void> {
+  const names = new Set(ops.map((op) => op.op));
+  for (const name of names) await OP_PREPARATIONS[name]?.();
 }
