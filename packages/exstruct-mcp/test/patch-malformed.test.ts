@@ -2,6 +2,7 @@
 // is not well-formed XML or nests too deep is CORRUPT_WORKBOOK, a part longer than one JavaScript
 // string LIMIT_EXCEEDED, each naming the part.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,34 @@ describe('exstruct_patch on malformed parts', () => {
     const res = await ws.call('exstruct_patch', { xlsx_path: file, ops: SET_B2 });
     expect(res.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { part: 'xl/styles.xml' } });
   });
+});
+
+describe('a sheet that inflates to other than its declared size', () => {
+  // The patch inflates the sheet it edits from the package in memory (up to 32 MiB) or streams it from
+  // the file (larger packages): both count its bytes against the size the package declares.
+  const SHEET = 'xl/worksheets/sheet1.xml';
+  const cases = [
+    { where: 'in memory', padding: 0 },
+    // Random bytes do not compress: the package is over 32 MiB, so its parts are read from the file.
+    { where: 'read from the file', padding: 33 * 1024 * 1024 },
+  ];
+  for (const { where, padding } of cases) {
+    it(`ZIP_BOMB naming the sheet, nothing written (package ${where})`, async () => {
+      const parts: Record<string, string | Buffer> = packageParts({ sheets: [{ name: 'Data', body: BODY }] });
+      if (padding) parts['xl/media/padding.bin'] = randomBytes(padding);
+      const zip = zipBytes(parts);
+      const actual = Buffer.byteLength(parts[SHEET]!);
+      for (const declared of [actual - 10, actual + 10]) {
+        declareSize(zip, SHEET, declared);
+        const name = `sized-${padding}-${declared}.xlsx`;
+        await writeFile(path.join(ws.dir, name), zip);
+        const res = await ws.call('exstruct_patch', { xlsx_path: name, ops: SET_B2 });
+        expect(res.error, res.text).toMatchObject({ code: 'ZIP_BOMB' });
+        expect(res.error!.message).toContain(SHEET);
+        expect(existsSync(path.join(ws.dir, name.replace('.xlsx', '_patched.xlsx')))).toBe(false);
+      }
+    }, 60_000);
+  }
 });
 
 describe('mutated parts of a workbook from another producer', () => {

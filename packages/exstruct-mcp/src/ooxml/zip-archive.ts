@@ -494,6 +494,15 @@ export class ZipArchive {
     return compressed.pipe(inflate);
   }
 
+  /**
+   * The part's bytes as the package in memory holds them (still compressed when deflated); undefined
+   * when the package is not in memory (see storedBytes).
+   */
+  compressedBytes(name: string): Buffer | undefined {
+    const found = this.byName.get(normalizePartName(name));
+    return found && !found.info.encrypted ? this.storedBytes(found.entry) : undefined;
+  }
+
   /** A whole part in memory (for the small parts: workbook.xml, rels, styles, drawings). */
   async readBuffer(name: string): Promise<Buffer> {
     const found = this.byName.get(normalizePartName(name));
