@@ -1,36 +1,32 @@
 // auto_fit_columns loads the renderer's cell text (numfmt) when such an op is about to run, not with the
 // edit engine: a first patch without it loads the engine ~18 ms sooner (issue 26 §1, the patch's first
-// call). The widths still come from the text a cell shows, in process (src) and through the built bin
-// (its bundle inlines the module and starts it on first use).
-import { mkdtemp, rm } from 'node:fs/promises';
+// call). Checked in a fresh process on the built modules (a module hook notes what is resolved; the test
+// files share one module cache, so an earlier file may have loaded numfmt here already), and through the
+// built bin, whose bundle inlines the module and starts it on first use: the widths still come from the
+// text a cell shows.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
-import { workspace, type Workspace } from './patch-helpers.js';
 
-const numfmt = vi.hoisted(() => ({ loaded: false }));
-vi.mock('numfmt', async (importOriginal) => {
-  numfmt.loaded = true;
-  return await importOriginal();
-});
-
-const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
-
-interface EditResult {
-  out_path: string;
-  patch_diff: Array<{ op: string; after: { value: string } }>;
-}
+const DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const bin = path.join(DIST, 'index.js');
 
 /**
  * Ops that write 0.1 + 0.2 (General shows 0.3) in A1 and the text "0.3" in B1, then fit both
  * columns: when the width comes from the text shown, the two widths are the same.
  */
-const SHOWN_ALIKE = [
-  { op: 'set_range_values', sheet: 'Sheet1', range: 'A1:B1', values: [[0.1 + 0.2, '0.3']] },
-  { op: 'auto_fit_columns', sheet: 'Sheet1', columns: ['A', 'B'] },
-];
+const VALUES = { op: 'set_range_values', sheet: 'Sheet1', range: 'A1:B1', values: [[0.1 + 0.2, '0.3']] };
+const FIT = { op: 'auto_fit_columns', sheet: 'Sheet1', columns: ['A', 'B'] };
+
+interface EditResult {
+  out_path: string;
+  patch_diff: Array<{ op: string; after: { value: string } }>;
+}
 
 /** The widths an auto_fit_columns diff item gives, by column letter. */
 function fittedWidths(result: EditResult): Record<string, number> {
@@ -43,51 +39,70 @@ function fittedWidths(result: EditResult): Record<string, number> {
   return Object.fromEntries(entries);
 }
 
-describe('auto_fit_columns loads number formatting on first use', () => {
-  let ws: Workspace;
-  beforeAll(async () => {
-    ws = await workspace();
-  });
-  afterAll(async () => {
-    await ws.close();
-  });
-
-  it('is not loaded by the edit engine nor by a patch without the op; the op loads it and fits the text shown', async () => {
-    expect(numfmt.loaded).toBe(false); // the workspace has loaded the edit engine
-    const made = await ws.call<EditResult>('exstruct_make', {
-      out_path: 'lazy.xlsx',
-      ops: [SHOWN_ALIKE[0]],
-    });
-    expect(made.isError, made.text).toBe(false);
-    expect(numfmt.loaded).toBe(false);
-
-    const fitted = await ws.call<EditResult>('exstruct_patch', {
-      xlsx_path: 'lazy.xlsx',
-      ops: [SHOWN_ALIKE[1]],
-    });
-    expect(fitted.isError, fitted.text).toBe(false);
-    expect(numfmt.loaded).toBe(true);
-    const widths = fittedWidths(fitted.structured);
-    expect(widths.A).toBeGreaterThan(0);
-    expect(widths.A).toBe(widths.B);
-  });
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-auto-fit-lazy-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
 });
 
-describe('auto_fit_columns through the built bin', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-auto-fit-bin-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+describe('auto_fit_columns loads number formatting on first use', () => {
+  it('is not loaded with the edit engine nor by an edit without the op; the op loads it', async () => {
+    const resolved = path.join(dir, 'resolved.txt');
+    await writeFile(resolved, '');
+    const hooks = path.join(dir, 'hooks.mjs');
+    await writeFile(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(resolved)}, result.url + '\\n');
+  return result;
+}
+`,
+    );
+    const register = path.join(dir, 'register.mjs');
+    await writeFile(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    // The edit engine's modules (not the bundle, whose inlined modules no hook sees): load, make a
+    // workbook without the op, then fit it; after each step, whether numfmt has been resolved.
+    const script = path.join(dir, 'edit.mjs');
+    await writeFile(
+      script,
+      `import { readFileSync } from 'node:fs';
+const numfmt = () => readFileSync(${JSON.stringify(resolved)}, 'utf8').includes('/numfmt/');
+const seen = [];
+const engine = await import(${JSON.stringify(pathToFileURL(path.join(DIST, 'tools', 'edit-engine.js')).href)});
+seen.push(numfmt());
+const output = ${JSON.stringify(path.join(dir, 'fresh.xlsx'))};
+const made = await engine.runMake({ output, ops: engine.parseOps([${JSON.stringify(VALUES)}]), onConflict: 'overwrite' });
+seen.push(numfmt());
+const fitted = await engine.runPatch({ input: made.out_path, output: made.out_path.replace('.xlsx', '_fit.xlsx'), ops: engine.parseOps([${JSON.stringify(FIT)}]), onConflict: 'overwrite' });
+seen.push(numfmt());
+console.log(JSON.stringify({ seen, fitted }));
+`,
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', register, script]);
+    const { seen, fitted } = JSON.parse(stdout) as { seen: boolean[]; fitted: EditResult };
+    // The hook sees numfmt once it is resolved at all, and only the op resolves it.
+    expect(seen).toEqual([false, false, true]);
+    const widths = fittedWidths(fitted);
+    expect(widths.A).toBeGreaterThan(0);
+    expect(widths.A).toBe(widths.B);
+    expect(
+      (await readFile(resolved, 'utf8')).split('\n').some((url) => url.endsWith('render/cell-text.js')),
+    ).toBe(true);
   });
 
-  it("fits the text shown in a fresh server's first edit", async () => {
+  it("fits the text shown in a fresh server's first edit (the built bin)", async () => {
     const client = await spawnStdioClient(process.execPath, [bin, '--root', dir]);
     try {
       const made = await callTool<EditResult>(client.client, 'exstruct_make', {
         out_path: 'bin.xlsx',
-        ops: SHOWN_ALIKE,
+        ops: [VALUES, FIT],
       });
       expect(made.isError, made.text).toBe(false);
       const widths = fittedWidths(made.structured);

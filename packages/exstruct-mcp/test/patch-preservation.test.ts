@@ -1,9 +1,11 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { zipBytes } from './extract-helpers.js';
 import {
   addMacroAndPivot,
   buildRichWorkbook,
+  FIXTURES,
   readPart,
   readParts,
   readWorkbook,
@@ -212,6 +214,29 @@ describe('what an edit keeps', () => {
       formula: '_xlfn.IFS(B12>=85,"A",B12>=70,"B",B12>=60,"C",TRUE,"D")',
       result: 'D',
     });
+  });
+});
+
+describe('a package whose parts are stored, not deflated', () => {
+  it('edits its sheet and copies every other part byte for byte', async () => {
+    // LibreOffice's workbook (two sheets, Japanese names) with every part stored. A package up to 32 MiB
+    // is read into memory and its parts are handed over from there whole.
+    const source = await readParts(path.join(FIXTURES, 'producers', 'libreoffice.xlsx'));
+    const input = path.join(ws.dir, 'stored.xlsx');
+    await writeFile(input, zipBytes([...source], { store: true }));
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'set_value', sheet: '売上', cell: 'B2', value: '日本語' }],
+    });
+    expect(res.isError, res.text).toBe(false);
+    const after = await readParts(res.structured.out_path);
+    expect(changedParts(source, after)).toEqual(['xl/workbook.xml', 'xl/worksheets/sheet1.xml']);
+    const book = await readWorkbook(res.structured.out_path);
+    expect(book.getWorksheet('売上')!.getCell('B2').value).toBe('日本語');
+    const untouched = await readWorkbook(path.join(FIXTURES, 'producers', 'libreoffice.xlsx'));
+    expect(book.getWorksheet('売上')!.getCell('A3').value).toEqual(
+      untouched.getWorksheet('売上')!.getCell('A3').value,
+    );
   });
 });
 

@@ -494,15 +494,6 @@ export class ZipArchive {
     return compressed.pipe(inflate);
   }
 
-  /**
-   * The part's bytes as the package in memory holds them (still compressed when deflated); undefined
-   * when the package is not in memory (see storedBytes).
-   */
-  compressedBytes(name: string): Buffer | undefined {
-    const found = this.byName.get(normalizePartName(name));
-    return found && !found.info.encrypted ? this.storedBytes(found.entry) : undefined;
-  }
-
   /** A whole part in memory (for the small parts: workbook.xml, rels, styles, drawings). */
   async readBuffer(name: string): Promise<Buffer> {
     const found = this.byName.get(normalizePartName(name));
@@ -538,6 +529,10 @@ export class ZipArchive {
   async openCopyStream(name: string): Promise<{ stream: Readable; entry: yauzl.Entry }> {
     const found = this.byName.get(normalizePartName(name));
     if (!found) throw new ToolError('NOT_FOUND', `The workbook has no part "${name}".`);
+    // A package in memory hands the bytes over at once: yauzl's stream gives them in 64 KB pieces, each
+    // a trip through the stream (an inflater fed them waited for its reader; a copy wrote each).
+    const inMemory = this.storedBytes(found.entry);
+    if (inMemory) return { stream: Readable.from([inMemory], { objectMode: false }), entry: found.entry };
     const options = found.entry.compressionMethod === 0 ? {} : { decompress: false as const };
     const stream = await new Promise<Readable>((resolve, reject) => {
       this.zip.openReadStream(found.entry, options, (error, s) => (error ? reject(error) : resolve(s)));

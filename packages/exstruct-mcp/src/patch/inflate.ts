@@ -38,18 +38,8 @@ export async function openInflated(archive: ZipArchive, part: string): Promise<R
       );
     },
   });
-  inflate.on('error', (error) => guard.destroy(error));
-  // A package in memory hands the inflater the whole part at once (as ZipArchive.inflatingStream does):
-  // yauzl's copy stream gave it 64 KB pieces, each a trip to the thread pool that waited for the thread
-  // finding the rows. A fresh server's first one-cell patch of the 1M-cell workbook: 743-846 ms (median
-  // 788) against 776-902 (838), the second 575 against 602 (medians, 8 rounds alternated).
-  const inMemory = archive.compressedBytes(part);
-  if (inMemory) {
-    stream.destroy();
-    inflate.end(inMemory);
-    return inflate.pipe(guard);
-  }
   stream.on('error', (error) => guard.destroy(error));
+  inflate.on('error', (error) => guard.destroy(error));
   return stream.pipe(inflate).pipe(guard);
 }
 
