@@ -5,13 +5,14 @@
 // built bin, whose bundle inlines the module and starts it on first use: the widths still come from the
 // text a cell shows.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
+import { writeResolveHook } from './resolve-hook.js';
 
 const DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const bin = path.join(DIST, 'index.js');
@@ -49,31 +50,14 @@ afterAll(async () => {
 
 describe('auto_fit_columns loads number formatting on first use', () => {
   it('is not loaded with the edit engine nor by an edit without the op; the op loads it', async () => {
-    const resolved = path.join(dir, 'resolved.txt');
-    await writeFile(resolved, '');
-    const hooks = path.join(dir, 'hooks.mjs');
-    await writeFile(
-      hooks,
-      `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(resolved)}, result.url + '\\n');
-  return result;
-}
-`,
-    );
-    const register = path.join(dir, 'register.mjs');
-    await writeFile(
-      register,
-      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-    );
+    const hook = await writeResolveHook(dir);
     // The edit engine's modules (not the bundle, whose inlined modules no hook sees): load, make a
     // workbook without the op, then fit it; after each step, whether numfmt has been resolved.
     const script = path.join(dir, 'edit.mjs');
     await writeFile(
       script,
       `import { readFileSync } from 'node:fs';
-const numfmt = () => readFileSync(${JSON.stringify(resolved)}, 'utf8').includes('/numfmt/');
+const numfmt = () => readFileSync(${JSON.stringify(hook.file)}, 'utf8').includes('/numfmt/');
 const seen = [];
 const engine = await import(${JSON.stringify(pathToFileURL(path.join(DIST, 'tools', 'edit-engine.js')).href)});
 seen.push(numfmt());
@@ -85,16 +69,14 @@ seen.push(numfmt());
 console.log(JSON.stringify({ seen, fitted }));
 `,
     );
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', register, script]);
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', hook.register, script]);
     const { seen, fitted } = JSON.parse(stdout) as { seen: boolean[]; fitted: EditResult };
     // The hook sees numfmt once it is resolved at all, and only the op resolves it.
     expect(seen).toEqual([false, false, true]);
     const widths = fittedWidths(fitted);
     expect(widths.A).toBeGreaterThan(0);
     expect(widths.A).toBe(widths.B);
-    expect(
-      (await readFile(resolved, 'utf8')).split('\n').some((url) => url.endsWith('render/cell-text.js')),
-    ).toBe(true);
+    expect((await hook.urls()).some((url) => url.endsWith('render/cell-text.js'))).toBe(true);
   });
 
   it("fits the text shown in a fresh server's first edit (the built bin)", async () => {

@@ -2,7 +2,7 @@
 // memory): an extraction runs on its own thread and needs none of the edit engine, the ops' schemas or
 // the package reader on the server's, and loading them at start held ~7 MB more at the 1,000-sheet
 // extraction's peak. The tool list stays the same (tool-list.test.ts; LISTED_OP_NAMES below).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, spawnStdioClient, type SpawnedClient } from '@mcp-workbench/core/testing';
 import { listedOpNames } from '../src/patch/catalogue.js';
 import { LISTED_OP_NAMES } from '../src/tools/op-names.js';
+import { writeResolveHook, type ResolveLog } from './resolve-hook.js';
 
 const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 const DIST = pathToFileURL(path.dirname(bin)).href + '/';
@@ -32,36 +33,19 @@ const LOADED_ON_CALL = [
 
 let dir: string;
 let client: SpawnedClient;
-let loadedFile: string;
+let hook: ResolveLog;
 
 /** This package's modules (paths under dist/) the server has loaded so far. */
 async function loaded(): Promise<string[]> {
-  const urls = (await readFile(loadedFile, 'utf8')).split('\n');
+  const urls = await hook.urls();
   return [...new Set(urls.filter((url) => url.startsWith(DIST)).map((url) => url.slice(DIST.length)))];
 }
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-lazy-modules-'));
-  loadedFile = path.join(dir, 'loaded.txt');
-  await writeFile(loadedFile, '');
   // A module hook that notes every module URL the server's thread resolves.
-  const hooks = path.join(dir, 'hooks.mjs');
-  await writeFile(
-    hooks,
-    `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(loadedFile)}, result.url + '\\n');
-  return result;
-}
-`,
-  );
-  const register = path.join(dir, 'register.mjs');
-  await writeFile(
-    register,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  client = await spawnStdioClient(process.execPath, ['--import', register, bin, '--root', dir]);
+  hook = await writeResolveHook(dir);
+  client = await spawnStdioClient(process.execPath, ['--import', hook.register, bin, '--root', dir]);
 });
 afterAll(async () => {
   await client?.close();
