@@ -21,12 +21,16 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 if (process.argv[2] === '--floor') {
-  // The floor in a process of its own; prints {ms, cells, peakMb} as JSON.
+  // The floor in a process of its own; prints {ms, cells, peakMb, freshMiB} as JSON (freshMiB: memory it
+  // touched for the first time, from its minor page faults).
   const { extractionFloor } = await import('./lib/floor.mjs');
+  const { ownFreshMiB } = await import('./lib/side-by-side.mjs');
+  const freshBefore = ownFreshMiB();
   const started = performance.now();
   const cells = await extractionFloor(process.argv[3]);
   const ms = performance.now() - started;
-  console.log(JSON.stringify({ ms, cells, peakMb: process.resourceUsage().maxRSS / 1024 }));
+  const freshMiB = ownFreshMiB() - freshBefore;
+  console.log(JSON.stringify({ ms, cells, peakMb: process.resourceUsage().maxRSS / 1024, freshMiB }));
   process.exit(0);
 }
 if (process.argv[2] === '--thread-floor') {
@@ -52,7 +56,7 @@ ms = (time.perf_counter() - started) * 1000
 print(json.dumps({"ms": ms, "cells": cells, "peakMb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 `;
 
-const { ensurePython, median, run, seconds } = await import('./lib/side-by-side.mjs');
+const { ensurePython, machineLine, median, run, seconds } = await import('./lib/side-by-side.mjs');
 const { ensureBigWorkbook, ensureManySheetsWorkbook } = await import('./lib/big-workbook.mjs');
 const { startServer } = await import('./lib/tool-call.mjs');
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-extract-bench-'));
@@ -68,6 +72,8 @@ async function toolCall(name, pauseMs = 0) {
     return {
       firstMs: first.ms,
       warmMs: warm.ms,
+      firstFreshMiB: first.freshMiB,
+      warmFreshMiB: warm.freshMiB,
       peakMb: server.peakMb(),
       out: JSON.parse(first.text).out_path,
     };
@@ -79,12 +85,7 @@ async function toolCall(name, pauseMs = 0) {
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 let failed = false;
 try {
-  console.log(
-    `${os.cpus().length} CPU(s), Node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(machineLine());
   mkdirSync(path.join(work, 'out'));
   const python = ensurePython();
   if (!python) console.log('openpyxl      not found — install it with: apt-get install -y python3-openpyxl');
@@ -126,7 +127,8 @@ try {
       `\n${label}: ${name} (${(statSync(source).size / 1e6).toFixed(1)} MB, ${floor[0].cells.toLocaleString('en')} cells)`,
     );
     console.log(
-      `floor (inflate + find each <c>)      ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)`,
+      `floor (inflate + find each <c>)      ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)   ` +
+        `${median(floor.map((r) => r.freshMiB)).toFixed(0)} MiB of memory touched for the first time`,
     );
     // What a call made right after the handshake pays at least: its thread is made for it.
     const threadFloorMs = median(threadFloor.map((r) => r.ms));
@@ -136,6 +138,11 @@ try {
     console.log(
       `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${freshMb.toFixed(0)} MB   ` +
         `(${all(ours.map((r) => r.firstMs))} / ${all(ours.map((r) => r.warmMs))} s; JSON ${(statSync(path.join(work, 'out', path.basename(ours[0].out))).size / 1e6).toFixed(1)} MB)`,
+    );
+    const mib = (values) => `${median(values).toFixed(0)} MiB`;
+    console.log(
+      `  memory the server touched for the first time: first call ${mib(ours.map((r) => r.firstFreshMiB))}, ` +
+        `again ${mib(ours.map((r) => r.warmFreshMiB))}, first call after the pause ${mib(paused.map((r) => r.firstFreshMiB))}`,
     );
     const pausedMs = median(paused.map((r) => r.firstMs));
     console.log(
@@ -159,12 +166,7 @@ try {
       if (memory > 0.5) failed = true;
     } else failed = true;
   }
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(machineLine());
 
   // Tokens (o200k_base) for every fixture that has a golden: our TOON, our JSON, the original's JSON.
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');

@@ -19,13 +19,17 @@ const CELL = 'B100000';
 const SHEET_PART = 'xl/worksheets/sheet1.xml';
 
 if (process.argv[2] === '--floor') {
-  // The floor in a process of its own; prints {ms, peakMb} as JSON.
+  // The floor in a process of its own; prints {ms, peakMb, freshMiB} as JSON (freshMiB: memory it touched
+  // for the first time).
   const { patchFloor } = await import('./lib/floor.mjs');
+  const { ownFreshMiB } = await import('./lib/side-by-side.mjs');
   const [input, output] = process.argv.slice(3);
+  const freshBefore = ownFreshMiB();
   const started = performance.now();
   await patchFloor(input, SHEET_PART, output);
   const ms = performance.now() - started;
-  console.log(JSON.stringify({ ms, peakMb: process.resourceUsage().maxRSS / 1024 }));
+  const freshMiB = ownFreshMiB() - freshBefore;
+  console.log(JSON.stringify({ ms, peakMb: process.resourceUsage().maxRSS / 1024, freshMiB }));
   process.exit(0);
 }
 
@@ -40,7 +44,7 @@ ms = (time.perf_counter() - started) * 1000
 print(json.dumps({"ms": ms, "peakMb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 `;
 
-const { ensurePython, median, run, seconds } = await import('./lib/side-by-side.mjs');
+const { ensurePython, machineLine, median, run, seconds } = await import('./lib/side-by-side.mjs');
 const { ensureBigWorkbook } = await import('./lib/big-workbook.mjs');
 const { startServer } = await import('./lib/tool-call.mjs');
 const source = await ensureBigWorkbook();
@@ -63,7 +67,13 @@ async function toolCall() {
     };
     const first = await server.call('exstruct_patch', args);
     const warm = await server.call('exstruct_patch', args);
-    return { firstMs: first.ms, warmMs: warm.ms, peakMb: server.peakMb() };
+    return {
+      firstMs: first.ms,
+      warmMs: warm.ms,
+      firstFreshMiB: first.freshMiB,
+      warmFreshMiB: warm.freshMiB,
+      peakMb: server.peakMb(),
+    };
   } finally {
     await server.close();
   }
@@ -74,10 +84,7 @@ try {
   const python = ensurePython();
   console.log(
     `workbook: ${name} (${(statSync(source).size / 1e6).toFixed(1)} MB, 1,000,000 cells); patch: Data!${CELL}; ` +
-      `${os.cpus().length} CPU(s), Node ${process.version}, load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
+      machineLine(),
   );
   const rounds = Number(process.env.EXSTRUCT_BENCH_ROUNDS ?? 3);
   const floor = [];
@@ -101,12 +108,18 @@ try {
   const warmMs = median(ours.map((r) => r.warmMs));
   const oursMb = Math.max(...ours.map((r) => r.peakMb));
   const all = (values) => values.map((ms) => (ms / 1000).toFixed(2)).join(' ');
+  const mib = (values) => `${median(values).toFixed(0)} MiB`;
   console.log(
-    `floor (inflate + deflate the sheet, copy the rest)   ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)`,
+    `floor (inflate + deflate the sheet, copy the rest)   ${seconds(floorMs)}   (${all(floor.map((r) => r.ms))} s)   ` +
+      `${mib(floor.map((r) => r.freshMiB))} of memory touched for the first time`,
   );
   console.log(
     `exstruct_patch tool call   first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${oursMb.toFixed(0)} MB   ` +
       `(${all(ours.map((r) => r.firstMs))} / ${all(ours.map((r) => r.warmMs))} s; output ${(statSync(path.join(work, `${path.basename(name, '.xlsx')}_patched.xlsx`)).size / 1e6).toFixed(1)} MB)`,
+  );
+  console.log(
+    `  memory the server touched for the first time: first call ${mib(ours.map((r) => r.firstFreshMiB))}, ` +
+      `again ${mib(ours.map((r) => r.warmFreshMiB))}`,
   );
   console.log(
     'note: the server deflates parts over 1 MiB in blocks on several threads; the floor deflates one stream',
@@ -131,12 +144,7 @@ try {
     );
     if (memory > 0.5) failed = true;
   }
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(machineLine());
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 // What the side-by-side benchmarks share: finding (and if need be installing) Python's openpyxl, running
 // one measured child process, and medians.
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 function findPython() {
@@ -34,3 +35,37 @@ export function run(command, args) {
 
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 export const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+
+// A fresh process maps 32 MiB and writes one byte per 4 KiB page: each write is a first touch.
+const FRESH_MEMORY_PROBE = `
+const { performance } = require('node:perf_hooks');
+const bytes = Buffer.allocUnsafeSlow(32 << 20);
+const started = performance.now();
+for (let at = 0; at < bytes.length; at += 4096) bytes[at] = 1;
+console.log((performance.now() - started) / 32);
+`;
+
+/**
+ * What touching a MiB of memory for the first time costs here, in ms. The floors are mostly that on a
+ * VM where a page fault is dear (the 1M-cell floor touches ~57 MiB of fresh memory), and it moves from
+ * day to day, so the benches print it beside the load.
+ */
+export function freshMemoryMsPerMiB() {
+  const child = spawnSync(process.execPath, ['-e', FRESH_MEMORY_PROBE], { encoding: 'utf8' });
+  return child.status === 0 ? Number(child.stdout.trim()) : NaN;
+}
+
+/** Memory this process has touched for the first time so far, in MiB (minor page faults, 4 KiB pages). */
+export const ownFreshMiB = () => (process.resourceUsage().minorPageFault * 4) / 1024;
+
+/** The machine as a bench run saw it: cores, Node, load and the cost of fresh memory. */
+export function machineLine() {
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  return (
+    `${os.cpus().length} CPU(s), Node ${process.version}, load average ${load}, ` +
+    `a fresh MiB ${freshMemoryMsPerMiB().toFixed(2)} ms to touch`
+  );
+}

@@ -21,6 +21,16 @@ export function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
+/**
+ * Memory a process has touched for the first time so far, in MiB: its minor page faults (every thread),
+ * 4 KiB pages. On a VM where a fault is dear this is much of a call's time (bench/HISTORY.md).
+ */
+export function freshMiB(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[7]) * 4) / 1024;
+}
+
 /** Kernel clock ticks per second (USER_HZ: 100 on Linux everywhere that matters). */
 const CLOCK_TICKS = 100;
 
@@ -39,11 +49,17 @@ export async function startServer(root, { args = [], nodeArgs = [], env } = {}) 
     pid,
     async call(name, args) {
       const cpuBefore = cpuMs(pid);
+      const freshBefore = freshMiB(pid);
       const started = performance.now();
       const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
       const ms = performance.now() - started;
       if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text}`);
-      return { ms, cpuMs: cpuMs(pid) - cpuBefore, text: result.content?.[0]?.text ?? '' };
+      return {
+        ms,
+        cpuMs: cpuMs(pid) - cpuBefore,
+        freshMiB: freshMiB(pid) - freshBefore,
+        text: result.content?.[0]?.text ?? '',
+      };
     },
     /** The server's peak resident memory so far, in MB. */
     peakMb() {
