@@ -58,7 +58,7 @@ print(json.dumps({"ms": ms, "cells": cells, "peakMb": resource.getrusage(resourc
 
 const { ensurePython, machineLine, median, run, seconds } = await import('./lib/side-by-side.mjs');
 const { ensureBigWorkbook, ensureManySheetsWorkbook } = await import('./lib/big-workbook.mjs');
-const { startServer } = await import('./lib/tool-call.mjs');
+const { firstAndAgain, startServer } = await import('./lib/tool-call.mjs');
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-extract-bench-'));
 
 /** A fresh server's first exstruct_extract of `name` (in the server's root) and a second one. */
@@ -67,16 +67,8 @@ async function toolCall(name, pauseMs = 0) {
   try {
     const args = { xlsx_path: name, out_dir: 'out', on_conflict: 'overwrite' };
     if (pauseMs > 0) await sleep(pauseMs);
-    const first = await server.call('exstruct_extract', args);
-    const warm = await server.call('exstruct_extract', args);
-    return {
-      firstMs: first.ms,
-      warmMs: warm.ms,
-      firstFreshMiB: first.freshMiB,
-      warmFreshMiB: warm.freshMiB,
-      peakMb: server.peakMb(),
-      out: JSON.parse(first.text).out_path,
-    };
+    const calls = await firstAndAgain(server, 'exstruct_extract', args);
+    return { ...calls, out: JSON.parse(calls.firstText).out_path };
   } finally {
     await server.close();
   }

@@ -46,7 +46,7 @@ print(json.dumps({"ms": ms, "peakMb": resource.getrusage(resource.RUSAGE_SELF).r
 
 const { ensurePython, machineLine, median, run, seconds } = await import('./lib/side-by-side.mjs');
 const { ensureBigWorkbook } = await import('./lib/big-workbook.mjs');
-const { startServer } = await import('./lib/tool-call.mjs');
+const { firstAndAgain, startServer } = await import('./lib/tool-call.mjs');
 const source = await ensureBigWorkbook();
 const work = mkdtempSync(path.join(os.tmpdir(), 'exstruct-patch-bench-'));
 const name = path.basename(source);
@@ -65,15 +65,7 @@ async function toolCall() {
       ops: [{ op: 'set_value', sheet: 'Data', cell: CELL, value: 'patched' }],
       on_conflict: 'overwrite',
     };
-    const first = await server.call('exstruct_patch', args);
-    const warm = await server.call('exstruct_patch', args);
-    return {
-      firstMs: first.ms,
-      warmMs: warm.ms,
-      firstFreshMiB: first.freshMiB,
-      warmFreshMiB: warm.freshMiB,
-      peakMb: server.peakMb(),
-    };
+    return await firstAndAgain(server, 'exstruct_patch', args);
   } finally {
     await server.close();
   }

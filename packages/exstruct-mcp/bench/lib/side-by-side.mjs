@@ -1,5 +1,5 @@
 // What the side-by-side benchmarks share: finding (and if need be installing) Python's openpyxl, running
-// one measured child process, and medians.
+// one measured child process, medians, and the line that says what the machine was like during a run.
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';

@@ -69,3 +69,20 @@ export async function startServer(root, { args = [], nodeArgs = [], env } = {}) 
     close: () => client.close(),
   };
 }
+
+/**
+ * A server's first call of tool `name` with `args` and the same call again: their times, the memory
+ * each touched for the first time, the server's peak after both, and the first answer's text.
+ */
+export async function firstAndAgain(server, name, args) {
+  const first = await server.call(name, args);
+  const again = await server.call(name, args);
+  return {
+    firstMs: first.ms,
+    warmMs: again.ms,
+    firstFreshMiB: first.freshMiB,
+    warmFreshMiB: again.freshMiB,
+    peakMb: server.peakMb(),
+    firstText: first.text,
+  };
+}
