@@ -14,10 +14,15 @@ const fromCore = createRequire(createRequire(import.meta.url).resolve('@mcp-work
 const { Client } = fromCore('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = fromCore('@modelcontextprotocol/sdk/client/stdio.js');
 
+/** The fields of /proc/<pid>/stat after the command name (the state is [0]: field 3 of proc(5)). */
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU time (user + system, every thread) a process has used so far, in ms. */
 export function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
@@ -26,9 +31,7 @@ export function cpuMs(pid) {
  * 4 KiB pages. On a VM where a fault is dear this is much of a call's time (bench/HISTORY.md).
  */
 export function freshMiB(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[7]) * 4) / 1024;
+  return (Number(statFields(pid)[7]) * 4) / 1024;
 }
 
 /** Kernel clock ticks per second (USER_HZ: 100 on Linux everywhere that matters). */
