@@ -17,9 +17,15 @@ const DIST = pathToFileURL(path.dirname(bin)).href + '/';
 
 /**
  * Modules of this package that only some tools use, which a fresh server must not have loaded: the edit
- * engine (its bundle, or its modules when unbundled), the ops' schemas, the package reader.
+ * engine (its bundle, or its modules when unbundled), the ops' schemas, the package reader. The bin runs
+ * the build's bundle of the server (scripts/bundle-server.mjs), where each is a file of its own name.
  */
 const LOADED_ON_CALL = [
+  'stdio-bundle/edit-engine.js',
+  'stdio-bundle/workbook-reader.js',
+  'stdio-bundle/zip-archive.js',
+  'stdio-bundle/validate-input.js',
+  'stdio-bundle/extract-thread.js',
   'tools/edit-engine.bundle.js',
   'tools/edit-engine.js',
   'patch/run-patch.js',
@@ -57,7 +63,10 @@ describe('modules a tool loads on its first call', () => {
     const tools = await client.client.listTools();
     expect(tools.tools.length).toBeGreaterThan(10);
     const atStart = await loaded();
-    expect(atStart).toContain('tools/patch.js'); // the hook sees this package's modules at all
+    expect(atStart).toContain('stdio-bundle/stdio-server.js'); // the hook sees the bundle at all
+    // The server's modules are not loaded beside the bundle (a second copy of each, and of core's classes).
+    const unbundled = (file: string) => /^(tools|patch|output)\/|^(stdio-server|server)\.js$/.test(file);
+    expect(atStart.filter(unbundled)).toEqual([]);
     expect(atStart.filter((file) => LOADED_ON_CALL.includes(file))).toEqual([]);
 
     const described = await callTool<{ op: string }>(client.client, 'exstruct_describe_op', {
@@ -65,7 +74,7 @@ describe('modules a tool loads on its first call', () => {
     });
     expect(described.isError, described.text).toBe(false);
     expect(described.structured.op).toBe('set_value');
-    expect(await loaded()).toContain('tools/edit-engine.bundle.js');
+    expect(await loaded()).toContain('stdio-bundle/edit-engine.js');
   });
 
   it("exstruct_patch's description lists the catalogue's op names", () => {
