@@ -68,7 +68,7 @@ async function toolCall(name, pauseMs = 0) {
     const args = { xlsx_path: name, out_dir: 'out', on_conflict: 'overwrite' };
     if (pauseMs > 0) await sleep(pauseMs);
     const calls = await firstAndAgain(server, 'exstruct_extract', args);
-    return { ...calls, out: JSON.parse(calls.firstText).out_path };
+    return { ...calls, handshakeMs: server.handshakeMs, out: JSON.parse(calls.firstText).out_path };
   } finally {
     await server.close();
   }
@@ -130,6 +130,10 @@ try {
     console.log(
       `exstruct_extract tool call → JSON    first ${seconds(firstMs)}, again ${seconds(warmMs)}   server peak ${freshMb.toFixed(0)} MB   ` +
         `(${all(ours.map((r) => r.firstMs))} / ${all(ours.map((r) => r.warmMs))} s; JSON ${(statSync(path.join(work, 'out', path.basename(ours[0].out))).size / 1e6).toFixed(1)} MB)`,
+    );
+    const handshakes = [...ours, ...paused].map((r) => r.handshakeMs);
+    console.log(
+      `  a fresh server, spawned to the handshake's end: ${seconds(median(handshakes))}   (${all(handshakes)} s)`,
     );
     const mib = (values) => `${median(values).toFixed(0)} MiB`;
     console.log(

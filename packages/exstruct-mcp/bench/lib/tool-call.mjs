@@ -46,10 +46,14 @@ export async function startServer(root, { args = [], nodeArgs = [], env } = {}) 
     ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   const client = new Client({ name: 'exstruct-bench', version: '0' });
+  const spawned = performance.now();
   await client.connect(transport);
+  const handshakeMs = performance.now() - spawned;
   const pid = transport.pid;
   return {
     pid,
+    /** From spawning the server to the end of the MCP handshake (initialize answered, initialized sent). */
+    handshakeMs,
     async call(name, args) {
       const cpuBefore = cpuMs(pid);
       const freshBefore = freshMiB(pid);
