@@ -1,9 +1,10 @@
 // The server's own thread as one bundle (issue 26 §1, memory): dist/stdio-server.js with everything it
-// imports, @mcp-workbench/core, the MCP SDK and zod included, as dist/stdio-bundle/stdio-server.js and the
-// chunks its lazy modules become (the edit engine, the tool modules loaded on a first call), which the
-// bin loads instead when it exists (index.ts). Node's module loader costs memory per module: the SDK's
-// server and zod, loaded as their ~300 modules, left a process at 68.8 MB resident on Node 20.20 and
-// 82.0 MB on Node 24.22; the same code as one file, at 53.1 and 66.6 MB.
+// imports, @mcp-workbench/core, the MCP SDK and zod included, as dist/stdio-bundle/stdio-server.js, the
+// modules it loads on demand (the edit engine, the package reader, …) as files of their own names there
+// and the code they share as chunks, which the bin loads instead when it exists (index.ts). Node's module
+// loader costs memory per module: the SDK's server and zod, loaded as their ~300 modules, left a process
+// at 68.8 MB resident on Node 20.20 and 82.0 MB on Node 24.22; the same code as one file, at 53.1 and
+// 66.6 MB.
 // - The bin's two modules (young-generation.js, heap-growth.js) stay the bin's: their state (the flags
 //   set, the growth cap) is one for the process.
 // - A bundled module of this package that finds a file relative to its own URL keeps its own URL.
