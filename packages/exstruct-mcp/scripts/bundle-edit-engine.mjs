@@ -5,29 +5,13 @@
 // server's thread has them loaded already (one ToolError class, one zod). A bundled module that finds a
 // file relative to its own URL (the fonts) is given its own URL, not the bundle's. The build imports
 // the bundle once, so a bundle that does not load fails here.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { ownImportMetaUrl, REQUIRE_BANNER } from './bundle-parts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUTFILE = 'dist/tools/edit-engine.bundle.js';
-
-/** `import.meta.url` in a bundled module of dist/ stays that module's URL. */
-const ownUrl = {
-  name: 'own-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta')) return undefined;
-      if (/import\.meta\.(dirname|filename|resolve)/.test(text))
-        throw new Error(`bundle-edit-engine: ${args.path} uses import.meta beyond .url`);
-      const relative = path.relative(path.dirname(path.join(root, OUTFILE)), args.path).replaceAll('\\', '/');
-      const url = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
-      return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
-    });
-  },
-};
 
 await build({
   absWorkingDir: root,
@@ -39,11 +23,13 @@ await build({
   target: 'node20',
   charset: 'ascii',
   external: ['@mcp-workbench/core', '@mcp-workbench/core/*', 'zod', 'zod/*'],
-  plugins: [ownUrl],
-  // The CommonJS packages (yauzl, numfmt) require Node's builtins.
-  banner: {
-    js: "import { createRequire as createBundleRequire } from 'node:module';\nconst require = createBundleRequire(import.meta.url);",
-  },
+  plugins: [
+    ownImportMetaUrl('bundle-edit-engine', {
+      dist: path.join(root, 'dist'),
+      outDir: path.dirname(path.join(root, OUTFILE)),
+    }),
+  ],
+  banner: REQUIRE_BANNER,
   legalComments: 'none',
   logLevel: 'warning',
 });

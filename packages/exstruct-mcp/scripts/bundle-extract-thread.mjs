@@ -15,6 +15,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { REQUIRE_BANNER } from './bundle-parts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BESIDE = 'dist/extract/';
@@ -45,10 +46,7 @@ const result = await build({
   target: 'node20',
   external: ['@mcp-workbench/core', '@mcp-workbench/core/*'],
   plugins: [coreWorkerEntry],
-  // The CommonJS packages (yauzl, cfb) require Node's builtins.
-  banner: {
-    js: "import { createRequire as createBundleRequire } from 'node:module';\nconst require = createBundleRequire(import.meta.url);",
-  },
+  banner: REQUIRE_BANNER,
   legalComments: 'none',
   metafile: true,
   logLevel: 'warning',

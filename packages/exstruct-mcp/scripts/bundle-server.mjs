@@ -14,10 +14,10 @@
 //   this bundle's chunks on the server's thread: one core, one zod, one ToolError class there.
 // The build starts the bundled server once (--help), so a bundle that does not load fails here.
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { ownImportMetaUrl, REQUIRE_BANNER } from './bundle-parts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(root, 'dist');
@@ -25,12 +25,6 @@ const OUTDIR = path.join(DIST, 'stdio-bundle');
 /** The bin's modules, shared with the bundle rather than copied into it. */
 const BIN_MODULES = new Set(['young-generation.js', 'heap-growth.js']);
 const CORE = path.resolve(root, '../core');
-
-/** A URL expression for `file` (a module of dist/) relative to the bundle's chunks. */
-function ownUrl(file) {
-  const relative = path.relative(OUTDIR, file).replaceAll('\\', '/');
-  return `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
-}
 
 const serverThread = {
   name: 'server-thread',
@@ -49,18 +43,6 @@ const serverThread = {
       contents: 'export const importBundled = (_bundle, modules) => modules();',
       loader: 'js',
     }));
-    build.onLoad({ filter: /\.(c|m)?js$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta')) return undefined;
-      if (/import\.meta\.(dirname|filename|resolve)/.test(text))
-        throw new Error(`bundle-server: ${args.path} uses import.meta beyond .url`);
-      let url;
-      if (args.path.startsWith(DIST + path.sep)) url = ownUrl(args.path);
-      else if (args.path.startsWith(path.join(CORE, 'dist') + path.sep))
-        url = 'import.meta.resolve("@mcp-workbench/core")';
-      else throw new Error(`bundle-server: ${args.path} uses import.meta.url`);
-      return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
-    });
   },
 };
 
@@ -71,19 +53,26 @@ const options = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // One-byte source text (V8 keeps every module's source); names kept for readable stack traces.
+  // One-byte source text (V8 keeps every module's source); identifiers not minified, for readable stack traces.
   charset: 'ascii',
   minifyWhitespace: true,
   minifySyntax: true,
-  // Every file in one directory, so that a module's URL relative to them (ownUrl) holds in any of them.
+  // Every file in one directory, so that a module's URL relative to them (ownImportMetaUrl) holds in any of them.
   outdir: OUTDIR,
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
-  plugins: [serverThread],
-  // The CommonJS packages (ajv, yauzl, numfmt) require Node's builtins.
-  banner: {
-    js: "import { createRequire as createBundleRequire } from 'node:module';\nconst require = createBundleRequire(import.meta.url);",
-  },
+  plugins: [
+    serverThread,
+    ownImportMetaUrl('bundle-server', {
+      dist: DIST,
+      outDir: OUTDIR,
+      elsewhere: (file) =>
+        file.startsWith(path.join(CORE, 'dist') + path.sep)
+          ? 'import.meta.resolve("@mcp-workbench/core")'
+          : undefined,
+    }),
+  ],
+  banner: REQUIRE_BANNER,
   legalComments: 'none',
   logLevel: 'warning',
 };
