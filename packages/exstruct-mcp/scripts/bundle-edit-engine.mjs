@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { ownImportMetaUrl, REQUIRE_BANNER } from './bundle-parts.mjs';
+import { ownImportMetaUrl, REQUIRE_BANNER } from '../../../scripts/esbuild-bundles.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUTFILE = 'dist/tools/edit-engine.bundle.js';

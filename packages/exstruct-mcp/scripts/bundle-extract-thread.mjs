@@ -15,7 +15,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { REQUIRE_BANNER } from './bundle-parts.mjs';
+import { REQUIRE_BANNER } from '../../../scripts/esbuild-bundles.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BESIDE = 'dist/extract/';

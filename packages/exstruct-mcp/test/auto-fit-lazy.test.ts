@@ -11,8 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
-import { writeResolveHook } from './resolve-hook.js';
+import { callTool, spawnStdioClient, writeResolveHook } from '@mcp-workbench/core/testing';
 
 const DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const bin = path.join(DIST, 'index.js');

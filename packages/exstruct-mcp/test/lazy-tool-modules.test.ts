@@ -7,10 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, spawnStdioClient, type SpawnedClient } from '@mcp-workbench/core/testing';
+import {
+  callTool,
+  spawnStdioClient,
+  writeResolveHook,
+  type ResolveLog,
+  type SpawnedClient,
+} from '@mcp-workbench/core/testing';
 import { listedOpNames } from '../src/patch/catalogue.js';
 import { LISTED_OP_NAMES } from '../src/tools/op-names.js';
-import { writeResolveHook, type ResolveLog } from './resolve-hook.js';
 
 const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 const DIST = pathToFileURL(path.dirname(bin)).href + '/';

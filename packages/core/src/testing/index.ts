@@ -201,3 +201,5 @@ export { cancelAtRandomMoments, pingLatencyDuring, seededRandom } from './respon
 export type { PingLatency, RandomCancelOptions, RandomCancelReport } from './responsiveness.js';
 export { callAsListed, toolListBudgetProblems, toolListCosts } from './tool-list.js';
 export type { ToolListBudget, ToolListCost } from './tool-list.js';
+export { writeResolveHook } from './resolve-hook.js';
+export type { ResolveLog } from './resolve-hook.js';
