@@ -1,4 +1,3 @@
-import open from 'open';
 import type { Logger } from '@mcp-workbench/core/engine';
 import { findDesktopApp } from './desktop-app.js';
 import { launchDetached, settleLaunch } from './spawn-check.js';
@@ -38,6 +37,9 @@ export function systemLauncher(logger: Logger, env: NodeJS.ProcessEnv = process.
         }
       }
       try {
+        // Loaded here, not at start: `open` and its dependencies are 14 modules that a server whose
+        // reviews open in the desktop app (or with --no-open) never needs.
+        const { default: open } = await import('open');
         await settleLaunch(await open(url));
         return { via: 'browser', detail: 'default browser' };
       } catch (error) {
