@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, spawnStdioClient, writeResolveHook, type ResolveLog } from '@mcp-workbench/core/testing';
+import packageJson from '../package.json' with { type: 'json' };
 import { googleBackend, localBackend, tempDir, type BackendFixture, type StoreFixture } from './harness.js';
 import { postgresBackend } from './pg/postgres-fixture.js';
 
@@ -67,16 +68,8 @@ describe('the built bin', () => {
       expect(own.filter((file) => OTHER_BACKENDS.includes(file))).toEqual([]);
       // The native addon stays a package of its own; the SDK, zod and ajv are in the bundle.
       expect(packages).toContain('better-sqlite3');
-      for (const name of [
-        'pg',
-        '@googleapis/sheets',
-        '@googleapis/drive',
-        '@googleapis/docs',
-        'google-auth-library',
-        '@modelcontextprotocol/sdk',
-        'zod',
-        'ajv',
-      ])
+      const backendClients = Object.keys(packageJson.peerDependencies); // pg, the Google clients
+      for (const name of [...backendClients, '@modelcontextprotocol/sdk', 'zod', 'ajv'])
         expect(packages, name).not.toContain(name);
     } finally {
       await store.cleanup();
