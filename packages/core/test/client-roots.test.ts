@@ -99,10 +99,23 @@ describe('client roots under the user --root', () => {
     expect((await s.read('/etc/hostname')).error?.code).toBe('PATH_OUTSIDE_ROOT');
   });
 
-  it('never move them: a client root beside the user root is ignored', async () => {
-    const s = await connect({ uris: [url(sibling)] });
-    expect((await s.read('readme.txt')).structured.roots).toEqual([project]);
+  it('never move them: a client root beside the user root is ignored beside one inside', async () => {
+    const s = await connect({ uris: [url(sibling), url(path.join(project, 'app'))] });
+    expect((await s.read('main.txt')).structured.roots).toEqual([path.join(project, 'app')]);
     expect((await s.read(path.join(sibling, 'other.txt'))).error?.code).toBe('PATH_OUTSIDE_ROOT');
+  });
+
+  it('leave no root when every client root lies outside them, until one meets them again', async () => {
+    const s = await connect({ uris: [url(sibling)] });
+    const refused = await s.read('readme.txt');
+    expect(refused.error?.code).toBe('INVALID_ARGUMENT');
+    expect(refused.error?.message).toContain(`The client's roots (${sibling}) lie outside`);
+    expect(refused.error?.message).toContain(project);
+    expect((await s.read(path.join(sibling, 'other.txt'))).error?.code).toBe('INVALID_ARGUMENT');
+    await s.offer([url(project)]);
+    await expect
+      .poll(async () => (await s.read('readme.txt')).structured?.content, { timeout: 2000 })
+      .toBe('project readme');
   });
 
   it('refuse a percent-encoded .. instead of folding it into the parent', async () => {

@@ -52,6 +52,15 @@ interface Root {
   real: string;
 }
 
+/** Why a client whose roots all lie outside the user's roots is refused everything. */
+function disjointRootsMessage(client: readonly Root[], user: readonly Root[]): string {
+  const list = (roots: readonly Root[]) => roots.map((root) => root.real).join(', ');
+  return (
+    `The client's roots (${list(client)}) lie outside the server's --root directories ` +
+    `(${list(user)}), so no directory is open to this client.`
+  );
+}
+
 /**
  * The names that stand for the roots in shown paths when there are several: each root's own folder
  * name, made unique with `~2`, `~3` (in root order) when two roots share a name.
@@ -176,7 +185,9 @@ export class PathPolicy implements FileAccess {
    * inside a user root is kept, a user root inside a client root is kept instead (a client offering
    * `file:///` gets the user's roots, not the disk). Without user roots they replace the implicit
    * root, except a filesystem root or the home folder itself. Unusable roots are skipped; when none is
-   * left the roots stay as they are. Returns what was applied, or undefined when nothing changed.
+   * left the roots stay as they are. Client roots that all lie outside the user's roots narrow them to
+   * nothing: every call then fails saying so, until the client offers roots that meet them. Returns what
+   * was applied (empty for that case), or undefined when nothing changed.
    */
   async applyClientRoots(roots: readonly string[]): Promise<string[] | undefined> {
     const offered: Root[] = [];
@@ -197,6 +208,11 @@ export class PathPolicy implements FileAccess {
         if (this.within(user.real, client.real)) add(client);
         else if (this.within(client.real, user.real)) add(user);
       }
+    }
+    if (next.length === 0 && this.userRoots && offered.length > 0) {
+      this.useRoots([]);
+      this.noRootReason = disjointRootsMessage(offered, this.userRoots);
+      return [];
     }
     if (next.length === 0) return undefined;
     this.useRoots(next);
@@ -302,7 +318,9 @@ export class PathPolicy implements FileAccess {
     const base = this.rootList[0];
     if (base) return base.real;
     throw new ToolError('INVALID_ARGUMENT', this.missingRootMessage(), {
-      hint: 'Start the server with --root <dir> (repeatable), or use a client that offers MCP roots.',
+      hint: this.userRoots
+        ? "Open the client on a folder inside the server's --root directories, or start the server with a --root that holds the client's folder."
+        : 'Start the server with --root <dir> (repeatable), or use a client that offers MCP roots.',
     });
   }
 

@@ -42,7 +42,8 @@ export function rootUriToPath(uri: string): { path: string } | { skip: string } 
  * When the client offers MCP roots, they are applied (and `roots/list_changed` followed): they narrow
  * the user's `--root` directories, or replace the implicit working-directory root (see
  * `PathPolicy.applyClientRoots`). Roots that are not local directories are skipped; an empty or
- * unusable list, or a client that does not answer in time, keeps the current roots.
+ * unusable list, or a client that does not answer in time, keeps the current roots; roots that all lie
+ * outside the user's leave none.
  */
 export function followClientRoots(server: Server, paths: PathPolicy, logger: Logger): void {
   const load = async (): Promise<string[] | undefined> => {
@@ -63,7 +64,10 @@ export function followClientRoots(server: Server, paths: PathPolicy, logger: Log
   const refresh = () => {
     paths
       .updateRootsAsync(load)
-      .then(() => logger.info(`Roots: ${paths.roots.join(', ')}`))
+      .then(() => {
+        if (paths.roots.length > 0) logger.info(`Roots: ${paths.roots.join(', ')}`);
+        else logger.warn(paths.missingRootMessage());
+      })
       .catch((error: unknown) => {
         logger.warn('Could not apply the client roots; keeping the configured roots.', error);
       });
