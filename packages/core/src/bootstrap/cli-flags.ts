@@ -34,7 +34,7 @@ export const SHARED_FLAGS: Record<string, FlagSpec> = {
     multiple: true,
     valueName: '<dir>',
     description:
-      'Directory the server may read and write (repeatable; positional dirs work too; default: cwd).',
+      "Directory the server's tools may reach: read, and write where a tool writes (repeatable; positional dirs work too; default: cwd).",
   },
   'deny-glob': {
     type: 'string',
