@@ -78,7 +78,7 @@ describe('exstruct_capture_sheet_images', () => {
       dpi: 72,
     });
     expect(again.structured.image_paths).toEqual(first.structured.image_paths);
-    expect(again.structured.warnings.join(' ')).not.toMatch(/not written by exstruct/);
+    expect(again.structured.warnings.join(' ')).not.toMatch(/is not an image of/);
 
     const mine = first.structured.image_paths[0]!;
     await writeFile(mine, 'a file the user made');
@@ -88,7 +88,9 @@ describe('exstruct_capture_sheet_images', () => {
     });
     expect(await readFile(mine, 'utf8')).toBe('a file the user made');
     expect(third.structured.image_paths[0]).toBe(mine.replace(/\.png$/, '_1.png'));
-    expect(third.structured.warnings.join(' ')).toMatch(/was not written by exstruct/);
+    expect(third.structured.warnings.join(' ')).toMatch(
+      /exists and is not an image of basic\.xlsx, so it was kept/,
+    );
 
     const outside = await ws.call('exstruct_capture_sheet_images', {
       xlsx_path: 'basic.xlsx',

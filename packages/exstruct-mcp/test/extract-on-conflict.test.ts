@@ -30,7 +30,7 @@ describe('exstruct_extract and files it did not write', () => {
     expect(res.isError, res.text).toBe(false);
     expect(path.basename(res.structured.out_path)).toBe('report_1.json');
     expect(res.structured.warnings.join(' ')).toMatch(
-      /report\.json exists and was not written by exstruct.*on_conflict="overwrite"/,
+      /report\.json exists and is not an extraction of report\.xlsx.*on_conflict="overwrite"/,
     );
     expect(await readFile(path.join(tmp.dir, 'report.json'), 'utf8')).toBe('{"budget": 1}');
   });

@@ -71,6 +71,26 @@ describe('exstruct_make', () => {
     expect((await readWorkbook(res.structured.out_path)).worksheets.map((s) => s.name)).toEqual(['Input']);
   });
 
+  it('refuses a first sheet name that add_sheet refuses, with the same reason', async () => {
+    for (const name of ['History', "'q", "q'", ' ', '', 'a:b', 'x'.repeat(32)]) {
+      const made = await ws.call('exstruct_make', { out_path: 'bad.xlsx', sheet: name, dry_run: true });
+      const added = await ws.call<Out>('exstruct_make', {
+        out_path: 'bad.xlsx',
+        dry_run: true,
+        ops: [{ op: 'add_sheet', sheet: name }],
+      });
+      const reason = added.error?.message ?? patchError(added)?.message;
+      expect(made.error?.code, JSON.stringify(name)).toBe('INVALID_ARGUMENT');
+      expect(reason, JSON.stringify(name)).toBeTruthy();
+      if (name.trim() !== '') expect(made.error?.message).toContain(patchError(added)!.message);
+    }
+    // Surrounding spaces are trimmed, as add_sheet's name is.
+    const trimmed = await ws.call<Out>('exstruct_make', { out_path: 'ok.xlsx', sheet: ' Input ' });
+    expect((await readWorkbook(trimmed.structured.out_path)).worksheets.map((s) => s.name)).toEqual([
+      'Input',
+    ]);
+  });
+
   it('makes a macro-enabled .xlsm with the right content type', async () => {
     const res = await ws.call<Out>('exstruct_make', {
       out_path: 'm.xlsm',

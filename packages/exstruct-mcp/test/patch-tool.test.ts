@@ -85,6 +85,43 @@ describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () =>
     expect(first.structured.warnings.join(' ')).toMatch(/renamed|instead/);
   });
 
+  it('concurrent patches with on_conflict=rename take _1, _2, … of the requested name', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((value) =>
+        ws.call<PatchOut>('exstruct_patch', {
+          xlsx_path: input,
+          out_dir: 'conc',
+          on_conflict: 'rename',
+          ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value }],
+        }),
+      ),
+    );
+    const names = results.map((r) => path.basename(r.structured.out_path)).sort();
+    expect(names).toEqual([
+      'book_patched.xlsx',
+      'book_patched_1.xlsx',
+      'book_patched_2.xlsx',
+      'book_patched_3.xlsx',
+      'book_patched_4.xlsx',
+    ]);
+    expect((await readdir(path.join(ws.dir, 'conc'))).sort()).toEqual(names);
+    // Whoever lost a race for a name says where its workbook went.
+    for (const r of results.filter((r) => !r.structured.warnings.length))
+      expect(path.basename(r.structured.out_path)).toBe('book_patched.xlsx');
+    for (const r of results.filter((r) => r.structured.warnings.some((w) => /meanwhile/.test(w))))
+      expect(r.structured.warnings.join(' ')).toContain(
+        `wrote ${path.basename(r.structured.out_path)} instead`,
+      );
+    // Each file holds its own call's value (no writer replaced another's file).
+    const values = await Promise.all(
+      results.map(
+        async (r) => (await readWorkbook(r.structured.out_path)).getWorksheet('Sheet1')!.getCell('B2').value,
+      ),
+    );
+    expect(values).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('11.5: an out_dir that does not exist yet is created and the file saved there', async () => {
     const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {
@@ -120,6 +157,37 @@ describe('exstruct_patch: output path and conflicts (spec 8, 11.1, 11.2)', () =>
     const input = await ws.fixture('basic__sample.xlsx', 'book.xlsx');
     const res = await ws.call('exstruct_patch', { xlsx_path: input, ops: [], out_dir: '/etc' });
     expect(res.error?.code).toBe('PATH_OUTSIDE_ROOT');
+  });
+});
+
+describe('exstruct_patch and exstruct_make without an on_conflict policy', () => {
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+
+  it('without on_conflict, says which rule kept a file (not a guess that exstruct did not write it)', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'b.xlsx');
+    const ops = [{ op: 'set_value', sheet: 'Sheet1', cell: 'B2', value: 1 }];
+    // exstruct wrote b.xlsx itself (a patch onto its input, asked for), then a default patch onto it.
+    await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops,
+      out_name: 'b.xlsx',
+      on_conflict: 'overwrite',
+    });
+    const onSelf = await ws.call<PatchOut>('exstruct_patch', { xlsx_path: input, ops, out_name: 'b.xlsx' });
+    expect(path.basename(onSelf.structured.out_path)).toBe('b_1.xlsx');
+    const warning = onSelf.structured.warnings.join(' ');
+    expect(warning).not.toMatch(/not written by exstruct/);
+    expect(warning).toMatch(
+      /b\.xlsx exists and is not b_patched\.xlsx, the one file a patch of b\.xlsx replaces without on_conflict, so it was kept; wrote b_1\.xlsx/,
+    );
+    // exstruct_make onto an earlier patch output.
+    const made = await ws.call<PatchOut>('exstruct_make', { out_path: 'b_1.xlsx' });
+    expect(path.basename(made.structured.out_path)).toBe('b_1_1.xlsx');
+    expect(made.structured.warnings.join(' ')).toMatch(
+      /b_1\.xlsx exists and exstruct_make replaces no file without on_conflict, so it was kept/,
+    );
   });
 });
 
@@ -366,6 +434,20 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:G6', base_cell: 'F4', formula: '=1' }],
     });
     expect(twoD.error?.message).toMatch(/single row or a single column/);
+    // A base_cell outside the range shifted every reference (=A1 from Z1 into F4 is =#REF!).
+    const outside = await ws.call('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:F6', base_cell: 'Z1', formula: '=A1' }],
+    });
+    expect(outside.error?.code).toBe('INVALID_ARGUMENT');
+    expect(outside.error?.message).toMatch(/base_cell Z1 is not in range F4:F6/);
+    const last = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      ops: [{ op: 'fill_formula', sheet: 'Sheet1', range: 'F4:F6', base_cell: 'f6', formula: '=C6' }],
+    });
+    expect(last.isError).toBe(false);
+    const filled = (await readWorkbook(last.structured.out_path)).getWorksheet('Sheet1')!;
+    expect((filled.getCell('F4').value as { formula: string }).formula).toBe('C4');
   });
 
   it('12.7: preflight_formula_check reports #REF! and friends, and an error blocks saving', async () => {

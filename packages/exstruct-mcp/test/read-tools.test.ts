@@ -137,6 +137,25 @@ describe('exstruct_extract', () => {
     expect(await readFile(first.out_path, 'utf8')).toContain('"book_name":"formula__formula.xlsx"');
   });
 
+  it('refuses an out_name whose extension names another format, and reads back what it writes', async () => {
+    const res = await session.call('exstruct_extract', {
+      xlsx_path: 'formula__formula.xlsx',
+      format: 'yaml',
+      out_name: 'book_yaml.json',
+    });
+    expect(res.error?.code).toBe('INVALID_ARGUMENT');
+    expect(res.error?.message).toMatch(/extension of JSON, but format "yaml" writes YAML/);
+    expect(await readdir(tmp.dir)).not.toContain('book_yaml.json');
+    for (const [format, outName] of [
+      ['yaml', 'book_yaml.yml'],
+      ['toon', 'book_toon'],
+    ]) {
+      const ok = await extract({ xlsx_path: 'formula__formula.xlsx', format, out_name: outName });
+      const chunk = await session.call('exstruct_read_json_chunk', { out_path: ok.out_path });
+      expect(chunk.isError, chunk.text).toBe(false);
+    }
+  });
+
   it('creates a missing out_dir and writes TOON and YAML that decode to the same data', async () => {
     const toon = await extract({
       xlsx_path: 'formula__formula.xlsx',

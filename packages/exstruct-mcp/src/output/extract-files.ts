@@ -10,8 +10,29 @@ export function extractOutputName(input: string, format: OutputFormat, outName: 
       hint: 'Put the folder in out_dir and only the file name in out_name.',
     });
   }
-  return path.extname(outName) ? outName : `${outName}${suffix}`;
+  const given = path.extname(outName).toLowerCase();
+  if (!given) return `${outName}${suffix}`;
+  // The read tools tell a file's format by its extension: YAML in a .json file could not be read back.
+  const claimed = FORMAT_OF_EXTENSION[given];
+  if (claimed !== undefined && claimed !== format) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `out_name "${outName}" has the extension of ${claimed.toUpperCase()}, but format "${format}" writes ${format.toUpperCase()}.`,
+      {
+        hint: `Name it ${path.basename(outName, path.extname(outName))}${suffix} (or leave the extension out), or pass format "${claimed}".`,
+      },
+    );
+  }
+  return outName;
 }
+
+/** Extensions the read tools parse by (output-file.ts); others are read as JSON. */
+const FORMAT_OF_EXTENSION: Record<string, OutputFormat> = {
+  '.json': 'json',
+  '.yaml': 'yaml',
+  '.yml': 'yaml',
+  '.toon': 'toon',
+};
 
 /** A sheet name made safe as a file name (`a/b:c` → `a_b_c`), as the original's save_sheets does. */
 export function sheetFileStem(sheetName: string): string {

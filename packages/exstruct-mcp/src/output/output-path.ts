@@ -103,6 +103,12 @@ export async function isOwnOutput(
 export interface ConflictOptions {
   /** Whether this server wrote the existing file (then it is replaced when no policy was given). */
   ownedBy?: (file: string) => Promise<boolean>;
+  /**
+   * Why a file `ownedBy` refuses is kept, as the warning says it after "X exists and" (the default
+   * suits a caller with no `ownedBy`). It names the rule, not a guess about who wrote the file: an
+   * earlier call may have, under a name that is not the one a re-run replaces.
+   */
+  notOwned?: string;
   /** Whether a rename candidate may be written (the path policy's verdict). */
   allowed?: OutputAllowed;
   /**
@@ -137,7 +143,7 @@ export async function resolveConflict(
     const renamed = await resolveConflict(target, 'rename', options);
     return {
       ...renamed,
-      warning: `${path.basename(target)} exists and was not written by exstruct, so it was kept; wrote ${path.basename(renamed.path)} instead (pass on_conflict="overwrite" to replace it).`,
+      warning: `${path.basename(target)} exists and ${options.notOwned ?? 'is replaced only when on_conflict says so'}, so it was kept; wrote ${path.basename(renamed.path)} instead (pass on_conflict="overwrite" to replace it).`,
     };
   }
   if (policy === 'skip') {

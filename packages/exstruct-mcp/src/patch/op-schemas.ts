@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { tryParseA1 } from '../ooxml/cell-ref.js';
 import { CHART_TYPES } from './ops/chart-ops.js';
 import { formulaTooLong, MAX_FORMULA_LENGTH } from './formula.js';
+import { isoDateProblem } from './iso-date-check.js';
 
 /** Most cells one formatting op may touch (as in the original ExStruct). */
 export const MAX_STYLE_CELLS = 10_000;
@@ -78,8 +79,6 @@ const vertical = z
   .describe('Vertical alignment.');
 
 /** The error values a cell can hold (`t="e"`). */
-/** The ISO 8601 forms a `t="d"` cell holds: a date, a date and time, or a time of day. */
-const ISO_8601 = /^(\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/;
 
 export const ERROR_VALUES = [
   '#NULL!',
@@ -118,6 +117,17 @@ function cellCount(r: string): { rows: number; cols: number } {
   // Object refinements run even when the range itself was refused (A:XFD, 1:1048576).
   if (!s || !e) return { rows: 0, cols: 0 };
   return { rows: Math.abs(e.row - s.row) + 1, cols: Math.abs(e.col - s.col) + 1 };
+}
+
+/** Whether a cell lies in a range (both already checked as A1). */
+function cellInRange(address: string, r: string): boolean {
+  const [a, b = a] = r.split(':');
+  const c = tryParseA1(address);
+  const s = tryParseA1(a!);
+  const e = tryParseA1(b!);
+  if (!c || !s || !e) return true; // refused elsewhere
+  const within = (v: number, x: number, y: number) => v >= Math.min(x, y) && v <= Math.max(x, y);
+  return within(c.row, s.row, e.row) && within(c.col, s.col, e.col);
 }
 
 function styleLimit(v: { range?: string | undefined }, ctx: z.RefinementCtx): void {
@@ -211,12 +221,12 @@ export const OP_SCHEMAS = {
         });
       if (v.value_type === 'text' && typeof v.value !== 'string')
         ctx.addIssue({ code: 'custom', path: ['value'], message: 'value_type "text" needs a text value' });
-      if (v.value_type === 'date' && !(typeof v.value === 'string' && ISO_8601.test(v.value)))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['value'],
-          message: 'value_type "date" needs ISO 8601 text such as "2025-01-31" or "2025-01-31T08:30:00"',
-        });
+      if (v.value_type === 'date') {
+        const problem =
+          typeof v.value === 'string' ? isoDateProblem(v.value) : 'needs ISO 8601 text such as "2025-01-31"';
+        if (problem)
+          ctx.addIssue({ code: 'custom', path: ['value'], message: `value_type "date": ${problem}` });
+      }
     })
     .describe('Write one value into one cell (replaces a formula there).'),
   set_formula: z
@@ -306,9 +316,17 @@ export const OP_SCHEMAS = {
       }
       if (rows * cols > MAX_WRITE_CELLS)
         ctx.addIssue({ code: 'custom', path: ['range'], message: `at most ${MAX_WRITE_CELLS} cells per op` });
+      // Like the fill handle, the formula is written for one cell of the range and moved to the others;
+      // a base outside it only shifts every reference (often off the sheet, to #REF!).
+      if (rows > 0 && !cellInRange(v.base_cell, v.range))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['base_cell'],
+          message: `base_cell ${v.base_cell} is not in range ${v.range}; give the cell of the range the formula is written for (usually its first)`,
+        });
     })
     .describe(
-      'Fill a formula along a row or column like Excel\'s fill handle: relative references shift, "$" parts stay.',
+      'Fill a formula along a row or column like Excel\'s fill handle: the formula is written for base_cell (a cell of range); relative references shift, "$" parts stay.',
     ),
   set_value_if: z
     .object({

@@ -4,6 +4,7 @@ import type { OnConflict } from '../output/on-conflict.js';
 import type { OutputAllowed } from '../output/output-path.js';
 import { createSeedWorkbook } from './new-workbook.js';
 import type { PatchOp } from './op-schemas.js';
+import { sheetNameProblem } from './sheet-name.js';
 import { assertEditable, runPatch, type PatchResult } from './run-patch.js';
 
 export interface MakeRequest {
@@ -11,6 +12,8 @@ export interface MakeRequest {
   ops: PatchOp[];
   /** Undefined: an existing output is kept and `{stem}_1{suffix}` written. */
   onConflict: OnConflict | undefined;
+  /** How the warning names an existing file it keeps (ConflictOptions.notOwned). */
+  notOwned?: string;
   /** Name of the first sheet (default Sheet1). */
   sheet?: string;
   autoFormula?: boolean;
@@ -26,16 +29,13 @@ export interface MakeRequest {
 /** Builds a new workbook: an empty one with one sheet, then the ops, through the patch engine. */
 export async function runMake(request: MakeRequest): Promise<PatchResult> {
   assertEditable(request.output);
-  let first = request.sheet?.trim() || 'Sheet1';
+  // Trimmed as add_sheet's name is; then the same rules as add_sheet (a blank name is refused too).
+  let first = request.sheet === undefined ? 'Sheet1' : request.sheet.trim();
+  const problem = sheetNameProblem(first);
+  if (problem) throw new ToolError('INVALID_ARGUMENT', `sheet: ${problem}`);
   // An add_sheet of the same name would collide with the first sheet: keep "Sheet1" then.
   if (request.ops.some((op) => op.op === 'add_sheet' && op.sheet.toLowerCase() === first.toLowerCase()))
     first = 'Sheet1';
-  if (first.length > 31 || /[:\\/?*[\]]/.test(first)) {
-    throw new ToolError(
-      'INVALID_ARGUMENT',
-      `"${first}" is not a valid sheet name (at most 31 characters, none of : \\ / ? * [ ]).`,
-    );
-  }
   const seed = await createSeedWorkbook(
     first,
     path.extname(request.output).toLowerCase() as '.xlsx' | '.xlsm',

@@ -25,6 +25,8 @@ export interface PatchRequest {
   onConflict: OnConflict | undefined;
   /** Whether an existing output is this server's own (exstruct_patch: the input's `{stem}_patched` file). */
   ownedBy?: (file: string) => Promise<boolean>;
+  /** How the warning names the files `ownedBy` refuses (ConflictOptions.notOwned). */
+  notOwned?: string;
   autoFormula?: boolean;
   dryRun?: boolean;
   returnInverseOps?: boolean;
@@ -103,6 +105,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
   const conflict = await resolveConflict(request.output, request.onConflict, {
     allowed: request.outputAllowed,
     ...(request.ownedBy ? { ownedBy: request.ownedBy } : {}),
+    ...(request.notOwned ? { notOwned: request.notOwned } : {}),
   });
   if (conflict.skip) {
     warnings.push(conflict.warning!);
@@ -167,6 +170,11 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
         });
       }
     }
+    // Another writer took the chosen name while this one wrote: say where the workbook went instead.
+    if (outPath !== conflict.path)
+      warnings.push(
+        `${path.basename(conflict.path)} was written by another call meanwhile; wrote ${path.basename(outPath)} instead.`,
+      );
     warnings.push(...outcome.warnings);
     if (request.returnInverseOps) warnings.push(...applied.undoWarnings, ...outcome.undoWarnings);
     return result(outPath, {
@@ -214,8 +222,9 @@ async function writeAtomically(
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === 'EEXIST' && request.onConflict !== 'skip' && attempt < 20) {
-        // another writer took the name: rename (also without a policy: the new file is not ours)
-        target = (await resolveConflict(target, 'rename', { allowed: request.outputAllowed })).path;
+        // Another writer took the name: the next free `_N` of the requested name (also without a
+        // policy: the new file is not ours). Renaming `target` itself would give `_1_1`, `_1_1_1`.
+        target = (await resolveConflict(request.output, 'rename', { allowed: request.outputAllowed })).path;
         continue;
       }
       if (code === 'EEXIST') {

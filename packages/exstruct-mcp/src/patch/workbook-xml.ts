@@ -238,10 +238,15 @@ export function rewriteRels(
   return splice(out, loc.closeStart, loc.closeStart, added);
 }
 
-/** Formula-bearing elements: `<c:f>` of charts; `<formula>`, `<formula1>`, `<xm:f>`… of CF and DV. */
-const FORMULA_ELEMENT = /<((?:\w+:)?(?:f|formula|formula1|formula2))(\s[^>]*)?>([^<]*)<\/\1>/g;
+/**
+ * Formula-bearing elements: `<c:f>` of charts; `<formula>`, `<formula1>`, `<xm:f>`… of CF and DV;
+ * a table's `<calculatedColumnFormula>` and `<totalsRowFormula>`. The text is decoded before it is
+ * rewritten, however the producer escaped it (`&#12501;`, `&#x30D5;`, `&amp;`).
+ */
+const FORMULA_ELEMENT =
+  /<((?:\w+:)?(?:f|formula|formula1|formula2|calculatedColumnFormula|totalsRowFormula))(\s[^>]*)?>([^<]*)<\/\1>/g;
 
-/** Rewrites sheet references inside formula-bearing elements of an XML part (charts, CF, DV). */
+/** Rewrites sheet references inside formula-bearing elements of an XML part (charts, CF, DV, tables). */
 export function rewriteFormulaElements(xml: string, changes: SheetChanges): string {
   return xml.replace(FORMULA_ELEMENT, (whole, tag: string, attrs: string | undefined, text: string) => {
     const rewritten = applySheetChanges(decodeXmlText(text, false), changes);

@@ -19,7 +19,8 @@ import {
 import { undoState } from './undo-state.js';
 import { applySheetChanges, rewriteSheetReferences, translateFormula } from './formula.js';
 import { rewritePivotSources } from './pivot-sources.js';
-import { escapeXml, sheetDataScope } from './xml.js';
+import { sheetDataScope } from './xml.js';
+import { sheetNameNeedles } from './name-needles.js';
 import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import type { EarlyBlocks } from './block-deflate.js';
@@ -234,13 +235,11 @@ export async function writePackage(
       );
     }
   };
-  const nameBytes = [...edit.renames.map((r) => r.from), ...edit.deletions.map((d) => d.name)].flatMap(
-    (n) => [
-      Buffer.from(escapeXml(n)),
-      Buffer.from(escapeXml(n).toLowerCase()),
-      Buffer.from(escapeXml(n).toUpperCase()),
-    ],
-  );
+  // Producers escape names as they like (character references, entities): see name-needles.ts.
+  const nameBytes = sheetNameNeedles([
+    ...edit.renames.map((r) => r.from),
+    ...edit.deletions.map((d) => d.name),
+  ]);
   for (const ref of edit.sheets) {
     if (!ref.edit) continue;
     const sheet = ref.edit;
@@ -259,7 +258,8 @@ export async function writePackage(
       hooks.wants = (bytes) =>
         (options.preflight && (bytes.includes('<f') || bytes.includes(':f'))) ||
         nameBytes.some((n) => bytes.includes(n)) ||
-        (groups.size > 0 && bytes.includes('si="'));
+        // Any spelling of the attribute (si="0", si='0', si = "0"): a hit only means "parse the row".
+        (groups.size > 0 && bytes.includes('si'));
     }
     const newPart = newParts.get(ref);
     if (newPart) {
@@ -294,21 +294,22 @@ export async function writePackage(
     }
   }
 
-  // Charts and pivot caches with references to renamed/deleted sheets.
+  // Charts, tables (calculated columns, totals) and pivot caches with references to renamed/deleted sheets.
   if (referencesChange) {
     for (const entry of pkg.archive.list()) {
       const lower = entry.name.toLowerCase();
       const chart = /\/charts\/chart\d*\.xml$/i.test(entry.name);
+      const table = /\/tables\/table\d*\.xml$/i.test(entry.name);
       const pivot = /\/pivotCache\/pivotCacheDefinition\d*\.xml$/i.test(entry.name);
-      if (replaced.has(lower) || deleted.has(lower) || !(chart || pivot)) continue;
+      if (replaced.has(lower) || deleted.has(lower) || !(chart || table || pivot)) continue;
       if (!(await partMentions(pkg, entry.name, nameBytes))) continue;
       const text = await readPartText(pkg.archive, entry.name);
       let next = text;
-      if (chart) {
+      if (chart || table) {
         next = rewriteFormulaElements(text, nameChanges);
         if (next !== rewriteFormulaElements(text, { renames: edit.renames, deletions: [] }))
           outcome.warnings.push(
-            `Chart formulas in ${entry.name} that referred to a deleted sheet became #REF!; inverse ops do not restore them.`,
+            `${chart ? 'Chart' : 'Table'} formulas in ${entry.name} that referred to a deleted sheet became #REF!; inverse ops do not restore them.`,
           );
       } else {
         const rewritten = rewritePivotSources(text, nameChanges);

@@ -63,6 +63,7 @@ export function captureSheetImagesTool(deps: ExstructToolDeps) {
             ownedBy: async (file) =>
               pngTextChunks(await paths.readFile(file, { maxBytes: 64 << 20 }))['exstruct:source'] ===
               bookName,
+            notOwned: `is not an image of ${bookName}`,
             allowed: policyAllows(paths),
             taken,
           });

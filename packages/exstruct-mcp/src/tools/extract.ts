@@ -47,6 +47,7 @@ class OutputPlan {
     const checked = resolved ? target : await this.paths.resolve(target, { kind: 'file' });
     const conflict = await resolveConflict(checked, this.policy, {
       ownedBy: (file) => isOwnOutput(file, this.bookName, this.paths),
+      notOwned: `is not an extraction of ${this.bookName}`,
       allowed: policyAllows(this.paths),
       taken: this.taken,
     });
@@ -161,6 +162,7 @@ export function extractTool(deps: ExstructToolDeps) {
       const bookName = path.basename(input);
       const conflict = await resolveConflict(target, policy, {
         ownedBy: (file) => isOwnOutput(file, bookName, paths),
+        notOwned: `is not an extraction of ${bookName}`,
         allowed: policyAllows(paths),
       });
       if (conflict.skip) {

@@ -39,6 +39,7 @@ export function makeTool(deps: ExstructToolDeps) {
           ops,
           // Unset: an existing file is kept and {stem}_1… written (overwrite only when asked).
           onConflict: args.on_conflict ?? deps.onConflict,
+          notOwned: 'exstruct_make replaces no file without on_conflict',
           ...(args.sheet === undefined ? {} : { sheet: args.sheet }),
           ...commonEditOptions(args, paths),
         });

@@ -55,6 +55,7 @@ export function patchTool(deps: ExstructToolDeps) {
           // other existing file is kept and {stem}_1… written: overwrite only when asked.
           onConflict: args.on_conflict ?? deps.onConflict,
           ownedBy: async (file) => path.basename(file) === defaultOutputName(input, undefined),
+          notOwned: `is not ${defaultOutputName(input, undefined)}, the one file a patch of ${path.basename(input)} replaces without on_conflict`,
           ...commonEditOptions(args, paths),
         });
         return shapeResult(result);

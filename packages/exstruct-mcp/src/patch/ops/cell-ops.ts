@@ -5,7 +5,7 @@ import { asCellDate, valueOf } from '../cell-read.js';
 import { translateFormula } from '../formula.js';
 import { arrayRefAt, restoreCell, snapshotCells } from '../inverse-ops.js';
 import type { OpOf } from '../op-schemas.js';
-import { show, matches } from './compare.js';
+import { show, matches, matchesDate } from './compare.js';
 import { rangeInside, writeFormula, writeValue } from './cell-writes.js';
 import { diffItem, sheetOf, type OpContext, type OpHandler, type OpOutcome } from './op-handler.js';
 
@@ -18,7 +18,13 @@ function writeOneCell(op: OneCellOp, ctx: OpContext): OpOutcome {
   const at = parseA1(op.cell);
   const before = valueOf(sheet, at.row, at.col);
   if (op.op === 'set_value_if' || op.op === 'set_formula_if') {
-    if (!matches(before, asCellDate(edit, sheet, at.row, at.col, op.expected ?? null))) {
+    const expected = asCellDate(edit, sheet, at.row, at.col, op.expected ?? null);
+    // Text that became a number names a date (the cell is formatted as one): compared as a date.
+    const same =
+      typeof expected === 'number' && typeof op.expected === 'string'
+        ? matchesDate(before, expected, edit.date1904)
+        : matches(before, expected);
+    if (!same) {
       ctx.warnings.push(
         `Skipped op[${ctx.index}] ${op.op} at ${name}!${op.cell}: the cell holds ${show(before)}, expected ${show(op.expected ?? null)}.`,
       );

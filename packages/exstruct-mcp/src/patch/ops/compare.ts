@@ -1,4 +1,5 @@
 // Compare-and-set (set_value_if, set_formula_if): what "the cell holds `expected`" means (spec 12.5).
+import { isoToSerial } from '../../extract/cell-value.js';
 import type { Scalar } from '../cells.js';
 import type { PatchValue } from '../types.js';
 
@@ -18,6 +19,26 @@ export function matches(current: PatchValue | null, expected: Scalar | null): bo
     return Number(have) === Number(want) && String(have).trim() !== '' && String(want).trim() !== '';
   return have === want;
 }
+
+/**
+ * Compare-and-set against a date given as ISO text (`serial`: the date it names). Extraction shows a
+ * date to the millisecond, and writers store the same instant with different noise (openpyxl
+ * 45688.35416666666, LibreOffice 45688.3541666667), so the cell matches when it names the same
+ * millisecond: a serial number, or ISO text of a `t="d"` cell.
+ */
+export function matchesDate(current: PatchValue | null, serial: number, date1904: boolean): boolean {
+  if (current === null || current.kind === 'formula') return false;
+  const value = current.value;
+  const have =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string'
+        ? isoToSerial(value.trim(), date1904)
+        : undefined;
+  return have !== undefined && Math.round(have * MS_PER_DAY) === Math.round(serial * MS_PER_DAY);
+}
+
+const MS_PER_DAY = 86_400_000;
 
 /** A value as a warning shows it. */
 export function show(value: PatchValue | Scalar | null): string {

@@ -3,6 +3,7 @@ import type { SheetDeletion } from '../formula.js';
 import { deletedSheetInverse, namesLostWith, renameNeighbours, rewriteLoaded } from '../inverse-ops.js';
 import type { PatchOp } from '../op-schemas.js';
 import { SheetEdit } from '../sheet-edit.js';
+import { sheetNameProblem } from '../sheet-name.js';
 import { PatchOpError } from '../types.js';
 import type { SheetRef, WorkbookEdit } from '../workbook-edit.js';
 import { diffItem, type OpHandler } from './op-handler.js';
@@ -88,25 +89,10 @@ function existing(edit: WorkbookEdit, name: string): SheetRef {
   return ref;
 }
 
-const SHEET_NAME_FORBIDDEN = /[:\\/?*[\]]/;
-
 /** Excel's rules for a sheet name, and no clash with another sheet (names are case-insensitive). */
 function checkSheetName(edit: WorkbookEdit, name: string): void {
-  if (name.length > 31)
-    throw new PatchOpError(`Sheet name "${name}" is longer than 31 characters (Excel's limit).`);
-  if (SHEET_NAME_FORBIDDEN.test(name))
-    throw new PatchOpError(`Sheet name "${name}" contains one of : \\ / ? * [ ] which Excel does not allow.`);
-  if (name.startsWith("'") || name.endsWith("'"))
-    throw new PatchOpError(`Sheet name "${name}" may not start or end with an apostrophe.`);
-  // The name is written into formulas and XML attributes, which cannot carry control characters.
-  // eslint-disable-next-line no-control-regex
-  const control = /[\u0000-\u001F\u007F\uFFFE\uFFFF]/.exec(name);
-  if (control)
-    throw new PatchOpError(
-      `Sheet name ${JSON.stringify(name)} contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}; Excel sheet names cannot hold one.`,
-    );
-  if (name.toLowerCase() === 'history')
-    throw new PatchOpError('"History" is reserved by Excel; choose another sheet name.');
+  const problem = sheetNameProblem(name);
+  if (problem) throw new PatchOpError(problem);
   const clash = edit.find(name);
   if (clash)
     throw new PatchOpError(
