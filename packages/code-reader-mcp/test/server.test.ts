@@ -161,14 +161,24 @@ describe('set_project_path', () => {
     }
   });
 
-  it('ignores client roots outside the user root', async () => {
+  it('opens nothing when the client roots lie outside the user root (README: they only narrow)', async () => {
     const other = await emptyDir();
     const s = await connect([dir], { clientRoots: [other] });
     try {
-      expect((await s.fail('list_files', { roots: [other] })).code).toBe('PATH_OUTSIDE_ROOT');
-      expect((await s.json('list_files', { extensions: ['md'] })).files).toEqual([
-        expect.objectContaining({ path: 'README.md' }),
-      ]);
+      // Every tool answers the policy's error naming both sets of roots, never the user root's files.
+      const calls: [string, Record<string, unknown>][] = [
+        ['list_files', { extensions: ['md'] }],
+        ['list_files', { roots: [other] }],
+        ['search_content', { query: 'TODO' }],
+        ['extract_code_section', { file_path: 'notes.txt', start_line: 1 }],
+        ['get_code_outline', { file_path: 'src/ts/service.ts' }],
+        ['check_code_scale', { file_path: 'notes.txt' }],
+      ];
+      for (const [name, args] of calls) {
+        const error = await s.fail(name, args);
+        expect(error.code, name).toBe('INVALID_ARGUMENT');
+        expect(error.message, name).toMatch(/client's roots .* lie outside the server's --root directories/);
+      }
     } finally {
       await s.close();
       await removeDir(other);

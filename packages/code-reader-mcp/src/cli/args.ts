@@ -19,6 +19,9 @@ export interface CliOptions {
   allowTruncate: boolean;
   failFast: boolean;
   includeDetails: boolean;
+  /** The next_cursor of the previous page of the same command (every command pages its answer). */
+  cursor?: string;
+  maxAnswerTokens?: number;
   help: boolean;
   version: boolean;
 }
@@ -39,6 +42,8 @@ const VALUE_FLAGS = new Set([
   '--partial-read-requests-json',
   '--partial-read-requests-file',
   '--files-from',
+  '--cursor',
+  '--max-answer-tokens',
 ]);
 
 const BOOLEAN_FLAGS = new Set([
@@ -143,6 +148,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         case '--partial-read-requests-file':
           options.requestsFile = value;
           break;
+        case '--cursor':
+          options.cursor = value;
+          break;
+        case '--max-answer-tokens':
+          options.maxAnswerTokens = integer(flag, value);
+          break;
         default:
           options.filesFrom = value;
       }
@@ -171,6 +182,9 @@ Options:
   --root DIR                  directory the CLI may read (repeatable; default: the current directory)
   --deny-glob GLOB            path refused even inside a root, .gitignore style: ".env", "*.pem",
                               "secrets/" (repeatable; "!glob" re-allows), as the server's flag
+  --max-answer-tokens N       page size in o200k tokens (default 8000, max 20000), as the tools' option
+  --cursor TOKEN              the next page of a partial answer: the same command again with the
+                              "next_cursor" it printed (stderr says when an answer is partial)
   -h, --help                  show this help
   -v, --version               print the version
   --                          end of options (a FILE starting with "-" goes after it)

@@ -58,6 +58,12 @@ function nothingSucceeded(value: unknown): boolean {
   return (answer.errors?.length ?? 0) > 0 && answer.count_files === 0;
 }
 
+function nextCursorOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const next = (value as { next_cursor?: unknown }).next_cursor;
+  return typeof next === 'string' ? next : undefined;
+}
+
 async function readRequests(options: CliOptions): Promise<unknown> {
   const text = options.requestsJson ?? (await readFile(options.requestsFile as string, 'utf8'));
   let parsed: unknown;
@@ -79,10 +85,22 @@ async function readList(file: string): Promise<string[]> {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-/** Which tool the command line asks for, with its arguments. */
+/** Which tool the command line asks for, with its arguments (paging options added for every one). */
 export async function toolCallOf(
   options: CliOptions,
 ): Promise<{ name: string; args: Record<string, unknown> }> {
+  const call = await commandOf(options);
+  return {
+    name: call.name,
+    args: {
+      ...call.args,
+      ...(options.cursor !== undefined ? { cursor: options.cursor } : {}),
+      ...(options.maxAnswerTokens !== undefined ? { max_answer_tokens: options.maxAnswerTokens } : {}),
+    },
+  };
+}
+
+async function commandOf(options: CliOptions): Promise<{ name: string; args: Record<string, unknown> }> {
   const output_format = options.outputFormat;
   if (options.partialRead) {
     if (options.requestsJson !== undefined || options.requestsFile !== undefined) {
@@ -161,6 +179,12 @@ export async function runCli(options: CliOptions, io: CliIo): Promise<number> {
     if (!tool) throw new ToolError('INTERNAL', `Tool ${name} is missing.`);
     const { text, value } = await callCliTool(tool, args, paths, options.outputFormat);
     io.stdout(`${text}\n`);
+    // The answer's own note is on stdout, easy to miss in a pipe (audit: no way to continue a page).
+    const next = nextCursorOf(value);
+    if (next !== undefined)
+      io.stderr(
+        `code-reader: the output is partial; for the rest run the same command with --cursor ${next}\n`,
+      );
     return nothingSucceeded(value) ? 1 : 0;
   } catch (error) {
     if (error instanceof CliUsageError) {

@@ -51,7 +51,7 @@ function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13 || code === 12 || code === 11;
 }
 
-function skipSpaces(text: string, at: number, newlines = true): number {
+export function skipSpaces(text: string, at: number, newlines = true): number {
   while (at < text.length) {
     const code = text.charCodeAt(at);
     if (!isSpace(code) || (!newlines && code === 10)) break;
@@ -66,7 +66,7 @@ function identifierAt(text: string, at: number): string | undefined {
 }
 
 /** The end (after its `)`) of a balanced argument list starting at `at` (a `(`), or -1. */
-function argsEnd(text: string, at: number, newlines = true): number {
+export function argsEnd(text: string, at: number, newlines = true): number {
   let depth = 0;
   const stop = Math.min(text.length, at + MAX_ARGS);
   for (let i = at; i < stop; i++) {
@@ -101,7 +101,7 @@ function openingParen(text: string, close: number): number {
   return -1;
 }
 
-function blankRanges(text: string, ranges: readonly [number, number][]): string {
+export function blankRanges(text: string, ranges: readonly [number, number][]): string {
   if (ranges.length === 0) return text;
   let out = '';
   let done = 0;

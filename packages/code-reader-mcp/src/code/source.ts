@@ -27,7 +27,8 @@ export async function readSource(
         'LIMIT_EXCEEDED',
         `${shownPath} is ${size} bytes, above the analysis limit of ${MAX_ANALYZE_BYTES} bytes.`,
         {
-          hint: 'Use search_content or extract_code_section on parts of this file instead.',
+          // extract_code_section streams line ranges of files this big (audit t24: hints led in a circle).
+          hint: 'Read it in parts: extract_code_section with start_line and end_line (a few hundred lines apart), after search_content finds the lines you need (e.g. a function name).',
           details: { limit: 'max_file_size', value: size, max: MAX_ANALYZE_BYTES },
         },
       ),

@@ -37,11 +37,23 @@ export interface ImportInfo {
   text: string;
 }
 
+/** Where a class or function lies in the text (offsets of its node): finer than its lines. */
+export interface SourceSpan {
+  start: number;
+  end: number;
+}
+
 export interface CodeStructure {
   classes: ClassInfo[];
   functions: FunctionInfo[];
   fields: FieldInfo[];
   imports: ImportInfo[];
+  /**
+   * The offsets of each class, function and field, kept beside the rows (which tools send as they are): two
+   * declarations on one line (`function a() {} function b() {}`, a minified file) nest or not by
+   * offsets, not by lines. Absent for a structure made by hand: lines are used then.
+   */
+  spans?: WeakMap<ClassInfo | FunctionInfo | FieldInfo, SourceSpan>;
 }
 
 const IDENTIFIER_TYPES = new Set([
@@ -334,7 +346,8 @@ export async function analyzeStructure(
   const functionTypes = new Set(kinds.functions);
   const fieldTypes = new Set(kinds.fields);
   const importTypes = new Set(kinds.imports);
-  const result: CodeStructure = { classes: [], functions: [], fields: [], imports: [] };
+  const spans = new WeakMap<ClassInfo | FunctionInfo | FieldInfo, SourceSpan>();
+  const result: CodeStructure = { classes: [], functions: [], fields: [], imports: [], spans };
   const classInfo = new Map<number, ClassInfo>();
 
   // First class of each name, for Go methods declared outside their type (was a linear find per method).
@@ -369,6 +382,7 @@ export async function analyzeStructure(
         fields: 0,
       };
       result.classes.push(info);
+      spans.set(info, { start: node.startIndex, end: node.endIndex });
       classInfo.set(node.id, info);
       if (!classByName.has(info.name)) classByName.set(info.name, info);
       nextOwner = { name: info.name, id: node.id };
@@ -397,7 +411,7 @@ export async function analyzeStructure(
         const ownerName = receiverType ?? owner?.name ?? '';
         const start = node.startPosition.row + 1;
         const end = node.endPosition.row + 1;
-        result.functions.push({
+        const info: FunctionInfo = {
           name,
           kind: method ? 'method' : 'function',
           class: method ? ownerName : '',
@@ -406,7 +420,9 @@ export async function analyzeStructure(
           lines: end - start + 1,
           params: paramCount(node),
           complexity: complexityOf(node, functionTypes),
-        });
+        };
+        result.functions.push(info);
+        spans.set(info, { start: node.startIndex, end: node.endIndex });
         if (receiverType !== undefined) {
           const info = classByName.get(receiverType);
           if (info) info.methods++;
@@ -424,11 +440,13 @@ export async function analyzeStructure(
       if (nested) stack.push({ node: nested, owner, inFunction });
       if (nested && !node.childForFieldName('declarator')) return; // a type only: no field
       const target = language === 'python' ? node.firstNamedChild?.childForFieldName('left') : node;
-      result.fields.push({
+      const field: FieldInfo = {
         name: target ? declaredName(target) || target.text : '',
         class: owner.name,
         line: node.startPosition.row + 1,
-      });
+      };
+      result.fields.push(field);
+      spans.set(field, { start: node.startIndex, end: node.endIndex });
       const info = classInfo.get(owner.id);
       if (info) info.fields++;
       return; // a field's initializer holds no members of the class

@@ -1,6 +1,7 @@
 import { ToolError, toToolError, utf8ByteLength, type FileAccess } from '@mcp-workbench/core/engine';
 import { EXTRACT_LIMITS, type ExtractLimitName, type ExtractLimits } from './limits.js';
 import { loadFile, type LoadedFile } from './read-lines.js';
+import type { LineRange } from './read-range.js';
 
 export interface SectionSpec {
   start_line: number;
@@ -227,8 +228,15 @@ export async function extractSections(
   let totalLines = 0;
   let full = false;
 
-  // Each file is read once, even when several requests name it.
+  // Each file is read once, even when several requests name it, for the lines all of them ask.
   const files = new Map<string, Promise<LoadedFile>>();
+  const ranges = new Map<string, LineRange[]>();
+  for (const request of kept) {
+    if (request.realPath === undefined) continue;
+    const list = ranges.get(request.realPath) ?? [];
+    for (const spec of request.sections) list.push({ start: spec.start_line, end: spec.end_line });
+    ranges.set(request.realPath, list);
+  }
   for (const request of kept) {
     if (full) break;
     const extraction: FileExtraction = {
@@ -249,7 +257,13 @@ export async function extractSections(
       const realPath = request.realPath as string;
       let pending = files.get(realPath);
       if (!pending) {
-        pending = loadFile(options.files, realPath, shown(request), limits.max_file_size);
+        pending = loadFile(
+          options.files,
+          realPath,
+          shown(request),
+          limits.max_file_size,
+          ranges.get(realPath),
+        );
         files.set(realPath, pending);
       }
       loaded = await pending;
@@ -259,7 +273,7 @@ export async function extractSections(
     }
     for (const [index, spec] of request.sections.entries()) {
       const where = { section: index + 1, ...(spec.label ? { label: spec.label } : {}) };
-      const lineCount = loaded.lines.length;
+      const lineCount = loaded.lineCount;
       const end = Math.min(spec.end_line ?? lineCount, lineCount);
       // Line 1 of an empty file is an empty section (like `sed -n 1p`); past that is an error.
       const emptyFile = lineCount === 0 && spec.start_line === 1;
@@ -290,7 +304,7 @@ export async function extractSections(
         fail(error, where);
         continue;
       }
-      const range = loaded.lines.slice(spec.start_line - 1, end);
+      const range = loaded.slice(spec.start_line - 1, end);
       const badColumns = columnError(range, spec, shown(request));
       if (badColumns) {
         fail(badColumns, where);

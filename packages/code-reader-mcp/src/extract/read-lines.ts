@@ -1,36 +1,56 @@
-import { ToolError, type FileAccess } from '@mcp-workbench/core/engine';
-import { readCapped } from '../util/read-capped.js';
+import { ToolError, readOpened, type FileAccess } from '@mcp-workbench/core/engine';
 import { EXTRACT_LIMITS } from './limits.js';
+import { streamLines, type LineRange } from './read-range.js';
 
-/** A file read once, split into lines (line endings kept so content comes back byte-exact). */
+/** The lines of a file that extraction may look at (line endings kept, so content is byte-exact). */
 export interface LoadedFile {
-  lines: string[];
-  bytes: number;
+  lineCount: number;
+  /** Lines `from` (0-based) up to `to` (exclusive), as Array.prototype.slice. */
+  slice(from: number, to: number): string[];
 }
 
-/** Reads a file inside the roots (see readCapped) and splits it into lines. */
+/**
+ * Reads a file inside the roots (opened without following links) for the line ranges asked. A file up
+ * to `maxFileSize` is read whole; a bigger one is streamed and only the ranges' lines kept (up to
+ * `maxFileSize` bytes of them), so a narrow range of a huge file can be read but never all of it.
+ */
 export async function loadFile(
   files: FileAccess,
   realPath: string,
   shownPath: string,
   maxFileSize: number = EXTRACT_LIMITS.max_file_size,
+  ranges: readonly LineRange[] = [{ start: 1 }],
 ): Promise<LoadedFile> {
-  const buffer = await readCapped(
-    files,
-    realPath,
-    shownPath,
-    maxFileSize,
-    (size) =>
-      new ToolError(
-        'LIMIT_EXCEEDED',
-        `${shownPath} is ${size} bytes, above max_file_size (${maxFileSize} bytes).`,
-        {
-          hint: 'Use search_content or get_code_outline to find the lines you need in this file, or read a smaller file.',
-          details: { limit: 'max_file_size', value: size, max: maxFileSize },
+  const opened = await files.openFile(realPath);
+  try {
+    const size = opened.stats.size;
+    if (size > maxFileSize) {
+      const refuse = () =>
+        new ToolError(
+          'LIMIT_EXCEEDED',
+          `${shownPath} is ${size} bytes, above max_file_size (${maxFileSize} bytes), and UTF-16: it cannot be read in parts.`,
+          {
+            hint: 'Use search_content to find what you need in this file.',
+            details: { limit: 'max_file_size', value: size, max: maxFileSize },
+          },
+        );
+      const { lineCount, kept } = await streamLines(opened, shownPath, ranges, maxFileSize, refuse);
+      return {
+        lineCount,
+        slice: (from, to) => {
+          const lines: string[] = [];
+          for (let i = from; i < Math.min(to, lineCount); i++) lines.push(kept.get(i) ?? '');
+          return lines;
         },
-      ),
-  );
-  return { lines: splitLinesKeepEnds(decodeText(buffer, shownPath)), bytes: buffer.length };
+      };
+    }
+    // A file that grows past the cap while it is read is refused too (core's LIMIT_EXCEEDED).
+    const buffer = await readOpened(opened, { maxBytes: maxFileSize, shownAs: shownPath });
+    const lines = splitLinesKeepEnds(decodeText(buffer, shownPath));
+    return { lineCount: lines.length, slice: (from, to) => lines.slice(from, to) };
+  } finally {
+    await opened.handle.close();
+  }
 }
 
 /**

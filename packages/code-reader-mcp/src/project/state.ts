@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { FileAccess, PathPolicy, ResolveOptions } from '@mcp-workbench/core/engine';
+import { ToolError, type FileAccess, type PathPolicy, type ResolveOptions } from '@mcp-workbench/core/engine';
 import { SLICE_MS } from '../util/yield.js';
 
 /**
@@ -34,7 +34,9 @@ export class ProjectPaths {
    */
   async baseDir(): Promise<string> {
     await this.policy.ready();
-    const firstRoot = this.policy.roots[0]!;
+    // No root is open when the client's MCP roots all lie outside --root: the policy's error says so
+    // (was a TypeError on `undefined`, answered as INTERNAL).
+    const firstRoot = this.policy.firstRoot();
     const dir = this.state.projectDir;
     return dir && this.policy.rootOf(dir) ? dir : firstRoot;
   }
@@ -43,8 +45,12 @@ export class ProjectPaths {
     const dir = this.state.projectDir;
     // A path shown with several roots starts with its root's name and resolves in that root.
     const relative = !path.isAbsolute(input) && !/^file:/i.test(input) && !this.policy.namesRoot(input);
-    const absolute = dir && relative ? path.join(dir, input) : input;
-    return this.policy.resolve(absolute, options);
+    if (!dir || !relative) return this.policy.resolve(input, options);
+    try {
+      return await this.policy.resolve(path.join(dir, input), options);
+    } catch (error) {
+      throw againstProject(error, this.policy, dir);
+    }
   }
 
   /** Opens, reads and writes files inside the roots (what engines read through). */
@@ -155,6 +161,22 @@ export class ProjectPaths {
     }
     return toSlash(this.policy.displayPath(realPath));
   }
+}
+
+/**
+ * The policy's error for a path resolved in the project folder, its hint naming that folder: the
+ * policy names the first root ("relative paths resolve against /repo"), wrong after set_project_path.
+ */
+function againstProject(error: unknown, policy: PathPolicy, dir: string): unknown {
+  if (!(error instanceof ToolError) || error.hint === undefined || policy.roots.length === 0) return error;
+  const root = policy.firstRoot();
+  const hint = error.hint.replaceAll(`resolve against ${root}`, `resolve against ${dir} (set_project_path)`);
+  if (hint === error.hint) return error;
+  return new ToolError(error.code, error.message, {
+    hint,
+    ...(error.details ? { details: error.details } : {}),
+    cause: error,
+  });
 }
 
 export function toSlash(p: string): string {

@@ -132,6 +132,7 @@ export class SearchEngine {
   ): Promise<{ outcome: SearchOutcome; searched: number | undefined }> {
     // One root names every file once; overlapping roots or batches of named files may name one twice.
     const counter = new CountCollector(query.targetKind === 'roots' && query.targets.length === 1);
+    const countedAt = Date.now();
     const deadline = Date.now() + options.timeoutMs;
     const result = await runInBatches(query, ['--stats', ...searchArgs({ ...query, mode: 'total_only' })], {
       deadline,
@@ -165,6 +166,7 @@ export class SearchEngine {
       ...(result.timedOut ? {} : { totalMatches: fileCounts.reduce((sum, c) => sum + c.count, 0) }),
       limitHit: false,
       timedOut: result.timedOut,
+      countedAt,
       warnings,
     };
     if (ahead) this.ahead.set(outcome, ahead);

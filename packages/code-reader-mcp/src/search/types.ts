@@ -61,6 +61,8 @@ export interface SearchOutcome {
   timedOut: boolean;
   /** Non-fatal ripgrep messages (unreadable files and the like). */
   warnings: string[];
+  /** When the counting run started (ms since the epoch): a file changed later no longer matches it. */
+  countedAt?: number;
   /**
    * Match lines too long to keep whole: read only in part while streaming (the first MAX_LONG_LINES of
    * the rows read; an answer warns of those its page shows).

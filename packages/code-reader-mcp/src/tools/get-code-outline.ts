@@ -1,7 +1,7 @@
 import { defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
 import { readStructure } from '../code/parsed-file.js';
-import type { ClassInfo, CodeStructure } from '../code/structure.js';
+import type { ClassInfo, CodeStructure, FieldInfo, FunctionInfo } from '../code/structure.js';
 import { pageSections } from '../paging/sections.js';
 import { countTokens } from '../tokens/counter.js';
 import { filePathInput } from './code-shared.js';
@@ -27,33 +27,38 @@ interface OutlineItem {
   class: string;
 }
 
+/** A half-open range [start, end): the offsets of a node, or its lines for a structure made by hand. */
 interface Span {
-  start_line: number;
-  end_line: number;
+  start: number;
+  end: number;
+}
+
+/** Where a row lies: its node's offsets when the structure has them, else its lines (end exclusive). */
+function spanOf(structure: CodeStructure, row: ClassInfo | FunctionInfo | FieldInfo): Span {
+  const known = structure.spans?.get(row);
+  if (known) return known;
+  return 'line' in row
+    ? { start: row.line, end: row.line + 1 }
+    : { start: row.start_line, end: row.end_line + 1 };
 }
 
 /**
- * Which spans lie inside another span of the list (start <= s.start, s.end <= end). Two spans with the
- * same lines contain each other. Sorted by start then longest first, a span is inside another when an
- * earlier one reaches at least as far: O(n log n), not the pairwise O(n²).
+ * Which spans lie inside another span of the list (start <= s.start, s.end <= end). Of two equal
+ * spans only the later one is inside (one row is kept). Sorted by start then longest first, a span is
+ * inside another when an earlier one reaches at least as far: O(n log n), not the pairwise O(n²).
  */
 function containedSpans(spans: readonly Span[]): boolean[] {
   const order = spans.map((_, i) => i);
   order.sort(
     (a, b) =>
-      (spans[a] as Span).start_line - (spans[b] as Span).start_line ||
-      (spans[b] as Span).end_line - (spans[a] as Span).end_line,
+      (spans[a] as Span).start - (spans[b] as Span).start || (spans[b] as Span).end - (spans[a] as Span).end,
   );
   const inside = new Array<boolean>(spans.length).fill(false);
   let reach = -Infinity;
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
+  for (const i of order) {
     const s = spans[i] as Span;
-    const prev = k > 0 ? (spans[order[k - 1] as number] as Span) : undefined;
-    const next = k + 1 < order.length ? (spans[order[k + 1] as number] as Span) : undefined;
-    const same = (o: Span | undefined) => o?.start_line === s.start_line && o.end_line === s.end_line;
-    inside[i] = reach >= s.end_line || same(prev) || same(next);
-    reach = Math.max(reach, s.end_line);
+    inside[i] = reach >= s.end;
+    reach = Math.max(reach, s.end);
   }
   return inside;
 }
@@ -63,66 +68,72 @@ function containedSpans(spans: readonly Span[]): boolean[] {
  * level), their methods and fields, and the functions outside every class and function. Flat rows of
  * the same keys make one TOON table, never dearer than JSON (nested member lists were, on C files).
  * Methods declared outside their type (Go receivers, `func (p *Proxy) Run()`) are rows of their own,
- * in file order, naming the type in `class`.
+ * in file order, naming the type in `class`. Nesting is decided by offsets, not lines: declarations
+ * sharing a line (`function a() {} function b() {}`, minified bundles) are each listed (audit t42).
  */
 export function outlineOf(structure: CodeStructure): OutlineItem[] {
-  const items: OutlineItem[] = [];
-  const classes = [...structure.classes].sort(
-    (a, b) => a.start_line - b.start_line || b.end_line - a.end_line,
-  );
+  const rows: { item: OutlineItem; span: Span }[] = [];
+  const classes = structure.classes
+    .map((c) => ({ c, span: spanOf(structure, c) }))
+    .sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end);
   // The innermost class around each class: a sweep with the classes still open.
-  const open: ClassInfo[] = [];
-  for (const c of classes) {
-    while (open.length > 0 && (open[open.length - 1] as ClassInfo).end_line < c.start_line) open.pop();
+  const open: { c: ClassInfo; span: Span }[] = [];
+  for (const entry of classes) {
+    const { c, span } = entry;
+    while (open.length > 0 && open[open.length - 1]!.span.end <= span.start) open.pop();
     const outer = open[open.length - 1];
-    const around = outer && c.end_line <= outer.end_line ? outer.name : '';
-    items.push({ kind: c.kind, name: c.name, start_line: c.start_line, end_line: c.end_line, class: around });
-    open.push(c);
+    const around = outer && span.end <= outer.span.end ? outer.c.name : '';
+    rows.push({
+      item: { kind: c.kind, name: c.name, start_line: c.start_line, end_line: c.end_line, class: around },
+      span,
+    });
+    open.push(entry);
   }
   for (const f of structure.functions) {
     if (f.kind !== 'method') continue;
-    items.push({
-      kind: 'method',
-      name: f.name,
-      start_line: f.start_line,
-      end_line: f.end_line,
-      class: f.class,
+    rows.push({
+      item: { kind: 'method', name: f.name, start_line: f.start_line, end_line: f.end_line, class: f.class },
+      span: spanOf(structure, f),
     });
   }
   for (const f of structure.fields) {
-    items.push({ kind: 'field', name: f.name, start_line: f.line, end_line: f.line, class: f.class });
+    rows.push({
+      item: { kind: 'field', name: f.name, start_line: f.line, end_line: f.line, class: f.class },
+      span: spanOf(structure, f),
+    });
   }
-  // Lines covered by some class, as merged disjoint ranges: functions there are not top-level.
+  // Ranges covered by some class, merged and disjoint: functions starting there are not top-level.
   const covered: Span[] = [];
-  for (const c of classes) {
+  for (const { span } of classes) {
     const last = covered[covered.length - 1];
-    if (last && c.start_line <= last.end_line) last.end_line = Math.max(last.end_line, c.end_line);
-    else covered.push({ start_line: c.start_line, end_line: c.end_line });
+    if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
+    else covered.push({ ...span });
   }
-  const inClass = (line: number) => {
+  const inClass = (at: number) => {
     let lo = 0;
     let hi = covered.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if ((covered[mid] as Span).start_line <= line) lo = mid + 1;
+      if ((covered[mid] as Span).start <= at) lo = mid + 1;
       else hi = mid;
     }
-    return lo > 0 && line <= (covered[lo - 1] as Span).end_line;
+    return lo > 0 && at < (covered[lo - 1] as Span).end;
   };
-  const functions = structure.functions.filter((f) => f.kind === 'function' && !inClass(f.start_line));
-  const functionInside = containedSpans(functions);
-  functions.forEach((f, index) => {
+  const functions = structure.functions
+    .filter((f) => f.kind === 'function')
+    .map((f) => ({ f, span: spanOf(structure, f) }))
+    .filter(({ span }) => !inClass(span.start));
+  const functionInside = containedSpans(functions.map(({ span }) => span));
+  functions.forEach(({ f, span }, index) => {
     if (!functionInside[index])
-      items.push({
-        kind: 'function',
-        name: f.name,
-        start_line: f.start_line,
-        end_line: f.end_line,
-        class: '',
+      rows.push({
+        item: { kind: 'function', name: f.name, start_line: f.start_line, end_line: f.end_line, class: '' },
+        span,
       });
   });
-  // Stable: a class comes before its first member when they start on the same line.
-  return items.sort((a, b) => a.start_line - b.start_line);
+  // File order; stable, so a class comes before a member starting where it does.
+  rows.sort((a, b) => a.span.start - b.span.start || a.item.start_line - b.item.start_line);
+  return rows.map(({ item }) => item);
 }
 
 export function getCodeOutlineTool(deps: ToolDeps) {

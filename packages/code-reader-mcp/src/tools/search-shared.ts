@@ -10,6 +10,7 @@ import {
   staleCursor,
 } from '../paging/budget.js';
 import type { ProjectPaths } from '../project/state.js';
+import { checkCursorFiles, checkNewlyRead, stampCursorFiles } from '../search/cursor-stamps.js';
 import { DEFAULT_MAX_COUNT, MAX_MAX_COUNT, effectiveMaxCount, outputModeOf } from '../search/options.js';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -211,6 +212,7 @@ export async function searchAnswer(
   if (options.cursor !== undefined) {
     const cursor = readCursor(options.cursor, run.key);
     if (cursor.h !== fp()) throw staleCursor();
+    await checkCursorFiles(outcome);
     offset = cursor.o;
   }
   // The rows this page can show: enough that a full page ends before them (or every row).
@@ -225,6 +227,7 @@ export async function searchAnswer(
       signal: ctx.signal,
     });
     rowsTimedOut = !read;
+    if (options.cursor !== undefined) await checkNewlyRead(outcome);
   }
   const rows = pagedRowsOf(query.mode, outcome);
   // Match rows not read yet: only the modes that page over matches have them.
@@ -312,6 +315,7 @@ export async function searchAnswer(
     (candidate, hasMore) => textOf(shape(candidate, hasMore ? offset + candidate.length : undefined)),
     moreRows,
   );
+  if (page.nextOffset !== undefined) await stampCursorFiles(outcome);
   return shape(page.rows, page.nextOffset);
 }
 
