@@ -3,12 +3,19 @@
 // anything else starts the MCP server on stdio: the build's bundle of it where there is one
 // (scripts/bundle-server.mjs: one file costs less time and memory than its ~290 modules), else its
 // modules (running from src).
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const argv = process.argv.slice(2);
-const { CLI_COMMANDS } = await import('./cli-commands.js');
-if ((CLI_COMMANDS as readonly string[]).includes(argv[0] ?? '')) {
+const { CLI_COMMANDS, unknownCommand } = await import('./cli-commands.js');
+const unknown = unknownCommand(
+  argv[0],
+  (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
+);
+if (unknown) {
+  process.stderr.write(unknown);
+  process.exitCode = 2;
+} else if ((CLI_COMMANDS as readonly string[]).includes(argv[0] ?? '')) {
   const { runCli } = await import('./cli.js');
   process.exitCode = await runCli(argv, {
     stdout: (text) => process.stdout.write(text),

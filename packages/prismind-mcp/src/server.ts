@@ -1,6 +1,7 @@
 import { createToolServer, ToolError, type AnyTool, type Logger, type PathPolicy } from '@mcp-workbench/core';
 import { silentLogger } from '@mcp-workbench/core/engine';
 import { loadConfig, type PrismindConfig } from './config/config.js';
+import { checkConfined, type Confinement } from './config/confinement.js';
 import { configuredLogger, type LogFlags } from './config/logging.js';
 import type { Engine } from './engine/engine.js';
 import { SaveTriggers } from './engine/save-triggers.js';
@@ -25,6 +26,11 @@ export interface PrismindServerOptions {
   logFlags?: LogFlags;
   /** Where log lines go when the server builds its own logger (default: stderr). */
   logWrite?: (line: string) => void;
+  /**
+   * `--root` / `--deny-glob` of the command line: the store must lie inside and its files are checked
+   * (see config/confinement.ts). A store outside makes createServer throw: the server does not start.
+   */
+  confinement?: Confinement | undefined;
 }
 
 const INSTRUCTIONS =
@@ -46,8 +52,21 @@ export async function createServer(options: PrismindServerOptions) {
   let config: PrismindConfig | undefined;
   try {
     config = loadConfig({ configFile: options.configFile, ...(options.env ? { env: options.env } : {}) });
+  } catch (error) {
+    // Reported below, with a store that cannot be opened.
+    failure =
+      error instanceof ToolError
+        ? error
+        : new ToolError('BACKEND_UNAVAILABLE', `The store could not be opened: ${String(error)}`);
+  }
+  // Not caught: a store outside the given roots is refused before anything of it is opened.
+  if (config && options.confinement) checkConfined(config, options.confinement);
+  try {
+    if (failure) throw failure;
+    if (!config) throw new ToolError('BACKEND_UNAVAILABLE', 'The configuration could not be read.');
     if (options.logFlags) logger = configuredLogger(config, options.logFlags, options.logWrite);
-    const backend = await openBackend(config, logger);
+    const confinement = options.confinement;
+    const backend = await openBackend(config, logger, confinement && ((file) => confinement.permits(file)));
     engine = { backend, config, logger, now: options.now ?? (() => new Date()), active: undefined };
     logger.info(
       `Store: ${backend.kind} at ${backend.location}${config.config_found ? ` (config ${config.config_file})` : ''}`,

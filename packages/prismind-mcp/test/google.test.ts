@@ -345,7 +345,8 @@ describe('Google backend: Drive folders', () => {
     google.delay((r) => r.method === 'POST' && r.path === '/drive/v3/files', 150);
     const servers = await Promise.all(
       [store.env, env2].map((env) =>
-        spawnStdioClient(process.execPath, [BIN, '--root', store.home], { env }),
+        // --root confines the store: each process's root is its own home.
+        spawnStdioClient(process.execPath, [BIN, '--root', env.PRISMIND_HOME], { env }),
       ),
     );
     try {

@@ -2,8 +2,8 @@ import { bodyOf, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry } from '../model/types.js';
 import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { extractKeywords } from '../text/keywords.js';
-import { entryFromFile } from './document-files.js';
-import { checkProjectId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
+import { copyWarning, entryFromFile } from './document-files.js';
+import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
 import { checkQuery, foundMessage } from './query.js';
 
@@ -104,16 +104,48 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
     let added = 0;
     let updated = 0;
     const seen = new Set<string>();
+    const warnings: string[] = [];
     const indexed: { entry: CatalogEntry; body: string }[] = [];
+    const nfc = (location: string) => location.normalize('NFC');
+    // Files on disk (read or not): a row whose file is among them is not a rename's source.
+    const onDisk = new Set([...present, ...files.map((f) => nfc(f.location))]);
+    // A doc_id belongs first to the file at its row's location, whatever order the files are read in:
+    // a hand-made copy (`cp 原本.md コピー.md`) carries the same id and must not take it.
+    const owned = new Set(
+      files
+        .filter(
+          (f) =>
+            f.doc.fields?.doc_id && nfc(byId.get(f.doc.fields.doc_id)?.location ?? '') === nfc(f.location),
+        )
+        .map((f) => f.doc.fields!.doc_id!),
+    );
+    const ownerOf = new Map<string, string>();
     for (const { location, doc } of files) {
-      const fields = doc.fields ?? {};
-      const known = (fields.doc_id && byId.get(fields.doc_id)) || byLocation.get(location.normalize('NFC'));
-      if (known && seen.has(known.doc_id)) continue; // a copy of another document's file: skip it
+      const fileId = doc.fields?.doc_id;
+      const idRow = fileId ? byId.get(fileId) : undefined;
+      const here = byLocation.get(nfc(location));
+      let known: CatalogEntry | undefined;
+      if (idRow && nfc(idRow.location) === nfc(location)) known = idRow;
+      else if (
+        idRow &&
+        !owned.has(idRow.doc_id) &&
+        !seen.has(idRow.doc_id) &&
+        !onDisk.has(nfc(idRow.location)) &&
+        (!here || here.doc_id === idRow.doc_id)
+      )
+        known = idRow; // its file was moved or renamed: the id follows it
+      else known = here && !seen.has(here.doc_id) ? here : undefined;
       const next = entryFromFile(engine, project, location, doc, known, byId, at);
+      if (!known && fileId && (seen.has(next.doc_id) || owned.has(next.doc_id))) next.doc_id = newId('doc');
       if (next.keywords.length === 0) next.keywords = extractKeywords(doc.body, 8, next.name);
+      const duplicate = fileId !== undefined && fileId !== next.doc_id && (idRow || ownerOf.has(fileId));
+      if (duplicate) {
+        const owner = ownerOf.get(fileId) ?? idRow?.location ?? '';
+        warnings.push(copyWarning(location, owner, fileId, next.doc_id));
+      }
       let body = doc.body;
-      if (stores.documents.carriesFields !== false && (!known || !doc.fields?.doc_id)) {
-        // Give the file its front matter, so its id stays with it when it is moved or renamed.
+      if (stores.documents.carriesFields !== false && (!known || fileId !== next.doc_id)) {
+        // Give the file its front matter (or its own id), so its id stays with it when it is moved or renamed.
         if (!doc.fields) body = bodyOf(next.name, doc.body);
         next.content_hash = (await stores.documents.write(project, next, body)).content_hash;
       }
@@ -123,6 +155,7 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
         updated++;
       }
       seen.add(next.doc_id);
+      ownerOf.set(next.doc_id, location);
       await stores.catalog.put(next);
       indexed.push({ entry: next, body });
     }
@@ -140,7 +173,9 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       added_count: added,
       updated_count: updated,
       archived_count: archived,
-      ...(skipped.length > 0 ? { warnings: skipped.map((s) => s.message) } : {}),
+      ...(skipped.length + warnings.length > 0
+        ? { warnings: [...warnings, ...skipped.map((s) => s.message)] }
+        : {}),
       message:
         `目録を同期しました（${synced}件）。` +
         (added || updated || archived

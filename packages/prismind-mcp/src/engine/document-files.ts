@@ -1,7 +1,7 @@
 import { foundDocumentEntry, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import { CATALOG_STATUSES, docTypeOf, REFERENCE_TIMINGS } from '../model/vocab.js';
-import type { StoredDocument } from '../store/backend.js';
+import { sameContent, type StoredDocument } from '../store/backend.js';
 import { newId, type Engine } from './engine.js';
 
 /** First Markdown heading of a body, for documents a person added without front matter. */
@@ -59,6 +59,15 @@ export function entryFromFile(
       : {}),
     ...(fields.created_by !== undefined ? { created_by: fields.created_by } : {}),
     location,
-    content_hash: doc.content_hash,
+    // A row written before the hash covered the front matter keeps its hash while the file is unedited.
+    content_hash: known && sameContent(doc, known.content_hash) ? known.content_hash : doc.content_hash,
   };
+}
+
+/** What sync and search say about a file copied by hand: it carried another file's doc_id. */
+export function copyWarning(location: string, owner: string, ownerId: string, newId: string): string {
+  return (
+    `${location} は ${owner} と同じ doc_id（${ownerId}）を持っていました（ファイルのコピー）。` +
+    `${owner} がその doc_id のままで、${location} には新しい doc_id ${newId} を付けました。`
+  );
 }

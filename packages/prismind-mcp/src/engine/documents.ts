@@ -3,7 +3,7 @@ import { bodyOf, folderFor, normalizePhaseTask, procedureName } from '../model/d
 import { safeName } from '../model/names.js';
 import type { CatalogEntry } from '../model/types.js';
 import { docTypeOf, oneOf, REFERENCE_TIMINGS, CATALOG_STATUSES } from '../model/vocab.js';
-import type { StoredDocument, Stores, WriteChange } from '../store/backend.js';
+import { sameContent, type StoredDocument, type Stores, type WriteChange } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
@@ -54,6 +54,12 @@ export async function createDocument(engine: Engine, input: CreateDocumentInput)
       hint: 'e.g. "P4-T01", "共通", "技術選定".',
     });
   const timing = checkTiming(input.reference_timing);
+  if (!input.content.trim()) {
+    throw new ToolError('INVALID_ARGUMENT', 'content is empty.', {
+      hint: 'Give the document its Markdown body.',
+      details: { field: 'content' },
+    });
+  }
   checkSize('content', input.content, engine.config.limits.max_document_bytes, 'limits.max_document_bytes');
   const feature = input.feature?.trim() ?? '';
   const given = input.keywords?.map((k) => k.trim()).filter(Boolean);
@@ -218,7 +224,7 @@ async function readChecked(engine: Engine, docId: string) {
   }
   const { entry, doc, project } = first;
   const edited = editedFields(entry, doc.fields);
-  if (doc.content_hash === entry.content_hash && Object.keys(edited).length === 0) {
+  if (sameContent(doc, entry.content_hash) && Object.keys(edited).length === 0) {
     return { entry, doc, project, url: first.url, handEdited: false };
   }
   // No hash yet (a catalog rebuilt from a master that does not carry it): first sight, not an edit.
@@ -229,7 +235,7 @@ async function readChecked(engine: Engine, docId: string) {
     content_hash: doc.content_hash,
     updated_at: nowIso(engine),
   };
-  if (entry.keywords_generated && doc.content_hash !== entry.content_hash && !edited.keywords) {
+  if (entry.keywords_generated && !sameContent(doc, entry.content_hash) && !edited.keywords) {
     seen.keywords = extractKeywords(doc.body, KEYWORDS, `${seen.name} ${seen.feature}`);
   }
   if (firstSight) seen.updated_at = entry.updated_at;
@@ -361,6 +367,13 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
   if (input.content === undefined && Object.keys(meta).length === 0) {
     throw new ToolError('INVALID_ARGUMENT', 'Nothing to update: give content and/or metadata.');
   }
+  if (input.content !== undefined && !input.content.trim()) {
+    // An empty content would wipe the body; leaving it out is how a caller keeps it.
+    throw new ToolError('INVALID_ARGUMENT', 'content is empty: it would erase the document body.', {
+      hint: 'Omit content to keep the body (e.g. to change only metadata); to empty a document, archive it with metadata.status="archived".',
+      details: { field: 'content' },
+    });
+  }
   if (input.content !== undefined)
     checkSize('content', input.content, engine.config.limits.max_document_bytes, 'limits.max_document_bytes');
   const strings = (key: string): string[] | undefined => {
@@ -405,7 +418,7 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     if (
       input.expected_hash !== undefined
         ? input.expected_hash !== doc.content_hash
-        : entry.content_hash !== '' && doc.content_hash !== entry.content_hash
+        : entry.content_hash !== '' && !sameContent(doc, entry.content_hash)
     ) {
       throw new ToolError(
         'CONFLICT',

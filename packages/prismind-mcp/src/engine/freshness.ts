@@ -1,8 +1,8 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
-import type { StoredDocument, Stores } from '../store/backend.js';
+import { sameContent, type StoredDocument, type Stores } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
-import { entryFromFile } from './document-files.js';
+import { copyWarning, entryFromFile } from './document-files.js';
 import { nowIso, type Engine } from './engine.js';
 
 const KEYWORDS = 8;
@@ -72,6 +72,7 @@ async function takeIn(
   const present: { location: string; doc: StoredDocument }[] = [];
   const gone: string[] = [];
   const skipped: string[] = [];
+  const notes: string[] = [];
   for (const location of new Set(locations)) {
     let doc: StoredDocument | undefined;
     try {
@@ -91,16 +92,19 @@ async function takeIn(
     const here = await atLocation(location);
     let known =
       byOwnId && byOwnId.project.toLowerCase() === project.project_id.toLowerCase() ? byOwnId : here;
+    let copyOf: string | undefined;
     if (byOwnId && byOwnId.location.normalize('NFC') !== location) {
       // Its id names a row of another file: a rename when that file is gone, else a copy.
       const elsewhere = byOwnId.status === 'active' ? await read(byOwnId.location) : undefined;
-      if (elsewhere) known = here;
-      else moved.add(byOwnId.location.normalize('NFC'));
+      if (elsewhere) {
+        known = here;
+        copyOf = byOwnId.location;
+      } else moved.add(byOwnId.location.normalize('NFC'));
     }
     if (ownId && byOwnId && !byId.has(ownId)) byId.set(ownId, byOwnId);
     const next = entryFromFile(engine, project, location, doc, known, byId, at);
     if (known) {
-      const bodyChanged = doc.content_hash !== known.content_hash;
+      const bodyChanged = !sameContent(doc, known.content_hash);
       // The catalog hash stays the one the server last wrote or showed: update_document still refuses
       // to overwrite an edit nobody has read (get_document takes the edit in and shows it).
       next.content_hash = known.content_hash || doc.content_hash;
@@ -108,10 +112,16 @@ async function takeIn(
         next.keywords = extractKeywords(doc.body, KEYWORDS, `${next.name} ${next.feature}`);
       const same =
         JSON.stringify({ ...next, updated_at: '' }) === JSON.stringify({ ...known, updated_at: '' });
-      if (same && !bodyChanged) continue;
+      if (same && !bodyChanged && !copyOf) continue;
       next.updated_at = at;
     } else if (next.keywords.length === 0) {
       next.keywords = extractKeywords(doc.body, KEYWORDS, next.name);
+    }
+    if (copyOf && stores.documents.carriesFields !== false) {
+      // A copy keeps the original's id in its front matter: it gets its own, or the next sync would
+      // find two files claiming one id.
+      next.content_hash = (await stores.documents.write(project, next, doc.body)).content_hash;
+      notes.push(copyWarning(location, copyOf, ownId!, next.doc_id));
     }
     await stores.catalog.put(next);
     await stores.search.indexDocument(next, doc.body);
@@ -123,5 +133,5 @@ async function takeIn(
     await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
   }
   if (skipped.length > 0) engine.logger.warn(`Document files not read: ${skipped.join(' ')}`);
-  return skipped;
+  return [...notes, ...skipped];
 }

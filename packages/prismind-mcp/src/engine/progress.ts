@@ -1,18 +1,10 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { deriveState, phaseNumber, phasesOf, phaseStatus, phaseTaskOf } from '../model/progress.js';
+import { bareTaskId, deriveState, phasesOf, phaseStatus, phaseTaskOf, samePhase } from '../model/progress.js';
 import type { TaskRow } from '../model/types.js';
 import { oneOf, PRIORITIES, TASK_CATEGORIES, TASK_STATUSES, type TaskStatus } from '../model/vocab.js';
 import type { Stores } from '../store/backend.js';
 import { nowIso, resolveProject, type Engine } from './engine.js';
 import { followProgress } from './sessions.js';
-
-/** Does a phase filter ("Phase 4", "4", "P4", "フェーズ4") name this phase? */
-function phaseMatches(filter: string, phase: string): boolean {
-  const wanted = filter.normalize('NFKC').trim().toLowerCase();
-  if (wanted === phase.normalize('NFKC').trim().toLowerCase()) return true;
-  const n = phaseNumber(filter);
-  return n !== undefined && /^\D*\d+\D*$/.test(wanted) && phaseNumber(phase) === n;
-}
 
 export async function getProgress(
   engine: Engine,
@@ -27,7 +19,7 @@ export async function getProgress(
     const tasks = await stores.tracker.list(project.project_id);
     const derived = deriveState(tasks);
     const phases = phasesOf(tasks)
-      .filter((p) => !input.phase || phaseMatches(input.phase, p.phase))
+      .filter((p) => !input.phase || samePhase(input.phase, p.phase))
       .map((p) => ({
         phase: p.phase,
         status: phaseStatus(p.tasks),
@@ -65,13 +57,35 @@ export async function getProgress(
  * A task reference: "P4-T01" (phase 4's T01) or "T01" (the only T01 of the project). Returns the row or
  * a NOT_FOUND / ambiguity error that says what to pass instead.
  */
-export function findTask(tasks: TaskRow[], ref: string): TaskRow {
-  const text = ref.normalize('NFKC').trim();
-  const qualified = /^p\s*(\d+)\s*[-_ ]\s*(.+)$/i.exec(text);
-  const id = (qualified ? qualified[2]! : text).toLowerCase();
-  const matches = tasks.filter(
-    (t) => t.task_id.toLowerCase() === id && (!qualified || phaseNumber(t.phase) === Number(qualified[1])),
+/** Full ids of tasks, with the phase's own label where two share one id (old rows). */
+function candidates(tasks: TaskRow[]): string[] {
+  const ids = tasks.map(phaseTaskOf);
+  return ids.map((id, i) =>
+    ids.indexOf(id) !== ids.lastIndexOf(id) ? `${tasks[i]!.phase}-${tasks[i]!.task_id}` : id,
   );
+}
+
+export function findTask(tasks: TaskRow[], ref: string): TaskRow {
+  const text = ref.normalize('NFKC').trim().toLowerCase();
+  // "P4-T01", "Phase 4.5-T01", "事前設計-T01", "事前設計 T01": the task's id after its phase's label.
+  const prefixOf = (t: TaskRow): string | undefined => {
+    const id = t.task_id.normalize('NFKC').toLowerCase();
+    if (text.length <= id.length || !text.endsWith(id)) return undefined;
+    return /^(.+?)\s*[-_ ]\s*$/.exec(text.slice(0, -id.length))?.[1];
+  };
+  const qualified = tasks.filter((t) => {
+    const prefix = prefixOf(t);
+    return prefix !== undefined && samePhase(prefix, t.phase);
+  });
+  // Rows written before phases had one key may hold "Phase 4" and "P4" tasks of one id: the exact
+  // label still tells them apart.
+  const exact = qualified.filter((t) => prefixOf(t) === t.phase.normalize('NFKC').trim().toLowerCase());
+  const matches =
+    qualified.length > 1 && exact.length === 1
+      ? exact
+      : qualified.length > 0
+        ? qualified
+        : tasks.filter((t) => t.task_id.normalize('NFKC').toLowerCase() === text);
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) {
     throw new ToolError('NOT_FOUND', `タスク '${ref}' は進捗にありません。`, {
@@ -81,10 +95,10 @@ export function findTask(tasks: TaskRow[], ref: string): TaskRow {
   }
   throw new ToolError(
     'INVALID_ARGUMENT',
-    `タスクID '${ref}' は複数のフェーズにあります: ${matches.map(phaseTaskOf).join(', ')}。`,
+    `タスクID '${ref}' は複数のフェーズにあります: ${candidates(matches).join(', ')}。`,
     {
       hint: 'Qualify it with the phase, e.g. "P4-T01".',
-      details: { task_id: ref, candidates: matches.map(phaseTaskOf) },
+      details: { task_id: ref, candidates: candidates(matches) },
     },
   );
 }
@@ -116,22 +130,22 @@ function checkCategory(value: string | undefined): string | undefined {
   return oneOf('category', value, TASK_CATEGORIES);
 }
 
+/** blocked_by as stored: a task of the same phase by its id ("T01"), one of another by its full id. */
 function checkDependencies(
   tasks: TaskRow[],
   ids: string[] | undefined,
+  phase: string,
   self?: TaskRow,
 ): string[] | undefined {
   if (ids === undefined) return undefined;
   return [...new Set(ids)].map((ref) => {
     const task = findTask(tasks, ref);
-    if (self && task.phase === self.phase && task.task_id === self.task_id) {
+    if (self && task === self) {
       throw new ToolError('INVALID_ARGUMENT', `Task ${ref} cannot depend on itself.`, {
         details: { field: 'blocked_by' },
       });
     }
-    // A task of the same phase by its id ("T01"), one of another phase qualified ("P3-T05").
-    const samePhase = self ? task.phase === self.phase : !/^p\s*\d/i.test(ref.normalize('NFKC').trim());
-    return samePhase ? task.task_id : phaseTaskOf(task);
+    return samePhase(task.phase, phase) ? task.task_id : phaseTaskOf(task);
   });
 }
 
@@ -175,12 +189,27 @@ async function addTask(
   category: string | undefined,
 ) {
   const def = input.new_task!;
-  const phase = def.phase.trim();
-  const taskId = def.task_id.normalize('NFKC').trim();
+  const given = def.phase.trim();
   const name = def.name.trim();
-  if (!phase || !taskId || !name) {
-    throw new ToolError('INVALID_ARGUMENT', 'new_task needs phase, task_id and name.', {
-      hint: 'e.g. {"phase": "Phase 4", "task_id": "T02", "name": "BTノード接続"}',
+  const taskId = bareTaskId(given, def.task_id.normalize('NFKC').trim());
+  if (!given || !taskId || !name) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      taskId === undefined
+        ? `new_task.task_id '${def.task_id}' は別のフェーズの接頭辞を持っています（フェーズは '${given}'）。`
+        : 'new_task needs phase, task_id and name.',
+      { hint: 'e.g. {"phase": "Phase 4", "task_id": "T02", "name": "BTノード接続"}' },
+    );
+  }
+  // One phase, one label: "phase 4" joins the "Phase 4" already in the sheet.
+  const phase = tasks.find((t) => samePhase(t.phase, given))?.phase ?? given;
+  const id = phaseTaskOf({ phase, task_id: taskId });
+  const taken = tasks.find((t) => phaseTaskOf(t).toLowerCase() === id.toLowerCase());
+  if (taken) {
+    // Checked here, before anything is written, for every backend: the id must reach one task.
+    throw new ToolError('ALREADY_EXISTS', `タスク ${id} は既にあります（${taken.phase}: ${taken.name}）。`, {
+      hint: 'Update it with update_progress(task_id=…) instead, or choose another task_id.',
+      details: { task_id: id },
     });
   }
   const row: TaskRow = {
@@ -194,7 +223,7 @@ async function addTask(
     notes: input.notes ?? def.description ?? '',
     priority: oneOf('priority', def.priority ?? priority ?? 'medium', PRIORITIES),
     category: checkCategory(def.category) ?? category ?? '',
-    blocked_by: checkDependencies(tasks, def.blocked_by ?? input.blocked_by) ?? [],
+    blocked_by: checkDependencies(tasks, def.blocked_by ?? input.blocked_by, phase) ?? [],
     updated_at: at,
   };
   await stores.tracker.add(project, row);
@@ -222,7 +251,7 @@ async function changeTask(
   if (input.notes !== undefined) next.notes = input.notes;
   if (priority !== undefined) next.priority = priority as TaskRow['priority'];
   if (category !== undefined) next.category = category;
-  const deps = checkDependencies(tasks, input.blocked_by, task);
+  const deps = checkDependencies(tasks, input.blocked_by, task.phase, task);
   if (deps !== undefined) next.blocked_by = deps;
   const updated = (
     ['status', 'blockers', 'notes', 'priority', 'category', 'blocked_by', 'completed_at'] as const

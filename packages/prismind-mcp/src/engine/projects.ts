@@ -1,4 +1,5 @@
 import { ToolError } from '@mcp-workbench/core/engine';
+import { safeName } from '../model/names.js';
 import type { ProjectConfig } from '../model/types.js';
 import { textSimilarity } from '../text/ngram.js';
 import { normalizeText } from '../text/normalize.js';
@@ -201,6 +202,27 @@ export interface UpdateProjectInput {
   options?: Record<string, unknown> | undefined;
 }
 
+/**
+ * A document folder of the project is one folder name inside the project's folder: a path ("../x",
+ * "/tmp/x", "a/b") or a name the store would have to rewrite is refused, never silently changed.
+ */
+function checkFolderName(field: string, value: unknown): void {
+  if (value === undefined) return;
+  const name = typeof value === 'string' ? value : '';
+  const problem = !name.trim()
+    ? 'is empty'
+    : /[/\\]/.test(name) || name === '.' || name === '..'
+      ? 'is a path, not a folder name'
+      : safeName(name, '') !== name.normalize('NFC')
+        ? 'has characters a folder name cannot have'
+        : undefined;
+  if (!problem) return;
+  throw new ToolError('INVALID_ARGUMENT', `${field} "${name}" ${problem}.`, {
+    hint: 'Give one folder name inside the project folder, e.g. "設計書" (no "/", "..", or absolute path).',
+    details: { field },
+  });
+}
+
 export async function updateProject(engine: Engine, input: UpdateProjectInput) {
   checkProjectId(input.project);
   if (input.name !== undefined && !input.name.trim()) {
@@ -233,6 +255,7 @@ export async function updateProject(engine: Engine, input: UpdateProjectInput) {
       }
     };
     nested('sheets', input.sheets);
+    for (const [key, value] of Object.entries(input.drive ?? {})) checkFolderName(`drive.${key}`, value);
     nested('drive', input.drive);
     nested('docs', input.docs);
     nested('options', input.options);

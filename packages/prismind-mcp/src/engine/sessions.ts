@@ -1,11 +1,13 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { deriveState, phaseNumber, phaseTaskOf } from '../model/progress.js';
+import { deriveState, phaseKey, phaseTaskOf } from '../model/progress.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../model/types.js';
 import type { CatalogFilter, Stores } from '../store/backend.js';
 import { LEGACY_USER } from '../config/config.js';
 import { nowIso, resolveProject, userOf, type Engine } from './engine.js';
 
 export const SAVED_MESSAGE = 'セッション状態を保存しました。';
+export const NO_SESSION_NOTE =
+  '実行中のセッションはありませんでした（start_session で開始していないか、すでに end_session で終了しています）。';
 export const PRESSURE_MESSAGE = 'コンテキストが逼迫しています。セッション状態を保存しました。';
 
 export interface DocReference {
@@ -78,10 +80,10 @@ export async function recommendedDocs(stores: Stores, project: ProjectConfig, ta
       filter: { ...base, phase_task: phaseTask },
       reason: (e) => `現在タスク (${phaseTask}) の${e.doc_type}`,
     });
-    const n = phaseNumber(derived.current.phase);
-    if (n !== undefined) {
+    const key = phaseKey(derived.current.phase);
+    if (/^P\d/.test(key)) {
       wanted.push({
-        filter: { ...base, phase_task_prefix: `P${n}-` },
+        filter: { ...base, phase_task_prefix: `${key}-` },
         reason: (e) => `現在フェーズ (${derived.current_phase}) の${e.doc_type} (${e.phase_task})`,
       });
     }
@@ -225,7 +227,9 @@ export async function endSession(engine: Engine, input: SaveInput) {
     session_duration: isoDuration(ms),
     session_duration_seconds: Math.round(ms / 1000),
     saved_to: result.saved_to,
-    message: SAVED_MESSAGE,
+    // The state is still saved (a summary is worth keeping), but a second end_session must not look
+    // like the end of a session that ran.
+    message: result.started ? SAVED_MESSAGE : `${SAVED_MESSAGE}${NO_SESSION_NOTE}`,
   };
 }
 

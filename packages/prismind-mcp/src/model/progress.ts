@@ -5,14 +5,45 @@ const PRIORITY_ORDER = { high: 0, medium: 1, low: 2 } as const;
 
 /** "Phase 4" → 4, "P4" → 4, "フェーズ4" → 4; undefined when the phase has no number. */
 export function phaseNumber(phase: string): number | undefined {
-  const match = /(\d+)/.exec(phase.normalize('NFKC'));
-  return match ? Number(match[1]) : undefined;
+  const key = phaseKey(phase);
+  return /^P\d/.test(key) ? Math.trunc(Number(key.slice(1))) : undefined;
 }
 
-/** The spec's phase_task form: "P4-T01". */
+/** A numbered phase label: "Phase 4", "phase 4", "Phase4", "4", "P4", "フェーズ4", "Phase 04", "Phase 4.5". */
+const NUMBERED = /^(?:phase|フェーズ|p)?\s*(\d+(?:\.\d+)?)$/i;
+
+/**
+ * The one key of a phase label, used for task ids, grouping and filters alike: a numbered phase is
+ * "P<n>" ("Phase 04" → "P4", "Phase 4.5" → "P4.5"), a named one ("事前設計") is its label with
+ * whitespace collapsed. Labels with the same key are the same phase.
+ */
+export function phaseKey(phase: string): string {
+  const text = phase.normalize('NFKC').trim().replace(/\s+/g, ' ');
+  const match = NUMBERED.exec(text);
+  return match ? `P${String(Number(match[1]))}` : text;
+}
+
+/** Whether two phase labels name one phase. */
+export function samePhase(a: string, b: string): boolean {
+  return phaseKey(a).toLowerCase() === phaseKey(b).toLowerCase();
+}
+
+/** The spec's phase_task form and a task's full id: "P4-T01", "P4.5-T01", "事前設計-T01". */
 export function phaseTaskOf(task: Pick<TaskRow, 'phase' | 'task_id'>): string {
-  const n = phaseNumber(task.phase);
-  return n === undefined ? task.task_id : `P${n}-${task.task_id}`;
+  const key = phaseKey(task.phase);
+  return key ? `${key}-${task.task_id}` : task.task_id;
+}
+
+/**
+ * A task id given with its own phase's prefix ("P4-T08" for Phase 4) without it, so it is not prefixed
+ * twice; undefined when it carries another phase's prefix.
+ */
+export function bareTaskId(phase: string, taskId: string): string | undefined {
+  const match = /^(.+?)\s*[-_ ]\s*(.+)$/.exec(taskId);
+  if (!match) return taskId;
+  if (samePhase(match[1]!, phase)) return match[2]!;
+  // "P3-T08" for Phase 4 is a mistake; "UI-01" in a named phase is an id.
+  return /^P\d/.test(phaseKey(match[1]!)) ? undefined : taskId;
 }
 
 export function taskLabel(task: Pick<TaskRow, 'task_id' | 'name'>): string {
@@ -25,15 +56,19 @@ export function phaseStatus(tasks: TaskRow[]): PhaseStatus {
   return 'not_started';
 }
 
-/** Phases in sheet order (first appearance). */
+/**
+ * Phases in sheet order (first appearance), grouped by their key: "Phase 4" and "P4" are one phase,
+ * shown by the label it was first written with.
+ */
 export function phasesOf(tasks: TaskRow[]): { phase: string; tasks: TaskRow[] }[] {
-  const phases = new Map<string, TaskRow[]>();
+  const phases = new Map<string, { phase: string; tasks: TaskRow[] }>();
   for (const task of tasks) {
-    const list = phases.get(task.phase) ?? [];
-    list.push(task);
-    phases.set(task.phase, list);
+    const key = phaseKey(task.phase).toLowerCase();
+    const group = phases.get(key) ?? { phase: task.phase, tasks: [] };
+    group.tasks.push(task);
+    phases.set(key, group);
   }
-  return [...phases].map(([phase, list]) => ({ phase, tasks: list }));
+  return [...phases.values()];
 }
 
 export interface DerivedState {
@@ -70,9 +105,12 @@ export function deriveState(tasks: TaskRow[]): DerivedState {
     .filter((t) => t.status === 'completed')
     .sort((a, b) => (b.completed_at ?? '').localeCompare(a.completed_at ?? ''));
   const last = completed[0];
+  // The phase as its group shows it (the label it was first written with).
+  const labels = new Map(phasesOf(tasks).map((g) => [phaseKey(g.phase).toLowerCase(), g.phase]));
+  const phase = current?.phase ?? last?.phase;
   return {
     current,
-    current_phase: current?.phase ?? last?.phase ?? '',
+    current_phase: phase === undefined ? '' : (labels.get(phaseKey(phase).toLowerCase()) ?? phase),
     current_task: current ? taskLabel(current) : '',
     last_completed: last ? `${phaseTaskOf(last)}: ${last.name}` : '',
     blockers: blocked.flatMap((t) =>

@@ -1,4 +1,4 @@
-import { deriveState, phaseTaskOf } from './progress.js';
+import { deriveState, phaseKey, phasesOf, phaseTaskOf } from './progress.js';
 import { CATALOG_HEADERS, PROGRESS_HEADERS } from './vocab.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from './types.js';
 
@@ -26,8 +26,10 @@ function table(headers: readonly string[], rows: string[][]): string {
 const GENERATED = '<!-- prismind-mcp が生成するファイルです。手で編集しても次の更新で上書きされます。 -->';
 
 export function progressView(project: ProjectConfig, tasks: TaskRow[]): string {
+  // One phase, one label ("P4" rows written before are shown under "Phase 4").
+  const labels = new Map(phasesOf(tasks).map((g) => [phaseKey(g.phase).toLowerCase(), g.phase]));
   const rows = tasks.map((t) => [
-    t.phase,
+    labels.get(phaseKey(t.phase).toLowerCase()) ?? t.phase,
     t.task_id,
     t.name,
     t.status,

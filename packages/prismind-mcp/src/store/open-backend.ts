@@ -29,10 +29,15 @@ export function embedderOf(config: PrismindConfig, logger: Logger): Embedder | u
 }
 
 /** Opens the backend chosen by `storage.backend` (or PRISMIND_BACKEND). */
-export async function openBackend(config: PrismindConfig, logger: Logger): Promise<Backend> {
+export async function openBackend(
+  config: PrismindConfig,
+  logger: Logger,
+  permits?: (file: string) => boolean,
+): Promise<Backend> {
   const backend = config.storage.backend;
   if (backend === 'local') {
     return LocalBackend.open({
+      permits,
       home: config.home,
       busyTimeoutMs: config.storage.busy_timeout_ms,
       maxDocumentBytes: config.limits.max_document_bytes,

@@ -14,7 +14,8 @@ export interface QueryTerm {
   /** Normalised text of the term. */
   text: string;
   /**
-   * `trigram`: CJK, three characters or more, found as a substring by the trigram index.
+   * `trigram`: CJK, or Latin with punctuation inside ("e-mail"), three characters or more, found as a
+   * substring by the trigram index.
    * `short`: one or two characters, which trigrams cannot match: a CJK term is found as a substring
    * through the unigram/bigram index, a Latin term as a whole word.
    * `word`: Latin, three characters or more, found as the start of a word ("trigger" finds "triggers")
@@ -27,6 +28,9 @@ export interface QueryTerm {
 const HIRAGANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
 
 const EMOJI = /\p{Extended_Pictographic}/u;
+
+/** Anything but a letter, a digit or `_`: where the word index cuts a term into parts. */
+const INNER_MARK = /[^\p{L}\p{N}_]/u;
 
 /**
  * Splits a query into terms, deciding per term (never per query) how it is matched. Chunks are
@@ -48,7 +52,10 @@ export function parseQuery(query: string): { terms: QueryTerm[]; cut: boolean } 
     }
     seen.add(text);
     const cjk = hasCjk(text);
-    terms.push({ text, kind: charLength(text) < 3 ? 'short' : cjk ? 'trigram' : 'word', cjk });
+    // A Latin term with punctuation inside ("e-mail", "x-ray", "c++") is a substring: the word index
+    // holds each word once, so the parts of it ("e", "mail") are not found side by side there.
+    const kind = charLength(text) < 3 ? 'short' : cjk || INNER_MARK.test(text) ? 'trigram' : 'word';
+    terms.push({ text, kind, cjk });
   };
   for (const chunk of normalizeText(query).split(' ')) {
     if (cut) break;

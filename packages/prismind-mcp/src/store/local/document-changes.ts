@@ -164,7 +164,7 @@ export class LocalDocumentChanges implements DocumentChanges {
         if (before.size !== stat.size || before.mtime_ms !== stat.mtimeMs) changed.push(location);
       } else if (
         hashes.get(location) &&
-        bodyHash(store, path.posix.join(base, location)) === hashes.get(location)
+        fileHashes(store, path.posix.join(base, location)).includes(hashes.get(location)!)
       ) {
         unchanged.push(location);
       } else {
@@ -179,13 +179,16 @@ export class LocalDocumentChanges implements DocumentChanges {
   }
 }
 
-/** Hash of a document file's body (after its front matter), as the catalog keeps it; undefined if unread. */
-function bodyHash(store: StoreFiles, relative: string): string | undefined {
+/**
+ * Hashes a catalog row of an unedited document file may hold: the whole file's, or (rows written
+ * before the hash covered the front matter) its body's; none if unread.
+ */
+function fileHashes(store: StoreFiles, relative: string): string[] {
   try {
     const found = store.readText(relative, relative);
-    return found && 'text' in found ? sha256(bodyOfMarkdown(found.text)) : undefined;
+    return found && 'text' in found ? [sha256(found.text), sha256(bodyOfMarkdown(found.text))] : [];
   } catch {
-    return undefined;
+    return [];
   }
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from '@mcp-workbench/core/engine';
 import type { Embedder } from '../../search/embedder.js';
 import type { Backend, BackendInfo, Stores, WriteOptions } from '../backend.js';
 import { LocalCatalog } from './catalog.js';
-import { DB_FILE, type LocalContext, type RunsTransactions } from './context.js';
+import { DB_FILE, PROJECTS_DIR, type LocalContext, type RunsTransactions } from './context.js';
 import { openDatabase, retryBusy, type Db } from './database.js';
 import { LocalDocumentChanges } from './document-changes.js';
 import { LocalDocuments } from './documents.js';
@@ -14,6 +14,7 @@ import { LocalProjects } from './projects.js';
 import { LocalSearchIndex } from './search-index.js';
 import { LocalSessions } from './sessions.js';
 import { StagedFiles } from './staged-files.js';
+import { removeStaleTemps } from './stale-temps.js';
 import { StoreFiles } from './store-files.js';
 import { LocalTracker } from './tracker.js';
 import type { WatchFunction } from './tree-watcher.js';
@@ -32,6 +33,8 @@ export interface LocalBackendOptions {
   watch?: WatchFunction | undefined;
   /** limits.max_document_bytes: document files larger than this (plus front matter) are not read. */
   maxDocumentBytes?: number;
+  /** Whether a path of the store may be read or written (--root / --deny-glob); default: all. */
+  permits?: ((file: string) => boolean) | undefined;
 }
 
 /** The default of limits.max_document_bytes (config.ts), for callers that open a store without a config. */
@@ -72,6 +75,7 @@ export class LocalBackend implements Backend, RunsTransactions {
     this.store = new StoreFiles(
       realpathSync(options.home),
       options.maxDocumentBytes ?? DEFAULT_DOCUMENT_BYTES,
+      options.permits,
     );
   }
 
@@ -84,6 +88,8 @@ export class LocalBackend implements Backend, RunsTransactions {
       options.logger.warn(`The store at ${options.home} is read-only for this process: reads only.`);
       return backend;
     }
+    // Temp files of a writer killed mid-transaction: the documents and views live under Projects/.
+    removeStaleTemps(path.join(options.home, PROJECTS_DIR), options.logger);
     try {
       await indexAgainIfNeeded(backend, options.logger);
     } catch (error) {
@@ -115,7 +121,7 @@ export class LocalBackend implements Backend, RunsTransactions {
       home: this.options.home,
       store: this.store,
       checkedDirs: new Set(),
-      files: new StagedFiles(),
+      files: new StagedFiles(this.store.permits),
       writable,
       dirty: new Map(),
       after: [],

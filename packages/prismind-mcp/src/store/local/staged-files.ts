@@ -13,6 +13,19 @@ import {
 } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { ToolError } from '@mcp-workbench/core/engine';
+
+/** A write to a path outside the server's --root folders or matched by a --deny-glob. */
+export function deniedWrite(file: string): ToolError {
+  return new ToolError(
+    'PATH_OUTSIDE_ROOT',
+    `${file} は --root の外か --deny-glob に当たるため、書きませんでした。`,
+    {
+      hint: 'Start the server with --root / --deny-glob that allow the store folder (PRISMIND_HOME), or choose another name.',
+      details: { path: file },
+    },
+  );
+}
 
 interface Staged {
   target: string;
@@ -73,11 +86,15 @@ function previousContent(target: string): Buffer | undefined {
 export class StagedFiles {
   private readonly staged = new Map<string, Staged>();
 
+  /** `permits`: whether the server may write this path (--root / --deny-glob; see confinement.ts). */
+  constructor(private readonly permits: (file: string) => boolean = () => true) {}
+
   /**
    * `durable`: flush the file to disk before it is placed (documents). Generated views skip it: they
    * are rewritten from the database on the next change, so a power cut costs nothing that matters.
    */
   stage(target: string, content: string, durable = true): void {
+    if (!this.permits(target)) throw deniedWrite(target);
     const previous = this.staged.get(target);
     if (previous) rmSync(previous.temp, { force: true });
     mkdirSync(path.dirname(target), { recursive: true, mode: DIR_MODE });

@@ -16,6 +16,9 @@ import { ToolError } from '@mcp-workbench/core/engine';
 /** Reading flags: never follow a final link, never block on a FIFO while opening. */
 const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0);
 
+/** Strict: throws on bytes that are not UTF-8; keeps a BOM (front-matter.ts strips it). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** Folders the store makes: the owner's only (files are 0600, see staged-files.ts). */
 export const DIR_MODE = 0o700;
 
@@ -26,7 +29,7 @@ export const DIR_MODE = 0o700;
 export const FRONT_MATTER_ROOM = 256 * 1024;
 
 /** Why a file of the store is not read. */
-export type Refusal = 'link' | 'special' | 'too-large';
+export type Refusal = 'link' | 'special' | 'too-large' | 'not-utf8' | 'denied';
 
 export interface RefusedFile {
   location: string;
@@ -45,17 +48,28 @@ export function refusalMessage(location: string, reason: Refusal, maxBytes: numb
     return `${location} はシンボリックリンクです。ストアのファイルはリンクをたどって開きません。`;
   if (reason === 'special')
     return `${location} は通常のファイルではありません（名前付きパイプ、デバイスなど）。読みませんでした。`;
+  if (reason === 'denied') return `${location} は --root の外か --deny-glob に当たるため、読みませんでした。`;
+  if (reason === 'not-utf8')
+    return `${location} は UTF-8 ではありません（Shift_JIS など）。書き換えず、索引もしていません。UTF-8 で保存し直してください。`;
   return `${location} は ${maxBytes} バイト（limits.max_document_bytes と front matter の余裕）を超えるため、索引していません。`;
 }
 
 /** The ToolError a refused file gives a tool that asked for exactly that file. */
 export function refusalError(refused: RefusedFile): ToolError {
-  const codeOf = { link: 'PATH_OUTSIDE_ROOT', special: 'UNSUPPORTED_FORMAT', 'too-large': 'LIMIT_EXCEEDED' };
+  const codeOf = {
+    link: 'PATH_OUTSIDE_ROOT',
+    special: 'UNSUPPORTED_FORMAT',
+    'too-large': 'LIMIT_EXCEEDED',
+    'not-utf8': 'UNSUPPORTED_FORMAT',
+    denied: 'PATH_OUTSIDE_ROOT',
+  };
   return new ToolError(codeOf[refused.reason], refused.message, {
     hint:
       refused.reason === 'too-large'
         ? 'Split the file into several documents, or raise limits.max_document_bytes.'
-        : 'Replace it with a regular Markdown file inside the store folder, or remove it.',
+        : refused.reason === 'not-utf8'
+          ? 'Save the file as UTF-8 (its bytes are left as they are until then).'
+          : 'Replace it with a regular Markdown file inside the store folder, or remove it.',
     details: { location: refused.location, reason: refused.reason },
   });
 }
@@ -70,6 +84,8 @@ export class StoreFiles {
   constructor(
     readonly root: string,
     private readonly maxBytes: number,
+    /** Whether the server may touch this path (--root / --deny-glob; see confinement.ts). */
+    readonly permits: (file: string) => boolean = () => true,
   ) {}
 
   /** The largest document file read (bytes): the body's limit plus room for the front matter. */
@@ -98,6 +114,7 @@ export class StoreFiles {
       refused: { location, reason, message: refusalMessage(location, reason, limit) },
     });
     const file = path.join(this.root, ...this.parts(relative));
+    if (!this.permits(file)) return refuse('denied');
     let fd: number;
     try {
       fd = openSync(file, READ_NO_FOLLOW);
@@ -118,7 +135,15 @@ export class StoreFiles {
       for (let read = -1; read !== 0 && length < buffer.length; length += read)
         read = readSync(fd, buffer, length, buffer.length - length, length);
       if (length > limit) return refuse('too-large');
-      return { text: buffer.toString('utf8', 0, length), stats };
+      // Decoding bytes that are not UTF-8 would turn them into U+FFFD, and a rewrite would then destroy
+      // the file (a Shift_JIS file added by hand): such a file is refused, never read.
+      let text: string;
+      try {
+        text = UTF8.decode(buffer.subarray(0, length));
+      } catch {
+        return refuse('not-utf8');
+      }
+      return { text, stats };
     } finally {
       closeSync(fd);
     }

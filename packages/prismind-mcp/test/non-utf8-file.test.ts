@@ -1,0 +1,35 @@
+/** A document file whose bytes are not UTF-8 (Shift_JIS saved by hand) is never rewritten or read. */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+
+let store: StoreFixture;
+let client: Connected | undefined;
+beforeEach(async () => {
+  store = await localBackend.create();
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await store.cleanup();
+});
+
+// "# 火山の設計\n本文" in Shift_JIS.
+const SHIFT_JIS = Buffer.from([
+  0x23, 0x20, 0x89, 0xce, 0x8e, 0x52, 0x82, 0xcc, 0x90, 0xdd, 0x8c, 0x76, 0x0a, 0x96, 0x7b, 0x95, 0xb6, 0x0a,
+]);
+
+describe('a document file that is not UTF-8', () => {
+  it('sync_catalog and search leave its bytes alone and name it in a warning', async () => {
+    client = await withProject(store);
+    const file = path.join(store.home, 'Projects', 'TrapxTrapCpp', '設計書', 'sjis.md');
+    await writeFile(file, SHIFT_JIS);
+    const search = await client.call<{ warnings?: string[] }>('search_catalog', { query: '火山' });
+    const sync = await client.call<{ synced_count: number; warnings?: string[] }>('sync_catalog', {});
+    expect(sync.synced_count).toBe(0);
+    expect(sync.warnings?.join('\n')).toMatch(/設計書\/sjis\.md は UTF-8 ではありません/);
+    expect(search.warnings?.join('\n') ?? '').not.toContain('\ufffd');
+    expect(Buffer.compare(await readFile(file), SHIFT_JIS)).toBe(0);
+  });
+});
