@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { makeAnchor, placeComment, type Placement } from './anchors.js';
 import { LIMITS } from './limits.js';
@@ -100,6 +101,8 @@ export interface SessionListing {
   title: string;
   status: SessionStatus;
   root: string;
+  working_path: string;
+  /** As review.request takes them back: relative to root (absolute when root's path does not lead there). */
   files: string[];
   summary: ReviewSummary;
   startedAt: string;
@@ -118,6 +121,12 @@ export interface InlineInput {
   severity: Severity;
   /** The hash of the text the person saw; a mismatch means the file changed under the page. */
   fileContentHash?: string;
+}
+
+/** A file as the page showed it to the person: its index and the hash of the text on screen. */
+export interface SeenFile {
+  fileIndex: number;
+  fileContentHash: string;
 }
 
 const now = () => new Date().toISOString();
@@ -149,22 +158,26 @@ export class ReviewHub {
    */
   async prepare(
     spec: SessionSpec,
+    /** Set when some of `spec.files` cannot be read: only a finished, undelivered review goes on. */
+    unreadable?: () => Error,
   ): Promise<{ kind: 'open'; token: string } | { kind: 'done'; result: ReviewResult }> {
     if (!this.live.has(spec.resume_key)) {
       // A call for other files must not take the session from the process that serves it.
       const stored = await this.store.load(spec.resume_key);
+      if (unreadable && !(stored && deliverable(stored, spec))) throw unreadable();
       if (stored && !sameReview(stored, spec)) throw alreadyExists(stored, spec.resume_key);
     }
     const live = await this.get(spec.resume_key, spec);
     return this.serialize(live, async () => {
       const data = live.data;
+      if (unreadable && !deliverable(data, spec)) throw unreadable();
       if (!sameReview(data, spec)) throw alreadyExists(data, spec.resume_key);
       data.title = spec.title;
       data.working_path = spec.working_path;
       if (spec.instructions === undefined) delete data.instructions;
       else data.instructions = spec.instructions;
       if (data.status !== 'open') {
-        if (!data.delivered) {
+        if (awaitsDelivery(data)) {
           data.delivered = true;
           await this.commit(live);
           return { kind: 'done' as const, result: await this.result(data) };
@@ -256,7 +269,8 @@ export class ReviewHub {
           title: data.title,
           status: data.status,
           root: data.root,
-          files: data.files.map((f) => displayPath(data, f.path)),
+          working_path: data.working_path,
+          files: data.files.map((f) => requestPath(data, f.path)),
           summary: summaryOf(data),
           startedAt: data.startedAt,
           updatedAt: data.updatedAt,
@@ -457,9 +471,19 @@ export class ReviewHub {
     });
   }
 
-  /** The person is done: the verdict follows from the comments (approved when there are none). */
-  finalize(key: string, overall?: string): Promise<void> {
-    return this.finish(key, 'finalized', overall);
+  /**
+   * The person is done: the verdict follows from the comments (approved when there are none). `seen` is
+   * the hash of each file as the page showed it: a file rewritten since is refused (CONFLICT), so a
+   * verdict never certifies a text the person did not have on screen.
+   */
+  finalize(key: string, overall?: string, seen?: ReadonlyArray<SeenFile>): Promise<void> {
+    return this.finish(key, 'finalized', overall, seen);
+  }
+
+  /** The hash of file `index` on disk now: the page compares it with what it shows. */
+  async fileHash(key: string, index: number): Promise<{ index: number; fileContentHash: string }> {
+    const text = await this.readFile(this.mustLive(key).data, index);
+    return { index, fileContentHash: text.hash };
   }
 
   cancel(key: string): Promise<void> {
@@ -468,7 +492,12 @@ export class ReviewHub {
 
   // ---- internals ----------------------------------------------------------------------------------
 
-  private async finish(key: string, status: 'finalized' | 'cancelled', overall?: string): Promise<void> {
+  private async finish(
+    key: string,
+    status: 'finalized' | 'cancelled',
+    overall?: string,
+    seen: ReadonlyArray<SeenFile> = [],
+  ): Promise<void> {
     const live = this.mustLive(key);
     let waiter: Waiter | undefined;
     await this.edit(key, async (data) => {
@@ -476,6 +505,19 @@ export class ReviewHub {
       const texts = await Promise.all(
         data.files.map((_, i) => this.readFile(data, i).catch(() => undefined)),
       );
+      for (const s of seen) checkFileIndex(data, s.fileIndex);
+      const rewritten = seen.filter((s) => texts[s.fileIndex]?.hash !== s.fileContentHash);
+      if (rewritten.length > 0) {
+        const names = rewritten.map((s) => displayPath(data, data.files[s.fileIndex]!.path));
+        throw new ToolError(
+          'CONFLICT',
+          `File changed on disk since the page loaded it: ${names.join(', ')}. Nothing was finalized.`,
+          {
+            hint: 'Reload the file, check the new text, then finalize again.',
+            details: { files: rewritten.map((s) => s.fileIndex) },
+          },
+        );
+      }
       await this.store.saveSnapshot(
         key,
         'finished',
@@ -594,7 +636,7 @@ export class ReviewHub {
       root: spec.root,
       working_path: spec.working_path,
       ...(spec.instructions === undefined ? {} : { instructions: spec.instructions }),
-      files: spec.files.map((path) => ({ path })),
+      files: spec.files.map((file) => ({ path: file })),
       status: 'open',
       startedAt: now(),
       delivered: false,
@@ -629,6 +671,23 @@ export class ReviewHub {
     if (!live) throw notFound('review', key);
     return live;
   }
+}
+
+/** A file as review.request accepts it: relative to the session's root, else its absolute path. */
+function requestPath(data: Pick<StoredSession, 'root'>, file: string): string {
+  const relative = path.relative(data.root, file);
+  const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  return inside ? relative : file;
+}
+
+/** Finished by the person and not yet handed to an agent. */
+function awaitsDelivery(data: StoredSession): boolean {
+  return data.status !== 'open' && !data.delivered;
+}
+
+/** This request can be answered with the stored, finished review (its files need not be readable). */
+function deliverable(data: StoredSession, spec: SessionSpec): boolean {
+  return sameReview(data, spec) && awaitsDelivery(data);
 }
 
 function sameSecret(expected: string, given: string): boolean {

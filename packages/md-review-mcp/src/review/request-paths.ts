@@ -14,6 +14,11 @@ export interface RequestPaths {
   workingPath: string;
   /** Canonical paths of the files, duplicates dropped, in the order given. */
   files: string[];
+  /**
+   * With `allowUnreadable`: why files could not be opened or checked (gone, outside the roots now, too
+   * large, not text); their would-be canonical paths are in `files`.
+   */
+  unreadable: ToolError[];
 }
 
 const flavor = process.platform === 'win32' ? 'win32' : 'posix';
@@ -52,6 +57,7 @@ function specError(error: unknown, shown: string): unknown {
 export async function resolveRequestPaths(
   policy: PathPolicy,
   input: { root: string; files: readonly string[]; working_path: string },
+  options: { allowUnreadable?: boolean } = {},
 ): Promise<RequestPaths> {
   if (!isAbsolute(input.root)) {
     throw invalid(
@@ -86,6 +92,7 @@ export async function resolveRequestPaths(
     );
   }
   const files: string[] = [];
+  const unreadable: ToolError[] = [];
   for (const given of input.files) {
     if (given.trim() === '')
       throw invalid('an entry of files is empty.', 'Give each file relative to root, e.g. "docs/API.md".');
@@ -97,40 +104,88 @@ export async function resolveRequestPaths(
         { root },
       );
     }
-    let real: string;
-    let size: number;
+    // The file's canonical path as far as it can be known without reading it (to match a stored session).
+    const guess = isWithin(root, absolute) ? path.join(realRoot, path.relative(root, absolute)) : absolute;
     try {
-      // Opened, not just resolved: a FIFO or device is refused here, and its size is the file's own.
-      const opened = await policy.openFile(absolute);
-      await opened.handle.close();
+      const real = await checkFile(policy, given, absolute, root, realRoot);
+      if (!files.includes(real)) files.push(real);
+    } catch (error) {
+      // A finished review is still delivered when a file is gone or unreadable since (the caller decides).
+      if (!options.allowUnreadable || !isToolError(error)) throw error;
+      checkMarkdown(given, guess);
+      if (!files.includes(guess)) files.push(guess);
+      unreadable.push(error);
+    }
+  }
+  return { root, realRoot, workingPath, files, unreadable };
+}
+
+/** Opens one file and checks it is a readable Markdown text inside root; answers its real path. */
+async function checkFile(
+  policy: PathPolicy,
+  given: string,
+  absolute: string,
+  root: string,
+  realRoot: string,
+): Promise<string> {
+  let real: string;
+  let size: number;
+  let bytes: Buffer | undefined;
+  try {
+    // Opened, not just resolved: a FIFO or device is refused here, and its size is the file's own.
+    const opened = await policy.openFile(absolute);
+    try {
       real = opened.path;
       size = opened.stats.size;
-    } catch (error) {
-      throw specError(error, absolute);
+      if (size <= LIMITS.maxFileBytes) bytes = await opened.handle.readFile();
+    } finally {
+      await opened.handle.close();
     }
-    if (!isWithin(realRoot, real)) {
-      throw invalid(
-        `${given} leads outside root ${root} (through a symlink).`,
-        'Review files that are inside root.',
-        { root },
-      );
-    }
-    if (!(MARKDOWN_EXTENSIONS as readonly string[]).includes(path.extname(real).toLowerCase())) {
-      throw invalid(
-        `${given} is not a Markdown file (${MARKDOWN_EXTENSIONS.join(', ')}).`,
-        'review.request shows Markdown documents; convert the file or name it .md.',
-      );
-    }
-    if (size > LIMITS.maxFileBytes) {
-      throw new ToolError(
-        'LIMIT_EXCEEDED',
-        `${given} has ${size} bytes; a reviewed file has at most ${LIMITS.maxFileBytes}.`,
-        {
-          hint: 'Split the document into smaller files.',
-        },
-      );
-    }
-    if (!files.includes(real)) files.push(real);
+  } catch (error) {
+    throw specError(error, absolute);
   }
-  return { root, realRoot, workingPath, files };
+  if (!isWithin(realRoot, real)) {
+    throw invalid(
+      `${given} leads outside root ${root} (through a symlink).`,
+      'Review files that are inside root.',
+      { root },
+    );
+  }
+  checkMarkdown(given, real);
+  if (size > LIMITS.maxFileBytes) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `${given} has ${size} bytes; a reviewed file has at most ${LIMITS.maxFileBytes}.`,
+      {
+        hint: 'Split the document into smaller files.',
+      },
+    );
+  }
+  if (bytes && !isText(bytes)) {
+    throw invalid(
+      `${given} is not a text file (it holds NUL bytes or is not valid UTF-8).`,
+      'review.request shows Markdown documents as UTF-8 text; pass the Markdown source, not a binary file.',
+    );
+  }
+  return real;
+}
+
+function checkMarkdown(given: string, file: string): void {
+  if (!(MARKDOWN_EXTENSIONS as readonly string[]).includes(path.extname(file).toLowerCase())) {
+    throw invalid(
+      `${given} is not a Markdown file (${MARKDOWN_EXTENSIONS.join(', ')}).`,
+      'review.request shows Markdown documents; convert the file or name it .md.',
+    );
+  }
+}
+
+/** Text the page can show: valid UTF-8 without NUL bytes (a binary file named .md is refused). */
+export function isText(bytes: Uint8Array): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }

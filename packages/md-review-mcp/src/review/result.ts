@@ -1,7 +1,15 @@
 import path from 'node:path';
 import { placeComment } from './anchors.js';
 import type { FileText } from './text.js';
-import type { InlineCommentResult, ReviewResult, ReviewSummary, StoredSession, Verdict } from './types.js';
+import type {
+  FileInfo,
+  InlineCommentResult,
+  ReviewResult,
+  ReviewSummary,
+  SessionFile,
+  StoredSession,
+  Verdict,
+} from './types.js';
 
 /** How the agent sees a file: relative to its working_path (as spec 004 asks). */
 export function displayPath(session: Pick<StoredSession, 'working_path'>, file: string): string {
@@ -9,9 +17,11 @@ export function displayPath(session: Pick<StoredSession, 'working_path'>, file: 
   return relative === '' ? path.basename(file) : relative;
 }
 
+/** Spec 004: approved = no comments at all; an overall comment is a comment too (audit defect 3). */
 export function verdictOf(session: StoredSession): Verdict {
   if (session.status === 'cancelled') return 'cancelled';
-  return session.inline_comments.length + session.global_comments.length === 0 ? 'approved' : 'commented';
+  const comments = session.inline_comments.length + session.global_comments.length;
+  return comments === 0 && !session.overall_comment?.trim() ? 'approved' : 'commented';
 }
 
 export function summaryOf(session: StoredSession): ReviewSummary {
@@ -62,6 +72,8 @@ export function buildResult(
         return { ...base, range: placed.range, stale: true, original_range: comment.range };
       return { ...base, stale: true };
     });
+  const files = session.files.map((file, i) => fileInfo(session, file, current[i]));
+  const warnings = files.flatMap((info) => warningOf(info));
   return {
     resume_key: session.resume_key,
     title: session.title,
@@ -81,12 +93,38 @@ export function buildResult(
       reviewed_files: [...session.reviewed]
         .sort((a, b) => a - b)
         .map((i) => displayPath(session, session.files[i]!.path)),
-      files: session.files.map((file, i) => ({
-        file: displayPath(session, file.path),
-        fileContentHash: current[i]?.hash ?? '',
-        lineCount: current[i]?.lines.length ?? 0,
-        ...(file.baseHash === undefined ? {} : { changed: current[i]?.hash !== file.baseHash }),
-      })),
+      files,
     },
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/**
+ * A file as it is now next to the version the person reviewed: a verdict certifies only what they saw,
+ * so a file rewritten (or removed) after that is flagged rather than silently reported with its new hash.
+ */
+function fileInfo(session: StoredSession, file: SessionFile, now: FileText | undefined): FileInfo {
+  const reviewed = file.finishedHash;
+  return {
+    file: displayPath(session, file.path),
+    fileContentHash: now?.hash ?? '',
+    lineCount: now?.lines.length ?? 0,
+    ...(file.baseHash === undefined ? {} : { changed: now?.hash !== file.baseHash }),
+    ...(reviewed === undefined ? {} : { reviewedContentHash: reviewed }),
+    ...(reviewed !== undefined && now?.hash !== reviewed ? { changed_since_review: true } : {}),
+    ...(now === undefined ? { missing: true } : {}),
+  };
+}
+
+function warningOf(info: FileInfo): string[] {
+  if (info.missing)
+    return [
+      `${info.file} can no longer be read (deleted, renamed or moved out of reach after the person reviewed it).`,
+    ];
+  if (info.changed_since_review)
+    return [
+      `${info.file} changed after the person reviewed it: the verdict is about the version with hash ` +
+        `${info.reviewedContentHash}, not the file as it is now. Call review.request again to have the change reviewed.`,
+    ];
+  return [];
 }

@@ -50,7 +50,10 @@ export interface GlobalComment {
 export interface SessionFile {
   /** Canonical absolute path (through the path policy). */
   path: string;
-  /** sha256 of the file when the person finished the last round. */
+  /**
+   * sha256 of the file as the person finished the last round: the text the page showed them (Finalize is
+   * refused when the disk differs from it), or the disk's for a file the page never showed.
+   */
   finishedHash?: string;
   /** sha256 of the version this round compares against (the last round's finished one); none in round 1. */
   baseHash?: string;
@@ -104,6 +107,12 @@ export interface FileInfo {
   lineCount: number;
   /** From the second round on: whether the file changed since the version reviewed in the last round. */
   changed?: boolean;
+  /** sha256 of the text the person had on screen when they finished (what the verdict is about). */
+  reviewedContentHash?: string;
+  /** The file on disk is not what the person reviewed (rewritten or gone since). */
+  changed_since_review?: boolean;
+  /** The file can no longer be read (deleted, renamed, or now outside the roots since the review). */
+  missing?: boolean;
 }
 
 export interface ReviewSummary {
@@ -128,4 +137,6 @@ export interface ReviewResult {
     reviewed_files: string[];
     files: FileInfo[];
   };
+  /** What the agent must know before acting on the verdict (a file changed or vanished since). */
+  warnings?: string[];
 }

@@ -23,7 +23,8 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       'A person reviews Markdown files in a review page (desktop app or browser); the call waits for them. ' +
       'Answer: the review as JSON — verdict (approved = no comments | commented | cancelled), inline_comments ' +
       '(file, range 1-based inclusive, severity must|should|suggestion|question, comment; stale when those lines ' +
-      'changed since), global_comments, summary, meta (files[].changed: edited since the last round). Fix every ' +
+      'changed since), global_comments, summary, meta (files[].changed: edited since the last round), warnings ' +
+      '(files edited after the person saw them). Fix every ' +
       '"must" first. Not done after wait_seconds: ' +
       'status "pending" — call again with the same arguments, nothing is lost. The same resume_key after a ' +
       'finished review opens another round, earlier comments kept.',
@@ -57,16 +58,20 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
     output: ReviewAnswerShape,
     async run(args, ctx) {
       checkResumeKey(args.resume_key);
-      const paths = await resolveRequestPaths(ctx.paths, args);
+      // Unreadable files are tolerated only to deliver a review the person already finished (audit defect 7).
+      const paths = await resolveRequestPaths(ctx.paths, args, { allowUnreadable: true });
       const { hub, web } = runtime;
-      const prepared = await hub.prepare({
-        resume_key: args.resume_key,
-        title: args.title,
-        root: paths.root,
-        working_path: paths.workingPath,
-        files: paths.files,
-        ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
-      });
+      const prepared = await hub.prepare(
+        {
+          resume_key: args.resume_key,
+          title: args.title,
+          root: paths.root,
+          working_path: paths.workingPath,
+          files: paths.files,
+          ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
+        },
+        paths.unreadable.length === 0 ? undefined : () => paths.unreadable[0]!,
+      );
       if (prepared.kind === 'done') return prepared.result;
 
       // The person's link carries the session's secret and goes only where the person looks; the agent

@@ -51,6 +51,12 @@ export const MetaSchema = z.object({
         .boolean()
         .optional()
         .describe('Another round: changed since the version reviewed last round.'),
+      reviewedContentHash: z.string().optional().describe('sha256 of the text the person reviewed.'),
+      changed_since_review: z
+        .boolean()
+        .optional()
+        .describe('The file now is not the text the person reviewed: the verdict is not about it.'),
+      missing: z.boolean().optional().describe('The file can no longer be read (deleted, renamed).'),
     }),
   ),
 });
@@ -65,6 +71,7 @@ export const ReviewAnswerShape = {
   inline_comments: z.array(InlineCommentSchema).optional(),
   global_comments: z.array(GlobalCommentSchema).optional(),
   meta: MetaSchema.optional(),
+  warnings: z.array(z.string()).optional().describe('Files changed or gone since the person reviewed them.'),
   url: z.string().optional().describe('Pending only: the review page, to open by hand if it did not appear.'),
   waited_seconds: z.number().optional(),
   message: z.string().optional(),

@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import type { ReviewHub } from '../review/hub.js';
+import type { ReviewHub, SeenFile } from '../review/hub.js';
 import type { Severity } from '../review/types.js';
 
 /** A parsed API call: the session key is checked against its token before `handle` runs. */
@@ -28,6 +28,17 @@ const index = (segment: string | undefined): number => {
   if (segment === undefined || !/^\d{1,4}$/.test(segment))
     throw new ToolError('NOT_FOUND', 'No such file in this review.');
   return Number(segment);
+};
+
+/** `seen`: [{ fileIndex, fileContentHash }] — the files as the page showed them (optional). */
+const seenFiles = (body: Record<string, unknown>): SeenFile[] | undefined => {
+  const seen = body.seen;
+  if (seen === undefined) return undefined;
+  if (!Array.isArray(seen)) throw new ToolError('INVALID_ARGUMENT', '"seen" must be an array.');
+  return seen.map((entry: unknown) => {
+    const item = (entry ?? {}) as Record<string, unknown>;
+    return { fileIndex: int(item, 'fileIndex'), fileContentHash: str(item, 'fileContentHash') };
+  });
 };
 
 /**
@@ -84,8 +95,10 @@ export async function handleApi(hub: ReviewHub, key: string, call: ApiCall): Pro
     case 'PUT overall':
       await hub.setOverall(key, str(body, 'comment'));
       return after();
+    case 'GET files/:id/hash':
+      return hub.fileHash(key, index(rest[1]));
     case 'POST finalize':
-      await hub.finalize(key, optStr(body, 'overall_comment'));
+      await hub.finalize(key, optStr(body, 'overall_comment'), seenFiles(body));
       return after();
     case 'POST cancel':
       await hub.cancel(key);

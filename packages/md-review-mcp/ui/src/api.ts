@@ -121,7 +121,11 @@ export class Api {
   setOverall = (comment: string) => this.mutate('PUT', '/overall', { comment });
   setReviewed = (index: number, reviewed: boolean) =>
     this.mutate('PUT', `/files/${index}/reviewed`, { reviewed });
-  finalize = (overall?: string) =>
-    this.mutate('POST', '/finalize', overall === undefined ? {} : { overall_comment: overall });
+  /** The hash of file `index` on disk now (to notice it changed under the page). */
+  fileHash = (index: number) =>
+    this.call<{ index: number; fileContentHash: string }>('GET', `/files/${index}/hash`);
+  /** `seen`: each file as the page showed it, so the server refuses to finalize a file rewritten since. */
+  finalize = (seen: Array<{ fileIndex: number; fileContentHash: string }>) =>
+    this.mutate('POST', '/finalize', { seen });
   cancel = () => this.mutate('POST', '/cancel');
 }

@@ -42,6 +42,60 @@ export function confirmDialog(
   });
 }
 
+/**
+ * A modal question with several answers besides going back: resolves the chosen answer's value, or
+ * undefined for Back / Escape. The first choice has the focus.
+ */
+export function choiceDialog<T extends string>(
+  title: string,
+  body: string,
+  choices: Array<{ value: T; label: string; danger?: boolean }>,
+): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const close = (answer: T | undefined) => {
+      overlay.remove();
+      document.removeEventListener('keydown', onKey, true);
+      resolve(answer);
+    };
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        event.stopPropagation();
+        close(undefined);
+      }
+    };
+    const buttons = choices.map((choice, i) =>
+      h(
+        'button',
+        {
+          class: choice.danger ? 'danger' : i === 0 ? 'primary' : undefined,
+          'data-action': choice.value,
+          onclick: () => close(choice.value),
+        },
+        choice.label,
+      ),
+    );
+    const overlay = h(
+      'div',
+      { class: 'overlay', role: 'dialog', 'aria-modal': 'true', 'aria-label': title },
+      h(
+        'div',
+        { class: 'dialog' },
+        h('h2', {}, title),
+        h('p', {}, body),
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', { 'data-action': 'back', onclick: () => close(undefined) }, t.back),
+          ...buttons,
+        ),
+      ),
+    );
+    document.body.append(overlay);
+    document.addEventListener('keydown', onKey, true);
+    buttons[0]?.focus();
+  });
+}
+
 export function helpDialog(): void {
   const close = () => overlay.remove();
   const overlay = h(

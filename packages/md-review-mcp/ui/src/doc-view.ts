@@ -1,6 +1,7 @@
 import { SEVERITIES, type InlineComment, type Placement, type Severity } from './api.js';
 import { changesView } from './changes.js';
 import { renderDiagramsIn } from './diagrams.js';
+import { confirmDialog } from './dialogs.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
 import { codeLanguagesIn } from './code-languages.js';
@@ -40,6 +41,8 @@ export class DocView {
   private lastRenderMs = 0;
   /** Bumped at every render, so slices of an earlier one stop. */
   private generation = 0;
+  /** Saves the open comment box (set while one is open). */
+  private saveOpenComposer: (() => Promise<boolean>) | undefined;
 
   constructor(
     private readonly state: State,
@@ -208,13 +211,19 @@ export class DocView {
     );
   }
 
-  /** Re-places the comments and the comment box (after an edit, a poll, a selection change). */
+  /**
+   * Re-places the comments (after an edit, a poll, the last slice of a long document). An open comment
+   * box is left where it is, neither moved nor rebuilt: doing either took the focus and let keystrokes
+   * fall through to the shortcuts (audit defect 4). It closes only when its selection is gone.
+   */
   renderThreads(): void {
-    for (const old of Array.from(this.root.querySelectorAll('.thread, .composer-row'))) old.remove();
+    for (const old of Array.from(this.root.querySelectorAll('.thread'))) old.remove();
+    const composer = this.root.querySelector('.composer-row');
+    if (composer && (!selectedRange(this.state) || !isOpen(this.state))) composer.remove();
     for (const row of this.rows)
       row.classList.remove('commented', 'sev-must', 'sev-should', 'sev-suggestion', 'sev-question');
     const { file, session, units } = this.state;
-    if (!file || units.length === 0) return;
+    if (!file || units.length === 0) return this.paintRows();
     const byUnit = new Map<number, InlineComment[]>();
     for (const comment of session.inline_comments.filter((c) => c.fileIndex === file.index)) {
       // Where its lines are now (they may have moved since it was written).
@@ -229,11 +238,12 @@ export class DocView {
       );
       const worst = SEVERITIES.find((s) => comments.some((c) => c.severity === s))!;
       this.rows[u]?.classList.add(`sev-${worst}`);
+      // Right after its row: before a comment box that sits under the same row.
       this.rows[u]?.after(
         h('div', { class: 'thread', 'data-after': u }, ...comments.map((c) => this.card(c))),
       );
     }
-    this.paintSelection();
+    this.paintRows();
   }
 
   select(anchor: number, focus: number, openBox: boolean): void {
@@ -251,7 +261,42 @@ export class DocView {
   clearSelection(): void {
     this.state.selection = undefined;
     this.state.draft = '';
+    this.saveOpenComposer = undefined;
     this.paintSelection();
+  }
+
+  /** Closes the comment box, asking first when it holds text (Escape or its Cancel button). */
+  async dismissComposer(): Promise<void> {
+    if (this.unsavedDraft !== '' && !(await confirmDialog(t.discardTitle, t.discardBody, t.discard, true))) {
+      this.root.querySelector<HTMLTextAreaElement>('.composer-row textarea')?.focus();
+      return;
+    }
+    this.clearSelection();
+  }
+
+  /** Text typed in the open comment box and not saved yet ('' when none). */
+  get unsavedDraft(): string {
+    return this.composerOpen ? this.state.draft.trim() : '';
+  }
+
+  /** Saves what the open comment box holds; true when there was nothing to save or it was saved. */
+  async saveDraft(): Promise<boolean> {
+    return this.unsavedDraft === '' || ((await this.saveOpenComposer?.()) ?? true);
+  }
+
+  /** An existing comment is being edited in place (a poll must not redraw it away). */
+  get editingComment(): boolean {
+    return this.root.querySelector('.thread form.composer') !== null;
+  }
+
+  /** The file could not be read: says so in place of its text (the rest of the review goes on). */
+  showError(message: string): void {
+    this.generation++;
+    clear(this.root);
+    this.rows = [];
+    this.state.units = [];
+    this.state.selection = undefined;
+    this.root.append(h('p', { class: 'file-error', role: 'alert' }, message));
   }
 
   /** Opens the comment box under the current selection. */
@@ -295,15 +340,20 @@ export class DocView {
     text.value = this.state.draft;
     text.addEventListener('input', () => (this.state.draft = text.value));
     const severity = severitySelect('should');
-    const save = async () => {
-      if (text.value.trim() === '') return text.focus();
-      if (await this.actions.saveComment(range, text.value, severity.value as Severity)) {
-        this.state.draft = '';
-        this.state.selection = undefined;
-        this.renderThreads();
-        this.actions.changed();
+    const save = async (): Promise<boolean> => {
+      if (text.value.trim() === '') {
+        text.focus();
+        return false;
       }
+      if (!(await this.actions.saveComment(range, text.value, severity.value as Severity))) return false;
+      this.state.draft = '';
+      this.state.selection = undefined;
+      this.saveOpenComposer = undefined;
+      this.renderThreads();
+      this.actions.changed();
+      return true;
     };
+    this.saveOpenComposer = save;
     text.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
@@ -326,7 +376,7 @@ export class DocView {
         h(
           'div',
           { class: 'actions' },
-          h('button', { type: 'button', onclick: () => this.clearSelection() }, t.cancel),
+          h('button', { type: 'button', onclick: () => void this.dismissComposer() }, t.cancel),
           h('button', { type: 'submit', class: 'primary' }, t.save),
         ),
       ),

@@ -37,10 +37,23 @@ const en = {
   selectHint: 'Click a line number to select, shift-click or drag to extend, then press C to comment.',
   commentOnSelection: (a: number, b: number) => `Comment on ${a === b ? `line ${a}` : `lines ${a}–${b}`}`,
   finalizeTitle: 'Finalize the review?',
-  finalizeBody: (n: number) =>
-    n === 0
+  finalizeBody: (n: number, overall = false) =>
+    n === 0 && !overall
       ? 'No comments: the agent is told the document is approved.'
-      : `The agent receives ${n} comment${n === 1 ? '' : 's'}.`,
+      : n === 0
+        ? 'The agent receives your overall comment (not an approval).'
+        : `The agent receives ${n} comment${n === 1 ? '' : 's'}.`,
+  draftsTitle: 'You have comments that are not saved',
+  draftsBody: (n: number) =>
+    `${n} comment box${n === 1 ? ' holds' : 'es hold'} text you have not added yet. Add ${n === 1 ? 'it' : 'them'} to the review, or discard ${n === 1 ? 'it' : 'them'}?`,
+  saveDrafts: 'Add them',
+  discardDrafts: 'Discard them',
+  discardTitle: 'Discard this comment?',
+  discardBody: 'The text you typed is not saved.',
+  discard: 'Discard',
+  fileChangedOnDisk: 'This file changed on disk since you opened it. Reload it to review the current text.',
+  reload: 'Reload',
+  fileUnavailable: (message: string) => `This file cannot be shown: ${message}`,
   cancelTitle: 'Cancel the review?',
   cancelBody: 'The agent is told you cancelled. Your comments are kept and sent along.',
   finalized: 'Review sent to the agent. You can close this window.',
@@ -142,10 +155,23 @@ const ja: Strings = {
   selectHint: '行番号をクリックで選択、Shift+クリックやドラッグで範囲を広げ、C キーでコメント。',
   commentOnSelection: (a, b) => `${a === b ? `${a} 行目` : `${a}–${b} 行目`}にコメント`,
   finalizeTitle: 'レビューを完了しますか？',
-  finalizeBody: (n) =>
-    n === 0
+  finalizeBody: (n, overall = false) =>
+    n === 0 && !overall
       ? 'コメントなし：承認としてエージェントに伝えます。'
-      : `${n} 件のコメントをエージェントに送ります。`,
+      : n === 0
+        ? '総評をエージェントに送ります（承認にはなりません）。'
+        : `${n} 件のコメントをエージェントに送ります。`,
+  draftsTitle: '保存していないコメントがあります',
+  draftsBody: (n) => `まだ追加していないコメントが ${n} 件あります。追加しますか、破棄しますか？`,
+  saveDrafts: '追加する',
+  discardDrafts: '破棄する',
+  discardTitle: 'このコメントを破棄しますか？',
+  discardBody: '入力したテキストは保存されません。',
+  discard: '破棄',
+  fileChangedOnDisk:
+    'このファイルは開いた後にディスク上で変更されました。再読み込みして現在の内容を確認してください。',
+  reload: '再読み込み',
+  fileUnavailable: (message) => `このファイルは表示できません：${message}`,
   cancelTitle: 'レビューをキャンセルしますか？',
   cancelBody: 'キャンセルしたことがエージェントに伝わります。コメントは保存され、一緒に送られます。',
   finalized: 'レビューをエージェントに送りました。このウィンドウは閉じてかまいません。',

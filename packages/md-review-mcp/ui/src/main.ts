@@ -1,6 +1,6 @@
 import './styles.css';
 import { Api, ApiError, type FileView, type SessionView, type Severity } from './api.js';
-import { confirmDialog, helpDialog } from './dialogs.js';
+import { choiceDialog, confirmDialog, helpDialog } from './dialogs.js';
 import { lineChanges } from './changes.js';
 import { DocView } from './doc-view.js';
 import { append, h } from './dom.js';
@@ -27,14 +27,17 @@ class App {
     { type: 'button', id: 'cancel', onclick: () => void this.cancel() },
     t.cancel,
   );
-  private previousStatus: SessionView['status'];
+  /** The round whose text the page shows: a new round number means reload, however fast it came. */
+  private shownRound: number;
+  /** Each file's hash as the page showed it: finalizing certifies exactly these texts. */
+  private readonly seen = new Map<number, string>();
   private poller: number | undefined;
 
   constructor(private readonly state: State) {
-    this.previousStatus = state.session.status;
+    this.shownRound = state.session.round;
     this.doc = new DocView(state, {
-      saveComment: (range, text, severity) =>
-        this.mutate(() =>
+      saveComment: async (range, text, severity) => {
+        const saved = await this.mutate(() =>
           state.api.addComment({
             fileIndex: state.fileIndex,
             startLine: range.start,
@@ -43,7 +46,10 @@ class App {
             severity,
             fileContentHash: state.file!.fileContentHash,
           }),
-        ),
+        );
+        if (!saved) await this.checkOnDisk([state.fileIndex]); // refused: the file changed under the page?
+        return saved;
+      },
       updateComment: (id, text, severity: Severity) =>
         this.mutate(() => state.api.updateComment(id, { comment: text, severity })),
       deleteComment: async (id) => {
@@ -128,8 +134,18 @@ class App {
     try {
       this.state.file = await (prefetched ?? this.state.api.file(index));
     } catch (error) {
-      return this.fail(error);
+      // One file that cannot be read (gone, now outside the roots) is that file's problem, not the page's.
+      if (!(error instanceof ApiError) || isAuthFailure(error) || error.status === 410)
+        return this.fail(error);
+      this.state.file = undefined;
+      this.state.changes = undefined;
+      this.doc.showError(t.fileUnavailable(error.message));
+      document.body.dataset.file = String(index);
+      this.renderChrome();
+      return;
     }
+    this.seen.set(index, this.state.file.fileContentHash);
+    if (this.banner.dataset.kind === 'changed') this.banner.dataset.kind = 'info';
     const previous = this.state.file.previous;
     this.state.changes = previous === undefined ? undefined : lineChanges(previous, this.state.file.text);
     if (this.state.mode === 'changes' && !this.state.changes) this.state.mode = 'rendered';
@@ -172,6 +188,7 @@ class App {
     this.sidebar.render(session);
     const file = this.state.file;
     const entry = session.files[this.state.fileIndex];
+    if (!file) this.fileHead.replaceChildren(h('h2', { class: 'path' }, entry?.file ?? ''));
     if (file && entry) {
       const reviewed = h('input', {
         type: 'checkbox',
@@ -221,7 +238,7 @@ class App {
     if (moved) return;
     if (session.status === 'finalized') this.say(t.finalized, 'done');
     else if (session.status === 'cancelled') this.say(t.cancelled, 'done');
-    else if (this.banner.dataset.kind !== 'reopened' && this.banner.dataset.kind !== 'error')
+    else if (!['reopened', 'error', 'changed'].includes(this.banner.dataset.kind ?? ''))
       this.say(session.waiting ? t.waiting : t.notWaiting, 'info');
   }
 
@@ -237,8 +254,30 @@ class App {
     this.banner.dataset.kind = kind;
   }
 
+  /** File `index` on disk is not what the page shows: say so and offer to load it again. */
+  private sayChanged(index: number): void {
+    const name = this.state.session.files[index]?.file ?? '';
+    const reload = h(
+      'button',
+      { type: 'button', id: 'reload-file', onclick: () => void this.showFile(index) },
+      t.reload,
+    );
+    this.banner.replaceChildren(`${name}: ${t.fileChangedOnDisk} `, reload);
+    this.banner.dataset.kind = 'changed';
+  }
+
+  /** Compares the files the page showed with the disk; the first that differs is announced. */
+  private async checkOnDisk(indexes: number[]): Promise<void> {
+    for (const index of indexes) {
+      const shown = this.seen.get(index);
+      if (shown === undefined) continue;
+      const now = await this.state.api.fileHash(index).catch(() => undefined);
+      if (now && now.fileContentHash !== shown) return this.sayChanged(index);
+    }
+  }
+
   private fail(error: unknown): void {
-    if (error instanceof ApiError && error.status === 403) return showInvalidLink();
+    if (error instanceof ApiError && isAuthFailure(error)) return showInvalidLink();
     if (error instanceof ApiError && error.status === 410) {
       // Another md-review process serves the review now: this page stays for reading (drafts included).
       window.clearInterval(this.poller);
@@ -258,8 +297,11 @@ class App {
       return this.fail(error);
     }
     if (this.banner.dataset.kind === 'error') this.banner.dataset.kind = 'info';
-    const reopened = this.previousStatus !== 'open' && session.status === 'open';
-    this.previousStatus = session.status;
+    // A round number the page has not shown: another round, even if no poll saw the last one end.
+    const reopened = session.round !== this.shownRound;
+    this.shownRound = session.round;
+    if (session.status === 'open' && !reopened && this.banner.dataset.kind !== 'changed')
+      await this.checkOnDisk([this.state.fileIndex]);
     if (
       session.revision === this.state.session.revision &&
       session.waiting === this.state.session.waiting &&
@@ -268,17 +310,36 @@ class App {
       return;
     this.state.session = session;
     if (reopened) {
+      this.seen.clear(); // what was seen last round certifies nothing in this one
       await this.showFile(this.state.fileIndex); // the agent may have changed the file between rounds
       this.say(t.reopened, 'reopened');
-    } else if (!this.doc.composerOpen) this.doc.renderThreads();
+    } else if (!this.doc.composerOpen && !this.doc.editingComment) this.doc.renderThreads();
     this.renderChrome();
   }
 
   private async finalize(): Promise<void> {
     await this.sidebar.saveOverall();
-    const n = this.state.session.summary.comment_count;
-    if (!(await confirmDialog(t.finalizeTitle, t.finalizeBody(n), t.finalize))) return;
-    if (await this.mutate(() => this.state.api.finalize(), true)) this.doc.clearSelection();
+    // Text typed but not added yet is never dropped without asking (audit defect 2).
+    const drafts = [this.sidebar.globalInput.value.trim(), this.doc.unsavedDraft].filter((d) => d !== '');
+    if (drafts.length > 0) {
+      const choice = await choiceDialog(t.draftsTitle, t.draftsBody(drafts.length), [
+        { value: 'save', label: t.saveDrafts },
+        { value: 'discard', label: t.discardDrafts, danger: true },
+      ]);
+      if (choice === undefined) return;
+      if (choice === 'save' && !((await this.sidebar.addTypedGlobal()) && (await this.doc.saveDraft())))
+        return;
+      if (choice === 'discard') {
+        this.sidebar.globalInput.value = '';
+        this.doc.clearSelection();
+      }
+    }
+    const { session } = this.state;
+    const body = t.finalizeBody(session.summary.comment_count, !!session.overall_comment?.trim());
+    if (!(await confirmDialog(t.finalizeTitle, body, t.finalize))) return;
+    const seen = [...this.seen].map(([fileIndex, fileContentHash]) => ({ fileIndex, fileContentHash }));
+    if (await this.mutate(() => this.state.api.finalize(seen), true)) this.doc.clearSelection();
+    else await this.checkOnDisk([...this.seen.keys()]); // refused: a file changed under the page?
   }
 
   private async cancel(): Promise<void> {
@@ -296,7 +357,8 @@ class App {
       return;
     }
     if (event.key === 'Escape') {
-      if (this.doc.composerOpen || this.state.selection) this.doc.clearSelection();
+      if (this.doc.composerOpen) return void this.doc.dismissComposer();
+      if (this.state.selection) this.doc.clearSelection();
       (document.activeElement as HTMLElement | null)?.blur?.();
       return;
     }
@@ -350,6 +412,11 @@ class App {
     }
     event.preventDefault();
   }
+}
+
+/** Only a refused key makes the link invalid; a 403 for one file (outside the roots, denied) does not. */
+function isAuthFailure(error: ApiError): boolean {
+  return error.status === 403 && error.code === 'FORBIDDEN';
 }
 
 function showInvalidLink(): void {
@@ -437,7 +504,7 @@ async function boot(): Promise<void> {
   try {
     session = await api.session();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 403) return showInvalidLink();
+    if (error instanceof ApiError && isAuthFailure(error)) return showInvalidLink();
     document.getElementById('app')!.textContent = t.offline;
     return;
   }

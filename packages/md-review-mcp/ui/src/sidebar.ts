@@ -37,9 +37,8 @@ export class Sidebar {
   ) {
     const instructions = state.session.instructions;
     const addGlobal = async () => {
-      const text = this.globalInput.value;
-      if (text.trim() === '') return this.globalInput.focus();
-      if (await actions.addGlobal(text)) this.globalInput.value = '';
+      if (this.globalInput.value.trim() === '') return this.globalInput.focus();
+      await this.addTypedGlobal();
     };
     this.globalInput.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
@@ -77,6 +76,15 @@ export class Sidebar {
       ),
       h('section', {}, h('h2', {}, t.overall), this.overall),
     );
+  }
+
+  /** Adds what the global comment box holds; true when it was empty or is saved now. */
+  async addTypedGlobal(): Promise<boolean> {
+    const text = this.globalInput.value;
+    if (text.trim() === '') return true;
+    if (!(await this.actions.addGlobal(text))) return false;
+    this.globalInput.value = '';
+    return true;
   }
 
   /** Saves the overall comment once the person stops typing (or leaves the box). */

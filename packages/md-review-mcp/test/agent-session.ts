@@ -1,0 +1,29 @@
+// Shared by the tool tests of the audit fixes: one review of docs/plan.md, started through a real MCP
+// Client, and the person at the page's JSON API.
+import path from 'node:path';
+import { eventually, Person, type Connected } from './helpers.js';
+
+export const KEY = 'audit-review';
+
+export function planArgs(root: string, extra: Record<string, unknown> = {}) {
+  return {
+    resume_key: KEY,
+    title: 'Plan review',
+    root,
+    files: ['docs/plan.md'],
+    working_path: root,
+    ...extra,
+  };
+}
+
+/** Starts review.request; returns the running call and the person at the page it opened. */
+export async function startReview(mcp: Connected, root: string, extra: Record<string, unknown> = {}) {
+  const before = mcp.launcher.opened.length;
+  const call = mcp.call('review.request', planArgs(root, extra));
+  const url = await eventually(
+    () => mcp.launcher.opened[before] ?? Promise.reject(new Error('not opened yet')),
+  );
+  return { call, person: new Person(url) };
+}
+
+export const planPath = (root: string) => path.join(root, 'docs', 'plan.md');
