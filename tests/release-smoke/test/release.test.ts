@@ -11,6 +11,11 @@ const run = promisify(execFile);
 
 // global-setup.ts packed every published package and installed the tarballs into this empty project.
 const project = inject('project');
+/** Where the servers keep their state: inside the project (its --root), never in the user's home. */
+const serverEnv = {
+  MD_REVIEW_HOME: path.join(project, '.md-review'), // md-review keeps its sessions here
+  PRISMIND_HOME: path.join(project, '.prismind'), // prismind's store
+};
 let packages: Published[];
 
 beforeAll(async () => {
@@ -64,10 +69,7 @@ describe('published packages install from their tarballs and run', () => {
       const [command, prefix] = installedBin(pkg);
       const session = await spawnStdioClient(command, [...prefix, '--root', project], {
         cwd: project,
-        env: {
-          MD_REVIEW_HOME: path.join(project, '.md-review'), // md-review keeps its sessions here
-          PRISMIND_HOME: path.join(project, '.prismind'), // prismind's store
-        },
+        env: serverEnv,
       });
       try {
         const { tools } = await session.client.listTools();
@@ -128,7 +130,7 @@ describe('published packages install from their tarballs and run', () => {
     for (const pkg of servers) {
       const [command, prefix] = installedBin(pkg);
       const args = [...prefix, '--root', project, '--structured-output'];
-      const session = await spawnStdioClient(command, args, { cwd: project });
+      const session = await spawnStdioClient(command, args, { cwd: project, env: serverEnv });
       try {
         const { tools } = await session.client.listTools();
         expect(
@@ -139,7 +141,10 @@ describe('published packages install from their tarballs and run', () => {
       } finally {
         await session.close();
       }
-      const inspected = await runInspectorCli('tools/list', command, args, { cwd: project });
+      const inspected = await runInspectorCli('tools/list', command, args, {
+        cwd: project,
+        inspectorArgs: Object.entries(serverEnv).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
+      });
       expect(inspected.exitCode, `${pkg.name}: ${inspected.stderr}`).toBe(0);
       expect(inspected.schemaFindings, pkg.name).toEqual([]);
     }
