@@ -2,44 +2,13 @@ import { h } from './dom.js';
 import { t } from './i18n.js';
 
 /** A modal question with one confirming and one going-back button; resolves true when confirmed. */
-export function confirmDialog(
+export async function confirmDialog(
   title: string,
   body: string,
   confirmLabel: string,
   danger = false,
 ): Promise<boolean> {
-  return new Promise((resolve) => {
-    const close = (answer: boolean) => {
-      overlay.remove();
-      document.removeEventListener('keydown', onKey, true);
-      resolve(answer);
-    };
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') {
-        event.stopPropagation();
-        close(false);
-      }
-    };
-    const confirm = h(
-      'button',
-      { class: danger ? 'danger' : 'primary', 'data-action': 'confirm', onclick: () => close(true) },
-      confirmLabel,
-    );
-    const overlay = h(
-      'div',
-      { class: 'overlay', role: 'dialog', 'aria-modal': 'true', 'aria-label': title },
-      h(
-        'div',
-        { class: 'dialog' },
-        h('h2', {}, title),
-        h('p', {}, body),
-        h('div', { class: 'actions' }, h('button', { onclick: () => close(false) }, t.back), confirm),
-      ),
-    );
-    document.body.append(overlay);
-    document.addEventListener('keydown', onKey, true);
-    confirm.focus();
-  });
+  return (await choiceDialog(title, body, [{ value: 'confirm', label: confirmLabel, danger }])) === 'confirm';
 }
 
 /**
