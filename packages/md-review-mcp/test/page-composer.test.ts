@@ -52,4 +52,21 @@ describe.skipIf(skipReason !== undefined)('the comment box stays open (Chromium)
     await page.waitForSelector('.thread .comment');
     expect(await page.locator('.composer-row').count()).toBe(0);
   });
+
+  it('keeps an open global comment edit and its text when the sidebar is drawn again', async () => {
+    await ctx.review({ wait_seconds: 1 });
+    const { page } = ctx;
+    await page.fill('#global-input', 'first take');
+    await page.click('.global-form button');
+    await page.click('.globals .comment .tools button:first-child');
+    await page.fill('.globals .composer textarea', 'second, better take');
+    // Marking the file reviewed changes the session: the sidebar is drawn again (as after a poll).
+    await page.click('#reviewed');
+    await page.waitForSelector('.files li[data-reviewed="true"]');
+    expect(await page.inputValue('.globals .composer textarea')).toBe('second, better take');
+    await page.click('.globals .composer button[type=submit]');
+    await page.waitForSelector('.globals .comment .text');
+    expect(await page.textContent('.globals .comment .text')).toBe('second, better take');
+    expect(await page.locator('.globals .composer').count()).toBe(0);
+  });
 });

@@ -30,6 +30,8 @@ export class Sidebar {
     id: 'overall-input',
   });
   private overallTimer: number | undefined;
+  /** The global comment whose edit box is open: no redraw (a poll, another change) takes its text away. */
+  private editing: string | undefined;
 
   constructor(
     private readonly state: State,
@@ -130,6 +132,11 @@ export class Sidebar {
         ),
       );
     }
+    if (this.editing !== undefined && session.global_comments.some((c) => c.id === this.editing)) {
+      this.renderControls(session, open);
+      return;
+    }
+    this.editing = undefined;
     clear(this.globals);
     for (const comment of session.global_comments) {
       const card = h(
@@ -163,16 +170,26 @@ export class Sidebar {
       );
       this.globals.append(card);
     }
+    this.renderControls(session, open);
+  }
+
+  private renderControls(session: SessionView, open: boolean): void {
     for (const control of [this.globalInput, this.overall]) control.disabled = !open;
     (this.root.querySelector('.global-form button') as HTMLButtonElement).disabled = !open;
     if (document.activeElement !== this.overall) this.overall.value = session.overall_comment ?? '';
   }
 
+  private stopEditing(): void {
+    this.editing = undefined;
+    this.render(this.state.session);
+  }
+
   private edit(card: HTMLElement, id: string, text: string): void {
     const box = h('textarea', { rows: 3, 'aria-label': t.globalComments });
     box.value = text;
+    this.editing = id;
     const save = async () => {
-      if (box.value.trim() !== '') await this.actions.updateGlobal(id, box.value);
+      if (box.value.trim() !== '' && (await this.actions.updateGlobal(id, box.value))) this.stopEditing();
     };
     card.replaceChildren(
       h(
@@ -182,7 +199,7 @@ export class Sidebar {
         h(
           'div',
           { class: 'actions' },
-          h('button', { type: 'button', onclick: () => this.render(this.state.session) }, t.cancel),
+          h('button', { type: 'button', onclick: () => this.stopEditing() }, t.cancel),
           h('button', { type: 'submit', class: 'primary' }, t.save),
         ),
       ),
