@@ -72,9 +72,13 @@ export function checkConfined(config: PrismindConfig, confinement: Confinement):
   const refused = files.filter((file) => !confinement.permits(file));
   if (refused.length === 0) return;
   const isDir = (file: string) => existsSync(file) && statSync(file).isDirectory();
+  // A refused store folder says it all: the example paths of files below it would only repeat it.
+  const named = refused.filter(
+    (file) => file === home || !refused.includes(home) || !file.startsWith(home + path.sep),
+  );
   throw new ToolError(
     'PATH_OUTSIDE_ROOT',
-    `The store's files are outside ${confinement.describe}: ${refused
+    `The store's files are outside ${confinement.describe}: ${named
       .map((f) => `${f}${isDir(f) ? '/' : ''}`)
       .join(', ')}. prismind-mcp touches only its store folder (PRISMIND_HOME=${home}).`,
     {
