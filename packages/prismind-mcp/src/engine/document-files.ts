@@ -1,7 +1,7 @@
 import { foundDocumentEntry, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import { CATALOG_STATUSES, docTypeOf, REFERENCE_TIMINGS } from '../model/vocab.js';
-import { sameContent, type StoredDocument } from '../store/backend.js';
+import { type StoredDocument } from '../store/backend.js';
 import { newId, type Engine } from './engine.js';
 
 /** First Markdown heading of a body, for documents a person added without front matter. */
@@ -60,7 +60,7 @@ export function entryFromFile(
     ...(fields.created_by !== undefined ? { created_by: fields.created_by } : {}),
     location,
     // A row written before the hash covered the front matter keeps its hash while the file is unedited.
-    content_hash: known && sameContent(doc, known.content_hash) ? known.content_hash : doc.content_hash,
+    content_hash: doc.content_hash,
   };
 }
 

@@ -3,7 +3,7 @@ import { bodyOf, folderFor, normalizePhaseTask, procedureName } from '../model/d
 import { safeName } from '../model/names.js';
 import type { CatalogEntry } from '../model/types.js';
 import { docTypeOf, oneOf, REFERENCE_TIMINGS, CATALOG_STATUSES } from '../model/vocab.js';
-import { sameContent, type StoredDocument, type Stores, type WriteChange } from '../store/backend.js';
+import { type StoredDocument, type Stores, type WriteChange } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
@@ -224,7 +224,7 @@ async function readChecked(engine: Engine, docId: string) {
   }
   const { entry, doc, project } = first;
   const edited = editedFields(entry, doc.fields);
-  if (sameContent(doc, entry.content_hash) && Object.keys(edited).length === 0) {
+  if (doc.content_hash === entry.content_hash && Object.keys(edited).length === 0) {
     return { entry, doc, project, url: first.url, handEdited: false };
   }
   // No hash yet (a catalog rebuilt from a master that does not carry it): first sight, not an edit.
@@ -235,7 +235,7 @@ async function readChecked(engine: Engine, docId: string) {
     content_hash: doc.content_hash,
     updated_at: nowIso(engine),
   };
-  if (entry.keywords_generated && !sameContent(doc, entry.content_hash) && !edited.keywords) {
+  if (entry.keywords_generated && doc.content_hash !== entry.content_hash && !edited.keywords) {
     seen.keywords = extractKeywords(doc.body, KEYWORDS, `${seen.name} ${seen.feature}`);
   }
   if (firstSight) seen.updated_at = entry.updated_at;
@@ -418,7 +418,7 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     if (
       input.expected_hash !== undefined
         ? input.expected_hash !== doc.content_hash
-        : entry.content_hash !== '' && !sameContent(doc, entry.content_hash)
+        : entry.content_hash !== '' && doc.content_hash !== entry.content_hash
     ) {
       throw new ToolError(
         'CONFLICT',

@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
-import { sameContent, type StoredDocument, type Stores } from '../store/backend.js';
+import { type StoredDocument, type Stores } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
 import { copyWarning, entryFromFile } from './document-files.js';
 import { nowIso, type Engine } from './engine.js';
@@ -104,7 +104,7 @@ async function takeIn(
     if (ownId && byOwnId && !byId.has(ownId)) byId.set(ownId, byOwnId);
     const next = entryFromFile(engine, project, location, doc, known, byId, at);
     if (known) {
-      const bodyChanged = !sameContent(doc, known.content_hash);
+      const bodyChanged = doc.content_hash !== known.content_hash;
       // The catalog hash stays the one the server last wrote or showed: update_document still refuses
       // to overwrite an edit nobody has read (get_document takes the edit in and shows it).
       next.content_hash = known.content_hash || doc.content_hash;

@@ -297,8 +297,3 @@ export interface DocumentChanges {
   /** Stops watching (the server is closing). */
   close(): void;
 }
-
-/** Whether a document is as the server last saw it (`hash`: the catalog's, or a caller's expected_hash). */
-export function sameContent(doc: StoredDocument, hash: string): boolean {
-  return hash === doc.content_hash;
-}
