@@ -1,7 +1,8 @@
 // Shared by the tool tests of the audit fixes: one review of docs/plan.md, started through a real MCP
 // Client, and the person at the page's JSON API.
 import path from 'node:path';
-import { eventually, Person, type Connected } from './helpers.js';
+import { afterEach, beforeEach } from 'vitest';
+import { connect, eventually, Person, workspace, type Connected } from './helpers.js';
 
 export const KEY = 'audit-review';
 
@@ -27,3 +28,17 @@ export async function startReview(mcp: Connected, root: string, extra: Record<st
 }
 
 export const planPath = (root: string) => path.join(root, 'docs', 'plan.md');
+
+/** The workspace and a connected MCP Client of each test, made before it and closed after it. */
+export function useAgentSession(): { ws: Awaited<ReturnType<typeof workspace>>; mcp: Connected } {
+  const ctx = {} as { ws: Awaited<ReturnType<typeof workspace>>; mcp: Connected };
+  beforeEach(async () => {
+    ctx.ws = await workspace();
+    ctx.mcp = await connect(ctx.ws.root, ctx.ws.home);
+  });
+  afterEach(async () => {
+    await ctx.mcp.close();
+    await ctx.ws.cleanup();
+  });
+  return ctx;
+}

@@ -1,29 +1,19 @@
 // Audit defect 6: review.list says "call review.request with its resume_key, root and files" — so the
 // files it lists are what review.request takes (relative to root), whatever working_path was.
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { KEY, startReview } from './agent-session.js';
-import { answer, connect, workspace, type Connected } from './helpers.js';
+import { expect, it } from 'vitest';
+import { KEY, startReview, useAgentSession } from './agent-session.js';
+import { answer } from './helpers.js';
 
-let ws: Awaited<ReturnType<typeof workspace>>;
-let mcp: Connected;
-
-beforeEach(async () => {
-  ws = await workspace();
-  mcp = await connect(ws.root, ws.home);
-});
-afterEach(async () => {
-  await mcp.close();
-  await ws.cleanup();
-});
+const ctx = useAgentSession();
 
 interface Listed {
   sessions: Array<{ resume_key: string; root: string; working_path: string; files: string[] }>;
 }
 
 it('lists files relative to root, and feeding the listing back resumes the review', async () => {
-  const working = path.join(ws.root, 'docs', 'guide'); // answer paths are relative to this: ../plan.md
-  const { call, person } = await startReview(mcp, ws.root, {
+  const working = path.join(ctx.ws.root, 'docs', 'guide'); // answer paths are relative to this: ../plan.md
+  const { call, person } = await startReview(ctx.mcp, ctx.ws.root, {
     files: ['docs/plan.md', 'docs/guide/日本語.md'],
     working_path: working,
     wait_seconds: 1,
@@ -31,15 +21,15 @@ it('lists files relative to root, and feeding the listing back resumes the revie
   await person.global('Add a timeline.');
   expect(answer(await call)).toMatchObject({ status: 'pending' });
 
-  const listed = answer<Listed>(await mcp.call('review.list', {})).sessions[0]!;
+  const listed = answer<Listed>(await ctx.mcp.call('review.list', {})).sessions[0]!;
   expect(listed).toMatchObject({
     resume_key: KEY,
-    root: ws.root,
+    root: ctx.ws.root,
     working_path: working,
     files: [path.join('docs', 'plan.md'), path.join('docs', 'guide', '日本語.md')],
   });
 
-  const resumed = mcp.call('review.request', {
+  const resumed = ctx.mcp.call('review.request', {
     resume_key: listed.resume_key,
     title: 'Plan review',
     root: listed.root,

@@ -2,27 +2,17 @@
 // characters (code points), followed by "…" when they were cut.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ReviewResult } from '../src/review/types.js';
-import { startReview } from './agent-session.js';
-import { answer, connect, workspace, type Connected } from './helpers.js';
+import { startReview, useAgentSession } from './agent-session.js';
+import { answer } from './helpers.js';
 
-let ws: Awaited<ReturnType<typeof workspace>>;
-let mcp: Connected;
-
-beforeEach(async () => {
-  ws = await workspace();
-  mcp = await connect(ws.root, ws.home);
-});
-afterEach(async () => {
-  await mcp.close();
-  await ws.cleanup();
-});
+const ctx = useAgentSession();
 
 it('previews the first 200 characters of long lines, then "…"; short lines whole', async () => {
   const long = '長'.repeat(150) + 'x'.repeat(100); // 250 code points
-  await writeFile(path.join(ws.root, 'docs', 'long-line.md'), `# Title\n\n${long}\n`);
-  const { call, person } = await startReview(mcp, ws.root, { files: ['docs/long-line.md'] });
+  await writeFile(path.join(ctx.ws.root, 'docs', 'long-line.md'), `# Title\n\n${long}\n`);
+  const { call, person } = await startReview(ctx.mcp, ctx.ws.root, { files: ['docs/long-line.md'] });
   await person.comment(0, 3, 3, 'Too long.');
   await person.comment(0, 1, 1, 'Fine.');
   await person.finalize();

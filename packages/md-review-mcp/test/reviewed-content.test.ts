@@ -4,28 +4,18 @@
 import { createHash } from 'node:crypto';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ReviewResult } from '../src/review/types.js';
-import { planArgs, planPath, startReview } from './agent-session.js';
-import { answer, connect, workspace, type Connected } from './helpers.js';
+import { planArgs, planPath, startReview, useAgentSession } from './agent-session.js';
+import { answer } from './helpers.js';
 
-let ws: Awaited<ReturnType<typeof workspace>>;
-let mcp: Connected;
+const ctx = useAgentSession();
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-beforeEach(async () => {
-  ws = await workspace();
-  mcp = await connect(ws.root, ws.home);
-});
-afterEach(async () => {
-  await mcp.close();
-  await ws.cleanup();
-});
-
 it('refuses to finalize a file rewritten since the page showed it; the call keeps waiting', async () => {
-  const { call, person } = await startReview(mcp, ws.root, { wait_seconds: 2 });
+  const { call, person } = await startReview(ctx.mcp, ctx.ws.root, { wait_seconds: 2 });
   const shown = await person.file(0);
-  await writeFile(planPath(ws.root), '# Migration plan\n\nDrop the production database first.\n');
+  await writeFile(planPath(ctx.ws.root), '# Migration plan\n\nDrop the production database first.\n');
 
   const seen = [{ fileIndex: 0, fileContentHash: shown.fileContentHash }];
   await expect(person.send('POST', '/finalize', { seen })).rejects.toThrow(/409.*changed on disk/);
@@ -36,7 +26,7 @@ it('refuses to finalize a file rewritten since the page showed it; the call keep
   const now = await person.send<{ fileContentHash: string }>('GET', '/files/0/hash');
   expect(now.fileContentHash).not.toBe(shown.fileContentHash);
   await person.send('POST', '/finalize', { seen: [{ fileIndex: 0, ...now }] });
-  const result = answer<ReviewResult>(await mcp.call('review.request', planArgs(ws.root)));
+  const result = answer<ReviewResult>(await ctx.mcp.call('review.request', planArgs(ctx.ws.root)));
   expect(result.meta.files[0]).toMatchObject({
     fileContentHash: now.fileContentHash,
     reviewedContentHash: now.fileContentHash,
@@ -46,14 +36,14 @@ it('refuses to finalize a file rewritten since the page showed it; the call keep
 });
 
 it('delivers a review finished while nobody waited with the hash the person saw when the file changed since', async () => {
-  const { call, person } = await startReview(mcp, ws.root, { wait_seconds: 1 });
+  const { call, person } = await startReview(ctx.mcp, ctx.ws.root, { wait_seconds: 1 });
   expect(answer(await call)).toMatchObject({ status: 'pending' });
-  const reviewed = sha(await readFile(planPath(ws.root)));
+  const reviewed = sha(await readFile(planPath(ctx.ws.root)));
   await person.finalize();
   const rewritten = '# Migration plan\n\nDrop the production database first.\n';
-  await writeFile(planPath(ws.root), rewritten);
+  await writeFile(planPath(ctx.ws.root), rewritten);
 
-  const result = answer<ReviewResult>(await mcp.call('review.request', planArgs(ws.root)));
+  const result = answer<ReviewResult>(await ctx.mcp.call('review.request', planArgs(ctx.ws.root)));
   expect(result.verdict).toBe('approved'); // the person's decision, about the text they saw …
   expect(result.meta.files[0]).toMatchObject({
     reviewedContentHash: reviewed, // … which the answer names, next to the file as it is now
@@ -65,18 +55,18 @@ it('delivers a review finished while nobody waited with the hash the person saw 
 
 it('delivers a finished review whose files were deleted or moved out of reach since, and says so', async () => {
   const files = ['docs/plan.md', 'docs/guide/日本語.md'];
-  const { call, person } = await startReview(mcp, ws.root, { files, wait_seconds: 1 });
+  const { call, person } = await startReview(ctx.mcp, ctx.ws.root, { files, wait_seconds: 1 });
   await person.comment(0, 3, 5, 'Say what rolled back means.');
   expect(answer(await call)).toMatchObject({ status: 'pending' });
   await person.finalize();
-  await rm(planPath(ws.root));
-  const guide = path.join(ws.root, 'docs', 'guide', '日本語.md');
-  const outside = path.join(path.dirname(ws.root), 'outside.md');
+  await rm(planPath(ctx.ws.root));
+  const guide = path.join(ctx.ws.root, 'docs', 'guide', '日本語.md');
+  const outside = path.join(path.dirname(ctx.ws.root), 'outside.md');
   await writeFile(outside, '# Elsewhere\n');
   await rm(guide);
   await symlink(outside, guide); // now PATH_OUTSIDE_ROOT for a new request
 
-  const result = answer<ReviewResult>(await mcp.call('review.request', planArgs(ws.root, { files })));
+  const result = answer<ReviewResult>(await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files })));
   expect(result).toMatchObject({ verdict: 'commented', inline_comments: [{ stale: true }] });
   expect(result.meta.files).toMatchObject([
     { missing: true, changed_since_review: true },
@@ -88,13 +78,13 @@ it('delivers a finished review whose files were deleted or moved out of reach si
   ]);
 
   // Delivered: another round needs the files, so now it is "File not found" as before.
-  const again = await mcp.call('review.request', planArgs(ws.root, { files }));
+  const again = await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files }));
   expect(again.isError).toBe(true);
   expect(again.text).toMatch(/File not found: .*plan\.md/);
 });
 
 it('still answers "File not found" for a missing file of a new or open review', async () => {
-  const outcome = await mcp.call('review.request', planArgs(ws.root, { files: ['docs/nope.md'] }));
+  const outcome = await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files: ['docs/nope.md'] }));
   expect(outcome.isError).toBe(true);
   expect(outcome.text).toMatch(/File not found: .*nope\.md/);
 });
