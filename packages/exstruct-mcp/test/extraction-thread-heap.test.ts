@@ -8,6 +8,11 @@
 // (src/jobs/isolate-flags.ts): one copy, the server's own, among the node binary's executable mappings.
 // A thread started for a call made right after the handshake (no warm-up) is made otherwise: its
 // optimising compiles on V8's threads, and a 2 MB young generation to pay for what they keep.
+// How V8 holds a thread to its limit differs: Node 20's V8 reports exactly the limit; Node 24's lets the
+// new space reach 1-2.5x it depending on when its scavenges fall (measured through the bin, warm-up
+// thread: 4.2-7.0 MB with the 4 MB limit, 10.2 MB once in CI; 8.4-10.2 with 8 MB; 16.3-17.0 without one;
+// job thread: 2.1-2.8 MB with its 2 MB, 7.6 MB without).
+// So each thread also reports the limit it was given, and the bound on what it reaches is V8's.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -21,11 +26,15 @@ import { FIXTURES } from './extract-helpers.js';
 
 const BIN = path.join(FIXTURES, '..', '..', 'dist', 'index.js');
 
-/** In every thread but the main one: reports the largest new space seen, in bytes, as it grows. */
+/**
+ * In every thread but the main one: reports the young generation limit it was given, in MB, then the
+ * largest new space seen, in bytes, as it grows.
+ */
 const REPORT_NEW_SPACE = `
 import v8 from 'node:v8';
-import { isMainThread, threadId } from 'node:worker_threads';
+import { isMainThread, resourceLimits, threadId } from 'node:worker_threads';
 if (!isMainThread) {
+  process.stderr.write('young-limit ' + threadId + ' ' + resourceLimits.maxYoungGenerationSizeMb + '\\n');
   let largest = 0;
   setInterval(() => {
     const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
@@ -90,6 +99,20 @@ function reported(stderr: string): Map<number, number> {
   return largest;
 }
 
+/** The young generation limit (MB) each thread reports it was given, by thread id. */
+function limits(stderr: string): number[] {
+  return [...stderr.matchAll(/young-limit \d+ (\d+)/g)].map((m) => Number(m[1]));
+}
+
+/**
+ * The most new space V8 lets a thread with a young generation of `mb` MB commit: the limit itself on
+ * Node 20 (plus rounding); on later Node 3x it (2.4x seen), below an unlimited thread's (see above).
+ */
+function newSpaceBound(mb: number): number {
+  const exact = Number(process.versions.node.split('.')[0]) < 22;
+  return (exact ? mb + 0.5 : mb * 3) * 1024 * 1024;
+}
+
 /** The built server over stdio, rooted at `root`, with `reports` (module code) preloaded in its process. */
 function spawnWithReports(root: string, ...reports: string[]): Promise<SpawnedClient> {
   const preloads = reports.flatMap((code) => [
@@ -119,12 +142,11 @@ describe('the extraction thread', () => {
     expect(client.stderr()).toContain('thread-start warm-up=true');
     expect(client.stderr()).toContain(`v8-flags ${EXTRACT_ISOLATE_FLAGS.flags}\n`);
     expect(EXTRACT_ISOLATE_FLAGS.flags).toContain('--no-concurrent-recompilation');
+    expect(limits(client.stderr())).toEqual([4]);
     const [newSpace] = [...threads.values()];
     expect(newSpace).toBeGreaterThan(0);
-    // 4 MB as V8 counts it: Node 20 reports 4,194,304 bytes; Node 24's V8 more for the same limit,
-    // depending on the warm-up's allocations (4,505,600 before it read forty small sheets, 5.5-6.0 MB
-    // since). With the 8 MB limit before this one: 8,388,608 on Node 20, ~10,050,000 on Node 24.
-    expect(newSpace).toBeLessThanOrEqual(7 * 1024 * 1024);
+    // Node 20 reports 4,194,304 bytes; with the 8 MB limit before this one, 8,388,608. Node 24: above.
+    expect(newSpace).toBeLessThanOrEqual(newSpaceBound(4));
   });
 
   it('started for a call made at once, compiles on V8 threads with a young generation of at most 2 MB', async () => {
@@ -155,11 +177,12 @@ describe('the extraction thread', () => {
         EXTRACT_JOB_ISOLATE_FLAGS.defaults,
       ]);
       expect(EXTRACT_JOB_ISOLATE_FLAGS.flags).toContain('--concurrent-recompilation-queue-length=1');
+      expect(limits(stderr)).toEqual([2]);
       const [newSpace] = [...reported(stderr).values()];
       expect(newSpace).toBeGreaterThan(0);
-      // 2 MB as V8 counts it: Node 20 reports 2,097,152 bytes, Node 24 2.1-2.8 MB; with the warm-up
-      // thread's 4 MB, 4,194,304 on Node 20 for this workbook.
-      expect(newSpace).toBeLessThanOrEqual(3.5 * 1024 * 1024);
+      // Node 20 reports 2,097,152 bytes; with the warm-up thread's 4 MB, 4,194,304 for this workbook.
+      // Node 24: 2.1-2.8 MB.
+      expect(newSpace).toBeLessThanOrEqual(newSpaceBound(2));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
