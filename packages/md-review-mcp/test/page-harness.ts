@@ -40,6 +40,9 @@ export function usePage(): PageContext {
         working_path: ctx.ws.root,
         ...extra,
       });
+      // A test that has what it needs before the call answers (wait_seconds: 1) ends, and closing the
+      // client rejects the call; a test that awaits `call` still sees how it settles.
+      call.catch(() => {});
       const url = await eventually(
         () => ctx.mcp.launcher.opened[before] ?? Promise.reject(new Error('not opened yet')),
       );
