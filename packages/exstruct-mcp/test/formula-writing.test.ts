@@ -178,9 +178,10 @@ describe('functions newer than the file format (_xlfn.)', () => {
     expect(made.structured.error).toBeNull();
     expect(made.structured.formula_issues).toEqual([]);
     const xml = await readPart(made.structured.out_path, 'xl/worksheets/sheet1.xml');
+    // XLOOKUP and SORT are dynamic-array functions: stored as Excel stores those (dynamic-array-formulas.test.ts).
     for (const f of [
-      '<f>_xlfn.XLOOKUP("b",A1:A2,B1:B2)</f>',
-      '<f>_xlfn.TEXTJOIN(",",TRUE,_xlfn._xlws.SORT(A1:A2))</f>',
+      '<c r="C1" cm="1"><f t="array" ref="C1">_xlfn.XLOOKUP("b",A1:A2,B1:B2)</f>',
+      '<c r="C2" cm="1"><f t="array" ref="C2">_xlfn.TEXTJOIN(",",TRUE,_xlfn._xlws.SORT(A1:A2))</f>',
       '<f>_xlfn.IFS(B2&gt;1,"big",TRUE,"small")</f>',
       '<f>_xlfn.CONCAT(A1,A2)</f>',
     ])
@@ -211,7 +212,7 @@ describe('functions newer than the file format (_xlfn.)', () => {
     });
     expect(undo.structured.error).toBeNull();
     expect(await readPart(undo.structured.out_path, 'xl/worksheets/sheet1.xml')).toContain(
-      '<f>_xlfn.XLOOKUP("b",A1:A2,B1:B2)</f>',
+      '<c r="C1" cm="1"><f t="array" ref="C1">_xlfn.XLOOKUP("b",A1:A2,B1:B2)</f>',
     );
   });
 });
@@ -240,7 +241,7 @@ describe("dynamic-array operators (A2#, @) that exist only in Excel's editor", (
     expect(made.structured.error).toBeNull();
     expect(made.structured.formula_issues).toEqual([]);
     expect(await readPart(made.structured.out_path, 'xl/worksheets/sheet1.xml')).toContain(
-      '<f>SUM(_xlfn.ANCHORARRAY(A2))</f>',
+      '<c r="B1" cm="1"><f t="array" ref="B1">SUM(_xlfn.ANCHORARRAY(A2))</f>',
     );
   });
 });

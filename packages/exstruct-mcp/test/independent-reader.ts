@@ -13,21 +13,33 @@ const run = promisify(execFile);
 /** Debian's interpreter (pyenv shims elsewhere on PATH have no openpyxl). */
 const PYTHON = ['/usr/bin/python3', 'python3'].find((p) => (p.startsWith('/') ? existsSync(p) : true))!;
 
-let openpyxlState: Promise<boolean> | undefined;
+const moduleStates = new Map<string, Promise<boolean>>();
+
+/** Whether Debian's Python `module` can be imported; throws when CI requires it (`requiredBy`) and it is missing. */
+function pythonModuleAvailable(module: string, requiredBy: string, debianPackage: string): Promise<boolean> {
+  let state = moduleStates.get(module);
+  if (!state) {
+    state = run(PYTHON, ['-c', `import ${module}`]).then(
+      () => true,
+      () => {
+        if (process.env[requiredBy] === '1')
+          throw new Error(`${module} is required (${requiredBy}=1): apt-get install -y ${debianPackage}`);
+        return false;
+      },
+    );
+    moduleStates.set(module, state);
+  }
+  return state;
+}
 
 /** Whether openpyxl can be used; throws when CI requires it and it is missing. */
 export function openpyxlAvailable(): Promise<boolean> {
-  openpyxlState ??= run(PYTHON, ['-c', 'import openpyxl']).then(
-    () => true,
-    () => {
-      if (process.env.EXSTRUCT_REQUIRE_OPENPYXL === '1')
-        throw new Error(
-          'openpyxl is required (EXSTRUCT_REQUIRE_OPENPYXL=1): apt-get install -y python3-openpyxl',
-        );
-      return false;
-    },
-  );
-  return openpyxlState;
+  return pythonModuleAvailable('openpyxl', 'EXSTRUCT_REQUIRE_OPENPYXL', 'python3-openpyxl');
+}
+
+/** Whether XlsxWriter (a reference producer) can be used; throws when CI requires it and it is missing. */
+export function xlsxwriterAvailable(): Promise<boolean> {
+  return pythonModuleAvailable('xlsxwriter', 'EXSTRUCT_REQUIRE_XLSXWRITER', 'python3-xlsxwriter');
 }
 
 /** Parses every XML part of a package with saxes (strict, namespaces on); returns the problems found. */

@@ -29,6 +29,8 @@ export interface CellState {
   sharedIndex?: number;
   /** An inline string with formatting runs (undo restores its text, not the runs). */
   richInline?: boolean;
+  /** The `cm` a content written by an op needs (a dynamic-array formula's cell metadata block). */
+  cellMeta?: number;
 }
 
 export interface RowState {
@@ -237,6 +239,7 @@ export function serializeCell(cell: CellState, row: number, p: string): string {
     inner = `<${p}is><${p}t${space}>${escapeXmlText(cell.value)}</${p}t></${p}is>`;
   }
   for (const key of ['cm', 'vm']) if (cell.rawInner === undefined) attrs.delete(key);
+  if (cell.cellMeta !== undefined) attrs.set('cm', String(cell.cellMeta));
   return inner ? `${buildTag(`${p}c`, attrs, false)}${inner}</${p}c>` : buildTag(`${p}c`, attrs, true);
 }
 

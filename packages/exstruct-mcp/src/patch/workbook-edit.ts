@@ -16,6 +16,7 @@ import { inPart, readPartText } from './part-errors.js';
 import { PatchOpError } from './types.js';
 import { undoState } from './undo-state.js';
 import { loadObjectNames } from './parts/object-parts.js';
+import { SheetMetadata } from './sheet-metadata.js';
 import { splitQualifiedRange } from '../ooxml/qualified-range.js';
 
 /** A sheet as the ops see it: existing (with its part) or added by an earlier op. */
@@ -44,6 +45,8 @@ export class WorkbookEdit {
   formulasChanged = false;
   /** Defined names (upper case), for the formula check. */
   definedNames = new Set<string>();
+  /** The cell metadata part, where dynamic-array formulas get their `cm` (a new workbook has none). */
+  sheetMetadata = new SheetMetadata(undefined, undefined, MAIN_NS);
 
   constructor(
     readonly pkg: WorkbookPackage | undefined,
@@ -309,7 +312,30 @@ export async function openWorkbookEdit(
     await loadObjectNames(pkg, edit);
   undoState(edit).richStrings = richStrings; // undoing an overwrite cannot bring their runs back
   edit.definedNames = new Set(parseDefinedNames(pkg.workbookXml).map((n) => n.name.toUpperCase()));
+  edit.sheetMetadata = await openSheetMetadata(pkg, ops);
   return edit;
+}
+
+/** Ops that may write a formula into a cell (values too, with auto_formula). */
+const CELL_WRITERS = new Set<string>([
+  'set_value',
+  'set_value_if',
+  'set_formula',
+  'set_formula_if',
+  'set_range_values',
+  'fill_formula',
+]);
+
+/**
+ * The workbook's cell metadata part, found through its relationship (read only when ops may write a
+ * formula: a dynamic-array one must reuse or extend it, never shadow it with a second part).
+ */
+async function openSheetMetadata(pkg: WorkbookPackage, ops: readonly PatchOp[]): Promise<SheetMetadata> {
+  const part = pkg.relatedPart('sheetMetadata');
+  const exists = part !== undefined && pkg.has(part);
+  const wanted = exists && ops.some((op) => CELL_WRITERS.has(op.op));
+  const xml = wanted ? await readPartText(pkg.archive, part) : undefined;
+  return new SheetMetadata(part, xml, pkg.conformance.main, exists && !wanted);
 }
 
 /** Header rows of the sheet's tables: Excel keeps their text in the table part too. */

@@ -21,6 +21,7 @@ import { applySheetChanges, rewriteSheetReferences, translateFormula } from './f
 import { rewritePivotSources } from './pivot-sources.js';
 import { sheetDataScope } from './xml.js';
 import { sheetNameNeedles } from './name-needles.js';
+import { SHEET_METADATA_CONTENT_TYPE } from './sheet-metadata.js';
 import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import type { EarlyBlocks } from './block-deflate.js';
@@ -167,6 +168,31 @@ export async function writePackage(
       typeAdds.push({ part, type: STYLES_CONTENT_TYPE });
     } else {
       replaced.set(pkg.relatedPart('styles')!.toLowerCase(), styles.render());
+    }
+  }
+
+  // Cell metadata for dynamic-array formulas: the workbook's part extended, or a new one wired in.
+  const metadata = edit.sheetMetadata.changed();
+  if (metadata !== undefined) {
+    const own = edit.sheetMetadata.part;
+    if (own && pkg.has(own)) replaced.set(own.toLowerCase(), metadata);
+    else {
+      let part = own;
+      if (!part) {
+        const dir = workbookDir === '.' ? '' : `${workbookDir}/`;
+        let n = 1;
+        while (entryNames.has(`${dir}metadata${n === 1 ? '' : n}.xml`.toLowerCase())) n++;
+        part = `${dir}metadata${n === 1 ? '' : n}.xml`;
+        entryNames.add(part.toLowerCase());
+        relAdds.push({
+          id: nextRelId(),
+          type: relType(pkg.conformance, 'sheetMetadata'),
+          target: path.relative(workbookDir, part),
+        });
+      }
+      added.push({ part, data: metadata });
+      if (own) typeRemoves.push(part); // named but missing: any override it had goes, one is added
+      typeAdds.push({ part, type: SHEET_METADATA_CONTENT_TYPE });
     }
   }
 

@@ -3,6 +3,7 @@
 import { formatRange, type CellRange } from '../../ooxml/cell-ref.js';
 import { asCellDate } from '../cell-read.js';
 import type { CellState, Scalar } from '../cells.js';
+import { isDynamicArrayFormula } from '../dynamic-array.js';
 import { prepareFormula } from '../formula.js';
 import { addressOf, type SheetEdit } from '../sheet-edit.js';
 import { rangeContains, rangesOverlap } from '../sheet-parts.js';
@@ -78,6 +79,15 @@ export function writeFormula(
     ]);
     if (!sheet.arrays.some((a) => formatRange(a) === formatRange(array))) sheet.arrays.push(array);
   }
+  if (isDynamicArrayFormula(cell.formula)) {
+    // Stored as Excel stores a spilling formula: an array formula over its cell, marked dynamic by cell
+    // metadata. A plain <f> opens in Excel as a legacy formula, `=@UNIQUE(…)` with one value.
+    cell.formulaAttrs ??= new Map([
+      ['t', 'array'],
+      ['ref', addressOf(row, col)],
+    ]);
+    cell.cellMeta = edit.sheetMetadata.cellIndex();
+  }
   edit.formulasChanged = true;
   edit.contentChanged = true;
   return { kind: 'formula', value: formula };
@@ -106,6 +116,7 @@ function resetContent(cell: CellState): void {
   cell.formula = undefined;
   cell.formulaAttrs = undefined;
   cell.value = null;
+  cell.cellMeta = undefined;
   cell.attrs.delete('t');
 }
 
