@@ -67,7 +67,9 @@ export function replaceCols(head: string, rendered: string): string {
   if (cols) return splice(head, cols.start, cols.end, rendered);
   const data = head.lastIndexOf('<', head.length - 1);
   const at = head.slice(0, data).search(/<(?:\w+:)?sheetData[\s>/]/);
-  const insertAt = at === -1 ? data : at;
+  // A sheet without rows (`<sheetData/>`) has a head that stops before it: the last tag is then
+  // sheetFormatPr (or another element cols must follow), so the cols go at the end.
+  const insertAt = at !== -1 ? at : /^<(?:\w+:)?sheetData[\s>]/.test(head.slice(data)) ? data : head.length;
   return splice(head, insertAt, insertAt, rendered);
 }
 
