@@ -1,7 +1,8 @@
 // A test-only check of what Excel is strict about and lenient readers (openpyxl, LibreOffice) are not:
 // the children of xsd:sequence types in schema order, a few required attributes, `count` attributes,
-// content types and relationships. A workbook failing it may open in Excel only after "We found a
-// problem with some content… Repair?".
+// content types and relationships, and for charts their required elements, axis ids, series idx/order,
+// c:f references and caches, and chart frames. A workbook failing it may open in Excel only after "We
+// found a problem with some content… Repair?".
 //
 // The sequences are those of ECMA-376 (Transitional) as its schema fragments are quoted in public
 // sources: CT_Worksheet from [MS-OFFMACRO] 2.2.4 (quoting sml.xsd), CT_Workbook, CT_Stylesheet,
@@ -306,6 +307,7 @@ export function packageProblems(parts: Map<string, Buffer>): string[] {
       problems.push(`workbook: duplicate sheet ${key} (${seen.join(', ')})`);
   }
   if (workbook) problems.push(...workbookProblems(trees, workbook, sheets));
+  if (workbook) problems.push(...chartProblems(trees, types, sheets));
   return problems;
 }
 
@@ -474,7 +476,9 @@ function workbookProblems(trees: Map<string, Node | undefined>, workbook: Node, 
         if (m.at && overlap(m.at, ref))
           problems.push(`${tablePart}: table ${table.attrs.get('ref')} overlaps merge ${m.ref}`);
     }
-    for (const drawingPart of related(trees, part, 'drawing')) {
+    const drawings = related(trees, part, 'drawing');
+    if (drawings.length > 1) problems.push(`${part}: ${drawings.length} drawing parts (one allowed)`);
+    for (const drawingPart of drawings) {
       const ids = new Set<string>();
       const walk = (node: Node) => {
         if (node.ns === XDR && node.local === 'cNvPr') {
@@ -486,6 +490,180 @@ function workbookProblems(trees: Map<string, Node | undefined>, workbook: Node, 
       };
       const drawing = trees.get(drawingPart);
       if (drawing) walk(drawing);
+    }
+  }
+  return problems;
+}
+
+const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+const CHART_TYPE = 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml';
+const DRAWING_TYPE = 'application/vnd.openxmlformats-officedocument.drawing+xml';
+/** Chart groups whose series are plotted on a pair of axes (the 3-D ones and bubble left out). */
+const AXIS_GROUPS = new Set(seq('barChart lineChart areaChart scatterChart radarChart stockChart'));
+/** Children a chart group cannot do without (minOccurs=1 in dml-chart.xsd). */
+const GROUP_REQUIRED: Record<string, string[]> = {
+  barChart: ['barDir'],
+  scatterChart: ['scatterStyle'],
+  radarChart: ['radarStyle'],
+};
+
+/**
+ * Whether Excel needs a sheet name quoted before `!`: anything but letters, digits, `_` and `.`
+ * (not first), a name like a cell (`Q1`), or one that an R1C1 reader takes for a reference (`R`, `C`,
+ * `RC`, `R2C3`, `C1x`): Excel reads the unquoted name as a reference and repairs the part.
+ */
+function sheetNeedsQuotes(name: string): boolean {
+  return (
+    !/^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$/.test(name) ||
+    /^[A-Za-z]{1,3}\d+$/.test(name) ||
+    /^(?:[RC]|RC)$|^(?:R\d|C\d|RC\d)/i.test(name)
+  );
+}
+
+/** The number of cells of a one-area reference. */
+const cellCount = (b: Box) => (b.r2 - b.r1 + 1) * (b.c2 - b.c1 + 1);
+
+/**
+ * What makes Excel drop a chart or repair its drawing beyond the schema order: a chart part without
+ * its plot area, an axis-based group without its two axIds (or naming axes that are not there), axes
+ * without axId/scaling/axPos/crossAx or not crossing each other, series idx/order repeated, a series
+ * reference (`c:f`) to a missing sheet, with an unquoted name Excel reads otherwise, or a cache whose
+ * points do not fit its ptCount or reference; a chart frame without its parts, whose r:id does not
+ * lead to a chart part, or without clientData; chart and drawing parts without their content types.
+ */
+function chartProblems(
+  trees: Map<string, Node | undefined>,
+  types: Node | undefined,
+  sheets: Node[],
+): string[] {
+  const problems: string[] = [];
+  const sheetNames = new Set(sheets.map((s) => s.attrs.get('name') ?? ''));
+  const overrides = new Map(
+    kids(types, 'Override').map((o) => [
+      (o.attrs.get('PartName') ?? '').replace(/^\//, '').toLowerCase(),
+      o.attrs.get('ContentType') ?? '',
+    ]),
+  );
+  const descendants = (node: Node, local: string, out: Node[] = []): Node[] => {
+    for (const c of node.children) {
+      if (c.local === local) out.push(c);
+      descendants(c, local, out);
+    }
+    return out;
+  };
+  const val = (node: Node | undefined) => node?.attrs.get('val');
+  for (const [part, tree] of trees) {
+    if (!tree) continue;
+    if (tree.ns === C && tree.local === 'chartSpace') {
+      if (overrides.get(part.toLowerCase()) !== CHART_TYPE)
+        problems.push(`${part}: content type is not ${CHART_TYPE}`);
+      const plotArea = kid(kid(tree, 'chart'), 'plotArea');
+      if (!plotArea) {
+        problems.push(`${part}: no c:chart/c:plotArea`);
+        continue;
+      }
+      const groups = plotArea.children.filter((c) => c.ns === C && CHART_GROUPS.has(c.local));
+      if (!groups.length) problems.push(`${part}: plotArea without a chart group`);
+      const axes = plotArea.children.filter((c) => c.ns === C && AXES.has(c.local));
+      const axisIds = new Map<string, Node>();
+      for (const axis of axes) {
+        for (const need of ['axId', 'scaling', 'axPos', 'crossAx'])
+          if (!kid(axis, need)) problems.push(`${part}: <${axis.local}> without <${need}>`);
+        if (kid(axis, 'scaling') && !kid(kid(axis, 'scaling'), 'orientation'))
+          problems.push(`${part}: <${axis.local}> scaling without <orientation>`);
+        const id = val(kid(axis, 'axId')) ?? '';
+        if (axisIds.has(id)) problems.push(`${part}: axis id ${id} twice`);
+        axisIds.set(id, axis);
+      }
+      for (const [id, axis] of axisIds) {
+        const cross = val(kid(axis, 'crossAx')) ?? '';
+        const other = axisIds.get(cross);
+        if (!other || cross === id) problems.push(`${part}: axis ${id} crosses ${cross}, no other axis`);
+        else if (val(kid(other, 'crossAx')) !== id)
+          problems.push(`${part}: axis ${id} crosses ${cross}, which crosses ${val(kid(other, 'crossAx'))}`);
+      }
+      const used = new Set<string>();
+      const idx = new Set<string>();
+      const order = new Set<string>();
+      for (const group of groups) {
+        for (const need of GROUP_REQUIRED[group.local] ?? [])
+          if (!kid(group, need)) problems.push(`${part}: <${group.local}> without <${need}>`);
+        const ids = kids(group, 'axId').map((a) => val(a) ?? '');
+        if (AXIS_GROUPS.has(group.local) && ids.length !== 2)
+          problems.push(`${part}: <${group.local}> with ${ids.length} axId (2 needed)`);
+        for (const id of ids) {
+          used.add(id);
+          if (!axisIds.has(id)) problems.push(`${part}: <${group.local}> axId ${id} names no axis`);
+        }
+        for (const ser of kids(group, 'ser')) {
+          for (const [key, seen] of [
+            ['idx', idx],
+            ['order', order],
+          ] as const) {
+            const v = val(kid(ser, key));
+            if (v === undefined) problems.push(`${part}: <${group.local}> series without <${key}>`);
+            else if (seen.has(v)) problems.push(`${part}: series ${key} ${v} twice`);
+            else seen.add(v);
+          }
+        }
+      }
+      for (const id of axisIds.keys())
+        if (!used.has(id)) problems.push(`${part}: axis ${id} belongs to no chart group`);
+      for (const ref of [...descendants(tree, 'strRef'), ...descendants(tree, 'numRef')]) {
+        const f = kid(ref, 'f')?.text.trim() ?? '';
+        if (f.startsWith('#REF!')) continue; // a deleted sheet's, as Excel writes it
+        const m = /^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]+\$?\d+(?::\$?[A-Z]+\$?\d+)?)$/.exec(f);
+        if (!m) {
+          if (!f) problems.push(`${part}: <${ref.local}> without a formula`);
+          continue; // names, unions: not checked
+        }
+        const sheet = m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2]!;
+        if (m[1] === undefined && sheetNeedsQuotes(sheet))
+          problems.push(`${part}: ${f}: sheet name not quoted`);
+        if (!sheetNames.has(sheet)) problems.push(`${part}: ${f}: no sheet ${sheet}`);
+        const cache = kid(ref, ref.local === 'strRef' ? 'strCache' : 'numCache');
+        if (!cache) continue;
+        const count = Number(val(kid(cache, 'ptCount')));
+        const at = box(m[3]!);
+        if (!Number.isInteger(count)) problems.push(`${part}: ${f}: cache without ptCount`);
+        else if (at && count !== cellCount(at))
+          problems.push(`${part}: ${f}: cache ptCount ${count} for ${cellCount(at)} cells`);
+        const pts = kids(cache, 'pt').map((p) => Number(p.attrs.get('idx')));
+        if (new Set(pts).size !== pts.length || pts.some((i) => !(i >= 0 && i < count)))
+          problems.push(`${part}: ${f}: cache points ${pts.join(',')} for ptCount ${count}`);
+      }
+    }
+    if (tree.ns === XDR && tree.local === 'wsDr') {
+      if (overrides.get(part.toLowerCase()) !== DRAWING_TYPE)
+        problems.push(`${part}: content type is not ${DRAWING_TYPE}`);
+      const relsPart = part.replace(/([^/]*)$/, '_rels/$1.rels');
+      const rels = kids(trees.get(relsPart), 'Relationship');
+      for (const anchor of tree.children) {
+        if (!/^(twoCellAnchor|oneCellAnchor|absoluteAnchor)$/.test(anchor.local)) continue;
+        const own = anchor.children.filter((c) => c.ns === XDR);
+        if (own[own.length - 1]?.local !== 'clientData')
+          problems.push(`${part}: <${anchor.local}> does not end with <clientData>`);
+        for (const frame of kids(anchor, 'graphicFrame')) {
+          const cNvPr = kid(kid(frame, 'nvGraphicFramePr'), 'cNvPr');
+          if (!cNvPr || !kid(kid(frame, 'nvGraphicFramePr'), 'cNvGraphicFramePr'))
+            problems.push(`${part}: graphicFrame without cNvPr/cNvGraphicFramePr`);
+          if (!kid(frame, 'xfrm')) problems.push(`${part}: graphicFrame without <xfrm>`);
+          const data = kid(
+            kids(frame, 'graphic').find((g) => g.ns === A),
+            'graphicData',
+          );
+          if (!data) problems.push(`${part}: graphicFrame without a:graphic/a:graphicData`);
+          if (data?.attrs.get('uri') !== C) continue;
+          const chart = data.children.find((c) => c.ns === C && c.local === 'chart');
+          const rid = chart?.attrs.get(`{${R}}id`);
+          const rel = rels.find((r) => r.attrs.get('Id') === rid);
+          const target = rel && resolveTarget(relsPart, rel.attrs.get('Target') ?? '');
+          if (!rel?.attrs.get('Type')?.endsWith('/chart') || trees.get(target ?? '')?.local !== 'chartSpace')
+            problems.push(
+              `${part}: chart frame ${cNvPr?.attrs.get('name')} r:id="${rid}" leads to no chart part`,
+            );
+        }
+      }
     }
   }
   return problems;

@@ -238,11 +238,17 @@ export function sheetOfPrefix(prefix: string): string | undefined {
   return body;
 }
 
+/**
+ * Whether Excel would read a sheet name, unquoted, as a reference: A1 (`AB12`) or R1C1 (`R`, `C`, `RC`,
+ * and names that start like one, `R2C3`, `C1x`). Such names are quoted wherever they prefix a reference.
+ */
+export function readsAsReference(name: string): boolean {
+  return /^[A-Za-z]{1,3}\d+$/.test(name) || /^(?:[RC]|RC)$|^(?:R\d|C\d|RC\d)/i.test(name);
+}
+
 /** How a sheet name must be written before `!` in a formula. */
 export function sheetPrefix(name: string): string {
-  return /^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$/.test(name) &&
-    !/^[A-Za-z]{1,3}\d+$/.test(name) &&
-    !/^(R|C|RC)\d*$/i.test(name)
+  return /^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$/.test(name) && !readsAsReference(name)
     ? `${name}!`
     : `'${name.replace(/'/g, "''")}'!`;
 }

@@ -2,6 +2,7 @@
 // (parts written by parts/object-parts.ts). The inverse of create_chart is delete_chart.
 import { colIndexToAlpha, parseRange, type CellRange } from '../../ooxml/cell-ref.js';
 import { splitQualifiedRange } from '../../ooxml/qualified-range.js';
+import { readsAsReference } from '../formula.js';
 import { objectState, sheetObjects } from '../parts/object-parts.js';
 import { PatchOpError } from '../types.js';
 import { escapeXml } from '../xml.js';
@@ -13,9 +14,12 @@ export type ChartType = (typeof CHART_TYPES)[number];
 
 const EMU_PER_POINT = 12700;
 
-/** A sheet name as formulas quote it. */
+/**
+ * A sheet name as formulas quote it. Names Excel reads as a reference (`AB12`, and R1C1's `RC`, `R2C3`,
+ * `C1x`) are quoted too: unquoted, Excel misreads the chart's c:f and repairs the drawing.
+ */
 function quoted(sheet: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(sheet) && !/^[A-Za-z]{1,3}\d+$/.test(sheet)
+  return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(sheet) && !readsAsReference(sheet)
     ? sheet
     : `'${sheet.replace(/'/g, "''")}'`;
 }
@@ -217,6 +221,8 @@ export const createChart: OpHandler<'create_chart'> = (op, ctx) => {
     row: anchor.row - 1,
     cx: Math.round(op.width * EMU_PER_POINT),
     cy: Math.round(op.height * EMU_PER_POINT),
+    renamesBefore: ctx.edit.renames.length,
+    deletionsBefore: ctx.edit.deletions.length,
   });
   ctx.edit.contentChanged = true;
   return {

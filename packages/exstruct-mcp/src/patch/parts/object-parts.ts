@@ -6,7 +6,7 @@ import { relType, type Conformance } from '../../ooxml/namespaces.js';
 import { parseRelationships, relsPartOf, type WorkbookPackage } from '../package.js';
 import type { SheetEdit } from '../sheet-edit.js';
 import type { SheetRef, WorkbookEdit } from '../workbook-edit.js';
-import { rewriteRels } from '../workbook-xml.js';
+import { rewriteFormulaElements, rewriteRels } from '../workbook-xml.js';
 import { escapeXml } from '../xml.js';
 
 export const CONTENT_TYPES = {
@@ -28,6 +28,9 @@ export interface NewChart {
   row: number;
   cx: number;
   cy: number;
+  /** How many sheet renames and deletions of the patch came before the op (later ones apply to it). */
+  renamesBefore: number;
+  deletionsBefore: number;
 }
 
 export interface NewTable {
@@ -234,7 +237,17 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
       let anchors = '';
       for (const chart of objects.charts) {
         const chartPart = freshPart(io, `${xlDir}/charts`, 'chart');
-        io.added.push({ part: chartPart, data: chart.xml });
+        // A later op of the patch may rename or delete a sheet the series read: their c:f follow it, as
+        // the charts already in the package do (else they name a sheet that is not there).
+        const later = {
+          renames: edit.renames.slice(chart.renamesBefore),
+          deletions: edit.deletions.slice(chart.deletionsBefore),
+        };
+        const xml =
+          later.renames.length || later.deletions.length
+            ? rewriteFormulaElements(chart.xml, later)
+            : chart.xml;
+        io.added.push({ part: chartPart, data: xml });
         io.typeAdds.push({ part: chartPart, type: CONTENT_TYPES.chart });
         const id = freshRelId(drawingRelsXml, takenIds);
         relAdds.push({
