@@ -3,8 +3,10 @@
 // through the chart checks of test/ooxml-schema-order.ts (required elements, axis ids, series idx and
 // order, c:f references and caches, chart frames, content types). Then the elements Excel requires that
 // XlsxWriter writes for a type must be in exstruct's chart of that type too.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zipBytes } from './extract-helpers.js';
 import { runWithOpenpyxl, xlsxwriterAvailable } from './independent-reader.js';
 import { packageProblems } from './ooxml-schema-order.js';
 import { readParts, workspace, type Workspace } from './patch-helpers.js';
@@ -403,5 +405,65 @@ describe('create_chart writes charts Excel opens (compared with XlsxWriter)', ()
     expect(parts.get('xl/charts/chart1.xml')!.toString('utf8')).toContain('<c:f>#REF!$B$2:$B$3</c:f>');
     expect(parts.get('xl/charts/chart2.xml')!.toString('utf8')).toContain('<c:f>#REF!$B$2:$B$3</c:f>');
     expect(parts.get('xl/charts/chart3.xml')!.toString('utf8')).toContain("<c:f>'Sales 2024'!$B$2</c:f>");
+  });
+
+  it('adds a chart to a hand-edited drawing with no anchors (<xdr:wsDr/>); refuses one that is no drawing', async () => {
+    const made = await ws.call<{ out_path: string }>('exstruct_make', {
+      out_path: 'drawn.xlsx',
+      sheet: 'Data',
+      ops: [
+        {
+          op: 'set_range_values',
+          sheet: 'Data',
+          range: 'A1:B3',
+          values: [
+            ['k', 'v'],
+            ['x', 1],
+            ['y', 2],
+          ],
+        },
+        { op: 'create_chart', sheet: 'Data', chart_type: 'column', data_range: 'A1:B3', anchor_cell: 'D2' },
+      ],
+    });
+    expect(made.isError, made.text).toBe(false);
+    const parts = await readParts(made.structured.out_path);
+    const drawing = parts.get('xl/drawings/drawing1.xml')!.toString('utf8');
+    const root = /<xdr:wsDr\b[^>]*>/.exec(drawing)![0];
+    const withDrawing = async (name: string, xml: string) => {
+      const file = path.join(ws.dir, name);
+      await writeFile(
+        file,
+        zipBytes([...parts].map(([part, data]) => [part, part.endsWith('drawing1.xml') ? xml : data])),
+      );
+      return ws.call<{ out_path: string }>('exstruct_patch', {
+        xlsx_path: file,
+        ops: [
+          { op: 'create_chart', sheet: 'Data', chart_type: 'line', data_range: 'A1:B3', anchor_cell: 'D20' },
+        ],
+      });
+    };
+
+    const emptied = await withDrawing(
+      'emptied.xlsx',
+      drawing.replace(/<xdr:wsDr\b[\s\S]*$/, root.replace(/>$/, '/>')),
+    );
+    expect(emptied.isError, emptied.text).toBe(false);
+    const out = await readParts(emptied.structured.out_path);
+    const written = out.get('xl/drawings/drawing1.xml')!.toString('utf8');
+    expect(written).toMatch(/<xdr:wsDr\b[^>]*><xdr:oneCellAnchor\b[\s\S]*<\/xdr:oneCellAnchor><\/xdr:wsDr>$/);
+    expect(written.match(/<xdr:(?:one|two)CellAnchor\b/g)).toHaveLength(1);
+    expect(packageProblems(out)).toEqual([]);
+
+    const notADrawing = await withDrawing(
+      'foreign.xlsx',
+      drawing.replace(/<xdr:wsDr\b[\s\S]*$/, '<xdr:other xmlns:xdr="urn:x"/>'),
+    );
+    expect(notADrawing.isError).toBe(true);
+    expect(notADrawing.text).toContain('CORRUPT_WORKBOOK');
+    expect(notADrawing.text).toContain('xl/drawings/drawing1.xml');
+    const broken = await withDrawing('broken.xlsx', drawing.replace(/<\/xdr:wsDr>$/, ''));
+    expect(broken.isError).toBe(true);
+    expect(broken.text).toContain('CORRUPT_WORKBOOK');
+    expect(broken.text).toContain('xl/drawings/drawing1.xml');
   });
 });

@@ -2,6 +2,7 @@ import { applySheetChanges, type SheetChanges, type SheetDeletion } from './form
 import type { Conformance } from '../ooxml/namespaces.js';
 import { qualify } from '../ooxml/xml-tokenizer.js';
 import {
+  appendChildren,
   buildTag,
   childElements,
   decodeXmlText,
@@ -232,10 +233,7 @@ export function rewriteRels(
   const added = add
     .map((a) => `<${p}Relationship Id="${a.id}" Type="${a.type}" Target="${escapeXmlAttr(a.target)}"/>`)
     .join('');
-  const loc = findElement(out, 'Relationships')!;
-  if (loc.empty)
-    return splice(out, loc.start, loc.end, `${out.slice(loc.start, loc.end - 2)}>${added}</${loc.qname}>`);
-  return splice(out, loc.closeStart, loc.closeStart, added);
+  return appendChildren(out, findElement(out, 'Relationships')!, added);
 }
 
 /**

@@ -218,3 +218,10 @@ export function prefixOf(qname: string): string {
 export function splice(text: string, start: number, end: number, insert: string): string {
   return text.slice(0, start) + insert + text.slice(end);
 }
+
+/** Puts `children` at the end of an element's content, opening it first when it is empty (`<x/>`). */
+export function appendChildren(text: string, element: Located, children: string): string {
+  if (!element.empty) return splice(text, element.closeStart, element.closeStart, children);
+  const open = text.slice(element.start, element.end).replace(/\s*\/>$/, '>');
+  return splice(text, element.start, element.end, `${open}${children}</${element.qname}>`);
+}

@@ -1,13 +1,15 @@
 // Charts and tables the ops add or remove: what the ops decided (kept per edit, like undo-state.ts), and
 // the package parts that carry it (chart, drawing and table parts, their relationships, content types,
 // and the <drawing>/<tableParts> elements of the sheet) written by the package writer.
+import { ToolError } from '@mcp-workbench/core/engine';
 import path from 'node:path/posix';
 import { relType, type Conformance } from '../../ooxml/namespaces.js';
 import { parseRelationships, relsPartOf, type WorkbookPackage } from '../package.js';
 import type { SheetEdit } from '../sheet-edit.js';
 import type { SheetRef, WorkbookEdit } from '../workbook-edit.js';
 import { rewriteFormulaElements, rewriteRels } from '../workbook-xml.js';
-import { escapeXml } from '../xml.js';
+import { readPartText } from '../part-errors.js';
+import { appendChildren, escapeXml, findElement } from '../xml.js';
 
 export const CONTENT_TYPES = {
   chart: 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml',
@@ -193,7 +195,7 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
       let drawingXml: string;
       let drawingRelsXml: string;
       if (existing) {
-        drawingXml = await pkg.archive.readText(existing);
+        drawingXml = await readPartText(pkg.archive, existing); // well-formed, or CORRUPT_WORKBOOK naming it
         const relsPart = relsPartOf(existing);
         drawingRelsXml = pkg.has(relsPart) ? await pkg.archive.readText(relsPart) : EMPTY_RELS;
       } else {
@@ -257,8 +259,14 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
         });
         anchors += chartAnchor(chart, ++nextId, id, io.conformance.rel);
       }
-      const close = drawingXml.lastIndexOf('</');
-      drawingXml = drawingXml.slice(0, close) + anchors + drawingXml.slice(close);
+      // Into the root, also when a hand-edited drawing holds none (`<xdr:wsDr/>`).
+      const root = findElement(drawingXml, 'wsDr');
+      if (!root)
+        throw new ToolError('CORRUPT_WORKBOOK', `The drawing part "${drawingPart}" has no <xdr:wsDr> root.`, {
+          hint: 'Open and re-save the workbook in Excel, or check where it came from.',
+          details: { part: drawingPart },
+        });
+      drawingXml = appendChildren(drawingXml, root, anchors);
       const newRels = rewriteRels(drawingRelsXml, relAdds, relRemoves);
       if (existing) {
         io.replaced.set(existing.toLowerCase(), drawingXml);
