@@ -44,6 +44,18 @@ for n, t in enumerate(${JSON.stringify(TYPES)}):
 wb.close()
 `;
 
+/** Data on the sheet "Data" for the charts of a made workbook. */
+const SMALL_TABLE = {
+  op: 'set_range_values',
+  sheet: 'Data',
+  range: 'A1:B3',
+  values: [
+    ['k', 'v'],
+    ['x', 1],
+    ['y', 2],
+  ],
+};
+
 let ws: Workspace;
 let input: string | undefined;
 beforeAll(async () => {
@@ -339,16 +351,7 @@ describe('create_chart writes charts Excel opens (compared with XlsxWriter)', ()
       out_path: 'renamed-later.xlsx',
       sheet: 'Data',
       ops: [
-        {
-          op: 'set_range_values',
-          sheet: 'Data',
-          range: 'A1:B3',
-          values: [
-            ['k', 'v'],
-            ['x', 1],
-            ['y', 2],
-          ],
-        },
+        SMALL_TABLE,
         { op: 'add_sheet', sheet: 'Charts' },
         {
           op: 'create_chart',
@@ -412,16 +415,7 @@ describe('create_chart writes charts Excel opens (compared with XlsxWriter)', ()
       out_path: 'drawn.xlsx',
       sheet: 'Data',
       ops: [
-        {
-          op: 'set_range_values',
-          sheet: 'Data',
-          range: 'A1:B3',
-          values: [
-            ['k', 'v'],
-            ['x', 1],
-            ['y', 2],
-          ],
-        },
+        SMALL_TABLE,
         { op: 'create_chart', sheet: 'Data', chart_type: 'column', data_range: 'A1:B3', anchor_cell: 'D2' },
       ],
     });
