@@ -242,3 +242,49 @@ describe('charts, tables and fitted columns', () => {
     expect(invalid.text).toMatch(/INVALID_ARGUMENT.*TableStyleMedium2/);
   });
 });
+
+describe('table names Excel accepts', () => {
+  /** A workbook (openpyxl) with headers in A1:B1 and the defined names "Sales" and "Table1". */
+  const NAMED_BOOK = String.raw`
+import sys
+from openpyxl import Workbook
+from openpyxl.workbook.defined_name import DefinedName
+wb = Workbook()
+ws = wb.active
+ws.title = "Data"
+ws.append(["k", "v"])
+ws.append(["x", 1])
+for name in ("Sales", "Table1"):
+    dn = DefinedName(name, attr_text="Data!$A$1:$B$2")
+    names = wb.defined_names  # a list in openpyxl 3.0, a dict in 3.1
+    names.append(dn) if hasattr(names, "append") else names.add(dn)
+wb.save(sys.argv[1])
+`;
+
+  it('differ from every defined name, and do not read as A1 or R1C1 references', async (ctx) => {
+    const book = path.join(ws.dir, 'named.xlsx');
+    if ((await runWithOpenpyxl(NAMED_BOOK, [book])) === undefined)
+      return ctx.skip('openpyxl is not installed');
+    const table = (extra: Record<string, unknown>) =>
+      ws.call<{ out_path: string }>('exstruct_patch', {
+        xlsx_path: book,
+        out_name: 'tabled.xlsx',
+        on_conflict: 'overwrite',
+        ops: [
+          { op: 'apply_table_style', sheet: 'Data', range: 'A1:B2', style: 'TableStyleLight1', ...extra },
+        ],
+      });
+
+    const clash = await table({ table_name: 'sales' });
+    expect(patchError(clash)?.message).toContain('defined name "sales"');
+    for (const reference of ['R1C1', 'RC', 'R2', 'c', 'AB12']) {
+      const refused = await table({ table_name: reference });
+      expect(refused.isError, reference).toBe(true);
+      expect(refused.text).toContain('must not look like a cell reference');
+    }
+    // Without a name: the first TableN that is neither a table nor a defined name.
+    const unnamed = await table({});
+    expect(unnamed.isError, unnamed.text).toBe(false);
+    expect(Object.keys((await readBack(unnamed.structured.out_path))!['Data']!.tables)).toEqual(['Table2']);
+  });
+});

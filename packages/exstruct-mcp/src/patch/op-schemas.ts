@@ -192,7 +192,11 @@ const tableName = z
     /^[A-Za-z_\\][A-Za-z0-9_.\\]{0,254}$/,
     'letters, digits, "_" and "." only, starting with a letter or "_"',
   )
-  .refine((v) => !/^[A-Za-z]{1,3}\d+$/.test(v) && !/^[RrCc]$/.test(v), 'must not look like a cell reference');
+  .refine(
+    // A1 (`AB12`) or R1C1 (`R`, `C`, `RC`, `R2`, `R1C1`): Excel refuses such names.
+    (v) => !/^[A-Za-z]{1,3}\d+$/.test(v) && !/^(?:R\d*|C\d*|R\d*C\d*)$/i.test(v),
+    'must not look like a cell reference',
+  );
 
 export const OP_SCHEMAS = {
   set_value: z

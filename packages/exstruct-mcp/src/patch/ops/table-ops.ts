@@ -47,10 +47,18 @@ export const applyTableStyle: OpHandler<'apply_table_style'> = (op, ctx) => {
       );
     headers.push(value);
   }
+  // Excel keeps tables and defined names in one namespace: a table named like a defined name is
+  // dropped when the workbook is opened ("We found a problem with some content").
+  const isDefinedName = (n: string) => ctx.edit.definedNames.has(n.toUpperCase());
   let name = op.table_name;
   if (name && state.tableNames.has(name.toUpperCase()))
     throw new PatchOpError(`The workbook already has a table named "${name}"; choose another table_name.`);
-  if (!name) for (let n = 1; state.tableNames.has((name = `Table${n}`).toUpperCase()); n++);
+  if (name && isDefinedName(name))
+    throw new PatchOpError(
+      `The workbook has a defined name "${name}", and a table's name must differ from every defined name; choose another table_name.`,
+    );
+  if (!name)
+    for (let n = 1; state.tableNames.has((name = `Table${n}`).toUpperCase()) || isDefinedName(name); n++);
   state.tableNames.add(name.toUpperCase());
   sheet.tables.push({ name: name, range });
   sheet.tableHeaders.push({
