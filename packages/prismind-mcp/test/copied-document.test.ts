@@ -4,8 +4,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { withProject, type Connected, useLocalStore } from './harness.js';
 
 interface Sync {
   synced_count: number;
@@ -19,18 +19,9 @@ interface Found {
   documents: { doc_id: string; name: string; status: string }[];
 }
 
-let store: StoreFixture;
-let client: Connected | undefined;
-beforeEach(async () => {
-  store = await localBackend.create();
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  await store.cleanup();
-});
+const local = useLocalStore();
 
-const dir = () => path.join(store.home, 'Projects', 'TrapxTrapCpp', '設計書');
+const dir = () => path.join(local.store.home, 'Projects', 'TrapxTrapCpp', '設計書');
 
 /** The original, and a copy of its file with another body (same front matter, same doc_id). */
 async function original(c: Connected): Promise<string> {
@@ -65,38 +56,38 @@ async function expectOriginalKeepsItsId(c: Connected, id: string) {
 
 describe('a document file copied by hand', () => {
   it('sync_catalog alone: the original keeps its id, each copy gets a new one, with a warning', async () => {
-    client = await withProject(store);
-    const id = await original(client);
-    const sync = await client.call<Sync>('sync_catalog', {});
+    local.client = await withProject(local.store);
+    const id = await original(local.client);
+    const sync = await local.client.call<Sync>('sync_catalog', {});
     expect(sync).toMatchObject({ synced_count: 3, added_count: 2, archived_count: 0 });
     const warned = (sync.warnings ?? []).filter((w) => w.includes(id));
     expect(warned).toHaveLength(2);
     for (const w of warned) expect(w).toContain('設計書/原本.md');
-    await expectOriginalKeepsItsId(client, id);
+    await expectOriginalKeepsItsId(local.client, id);
     // A second sync finds nothing new and says nothing.
-    const again = await client.call<Sync>('sync_catalog', {});
+    const again = await local.client.call<Sync>('sync_catalog', {});
     expect(again).toMatchObject({ synced_count: 3, added_count: 0, updated_count: 0, archived_count: 0 });
     expect(again.warnings).toBeUndefined();
   });
 
   it('search first, then sync_catalog: never INTERNAL, and the ids stay apart', async () => {
-    client = await withProject(store);
-    const id = await original(client);
+    local.client = await withProject(local.store);
+    const id = await original(local.client);
     const deadline = Date.now() + 5000;
     let found: Found & { warnings?: string[] };
     const warnings: string[] = [];
     do {
-      found = await client.call<Found & { warnings?: string[] }>('search_catalog', { query: '氷河' });
+      found = await local.client.call<Found & { warnings?: string[] }>('search_catalog', { query: '氷河' });
       warnings.push(...(found.warnings ?? []));
     } while (found.total_count < 2 && Date.now() < deadline);
     expect(found.documents.map((d) => d.doc_id)).not.toContain(id);
     // The search took the copies in: each got its own id, and the answer said so, naming both files.
     expect(warnings.filter((w) => w.includes(id) && w.includes('設計書/原本.md'))).toHaveLength(2);
     for (let i = 0; i < 2; i++) {
-      const sync = await client.call<Sync>('sync_catalog', {});
+      const sync = await local.client.call<Sync>('sync_catalog', {});
       expect(sync.synced_count).toBe(3);
       expect(sync.archived_count).toBe(0);
     }
-    await expectOriginalKeepsItsId(client, id);
+    await expectOriginalKeepsItsId(local.client, id);
   });
 });

@@ -1,21 +1,12 @@
 /** An empty content is refused (README: empty fields are INVALID_ARGUMENT): it would erase the body. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalStore } from './harness.js';
 
-let store: StoreFixture;
-let client: Connected;
-beforeEach(async () => {
-  store = await localBackend.create();
-  client = await withProject(store);
-});
-afterEach(async () => {
-  await client.close();
-  await store.cleanup();
-});
+const local = useLocalStore({ project: true });
 
 describe('empty content', () => {
   it('update_document refuses "" and whitespace, says to omit it, and keeps the body', async () => {
-    const { doc_id } = await client.call<{ doc_id: string }>('create_document', {
+    const { doc_id } = await local.client.call<{ doc_id: string }>('create_document', {
       name: '設計',
       doc_type: '設計書',
       content: '本文は残る',
@@ -23,23 +14,23 @@ describe('empty content', () => {
     });
     for (const content of ['', '  \n\t']) {
       for (const append of [false, true]) {
-        const error = await client.fail('update_document', { doc_id, content, append });
+        const error = await local.client.fail('update_document', { doc_id, content, append });
         expect(error.code).toBe('INVALID_ARGUMENT');
         expect(error.hint).toMatch(/Omit content to keep the body/);
       }
     }
-    const got = await client.call<{ document: { content: string } }>('get_document', { doc_id });
+    const got = await local.client.call<{ document: { content: string } }>('get_document', { doc_id });
     expect(got.document.content).toContain('本文は残る');
   });
 
   it('create_document refuses an empty content and creates nothing', async () => {
-    const error = await client.fail('create_document', {
+    const error = await local.client.fail('create_document', {
       name: '空',
       doc_type: '設計書',
       content: ' ',
       phase_task: '共通',
     });
     expect(error.code).toBe('INVALID_ARGUMENT');
-    expect((await client.call<{ total_count: number }>('search_catalog', {})).total_count).toBe(0);
+    expect((await local.client.call<{ total_count: number }>('search_catalog', {})).total_count).toBe(0);
   });
 });

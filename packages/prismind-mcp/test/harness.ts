@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PathPolicy } from '@mcp-workbench/core';
 import { callTool, connectInMemory, decodeToonText, type TestClient } from '@mcp-workbench/core/testing';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { createServer } from '../src/server.js';
 import { CLIENT, FakeGoogle } from './google-fake/server.js';
 import { postgresBackend } from './pg/postgres-fixture.js';
@@ -157,4 +157,30 @@ export async function withProject(store: StoreFixture, options: ConnectOptions =
     description: '1v1トラップアクションゲーム',
   });
   return client;
+}
+
+/** A test's local store and the client it uses (closed after the test). */
+export interface LocalSession<C extends Connected | undefined> {
+  store: StoreFixture;
+  client: C;
+}
+
+/**
+ * A fresh local store for each test of the file, removed after it; with `project: true`, a client
+ * already connected to its project. A test that connects by itself sets `client`, which is closed too.
+ */
+export function useLocalStore(options: { project: true }): LocalSession<Connected>;
+export function useLocalStore(options?: { project?: false }): LocalSession<Connected | undefined>;
+export function useLocalStore(options: { project?: boolean } = {}): LocalSession<Connected | undefined> {
+  const session = {} as LocalSession<Connected | undefined>;
+  beforeEach(async () => {
+    session.store = await localBackend.create();
+    session.client = options.project ? await withProject(session.store) : undefined;
+  });
+  afterEach(async () => {
+    await session.client?.close();
+    session.client = undefined;
+    await session.store.cleanup();
+  });
+  return session;
 }

@@ -1,17 +1,8 @@
 /** search_catalog and search_knowledge match a hyphenated word ("e-mail", "x-ray") the same way. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalStore } from './harness.js';
 
-let store: StoreFixture;
-let client: Connected;
-beforeEach(async () => {
-  store = await localBackend.create();
-  client = await withProject(store);
-});
-afterEach(async () => {
-  await client.close();
-  await store.cleanup();
-});
+const local = useLocalStore({ project: true });
 
 const TEXTS = [
   'Triggers fire when the player steps on a trap. Use C++ and co-op mode; e-mail me.',
@@ -23,13 +14,13 @@ const TEXTS = [
 describe('hyphenated words', () => {
   it('are found by both searches, in the same entries', async () => {
     for (const [i, content] of TEXTS.entries()) {
-      await client.call('create_document', {
+      await local.client.call('create_document', {
         name: `doc${i}`,
         doc_type: '設計書',
         content,
         phase_task: '共通',
       });
-      await client.call('add_knowledge', { content, category: `k${i}` });
+      await local.client.call('add_knowledge', { content, category: `k${i}` });
     }
     for (const [query, count] of [
       ['e-mail', 3],
@@ -37,8 +28,8 @@ describe('hyphenated words', () => {
       ['c++', 1],
       ['co-op', 1],
     ] as const) {
-      const docs = await client.call<{ total_count: number }>('search_catalog', { query });
-      const known = await client.call<{ total_count: number }>('search_knowledge', { query });
+      const docs = await local.client.call<{ total_count: number }>('search_catalog', { query });
+      const known = await local.client.call<{ total_count: number }>('search_knowledge', { query });
       expect([query, docs.total_count, known.total_count]).toEqual([query, count, count]);
     }
   });

@@ -1,19 +1,10 @@
 /** A document file whose bytes are not UTF-8 (Shift_JIS saved by hand) is never rewritten or read. */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { withProject, useLocalStore } from './harness.js';
 
-let store: StoreFixture;
-let client: Connected | undefined;
-beforeEach(async () => {
-  store = await localBackend.create();
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  await store.cleanup();
-});
+const local = useLocalStore();
 
 // "# 火山の設計\n本文" in Shift_JIS.
 const SHIFT_JIS = Buffer.from([
@@ -22,11 +13,11 @@ const SHIFT_JIS = Buffer.from([
 
 describe('a document file that is not UTF-8', () => {
   it('sync_catalog and search leave its bytes alone and name it in a warning', async () => {
-    client = await withProject(store);
-    const file = path.join(store.home, 'Projects', 'TrapxTrapCpp', '設計書', 'sjis.md');
+    local.client = await withProject(local.store);
+    const file = path.join(local.store.home, 'Projects', 'TrapxTrapCpp', '設計書', 'sjis.md');
     await writeFile(file, SHIFT_JIS);
-    const search = await client.call<{ warnings?: string[] }>('search_catalog', { query: '火山' });
-    const sync = await client.call<{ synced_count: number; warnings?: string[] }>('sync_catalog', {});
+    const search = await local.client.call<{ warnings?: string[] }>('search_catalog', { query: '火山' });
+    const sync = await local.client.call<{ synced_count: number; warnings?: string[] }>('sync_catalog', {});
     expect(sync.synced_count).toBe(0);
     expect(sync.warnings?.join('\n')).toMatch(/設計書\/sjis\.md は UTF-8 ではありません/);
     expect(search.warnings?.join('\n') ?? '').not.toContain('\ufffd');

@@ -4,26 +4,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localBackend, withProject, type Connected, type StoreFixture } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalStore } from './harness.js';
 
 interface Progress {
   phases: { phase: string; tasks: { task_id: string }[] }[];
 }
 
-let store: StoreFixture;
-let client: Connected;
-beforeEach(async () => {
-  store = await localBackend.create();
-  client = await withProject(store);
-});
-afterEach(async () => {
-  await client.close();
-  await store.cleanup();
-});
+const local = useLocalStore({ project: true });
 
 const add = (phase: string, task_id: string, name = 'x') =>
-  client.call<{ task_id: string }>('update_progress', { task_id, new_task: { phase, task_id, name } });
+  local.client.call<{ task_id: string }>('update_progress', { task_id, new_task: { phase, task_id, name } });
 
 describe('phase labels and task ids', () => {
   it('spellings of one numbered phase are one phase, in get_progress and 進捗.md', async () => {
@@ -31,10 +22,10 @@ describe('phase labels and task ids', () => {
     for (const [i, phase] of labels.entries()) {
       expect((await add(phase, `T0${i + 1}`)).task_id).toBe(`P4-T0${i + 1}`);
     }
-    const progress = await client.call<Progress>('get_progress', { phase: 'p4' });
+    const progress = await local.client.call<Progress>('get_progress', { phase: 'p4' });
     expect(progress.phases.map((p) => p.phase)).toEqual(['Phase 4']);
     expect(progress.phases[0]!.tasks).toHaveLength(7);
-    const view = await readFile(path.join(store.home, 'Projects', 'TrapxTrapCpp', '進捗.md'), 'utf8');
+    const view = await readFile(path.join(local.store.home, 'Projects', 'TrapxTrapCpp', '進捗.md'), 'utf8');
     expect(view.match(/^\| Phase 4 \|/gm)).toHaveLength(7);
   });
 
@@ -43,10 +34,13 @@ describe('phase labels and task ids', () => {
     expect((await add('Phase 4.5', 'T01')).task_id).toBe('P4.5-T01');
     expect((await add('事前設計', 'T01')).task_id).toBe('事前設計-T01');
     for (const id of ['P4-T01', 'P4.5-T01', '事前設計-T01', '事前設計 T01']) {
-      const done = await client.call<{ task_id: string }>('update_progress', { task_id: id, notes: id });
+      const done = await local.client.call<{ task_id: string }>('update_progress', {
+        task_id: id,
+        notes: id,
+      });
       expect(done.task_id).toBe(id.replace(' ', '-'));
     }
-    const ambiguous = await client.fail('update_progress', { task_id: 'T01', notes: 'n' });
+    const ambiguous = await local.client.fail('update_progress', { task_id: 'T01', notes: 'n' });
     expect(ambiguous.message).toContain('P4-T01, P4.5-T01, 事前設計-T01');
   });
 
@@ -59,20 +53,20 @@ describe('phase labels and task ids', () => {
     ] as const) {
       expect(
         (
-          await client.fail('update_progress', {
+          await local.client.fail('update_progress', {
             task_id: id,
             new_task: { phase, task_id: id, name: 'again' },
           })
         ).code,
       ).toBe('ALREADY_EXISTS');
     }
-    const progress = await client.call<Progress>('get_progress', {});
+    const progress = await local.client.call<Progress>('get_progress', {});
     expect(progress.phases.flatMap((p) => p.tasks)).toHaveLength(1);
   });
 
   it('a task_id that already carries its phase prefix is not prefixed twice', async () => {
     expect((await add('Phase 4', 'P4-T08')).task_id).toBe('P4-T08');
-    const other = await client.fail('update_progress', {
+    const other = await local.client.fail('update_progress', {
       task_id: 'P3-T09',
       new_task: { phase: 'Phase 4', task_id: 'P3-T09', name: 'x' },
     });
