@@ -90,7 +90,7 @@ export class WorkbookPackage {
       if (error instanceof ToolError) throw error;
       throw new ToolError(
         'UNSUPPORTED_FORMAT',
-        `"${path.basename(file)}" is not a readable .xlsx/.xlsm package.`,
+        `"${path.basename(file)}" is not a readable .xlsx/.xlsm package: ${(error as Error).message}.`,
         {
           hint: 'Open and re-save it in Excel as .xlsx, or check that the file is not truncated or encrypted.',
           cause: error,
@@ -207,12 +207,23 @@ export function parseRelationships(xml: string, baseDir: string): Relationship[]
   return rels;
 }
 
-function resolveTarget(baseDir: string, target: string): string {
-  const decoded = decodeURIComponent(target);
+/**
+ * The package part a relationship target names, or undefined when it names none: a target that climbs
+ * out of the package (`../../evil.xml` from `xl/`) is no part of it, and a part written there would be a
+ * zip entry outside the package for whoever unzips the output.
+ */
+function resolveTarget(baseDir: string, target: string): string | undefined {
+  let decoded = target;
+  try {
+    decoded = decodeURIComponent(target);
+  } catch {
+    // A malformed percent sequence (`%ZZ`): the name as written.
+  }
   const joined = decoded.startsWith('/')
     ? decoded.slice(1)
     : path.join(baseDir === '.' ? '' : baseDir, decoded);
-  return path.normalize(joined).replace(/^\/+/, '');
+  const part = path.normalize(joined).replace(/^\/+/, '');
+  return part === '.' || part === '..' || part.startsWith('../') ? undefined : part;
 }
 
 const MAIN = [MAIN_NS, MAIN_NS_STRICT];

@@ -96,6 +96,30 @@ export async function writePackage(
     relIds.add(`rId${n}`);
     return `rId${n}`;
   };
+  /**
+   * A new part of this kind next to the workbook (`styles.xml`, else `styles2.xml`, … if an entry has
+   * that name), wired in with a relationship. The workbook's relationships of the kind whose target is
+   * not in the package (missing, or outside it) go, with any override for it: one such part stays.
+   */
+  const addWorkbookPart = (kind: string, stem: string, type: string, data: string): void => {
+    const dir = workbookDir === '.' ? '' : `${workbookDir}/`;
+    let n = 1;
+    while (entryNames.has(`${dir}${stem}${n === 1 ? '' : n}.xml`.toLowerCase())) n++;
+    const part = `${dir}${stem}${n === 1 ? '' : n}.xml`;
+    entryNames.add(part.toLowerCase());
+    for (const rel of pkg.relsOf(kind)) {
+      if (rel.external || (rel.part && pkg.has(rel.part))) continue;
+      relRemoves.push(rel.id);
+      if (rel.part) typeRemoves.push(rel.part); // an override for the missing part goes with it
+    }
+    added.push({ part, data });
+    typeAdds.push({ part, type });
+    relAdds.push({
+      id: nextRelId(),
+      type: relType(pkg.conformance, kind),
+      target: path.relative(workbookDir, part),
+    });
+  };
   const nameChanges = { renames: edit.renames, deletions: edit.deletions };
   const referencesChange = edit.renames.length > 0 || edit.deletions.length > 0;
 
@@ -162,10 +186,7 @@ export async function writePackage(
   const styles = edit.stylesTouched;
   if (styles) {
     if (edit.stylesCreated) {
-      const part = `${workbookDir === '.' ? '' : `${workbookDir}/`}styles.xml`;
-      added.push({ part, data: styles.render() });
-      relAdds.push({ id: nextRelId(), type: relType(pkg.conformance, 'styles'), target: 'styles.xml' });
-      typeAdds.push({ part, type: STYLES_CONTENT_TYPE });
+      addWorkbookPart('styles', 'styles', STYLES_CONTENT_TYPE, styles.render());
     } else {
       replaced.set(pkg.relatedPart('styles')!.toLowerCase(), styles.render());
     }
@@ -176,24 +197,7 @@ export async function writePackage(
   if (metadata !== undefined) {
     const own = edit.sheetMetadata.part;
     if (own && pkg.has(own)) replaced.set(own.toLowerCase(), metadata);
-    else {
-      let part = own;
-      if (!part) {
-        const dir = workbookDir === '.' ? '' : `${workbookDir}/`;
-        let n = 1;
-        while (entryNames.has(`${dir}metadata${n === 1 ? '' : n}.xml`.toLowerCase())) n++;
-        part = `${dir}metadata${n === 1 ? '' : n}.xml`;
-        entryNames.add(part.toLowerCase());
-        relAdds.push({
-          id: nextRelId(),
-          type: relType(pkg.conformance, 'sheetMetadata'),
-          target: path.relative(workbookDir, part),
-        });
-      }
-      added.push({ part, data: metadata });
-      if (own) typeRemoves.push(part); // named but missing: any override it had goes, one is added
-      typeAdds.push({ part, type: SHEET_METADATA_CONTENT_TYPE });
-    }
+    else addWorkbookPart('sheetMetadata', 'metadata', SHEET_METADATA_CONTENT_TYPE, metadata);
   }
 
   // Defined names set by restore_design_snapshot; a name local to a sheet deleted later goes with it.

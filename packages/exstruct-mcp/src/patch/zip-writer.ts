@@ -136,6 +136,7 @@ export class ZipWriter {
     external: number,
   ): CentralRecord {
     checkSize(fileName, this.position);
+    checkEntryName(fileName);
     return {
       name: Buffer.from(fileName, 'utf8'),
       method,
@@ -190,6 +191,25 @@ export class ZipWriter {
     }
     this.position += buffer.length;
   }
+}
+
+/**
+ * No entry of a written package leaves it: no absolute name, drive or backslash, no `..` segment (what
+ * yauzl refuses to read). Such a name could only come from a workbook whose relationships point
+ * outside itself, and it would write outside the folder of whoever unzips the output (zip slip).
+ */
+function checkEntryName(name: string): void {
+  const outside =
+    name === '' || /^([/\\]|[A-Za-z]:)/.test(name) || name.includes('\\') || name.split('/').includes('..');
+  if (!outside) return;
+  throw new ToolError(
+    'CORRUPT_WORKBOOK',
+    `The workbook names a part "${name}" outside its package; nothing was written.`,
+    {
+      hint: 'Open and re-save the workbook in Excel, or check where it came from.',
+      details: { part: name },
+    },
+  );
 }
 
 function checkSize(what: string, value: number): void {
