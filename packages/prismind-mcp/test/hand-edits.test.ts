@@ -132,6 +132,65 @@ describe('search_catalog and documents changed by hand', () => {
   });
 });
 
+describe('a hand edit of the front matter alone (the body, and so its hash, unchanged)', () => {
+  /** Renames the document and sets its feature in the file's front matter, as a person would. */
+  async function editFrontMatter(file: string): Promise<void> {
+    const text = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      text.replace(/^name: .*$/m, 'name: 溶岩トラップ設計').replace(/^feature: .*$/m, 'feature: 溶岩'),
+    );
+  }
+
+  it('made while the server was down, is taken in by the first search, and update_document keeps it', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    await client.close();
+    client = undefined;
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    await editFrontMatter(trapFile);
+
+    client = await connect(store);
+    const found = await client.call<{ documents: { doc_id: string; name: string; feature: string }[] }>(
+      'search_catalog',
+      { query: '溶岩' },
+    );
+    expect(found.documents.map((d) => [d.doc_id, d.name, d.feature])).toEqual([
+      [trapId, '溶岩トラップ設計', '溶岩'],
+    ]);
+    await client.call('update_document', { doc_id: trapId, content: '落とし穴は 5 秒で作動する。' });
+    const text = await readFile(trapFile, 'utf8');
+    expect(text).toMatch(/^name: 溶岩トラップ設計$/m);
+    expect(text).toMatch(/^feature: 溶岩$/m);
+    expect(text).toContain('落とし穴は 5 秒');
+  });
+
+  it('not read yet, is not overwritten by update_document (CONFLICT); once read, the update keeps it', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    await editFrontMatter(trapFile);
+
+    const conflict = await client.fail('update_document', { doc_id: trapId, content: '上書き' });
+    expect(conflict.code).toBe('CONFLICT');
+    expect(await readFile(trapFile, 'utf8')).toMatch(/^name: 溶岩トラップ設計$/m);
+
+    const read = await client.call<{ document: { name: string; metadata: { content_hash: string } } }>(
+      'get_document',
+      { doc_id: trapId },
+    );
+    expect(read.document.name).toBe('溶岩トラップ設計');
+    await client.call('update_document', {
+      doc_id: trapId,
+      content: '落とし穴は 5 秒で作動する。',
+      expected_hash: read.document.metadata.content_hash,
+    });
+    const text = await readFile(trapFile, 'utf8');
+    expect(text).toMatch(/^name: 溶岩トラップ設計$/m);
+    expect(text).toMatch(/^feature: 溶岩$/m);
+  });
+});
+
 /** An engine on the local store with a stand-in for fs.watch. */
 async function engineWith(watch: WatchFunction): Promise<Engine> {
   const config = loadConfig({ env: { PRISMIND_HOME: store.home } });

@@ -43,15 +43,13 @@ describe('upgrading a local store from version 4', () => {
       const kn = db.prepare('SELECT id FROM knowledge').get() as { id: number };
       db.prepare('DELETE FROM knowledge_short WHERE rowid = ?').run(kn.id);
       db.prepare('INSERT INTO knowledge_short (rowid, text) VALUES (?, ?)').run(kn.id, '振 動 振動');
-      // A store that had been searched: its files' sizes and mtimes are recorded, so no search reads them.
+      // A store that had been searched: its files' sizes and mtimes are recorded (the server records
+      // those it writes itself too), so no search reads them.
       const file = path.join(store.home, 'Projects', 'TrapxTrapCpp', '設計書', 'ステージ設計.md');
       const stat = statSync(file);
-      db.prepare('INSERT INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)').run(
-        'trapxtrap',
-        '設計書/ステージ設計.md',
-        stat.size,
-        stat.mtimeMs,
-      );
+      db.prepare(
+        'INSERT OR REPLACE INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)',
+      ).run('trapxtrap', '設計書/ステージ設計.md', stat.size, stat.mtimeMs);
       db.exec('DROP TABLE meta; PRAGMA user_version = 4');
       expect(db.prepare(`SELECT rowid FROM catalog_short WHERE catalog_short MATCH '"溶岩"'`).all()).toEqual(
         [],

@@ -415,14 +415,18 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
         },
       );
     }
+    // The front matter a person edited by hand is theirs too: content_hash covers the body only (the
+    // same on every backend), so its fields are compared with the catalog's.
+    const frontMatterEdited = Object.keys(editedFields(entry, doc.fields)).length > 0;
     if (
-      input.expected_hash !== undefined
+      frontMatterEdited ||
+      (input.expected_hash !== undefined
         ? input.expected_hash !== doc.content_hash
-        : entry.content_hash !== '' && doc.content_hash !== entry.content_hash
+        : entry.content_hash !== '' && doc.content_hash !== entry.content_hash)
     ) {
       throw new ToolError(
         'CONFLICT',
-        input.expected_hash !== undefined
+        input.expected_hash !== undefined && !frontMatterEdited
           ? `ドキュメント「${entry.name}」は expected_hash の後に変更されています。`
           : `ドキュメント「${entry.name}」はファイルが手動で編集されていて、その内容はまだ読まれていません。上書きしませんでした。`,
         {

@@ -18,6 +18,11 @@ export interface LocalContext {
   /** Folders of the store checked in this transaction to be real folders (StoreFiles.ensureDir). */
   checkedDirs: Set<string>;
   files: StagedFiles;
+  /**
+   * Document files this transaction writes: their size and mtime are recorded once they are in place
+   * (document-changes.ts), so a person's later edit of one, if only of its front matter, shows.
+   */
+  documentFiles: { project: string; location: string; file: string }[];
   writable: boolean;
   /** Projects whose Markdown views (進捗.md, 目録.md, サマリ.md) are regenerated before COMMIT. */
   dirty: Map<string, Set<ViewKind>>;

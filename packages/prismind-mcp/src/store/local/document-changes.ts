@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from '@mcp-workbench/core/engine';
 import type { ProjectConfig } from '../../model/types.js';
 import type { DocumentChanges } from '../backend.js';
-import { folderOf, projectDir, PROJECTS_DIR, type RunsTransactions } from './context.js';
+import { folderOf, projectDir, PROJECTS_DIR, type LocalContext, type RunsTransactions } from './context.js';
 import { VIEW_FILES } from './documents.js';
 import { bodyOfMarkdown } from './front-matter.js';
 import { sha256 } from '../../model/names.js';
@@ -176,6 +176,23 @@ export class LocalDocumentChanges implements DocumentChanges {
     for (const location of [...known.keys(), ...hashes.keys()])
       if (!present.has(location)) gone.add(location);
     return [...changed, ...gone];
+  }
+}
+
+/**
+ * Records the size and mtime of the document files a write transaction placed (before its COMMIT): the
+ * next full check compares them, so a person's edit made before any search — the front matter alone
+ * too, which leaves the body's hash as it was — is taken in rather than taken for the server's file.
+ */
+export function recordWrittenDocuments(ctx: LocalContext): void {
+  if (ctx.documentFiles.length === 0) return;
+  const upsert = ctx.db.prepare(
+    `INSERT INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)
+     ON CONFLICT (project, location) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms`,
+  );
+  for (const { project, location, file } of ctx.documentFiles) {
+    const stat = statOf(file);
+    if (stat) upsert.run(project, location.normalize('NFC'), stat.size, stat.mtimeMs);
   }
 }
 

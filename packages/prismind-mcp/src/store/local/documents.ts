@@ -104,6 +104,7 @@ export class LocalDocuments implements DocumentStore {
       });
     }
     this.ctx.files.stage(file, renderMarkdown(frontMatter({ ...doc.entry, location }), doc.body));
+    this.ctx.documentFiles.push({ project: project.project_id, location, file });
     return { location, url: pathToFileURL(file).href, content_hash: sha256(doc.body) };
   }
 
@@ -122,7 +123,9 @@ export class LocalDocuments implements DocumentStore {
     assertWritable(this.ctx);
     const relative = this.relative(project, entry.location);
     this.ctx.store.ensureDir(path.posix.dirname(relative), this.ctx.checkedDirs);
-    this.ctx.files.stage(this.fileOf(project, entry.location), renderMarkdown(frontMatter(entry), body));
+    const file = this.fileOf(project, entry.location);
+    this.ctx.files.stage(file, renderMarkdown(frontMatter(entry), body));
+    this.ctx.documentFiles.push({ project: project.project_id, location: entry.location, file });
     return { content_hash: sha256(body) };
   }
 

@@ -7,7 +7,7 @@ import type { Backend, BackendInfo, Stores, WriteOptions } from '../backend.js';
 import { LocalCatalog } from './catalog.js';
 import { DB_FILE, PROJECTS_DIR, type LocalContext, type RunsTransactions } from './context.js';
 import { openDatabase, retryBusy, type Db } from './database.js';
-import { LocalDocumentChanges } from './document-changes.js';
+import { LocalDocumentChanges, recordWrittenDocuments } from './document-changes.js';
 import { LocalDocuments } from './documents.js';
 import { Mutex } from './mutex.js';
 import { LocalProjects } from './projects.js';
@@ -122,6 +122,7 @@ export class LocalBackend implements Backend, RunsTransactions {
       store: this.store,
       checkedDirs: new Set(),
       files: new StagedFiles(this.store.permits),
+      documentFiles: [],
       writable,
       dirty: new Map(),
       after: [],
@@ -177,6 +178,7 @@ export class LocalBackend implements Backend, RunsTransactions {
         const value = await work(stores, ctx);
         if (this.options.views !== false && options?.views !== false) await stageViews(ctx);
         await ctx.files.place();
+        recordWrittenDocuments(ctx);
         try {
           await retryBusy(() => this.db.exec('COMMIT'), 'committing');
         } catch (error) {
