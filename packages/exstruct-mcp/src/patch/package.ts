@@ -11,6 +11,7 @@ import {
   REL_NS_STRICT,
   type Conformance,
 } from '../ooxml/namespaces.js';
+import { ContentTypes } from './content-types.js';
 import { readPartText } from './part-errors.js';
 import { childElements, findElement, parseAttrs, parseTree, type Located } from './xml.js';
 
@@ -81,6 +82,8 @@ export class WorkbookPackage {
     readonly conformance: Conformance,
   ) {}
 
+  private contentTypes: ContentTypes | undefined;
+
   /** Opens a workbook to edit; a server passes `files` (its PathPolicy) so it is opened as checked. */
   static async open(file: string, files?: FileAccess): Promise<WorkbookPackage> {
     let archive: ZipArchive;
@@ -140,6 +143,7 @@ export class WorkbookPackage {
         );
       }
       const sheets = parseSheets(root, workbookRels);
+      refuseSharedSheetParts(sheets);
       return new WorkbookPackage(
         file,
         archive,
@@ -159,9 +163,19 @@ export class WorkbookPackage {
     }
   }
 
-  /** The package path of the first workbook relationship of this kind (`styles`, …), in either class. */
+  /**
+   * The package path of the workbook's part of this kind (`styles`, …, either class): the first
+   * relationship's whose part is in the package, else the first's (a part that is missing).
+   */
   relatedPart(kind: string): string | undefined {
-    return this.relsOf(kind)[0]?.part;
+    const rels = this.relsOf(kind);
+    return rels.find((r) => r.part !== undefined && this.has(r.part))?.part ?? rels[0]?.part;
+  }
+
+  /** The content type the package gives a part (see content-types.ts). */
+  contentTypeOf(part: string): string | undefined {
+    this.contentTypes ??= new ContentTypes(this.contentTypesXml);
+    return this.contentTypes.of(part);
   }
 
   /** The workbook's relationships of a kind, Transitional or Strict. */
@@ -224,6 +238,28 @@ function resolveTarget(baseDir: string, target: string): string | undefined {
     : path.join(baseDir === '.' ? '' : baseDir, decoded);
   const part = path.normalize(joined).replace(/^\/+/, '');
   return part === '.' || part === '..' || part.startsWith('../') ? undefined : part;
+}
+
+/**
+ * Two sheets whose relationships name one part: an edit of one would be lost under the other's, and
+ * deleting one would delete the other's cells. Excel does not write such a workbook.
+ */
+function refuseSharedSheetParts(sheets: SheetEntry[]): void {
+  const byPart = new Map<string, string>();
+  for (const sheet of sheets) {
+    if (sheet.part === '') continue;
+    const other = byPart.get(sheet.part.toLowerCase());
+    if (other !== undefined)
+      throw new ToolError(
+        'CORRUPT_WORKBOOK',
+        `The sheets "${other}" and "${sheet.name}" name the same part "${sheet.part}"; it was not edited.`,
+        {
+          hint: 'Open and re-save the workbook in Excel, or check where it came from.',
+          details: { part: sheet.part },
+        },
+      );
+    byPart.set(sheet.part.toLowerCase(), sheet.name);
+  }
 }
 
 const MAIN = [MAIN_NS, MAIN_NS_STRICT];

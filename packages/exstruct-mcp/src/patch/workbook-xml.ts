@@ -1,3 +1,4 @@
+import { ToolError } from '@mcp-workbench/core/engine';
 import { applySheetChanges, type SheetChanges, type SheetDeletion } from './formula.js';
 import type { Conformance } from '../ooxml/namespaces.js';
 import { qualify } from '../ooxml/xml-tokenizer.js';
@@ -184,13 +185,23 @@ export function rewriteWorkbookXml(
   return out;
 }
 
+/** The root element a part must have (`<Relationships>`), or CORRUPT_WORKBOOK naming the part. */
+function rootElement(xml: string, local: string, part: string): Located {
+  const root = findElement(xml, local);
+  if (root) return root;
+  throw new ToolError('CORRUPT_WORKBOOK', `The part "${part}" has no <${local}> root.`, {
+    hint: 'Open and re-save the workbook in Excel, or check where it came from.',
+    details: { part },
+  });
+}
+
 /** Adds/removes `<Override>` entries of [Content_Types].xml. */
 export function rewriteContentTypes(
   xml: string,
   add: { part: string; type: string }[],
   remove: string[],
 ): string {
-  const root = findElement(xml, 'Types')!;
+  const root = rootElement(xml, 'Types', '[Content_Types].xml');
   const removeSet = new Set(remove.map((r) => `/${r}`.toLowerCase()));
   let out = xml;
   if (removeSet.size) {
@@ -216,8 +227,10 @@ export function rewriteRels(
   xml: string,
   add: { id: string; type: string; target: string }[],
   removeIds: string[],
+  /** Its name, for the error when it is not a relationships part. */
+  part: string,
 ): string {
-  const root = findElement(xml, 'Relationships')!;
+  const root = rootElement(xml, 'Relationships', part);
   const remove = new Set(removeIds);
   let out = xml;
   if (remove.size && !root.empty) {

@@ -3,7 +3,7 @@ import path from 'node:path/posix';
 import { parseRow, replaceFormulaText, type RowState } from './cells.js';
 import { checkFormula, type FormulaIssue } from './formula-check.js';
 import { relType } from '../ooxml/namespaces.js';
-import { parseRelationships, relsPartOf, WORKSHEET_CONTENT_TYPE, type WorkbookPackage } from './package.js';
+import { WORKSHEET_CONTENT_TYPE, type WorkbookPackage } from './package.js';
 import { addressOf, writeSheet, type RowHooks, type SharedMaster, type SheetEdit } from './sheet-edit.js';
 import { SheetScanner } from './sheet-scanner.js';
 import type { WorkbookEdit, SheetRef } from './workbook-edit.js';
@@ -26,6 +26,9 @@ import { ROOT_SCOPE } from '../ooxml/xml-tokenizer.js';
 import type { RawEntryInfo } from './zip-writer.js';
 import type { EarlyBlocks } from './block-deflate.js';
 import { openInflated } from './inflate.js';
+import { CALC_CHAIN_CONTENT_TYPE } from './content-types.js';
+import { freshPartName } from './fresh-names.js';
+import { exclusiveParts } from './part-references.js';
 import { writeObjectParts } from './parts/object-parts.js';
 import { inPart, partError, readPartText } from './part-errors.js';
 import type { PatchOp } from './op-schemas.js';
@@ -89,6 +92,7 @@ export async function writePackage(
   const typeRemoves: string[] = [];
   const entryNames = new Set(pkg.archive.list().map((e) => e.name.toLowerCase()));
   const workbookDir = path.dirname(pkg.workbookPart);
+  const workbookPrefix = workbookDir === '.' ? '' : `${workbookDir}/`;
   const relIds = new Set(pkg.workbookRels.map((r) => r.id));
   const nextRelId = () => {
     let n = relIds.size + 1;
@@ -102,11 +106,7 @@ export async function writePackage(
    * not in the package (missing, or outside it) go, with any override for it: one such part stays.
    */
   const addWorkbookPart = (kind: string, stem: string, type: string, data: string): void => {
-    const dir = workbookDir === '.' ? '' : `${workbookDir}/`;
-    let n = 1;
-    while (entryNames.has(`${dir}${stem}${n === 1 ? '' : n}.xml`.toLowerCase())) n++;
-    const part = `${dir}${stem}${n === 1 ? '' : n}.xml`;
-    entryNames.add(part.toLowerCase());
+    const part = freshPartName(entryNames, workbookPrefix, stem, true);
     for (const rel of pkg.relsOf(kind)) {
       if (rel.external || (rel.part && pkg.has(rel.part))) continue;
       relRemoves.push(rel.id);
@@ -125,7 +125,6 @@ export async function writePackage(
 
   // Sheet list: existing sheets keep their ids; new ones get fresh parts, ids and relationships.
   let maxSheetId = Math.max(0, ...pkg.sheets.map((s) => s.sheetId));
-  let sheetNo = 1;
   const list: SheetListItem[] = [];
   const newParts = new Map<SheetRef, string>();
   for (const ref of edit.sheets) {
@@ -140,9 +139,7 @@ export async function writePackage(
       });
       continue;
     }
-    while (entryNames.has(`${workbookDir}/worksheets/sheet${sheetNo}.xml`.toLowerCase())) sheetNo++;
-    const part = `${workbookDir === '.' ? '' : `${workbookDir}/`}worksheets/sheet${sheetNo}.xml`;
-    entryNames.add(part.toLowerCase());
+    const part = freshPartName(entryNames, `${workbookPrefix}worksheets/`, 'sheet');
     const rId = nextRelId();
     list.push({
       name: ref.name,
@@ -175,10 +172,13 @@ export async function writePackage(
   }
 
   // Formulas changed: Excel must recalculate, and the calculation chain is stale.
+  // Only a part the package types as a calculation chain goes (a relationship may name any part).
   const calcChain = pkg.relatedPart('calcChain');
   if (edit.formulasChanged && calcChain) {
-    deleted.add(calcChain.toLowerCase());
-    typeRemoves.push(calcChain);
+    if (pkg.has(calcChain) && pkg.contentTypeOf(calcChain) === CALC_CHAIN_CONTENT_TYPE) {
+      deleted.add(calcChain.toLowerCase());
+      typeRemoves.push(calcChain);
+    }
     relRemoves.push(...pkg.relsOf('calcChain').map((r) => r.id));
   }
 
@@ -227,8 +227,12 @@ export async function writePackage(
       ),
     );
   }
-  if (relAdds.length || relRemoves.length)
-    replaced.set(pkg.workbookRelsPart.toLowerCase(), rewriteRels(pkg.workbookRelsXml, relAdds, relRemoves));
+  if (relAdds.length || relRemoves.length) {
+    const rels = rewriteRels(pkg.workbookRelsXml, relAdds, relRemoves, pkg.workbookRelsPart);
+    // A workbook without its relationships part gets one (a replacement would have nothing to replace).
+    if (pkg.has(pkg.workbookRelsPart)) replaced.set(pkg.workbookRelsPart.toLowerCase(), rels);
+    else added.push({ part: pkg.workbookRelsPart, data: rels });
+  }
   if (typeAdds.length || typeRemoves.length)
     replaced.set('[content_types].xml', rewriteContentTypes(pkg.contentTypesXml, typeAdds, typeRemoves));
 
@@ -487,46 +491,4 @@ async function scanFormulas(
   });
   for await (const chunk of await openInflated(pkg.archive, part)) scanner.push(chunk as Buffer);
   scanner.end();
-}
-
-/** Parts reachable only from the given parts (through their .rels), including the parts themselves. */
-async function exclusiveParts(pkg: WorkbookPackage, roots: string[]): Promise<string[]> {
-  const refs = new Map<string, Set<string>>(); // target (lower) → sources (lower)
-  const targetsOf = new Map<string, string[]>();
-  for (const entry of pkg.archive.list()) {
-    if (!entry.name.toLowerCase().endsWith('.rels')) continue;
-    const source = entry.name.replace(/_rels\/([^/]+)\.rels$/i, '$1');
-    const rels = parseRelationships(await readPartText(pkg.archive, entry.name), path.dirname(source));
-    const targets = rels.filter((r) => r.part).map((r) => r.part!.toLowerCase());
-    targetsOf.set(source.toLowerCase(), targets);
-    for (const t of targets) {
-      let set = refs.get(t);
-      if (!set) refs.set(t, (set = new Set()));
-      set.add(source.toLowerCase());
-    }
-  }
-  const doomed = new Set(roots.map((r) => r.toLowerCase()));
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const source of [...doomed]) {
-      for (const t of targetsOf.get(source) ?? []) {
-        if (doomed.has(t)) continue;
-        const sources = refs.get(t) ?? new Set();
-        if ([...sources].every((s) => doomed.has(s))) {
-          doomed.add(t);
-          grew = true;
-        }
-      }
-    }
-  }
-  const names = new Map(pkg.archive.list().map((e) => [e.name.toLowerCase(), e.name]));
-  const out: string[] = [];
-  for (const d of doomed) {
-    const name = names.get(d);
-    if (name) out.push(name);
-    const rels = names.get(relsPartOf(d));
-    if (rels) out.push(rels);
-  }
-  return out;
 }

@@ -4,7 +4,9 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import path from 'node:path/posix';
 import { relType, type Conformance } from '../../ooxml/namespaces.js';
-import { parseRelationships, relsPartOf, type WorkbookPackage } from '../package.js';
+import { parseRelationships, relsPartOf, type Relationship, type WorkbookPackage } from '../package.js';
+import { freshPartName } from '../fresh-names.js';
+import { exclusiveParts, sourcesOf } from '../part-references.js';
 import type { SheetEdit } from '../sheet-edit.js';
 import type { SheetRef, WorkbookEdit } from '../workbook-edit.js';
 import { rewriteFormulaElements, rewriteRels } from '../workbook-xml.js';
@@ -80,7 +82,7 @@ export function sheetObjects(edit: WorkbookEdit, ref: SheetRef): SheetObjects {
 export async function loadObjectNames(pkg: WorkbookPackage, edit: WorkbookEdit): Promise<void> {
   const state = objectState(edit);
   for (const entry of pkg.archive.list()) {
-    if (!/(^|\/)tables\/[^/]+\.xml$/i.test(entry.name)) continue;
+    if (!isTablePart(pkg, entry.name)) continue;
     const xml = await pkg.archive.readText(entry.name);
     for (const key of ['name', 'displayName']) {
       const m = new RegExp(`<(?:\\w+:)?table\\b[^>]*\\s${key}="([^"]*)"`).exec(xml);
@@ -91,7 +93,7 @@ export async function loadObjectNames(pkg: WorkbookPackage, edit: WorkbookEdit):
     if (!ref.entry?.part) continue;
     const drawing = await sheetDrawingPart(pkg, ref.entry.part);
     if (!drawing) continue;
-    const xml = await pkg.archive.readText(drawing);
+    const xml = await readPartText(pkg.archive, drawing);
     state.chartNames.set(
       ref,
       chartFrames(xml).map((f) => f.name),
@@ -99,11 +101,47 @@ export async function loadObjectNames(pkg: WorkbookPackage, edit: WorkbookEdit):
   }
 }
 
-async function sheetDrawingPart(pkg: WorkbookPackage, sheetPart: string): Promise<string | undefined> {
+/**
+ * Whether a chart whose frame is deleted goes with it: the part is a chart (a relationship may name any
+ * part) that no other part, nor another frame of this drawing, uses.
+ */
+async function chartOnlyHere(
+  pkg: WorkbookPackage,
+  chartPart: string,
+  drawingPart: string,
+  drawingRels: Relationship[],
+  removedIds: string[],
+): Promise<boolean> {
+  if (!pkg.has(chartPart) || pkg.contentTypeOf(chartPart) !== CONTENT_TYPES.chart) return false;
+  const lower = chartPart.toLowerCase();
+  if ([...(await sourcesOf(pkg, chartPart))].some((source) => source !== drawingPart.toLowerCase()))
+    return false;
+  return !drawingRels.some((r) => !removedIds.includes(r.id) && r.part?.toLowerCase() === lower);
+}
+
+/**
+ * The sheet's drawing part, if it has one in the package. `forWriting`: the caller would add a drawing
+ * when there is none, so a drawing relationship to a missing part is refused (the sheet would get two).
+ */
+async function sheetDrawingPart(
+  pkg: WorkbookPackage,
+  sheetPart: string,
+  forWriting = false,
+): Promise<string | undefined> {
   const relsPart = relsPartOf(sheetPart);
   if (!pkg.has(relsPart)) return undefined;
-  const rels = parseRelationships(await pkg.archive.readText(relsPart), path.dirname(sheetPart));
-  const rel = rels.find((r) => r.type.endsWith('/drawing') && r.part && pkg.has(r.part));
+  const rels = parseRelationships(await readPartText(pkg.archive, relsPart), path.dirname(sheetPart));
+  const drawings = rels.filter((r) => r.type.endsWith('/drawing'));
+  const rel = drawings.find((r) => r.part && pkg.has(r.part));
+  if (forWriting && !rel && drawings.length > 0)
+    throw new ToolError(
+      'CORRUPT_WORKBOOK',
+      `The drawing relationship of "${sheetPart}" points at a part the package does not have (${drawings[0]!.target}).`,
+      {
+        hint: 'Open and re-save the workbook in Excel, or check where it came from.',
+        details: { part: relsPart },
+      },
+    );
   return rel?.part;
 }
 
@@ -142,19 +180,15 @@ export interface PartIo {
 }
 
 function freshPart(io: PartIo, dir: string, stem: string): string {
-  for (let n = 1; ; n++) {
-    const part = `${dir}/${stem}${n}.xml`;
-    if (!io.entryNames.has(part.toLowerCase())) {
-      io.entryNames.add(part.toLowerCase());
-      return part;
-    }
-  }
+  return freshPartName(io.entryNames, `${dir}/`, stem);
 }
 
+/** A relationship id neither in the relationships part (however its attributes are quoted) nor `taken`. */
 function freshRelId(xml: string | undefined, taken: Set<string>): string {
+  const inPart = new Set(parseRelationships(xml ?? EMPTY_RELS, '').map((r) => r.id));
   for (let n = 1; ; n++) {
     const id = `rId${n}`;
-    if (!taken.has(id) && !(xml ?? '').includes(`Id="${id}"`)) {
+    if (!taken.has(id) && !inPart.has(id)) {
       taken.add(id);
       return id;
     }
@@ -184,20 +218,20 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
     const sheet = ref.edit;
     const sheetRelsPart = relsPartOf(sheetPart);
     const hasSheetRels = pkg.has(sheetRelsPart);
-    const sheetRelsXml = hasSheetRels ? await pkg.archive.readText(sheetRelsPart) : EMPTY_RELS;
+    const sheetRelsXml = hasSheetRels ? await readPartText(pkg.archive, sheetRelsPart) : EMPTY_RELS;
     const sheetRelAdds: { id: string; type: string; target: string }[] = [];
     const takenSheetIds = new Set<string>();
     const tailInserts: { element: string; xml: string }[] = [];
 
     if (objects.charts.length || objects.deleteCharts.length) {
-      const existing = hasSheetRels ? await sheetDrawingPart(pkg, sheetPart) : undefined;
+      const existing = hasSheetRels ? await sheetDrawingPart(pkg, sheetPart, true) : undefined;
       let drawingPart = existing;
       let drawingXml: string;
       let drawingRelsXml: string;
       if (existing) {
         drawingXml = await readPartText(pkg.archive, existing); // well-formed, or CORRUPT_WORKBOOK naming it
         const relsPart = relsPartOf(existing);
-        drawingRelsXml = pkg.has(relsPart) ? await pkg.archive.readText(relsPart) : EMPTY_RELS;
+        drawingRelsXml = pkg.has(relsPart) ? await readPartText(pkg.archive, relsPart) : EMPTY_RELS;
       } else {
         drawingPart = freshPart(io, `${xlDir}/drawings`, 'drawing');
         drawingXml = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<xdr:wsDr xmlns:xdr="${XDR}" xmlns:a="${A}"></xdr:wsDr>`;
@@ -223,11 +257,12 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
         drawingXml = drawingXml.slice(0, frame.start) + drawingXml.slice(frame.end);
         relRemoves.push(frame.rId);
         const chartPart = drawingRels.find((r) => r.id === frame.rId)?.part;
-        if (chartPart && pkg.has(chartPart)) {
-          io.deleted.add(chartPart.toLowerCase());
-          io.typeRemoves.push(chartPart);
-          const chartRels = relsPartOf(chartPart);
-          if (pkg.has(chartRels)) io.deleted.add(chartRels.toLowerCase());
+        if (chartPart && (await chartOnlyHere(pkg, chartPart, drawingPart!, drawingRels, relRemoves))) {
+          // The chart, its relationships and what only it used (its style and colours parts).
+          for (const part of await exclusiveParts(pkg, [chartPart])) {
+            io.deleted.add(part.toLowerCase());
+            io.typeRemoves.push(part);
+          }
         }
       }
       const relAdds: { id: string; type: string; target: string }[] = [];
@@ -267,7 +302,7 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
           details: { part: drawingPart },
         });
       drawingXml = appendChildren(drawingXml, root, anchors);
-      const newRels = rewriteRels(drawingRelsXml, relAdds, relRemoves);
+      const newRels = rewriteRels(drawingRelsXml, relAdds, relRemoves, relsPartOf(drawingPart!));
       if (existing) {
         io.replaced.set(existing.toLowerCase(), drawingXml);
         const relsPart = relsPartOf(existing);
@@ -312,7 +347,7 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
     }
 
     if (sheetRelAdds.length || sheetRelRemoves.length) {
-      const rels = rewriteRels(sheetRelsXml, sheetRelAdds, sheetRelRemoves);
+      const rels = rewriteRels(sheetRelsXml, sheetRelAdds, sheetRelRemoves, sheetRelsPart);
       if (hasSheetRels) io.replaced.set(sheetRelsPart.toLowerCase(), rels);
       else io.added.push({ part: sheetRelsPart, data: rels });
     }
@@ -324,10 +359,15 @@ export async function writeObjectParts(pkg: WorkbookPackage, edit: WorkbookEdit,
   }
 }
 
+/** A table part: typed as one, or where Excel puts them (a package may keep tables anywhere). */
+function isTablePart(pkg: WorkbookPackage, part: string): boolean {
+  return pkg.contentTypeOf(part) === CONTENT_TYPES.table || /(^|\/)tables\/[^/]+\.xml$/i.test(part);
+}
+
 async function maxTableId(pkg: WorkbookPackage): Promise<number> {
   let max = 0;
   for (const entry of pkg.archive.list()) {
-    if (!/(^|\/)tables\/[^/]+\.xml$/i.test(entry.name)) continue;
+    if (!isTablePart(pkg, entry.name)) continue;
     const m = /<(?:\w+:)?table\b[^>]*\sid="(\d+)"/.exec(await pkg.archive.readText(entry.name));
     if (m) max = Math.max(max, Number(m[1]));
   }
