@@ -72,13 +72,15 @@ describe('atomic writes of long file names', () => {
 });
 
 /** A writer that ignores any signal: 10 chunks, 30 ms apart. */
-const slowWriter = (done?: () => void) => async (file: import('node:fs/promises').FileHandle) => {
-  for (let i = 0; i < 10; i++) {
-    await file.write(`chunk ${i}\n`);
-    await sleep(30);
-  }
-  done?.();
-};
+const slowWriter =
+  (done?: () => void, started?: () => void) => async (file: import('node:fs/promises').FileHandle) => {
+    started?.();
+    for (let i = 0; i < 10; i++) {
+      await file.write(`chunk ${i}\n`);
+      await sleep(30);
+    }
+    done?.();
+  };
 
 const temps = async (dir: string) => (await readdir(dir)).filter((name) => name.endsWith('.tmp'));
 
@@ -135,6 +137,8 @@ describe('aborting an atomic write', () => {
     await writeFile(target, 'ORIGINAL');
     let finished: () => void = () => undefined;
     const writerDone = new Promise<void>((resolve) => (finished = resolve));
+    let started: () => void = () => undefined;
+    const writerStarted = new Promise<void>((resolve) => (started = resolve));
     const tool = defineTool({
       name: 'slow_write',
       title: 'Slow write',
@@ -143,7 +147,7 @@ describe('aborting an atomic write', () => {
       input: { path: z.string() },
       output: { ok: z.boolean() },
       async run(args, { paths }) {
-        await withAtomicFile(await paths.resolve(args.path), slowWriter(finished));
+        await withAtomicFile(await paths.resolve(args.path), slowWriter(finished, started));
         return { ok: true };
       },
     });
@@ -158,7 +162,9 @@ describe('aborting an atomic write', () => {
       },
     );
     call.catch(() => undefined);
-    await expect.poll(() => temps(dir)).toHaveLength(1);
+    // The writer runs (a temp file seen earlier may still be before it: an abort then never calls it).
+    await writerStarted;
+    expect(await temps(dir)).toHaveLength(1);
     controller.abort();
     await expect.poll(() => temps(dir)).toEqual([]);
     await writerDone;

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { FSWatcher } from 'node:fs';
 import { watch as fsWatch } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -188,6 +188,145 @@ describe('a hand edit of the front matter alone (the body, and so its hash, unch
     const text = await readFile(trapFile, 'utf8');
     expect(text).toMatch(/^name: 溶岩トラップ設計$/m);
     expect(text).toMatch(/^feature: 溶岩$/m);
+  });
+});
+
+describe('the way back after a hand edit of the body: get_document, then update_document', () => {
+  it.each([
+    ['the body edited', (text: string) => text.replace('3 秒', '溶岩マグマ火山 5 秒')],
+    ['saved with a BOM and CRLF line ends', (text: string) => `\ufeff${text.replace(/\n/g, '\r\n')}`],
+  ])('%s: the update after a read is taken, its keywords made anew', async (_what, edit) => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    await writeFile(trapFile, edit(await readFile(trapFile, 'utf8')));
+
+    const read = await client.call<{ document: { metadata: { content_hash: string } } }>('get_document', {
+      doc_id: trapId,
+    });
+    await client.call('update_document', {
+      doc_id: trapId,
+      content: '落とし穴は 9 秒で作動する。',
+      expected_hash: read.document.metadata.content_hash,
+    });
+    await client.call('update_document', { doc_id: trapId, content: '追記', append: true });
+    const text = await readFile(trapFile, 'utf8');
+    expect(text).toContain('落とし穴は 9 秒で作動する。');
+    expect(text).toContain('追記');
+  });
+});
+
+describe('file names in another Unicode form (NFD, as macOS writes them)', () => {
+  it('a file added or renamed to one is found, read and updated in place, with no NFC twin', async () => {
+    client = await withProject(store);
+    const diceId = await createDoc(client, '別の設計', 'ダイスは六面。');
+    const added = path.join(designDir(), `${'ポテト設計'.normalize('NFD')}.md`);
+    await writeFile(added, '# ポテトの設計\n\nポテトは揚げる。\n');
+    const renamed = path.join(designDir(), `${'ダイス設計'.normalize('NFD')}.md`);
+    await rename(path.join(designDir(), '別の設計.md'), renamed);
+
+    const potato = await client.call<Found>('search_catalog', { query: 'ポテト' });
+    expect(potato.documents.map((d) => d.name)).toEqual(['ポテトの設計']);
+    const dice = await client.call<Found>('search_catalog', { query: 'ダイス' });
+    expect(dice.documents.map((d) => [d.doc_id, d.status])).toEqual([[diceId, 'active']]);
+
+    for (const [id, file] of [
+      [potato.documents[0]!.doc_id, added],
+      [diceId, renamed],
+    ] as const) {
+      const read = await client.call<{ document: { content: string } }>('get_document', { doc_id: id });
+      expect(read.document.content).toMatch(/揚げる|六面/);
+      await client.call('update_document', { doc_id: id, content: '更新した。' });
+      expect(await readFile(file, 'utf8')).toContain('更新した。');
+    }
+    const names = (await readdir(designDir())).sort();
+    expect(names.map((n) => n.normalize('NFC'))).toEqual(['ダイス設計.md', 'ポテト設計.md']);
+  });
+});
+
+describe('front matter a hand edit broke', () => {
+  it('is refused with the file named, never overwritten, and taken in once fixed', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    // A colon in an unquoted value: not YAML any more.
+    const broken = (await readFile(trapFile, 'utf8'))
+      .replace(/^name: .*$/m, 'name: 溶岩: 改訂版')
+      .replace(/^feature: .*$/m, 'feature: 溶岩機能');
+    await writeFile(trapFile, broken);
+
+    const found = await client.call<Found & { warnings: string[] }>('search_catalog', { query: '罠' });
+    expect(found.warnings.join(' ')).toContain('罠システム設計.md');
+    for (const [tool, args] of [
+      ['get_document', { doc_id: trapId }],
+      ['update_document', { doc_id: trapId, content: '上書き' }],
+      ['update_document', { doc_id: trapId, content: '追記', append: true }],
+    ] as const) {
+      const error = await client.fail(tool, args);
+      expect(error.code, tool).toBe('UNSUPPORTED_FORMAT');
+      expect(error.message).toContain('設計書/罠システム設計.md');
+    }
+    expect(await readFile(trapFile, 'utf8')).toBe(broken);
+
+    await writeFile(trapFile, broken.replace('name: 溶岩: 改訂版', "name: '溶岩: 改訂版'"));
+    const read = await client.call<{ document: { name: string; metadata: { feature: string } } }>(
+      'get_document',
+      { doc_id: trapId },
+    );
+    expect([read.document.name, read.document.metadata.feature]).toEqual(['溶岩: 改訂版', '溶岩機能']);
+  });
+
+  it('over 64 KB is refused at once, not parsed for seconds', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const keys = Array.from({ length: 40_000 }, (_, i) => `k${i}: [a, {b: c}]`).join('\n');
+    await writeFile(
+      trapFile,
+      (await readFile(trapFile, 'utf8')).replace(/^feature: .*$/m, `feature: x\n${keys}`),
+    );
+    // Parsed, it took 36 s (YAML's duplicate-key check); refused by its size, it is not parsed at all.
+    const error = await client.fail('get_document', { doc_id: trapId });
+    expect(error.code).toBe('UNSUPPORTED_FORMAT');
+    expect(error.message).toMatch(/over 64 KB/);
+  });
+
+  it('a file that only opens with two --- rules around text (not a store document) is all body', async () => {
+    client = await withProject(store);
+    await writeFile(
+      path.join(designDir(), '区切り.md'),
+      '---\n注意: これは: 区切り線の間の文\n---\n# 区切りの文書\n\n溶岩の話。\n',
+    );
+    const found = await client.call<Found>('search_catalog', { query: '溶岩' });
+    expect(found.documents.map((d) => d.name)).toEqual(['区切りの文書']);
+  });
+});
+
+describe('a hand edit made while the server writes the same file', () => {
+  it('is kept: the write answers CONFLICT and nothing of it is placed', async () => {
+    client = await withProject(store);
+    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    await client.close();
+    client = undefined;
+    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const backend = await LocalBackend.open({ home: store.home, busyTimeoutMs: 5000, logger: silentLogger });
+    try {
+      // Between the read the update's check is made on and the file's replacement, a person saves.
+      const write = backend.write(async (stores) => {
+        const entry = (await stores.catalog.get(trapId))!;
+        const project = (await stores.projects.get(entry.project))!;
+        await stores.documents.read(project, entry);
+        await writeFile(trapFile, (await readFile(trapFile, 'utf8')).replace('3 秒', '人の編集 7 秒'));
+        await stores.documents.write(project, entry, 'サーバの本文\n');
+      });
+      await expect(write).rejects.toMatchObject({ code: 'CONFLICT' });
+    } finally {
+      await backend.close();
+    }
+    const text = await readFile(trapFile, 'utf8');
+    expect(text).toContain('人の編集 7 秒');
+    expect(text).not.toContain('サーバの本文');
+    expect((await readdir(designDir())).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -416,8 +416,11 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
       );
     }
     // The front matter a person edited by hand is theirs too: content_hash covers the body only (the
-    // same on every backend), so its fields are compared with the catalog's.
-    const frontMatterEdited = Object.keys(editedFields(entry, doc.fields)).length > 0;
+    // same on every backend), so its fields are compared with the catalog's. Generated keywords are the
+    // server's: get_document makes new ones for an edited body and the file keeps the old list.
+    const edited = editedFields(entry, doc.fields);
+    if (entry.keywords_generated) delete edited.keywords;
+    const frontMatterEdited = Object.keys(edited).length > 0;
     if (
       frontMatterEdited ||
       (input.expected_hash !== undefined

@@ -23,6 +23,8 @@ export interface LocalContext {
    * (document-changes.ts), so a person's later edit of one, if only of its front matter, shows.
    */
   documentFiles: { project: string; location: string; file: string }[];
+  /** Size and mtime of the document files read in this transaction: a write over one checks them. */
+  readFiles: Map<string, { size: number; mtimeMs: number }>;
   writable: boolean;
   /** Projects whose Markdown views (進捗.md, 目録.md, サマリ.md) are regenerated before COMMIT. */
   dirty: Map<string, Set<ViewKind>>;

@@ -60,13 +60,14 @@ export class LocalDocumentChanges implements DocumentChanges {
     if (locations.length === 0) return;
     const watched = await this.watched(project);
     await this.backend.writeWith(async (_stores, ctx) => {
+      const base = path.relative(ctx.store.root, watched.dir);
       const upsert = ctx.db.prepare(
         `INSERT INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)
          ON CONFLICT (project, location) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms`,
       );
       const remove = ctx.db.prepare('DELETE FROM document_files WHERE project = ? AND location = ?');
       for (const location of locations) {
-        const stat = statOf(path.join(watched.dir, location));
+        const stat = statOf(path.join(ctx.store.root, ctx.store.spelled(path.join(base, location))));
         if (stat) upsert.run(project.project_id, location, stat.size, stat.mtimeMs);
         else remove.run(project.project_id, location);
       }
@@ -156,7 +157,7 @@ export class LocalDocumentChanges implements DocumentChanges {
     const listed = store.listMarkdown(base);
     const locations = [...listed.files, ...listed.others.map((o) => o.location)].filter(isDocumentPath);
     for (const location of locations) {
-      const stat = statOf(path.join(store.root, base, location));
+      const stat = statOf(path.join(store.root, store.spelled(path.posix.join(base, location))));
       if (!stat) continue;
       present.add(location);
       const before = known.get(location);

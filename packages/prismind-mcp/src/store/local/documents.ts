@@ -64,10 +64,23 @@ function fieldsOf(raw: Record<string, unknown> | undefined): Partial<CatalogEntr
   return fields;
 }
 
-function toStored(content: string): StoredDocument {
+/** A document file read back; a store document whose front matter a hand edit broke is refused. */
+function toStored(content: string, location: string): StoredDocument {
   const file = parseMarkdown(content);
+  if (file.frontMatterError !== undefined) throw brokenFrontMatter(location, file.frontMatterError);
   const fields = fieldsOf(file.fields);
   return { body: file.body, content_hash: sha256(file.body), ...(fields ? { fields } : {}) };
+}
+
+function brokenFrontMatter(location: string, why: string): ToolError {
+  return new ToolError(
+    'UNSUPPORTED_FORMAT',
+    `The front matter of ${location} cannot be read (${why}); the file was left as it is.`,
+    {
+      hint: 'Fix the front matter by hand (quote a value that holds ": ", "#", "[" or starts with a quote), then call again.',
+      details: { location, reason: 'front-matter' },
+    },
+  );
 }
 
 /** Documents as Markdown files with front matter under Projects/<name>/<folder>/. */
@@ -88,8 +101,9 @@ export class LocalDocuments implements DocumentStore {
     return path.posix.join(this.base(project), normal);
   }
 
+  /** The file of an existing document, as spelled on disk (see StoreFiles.spelled). */
   private fileOf(project: ProjectConfig, location: string): string {
-    return path.join(this.ctx.store.root, this.relative(project, location));
+    return path.join(this.ctx.store.root, this.ctx.store.spelled(this.relative(project, location)));
   }
 
   async create(project: ProjectConfig, doc: NewDocument) {
@@ -97,7 +111,7 @@ export class LocalDocuments implements DocumentStore {
     const location = path.posix.join(doc.folder, `${doc.file_name}.md`);
     const relative = this.relative(project, location);
     this.ctx.store.ensureDir(path.posix.dirname(relative), this.ctx.checkedDirs);
-    const file = this.fileOf(project, location);
+    const file = path.join(this.ctx.store.root, relative); // a new file: as the location spells it
     if (this.ctx.store.lstat(relative) || this.ctx.files.pending(file) !== undefined) {
       throw new ToolError('ALREADY_EXISTS', `A document file ${location} already exists.`, {
         hint: 'Choose another name, or update the existing document with update_document.',
@@ -112,11 +126,12 @@ export class LocalDocuments implements DocumentStore {
   async read(project: ProjectConfig, entry: CatalogEntry): Promise<StoredDocument | undefined> {
     const file = this.fileOf(project, entry.location);
     const pending = this.ctx.files.pending(file);
-    if (pending !== undefined) return toStored(pending);
+    if (pending !== undefined) return toStored(pending, entry.location);
     const found = this.ctx.store.readText(this.relative(project, entry.location), entry.location);
     if (found === undefined) return undefined;
     if ('refused' in found) throw refusalError(found.refused);
-    return toStored(found.text);
+    this.ctx.readFiles.set(file, { size: found.stats.size, mtimeMs: found.stats.mtimeMs });
+    return toStored(found.text, entry.location);
   }
 
   async write(project: ProjectConfig, entry: CatalogEntry, body: string) {
@@ -124,7 +139,8 @@ export class LocalDocuments implements DocumentStore {
     const relative = this.relative(project, entry.location);
     this.ctx.store.ensureDir(path.posix.dirname(relative), this.ctx.checkedDirs);
     const file = this.fileOf(project, entry.location);
-    this.ctx.files.stage(file, renderMarkdown(frontMatter(entry), body));
+    // Written over what this transaction read of it: the file must still be that when it is replaced.
+    this.ctx.files.stage(file, renderMarkdown(frontMatter(entry), body), true, this.ctx.readFiles.get(file));
     this.ctx.documentFiles.push({ project: project.project_id, location: entry.location, file });
     return { content_hash: sha256(body) };
   }
@@ -145,8 +161,16 @@ export class LocalDocuments implements DocumentStore {
       if (VIEW_FILES.has(location)) continue;
       const found = this.ctx.store.readText(path.posix.join(base, location), location);
       if (found === undefined) continue; // removed meanwhile
-      if ('refused' in found) skipped.push({ location, message: found.refused.message });
-      else documents.push({ location, doc: toStored(found.text) });
+      if ('refused' in found) {
+        skipped.push({ location, message: found.refused.message });
+        continue;
+      }
+      try {
+        documents.push({ location, doc: toStored(found.text, location) });
+      } catch (error) {
+        if (!(error instanceof ToolError)) throw error;
+        skipped.push({ location, message: error.message });
+      }
     }
     return { documents, skipped };
   }

@@ -4,27 +4,44 @@ import { parse, stringify } from 'yaml';
 export interface MarkdownFile {
   fields: Record<string, unknown> | undefined;
   body: string;
+  /**
+   * Why the front matter of a document the store wrote (it names its `doc_id`) cannot be read: YAML a
+   * hand edit broke, or a block too large to parse. Read as body, it would be lost on the next write.
+   */
+  frontMatterError?: string;
 }
 
 const FENCE = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+/** The store writes about 1 KB of front matter; YAML's duplicate-key check grows with the square of the keys. */
+export const MAX_FRONT_MATTER_BYTES = 64 * 1024;
+const STORE_WRITTEN = /^doc_id[ \t]*:/m;
 
 /**
- * Splits `---\nyaml\n---\nbody`. A file a person wrote without front matter, or with front matter that
- * is not a YAML mapping, is all body: it is never refused for that.
+ * Splits `---\nyaml\n---\nbody`. A file a person wrote without front matter, or with a fenced block that
+ * is not a YAML mapping (two `---` rules around text), is all body: it is never refused for that. The
+ * front matter of a store document that no longer parses is an error (`frontMatterError`).
  */
 export function parseMarkdown(text: string): MarkdownFile {
   const source = text.startsWith('\ufeff') ? text.slice(1) : text;
   const match = FENCE.exec(source);
   if (!match) return { fields: undefined, body: source };
+  const block = match[1]!;
+  const ours = STORE_WRITTEN.test(block);
+  const broken = (frontMatterError: string): MarkdownFile =>
+    ours
+      ? { fields: undefined, body: source.slice(match[0].length), frontMatterError }
+      : { fields: undefined, body: source };
+  if (block.length > MAX_FRONT_MATTER_BYTES)
+    return broken(`its front matter is over ${MAX_FRONT_MATTER_BYTES / 1024} KB`);
+  let fields: unknown;
   try {
-    const fields: unknown = plainFrontMatter(match[1]!) ?? parse(match[1]!);
-    if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
-      return { fields: fields as Record<string, unknown>, body: source.slice(match[0].length) };
-    }
-  } catch {
-    // not YAML: treat the whole file as body
+    fields = plainFrontMatter(block) ?? parse(block);
+  } catch (error) {
+    return broken(String((error as Error).message).split('\n')[0]!);
   }
-  return { fields: undefined, body: source };
+  if (fields && typeof fields === 'object' && !Array.isArray(fields))
+    return { fields: fields as Record<string, unknown>, body: source.slice(match[0].length) };
+  return broken('its front matter is not a list of "key: value" lines');
 }
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -123,6 +123,7 @@ export class LocalBackend implements Backend, RunsTransactions {
       checkedDirs: new Set(),
       files: new StagedFiles(this.store.permits),
       documentFiles: [],
+      readFiles: new Map(),
       writable,
       dirty: new Map(),
       after: [],

@@ -4,6 +4,7 @@ import {
   constants,
   fstatSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -33,6 +34,20 @@ interface Staged {
   durable: boolean;
   previous: Buffer | undefined;
   placed: boolean;
+  /** The target as it was read in this transaction: it must still be so when it is replaced. */
+  expected: { size: number; mtimeMs: number } | undefined;
+}
+
+/** A file a person changed while the server was writing over it. */
+function changedMeanwhile(target: string): ToolError {
+  return new ToolError(
+    'CONFLICT',
+    `${path.basename(target)} は書き込みの間に手動で変更されました。上書きしませんでした。`,
+    {
+      hint: 'Read it again with get_document, merge your change into what is there, and call again.',
+      details: { path: target },
+    },
+  );
 }
 
 /** How many files are flushed in parallel (libuv runs them on its thread pool). */
@@ -93,7 +108,7 @@ export class StagedFiles {
    * `durable`: flush the file to disk before it is placed (documents). Generated views skip it: they
    * are rewritten from the database on the next change, so a power cut costs nothing that matters.
    */
-  stage(target: string, content: string, durable = true): void {
+  stage(target: string, content: string, durable = true, expected?: { size: number; mtimeMs: number }): void {
     if (!this.permits(target)) throw deniedWrite(target);
     const previous = this.staged.get(target);
     if (previous) rmSync(previous.temp, { force: true });
@@ -103,7 +118,7 @@ export class StagedFiles {
       `.${path.basename(target).slice(0, 60)}.${process.pid}.${randomBytes(5).toString('hex')}.tmp`,
     );
     writeFile(temp, content, false);
-    this.staged.set(target, { target, temp, durable, previous: undefined, placed: false });
+    this.staged.set(target, { target, temp, durable, previous: undefined, placed: false, expected });
   }
 
   /** The staged content of a target, if this transaction wrote it (reads inside the transaction see it). */
@@ -127,6 +142,13 @@ export class StagedFiles {
       await Promise.all(durable.slice(i, i + FLUSH_BATCH).map((e) => flush(e.temp)));
     }
     for (const entry of this.staged.values()) {
+      if (entry.expected) {
+        // Checked after the flush, right before the rename: a hand edit made since the read is never
+        // replaced (what is placed already is put back by revert).
+        const now = lstatSync(entry.target, { throwIfNoEntry: false });
+        if (!now || now.size !== entry.expected.size || now.mtimeMs !== entry.expected.mtimeMs)
+          throw changedMeanwhile(entry.target);
+      }
       entry.previous = previousContent(entry.target);
       // rename replaces a link at the target itself, never what it points to.
       renameSync(entry.temp, entry.target);

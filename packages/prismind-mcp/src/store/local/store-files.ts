@@ -120,7 +120,10 @@ export class StoreFiles {
       fd = openSync(file, READ_NO_FOLLOW);
     } catch (error) {
       const reason = code(error);
-      if (reason === 'ENOENT') return undefined;
+      if (reason === 'ENOENT') {
+        const spelled = this.spelled(relative);
+        return spelled === relative ? undefined : this.readText(spelled, location);
+      }
       if (reason === 'ELOOP' || reason === 'ENOTDIR' || reason === 'EMLINK') return refuse('link');
       throw error;
     }
@@ -195,6 +198,31 @@ export class StoreFiles {
   }
 
   /** lstat of a file below the store folder (never follows a link), or undefined. */
+  /**
+   * How a path is spelled on disk. Locations are NFC, but a file copied from macOS has NFD names, which
+   * Linux keeps as they are: the path itself when it exists, else each missing name matched by its NFC
+   * form against its folder's entries (only names that have another form are looked up).
+   */
+  spelled(relative: string): string {
+    if (this.lstat(relative)) return relative;
+    let dir = this.root;
+    const names: string[] = [];
+    for (const part of this.parts(relative)) {
+      let name = part;
+      const nfc = part.normalize('NFC');
+      if (part.normalize('NFD') !== nfc && !lstatSync(path.join(dir, part), { throwIfNoEntry: false })) {
+        try {
+          name = readdirSync(dir).find((entry) => entry.normalize('NFC') === nfc) ?? part;
+        } catch {
+          // a folder that is not there: the path stays as asked
+        }
+      }
+      names.push(name);
+      dir = path.join(dir, name);
+    }
+    return names.join('/');
+  }
+
   lstat(relative: string): Stats | undefined {
     try {
       return lstatSync(path.join(this.root, relative));
