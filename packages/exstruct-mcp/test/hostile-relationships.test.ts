@@ -2,13 +2,11 @@
 // or orphaned: Excel's own fixtures with their XML edited by hand (an audit's findings, each failing on
 // the code before its fix). The patch deletes only parts of the kind it means to, never writes an entry
 // twice, and answers a coded error for what it cannot edit. Entry names are listed by Python's zipfile.
-import { readdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { callTool } from '@mcp-workbench/core/testing';
-import { zipBytes } from './extract-helpers.js';
-import { runWithOpenpyxl } from './independent-reader.js';
-import { readParts, workspace, type Workspace } from './patch-helpers.js';
+import { zipEntryNames } from './independent-reader.js';
+import { addRelationship, readParts, workspace, type PartEdit, type Workspace } from './patch-helpers.js';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const EMPTY_RELS =
@@ -31,14 +29,6 @@ afterEach(async () => {
   await ws.close();
 });
 
-type Edit = string | null | ((xml: string) => string);
-
-const addRel = (type: string, target: string, id: string) => (xml: string) =>
-  xml.replace(
-    '</Relationships>',
-    `<Relationship Id="${id}" Type="${REL}/${type}" Target="${target}"/></Relationships>`,
-  );
-
 /** A string replace that must change something (else the fixture is not what the test thinks). */
 const replace = (from: string | RegExp, to: string) => (xml: string) => {
   const out = xml.replace(from, to);
@@ -46,24 +36,13 @@ const replace = (from: string | RegExp, to: string) => (xml: string) => {
   return out;
 };
 
-let made = 0;
-/** A fixture with parts edited (`null` deletes one, a string sets it), written as a new workbook. */
+/** A fixture with parts edited, and the names of the parts it holds. */
 async function edited(
   fixture: string,
-  edits: Record<string, Edit>,
+  edits: Record<string, PartEdit>,
 ): Promise<{ file: string; parts: string[] }> {
-  const parts = await readParts(await ws.fixture(fixture, `src-${++made}.xlsx`));
-  for (const [part, edit] of Object.entries(edits)) {
-    if (edit === null) parts.delete(part);
-    else
-      parts.set(
-        part,
-        Buffer.from(typeof edit === 'string' ? edit : edit(parts.get(part)?.toString('utf8') ?? '')),
-      );
-  }
-  const file = path.join(ws.dir, `in-${made}.xlsx`);
-  await writeFile(file, zipBytes(Object.fromEntries(parts)));
-  return { file, parts: [...parts.keys()] };
+  const file = await ws.edited(fixture, edits);
+  return { file, parts: [...(await readParts(file)).keys()] };
 }
 
 async function patch(file: string, ops: Record<string, unknown>[]) {
@@ -83,29 +62,26 @@ async function refused(file: string, ops: Record<string, unknown>[]) {
 
 /** The output's entry names as Python's zipfile lists them; none may appear twice (even by case). */
 async function entries(ctx: TestContext, file: string): Promise<string[]> {
-  const out = await runWithOpenpyxl(
-    'import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))',
-    [file],
-  );
-  if (out === undefined) ctx.skip(); // .ci/run installs python3-openpyxl and requires it
-  const names = JSON.parse(out) as string[];
-  expect(names.length, names.join(' ')).toBe(new Set(names.map((n) => n.toLowerCase())).size);
-  return names;
+  const names = await zipEntryNames(file);
+  if (names === undefined) ctx.skip(); // .ci/run installs python3-openpyxl and requires it
+  const listed = names ?? [];
+  expect(listed.length, listed.join(' ')).toBe(new Set(listed.map((n) => n.toLowerCase())).size);
+  return listed;
 }
 
 /** A second sheet "Two" (xl/worksheets/sheet2.xml) whose relationships hold `rels`. */
-const withSecondSheet = (rels: string): Record<string, Edit> => ({
+const withSecondSheet = (rels: string): Record<string, PartEdit> => ({
   'xl/workbook.xml': replace(
     '<sheet name="Sheet1" sheetId="1" r:id="rId1"/>',
     '<sheet name="Sheet1" sheetId="1" r:id="rId1"/><sheet name="Two" sheetId="2" r:id="rId98"/>',
   ),
-  [WB_RELS]: addRel('worksheet', 'worksheets/sheet2.xml', 'rId98'),
+  [WB_RELS]: addRelationship('worksheet', 'worksheets/sheet2.xml', 'rId98'),
   '[Content_Types].xml': replace(
     '</Types>',
     '<Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
   ),
   'xl/worksheets/sheet2.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="${REL}"><sheetData/></worksheet>`,
-  'xl/worksheets/_rels/sheet2.xml.rels': addRel('customXml', rels, 'rId5')(EMPTY_RELS),
+  'xl/worksheets/_rels/sheet2.xml.rels': addRelationship('customXml', rels, 'rId5')(EMPTY_RELS),
 });
 
 describe('parts are deleted only when they are of the kind the patch deletes', () => {
@@ -155,7 +131,7 @@ describe('parts are deleted only when they are of the kind the patch deletes', (
     const fixture = await readParts(await ws.fixture(BASIC, 'shared-src.xlsx'));
     const shared = await edited(BASIC, {
       ...withSecondSheet('../drawings/drawing2.xml'),
-      'xl/worksheets/_rels/sheet2.xml.rels': addRel(
+      'xl/worksheets/_rels/sheet2.xml.rels': addRelationship(
         'drawing',
         '../drawings/drawing2.xml',
         'rId1',
@@ -183,7 +159,7 @@ describe('parts are deleted only when they are of the kind the patch deletes', (
         '<sheet name="Sheet1" sheetId="1" r:id="rId1"/>',
         '<sheet name="Sheet1" sheetId="1" r:id="rId1"/><sheet name="Two" sheetId="2" r:id="rId98"/>',
       ),
-      [WB_RELS]: addRel('worksheet', 'worksheets/sheet1.xml', 'rId98'),
+      [WB_RELS]: addRelationship('worksheet', 'worksheets/sheet1.xml', 'rId98'),
     });
     const error = await refused(file, [{ op: 'delete_sheet', sheet: 'Two' }]);
     expect(error).toMatchObject({ code: 'CORRUPT_WORKBOOK', details: { part: 'xl/worksheets/sheet1.xml' } });
@@ -203,7 +179,7 @@ describe('new parts take names no entry has, nor their relationships', () => {
     'an orphan %s: create_chart writes a new drawing beside it, each entry once',
     async (orphan, ctx) => {
       const { file } = await edited(GANTT, {
-        [orphan]: addRel('image', '../media/gone.png', 'rId1')(EMPTY_RELS),
+        [orphan]: addRelationship('image', '../media/gone.png', 'rId1')(EMPTY_RELS),
       });
       const names = await entries(ctx, await patch(file, [chart]));
       expect(names).toEqual(
@@ -214,7 +190,7 @@ describe('new parts take names no entry has, nor their relationships', () => {
 
   it('a workbook at the package root (workbook.xml, worksheets/…): add_sheet writes each entry once', async (ctx) => {
     const fixture = await readParts(await ws.fixture(BASIC, 'root-src.xlsx'));
-    const edits: Record<string, Edit> = {};
+    const edits: Record<string, PartEdit> = {};
     for (const [name, bytes] of fixture)
       if (name.startsWith('xl/')) {
         edits[name] = null;
@@ -256,7 +232,7 @@ describe('new parts take names no entry has, nor their relationships', () => {
   it('a table part outside tables/ counts: the new table is not a second Table1 with id 1', async (ctx) => {
     const table = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<table xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" id="1" name="Table1" displayName="Table1" ref="K1:K2" totalsRowShown="0"><autoFilter ref="K1:K2"/><tableColumns count="1"><tableColumn id="1" name="h"/></tableColumns></table>`;
     const { file } = await edited(BASIC, {
-      [SHEET_RELS]: addRel('table', '../tbl/t1.xml', 'rId2'),
+      [SHEET_RELS]: addRelationship('table', '../tbl/t1.xml', 'rId2'),
       'xl/tbl/t1.xml': table,
       'xl/worksheets/sheet1.xml': replace(
         '<drawing r:id="rId1"/>',
@@ -278,7 +254,11 @@ describe('new parts take names no entry has, nor their relationships', () => {
   it('a styles relationship to a missing part before the real one: set_bold edits the real stylesheet', async (ctx) => {
     const { file } = await edited(BASIC, {
       [WB_RELS]: (xml) =>
-        addRel('styles', 'styles.xml', 'rId97')(xml.replace('Target="styles.xml"', 'Target="gone.xml"')),
+        addRelationship(
+          'styles',
+          'styles.xml',
+          'rId97',
+        )(xml.replace('Target="styles.xml"', 'Target="gone.xml"')),
     });
     const out = await patch(file, [{ op: 'set_bold', sheet: 'Sheet1', range: 'B3' }]);
     expect(await entries(ctx, out)).not.toContain('xl/styles2.xml');

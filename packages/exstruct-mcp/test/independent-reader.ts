@@ -107,6 +107,15 @@ export async function runWithOpenpyxl(script: string, args: string[]): Promise<s
   return stdout;
 }
 
+/** A zip's entry names as Python's zipfile lists them; undefined when the Python checkers are missing. */
+export async function zipEntryNames(file: string): Promise<string[] | undefined> {
+  const out = await runWithOpenpyxl(
+    'import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))',
+    [file],
+  );
+  return out === undefined ? undefined : (JSON.parse(out) as string[]);
+}
+
 /**
  * Every problem independent readers have with these workbooks (an empty list when all open): the
  * strict XML parse of each part, then openpyxl where present.

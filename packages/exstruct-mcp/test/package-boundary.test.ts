@@ -2,15 +2,14 @@
 // its relationships say. The inputs are Excel's own fixture with its relationships edited by hand: one
 // that climbs out of the package (`../../evil.xml` from `xl/`), one to a part that is missing. The entry
 // names are read back with Python's zipfile, not with our reader.
-import { open, readdir, writeFile } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { ZipWriter } from '../src/patch/zip-writer.js';
 import { parseTree, walk } from '../src/patch/xml.js';
-import { zipBytes } from './extract-helpers.js';
-import { runWithOpenpyxl } from './independent-reader.js';
-import { readParts, workspace, type Workspace } from './patch-helpers.js';
+import { zipEntryNames } from './independent-reader.js';
+import { addRelationship, readParts, workspace, type Workspace } from './patch-helpers.js';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const METADATA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheetMetadata+xml';
@@ -23,30 +22,11 @@ afterEach(async () => {
   await ws.close();
 });
 
-/** Excel's fixture with its parts edited: `edits` maps a part to a function of its text. */
-async function edited(name: string, edits: Record<string, (xml: string) => string>): Promise<string> {
-  const parts = await readParts(await ws.fixture('basic__sample.xlsx', `src-${name}`));
-  for (const [part, edit] of Object.entries(edits))
-    parts.set(part, Buffer.from(edit(parts.get(part)?.toString('utf8') ?? '')));
-  const file = path.join(ws.dir, name);
-  await writeFile(file, zipBytes(Object.fromEntries(parts)));
-  return file;
-}
-
-const withRel = (type: string, target: string) => (xml: string) =>
-  xml.replace(
-    '</Relationships>',
-    `<Relationship Id="rId99" Type="${REL}/${type}" Target="${target}"/></Relationships>`,
-  );
-
 /** The entry names of a zip, as Python's zipfile lists them (the test skips without Python). */
 async function entryNames(ctx: TestContext, file: string): Promise<string[]> {
-  const out = await runWithOpenpyxl(
-    'import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))',
-    [file],
-  );
-  if (out === undefined) ctx.skip(); // .ci/run installs python3-openpyxl and requires it
-  return JSON.parse(out) as string[];
+  const names = await zipEntryNames(file);
+  if (names === undefined) ctx.skip(); // .ci/run installs python3-openpyxl and requires it
+  return names ?? [];
 }
 
 /** The workbook's relationships of a kind: their targets. */
@@ -64,8 +44,8 @@ async function patch(file: string, ops: Record<string, unknown>[]) {
 
 describe('exstruct_patch keeps its parts inside the package', () => {
   it('a metadata relationship that climbs out of the package: the spilling formula gets a new part inside it', async (ctx) => {
-    const file = await edited('climbs.xlsx', {
-      'xl/_rels/workbook.xml.rels': withRel('sheetMetadata', '../../evil.xml'),
+    const file = await ws.edited('basic__sample.xlsx', {
+      'xl/_rels/workbook.xml.rels': addRelationship('sheetMetadata', '../../evil.xml', 'rId99'),
     });
     const out = await patch(file, [
       { op: 'set_formula', sheet: 'Sheet1', cell: 'H1', formula: '=UNIQUE(C4:C9)' },
@@ -86,7 +66,7 @@ describe('exstruct_patch keeps its parts inside the package', () => {
   });
 
   it('a styles relationship to a missing part, beside a styles.xml no relationship names: one styles part, no entry twice', async (ctx) => {
-    const file = await edited('missing-styles.xlsx', {
+    const file = await ws.edited('basic__sample.xlsx', {
       'xl/_rels/workbook.xml.rels': (xml) => xml.replace('Target="styles.xml"', 'Target="styles-gone.xml"'),
     });
     const out = await patch(file, [{ op: 'set_bold', sheet: 'Sheet1', range: 'B3' }]);
@@ -103,10 +83,7 @@ describe('exstruct_patch keeps its parts inside the package', () => {
 
 describe('a package that holds an entry outside itself', () => {
   it('is refused by exstruct_patch, naming the entry, and nothing is written', async () => {
-    const parts = await readParts(await ws.fixture('basic__sample.xlsx', 'src-slip.xlsx'));
-    parts.set('../evil.xml', Buffer.from('<x/>'));
-    const file = path.join(ws.dir, 'slip.xlsx');
-    await writeFile(file, zipBytes(Object.fromEntries(parts)));
+    const file = await ws.edited('basic__sample.xlsx', { '../evil.xml': '<x/>' });
     const before = await readdir(ws.dir);
     const res = await ws.call('exstruct_patch', {
       xlsx_path: file,

@@ -1,7 +1,7 @@
 // Shared set-up for the editing tests: a temp root with writable fixture copies, a server wired to a
 // real MCP client, and readers that look inside the written packages.
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { deferOpenpyxlCheck, strictXmlProblems } from './independent-reader.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,16 +11,29 @@ import { expect } from 'vitest';
 import { PathPolicy, silentLogger } from '@mcp-workbench/core';
 import { callTool, connectInMemory, type TestClient } from '@mcp-workbench/core/testing';
 import { ZipArchive } from '../src/ooxml/zip-archive.js';
+import { zipBytes } from './extract-helpers.js';
 import type { OnConflict } from '../src/output/on-conflict.js';
 import { createServer } from '../src/server.js';
 import { loadEditEngine } from '../src/tools/load-edit-engine.js';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
+/** What `Workspace.edited` does to a part: a function of its text, a new text, or `null` to delete it. */
+export type PartEdit = string | null | ((xml: string) => string);
+
+/** Adds a relationship to a `.rels` part's text. */
+export const addRelationship = (type: string, target: string, id: string) => (xml: string) =>
+  xml.replace(
+    '</Relationships>',
+    `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/></Relationships>`,
+  );
+
 export interface Workspace {
   dir: string;
   /** Copies a fixture into the workspace (writable) and returns its path. */
   fixture(name: string, as?: string): Promise<string>;
+  /** A fixture with parts edited by hand, written as a new workbook in the workspace: its path. */
+  edited(fixture: string, edits: Record<string, PartEdit>): Promise<string>;
   client: TestClient;
   call<T = Record<string, unknown>>(
     tool: string,
@@ -41,13 +54,29 @@ export async function workspace(options: { onConflict?: OnConflict } = {}): Prom
   // part of a call (the built server loads one bundle in ~55 ms).
   await loadEditEngine();
   const written = new Set<string>();
+  let editedCount = 0;
+  const fixture = async (name: string, as = name) => {
+    const target = path.join(dir, as);
+    await copyFile(path.join(FIXTURES, name), target);
+    await chmod(target, 0o644);
+    return target;
+  };
   return {
     dir,
-    async fixture(name, as = name) {
-      const target = path.join(dir, as);
-      await copyFile(path.join(FIXTURES, name), target);
-      await chmod(target, 0o644);
-      return target;
+    fixture,
+    async edited(name, edits) {
+      const parts = await readParts(await fixture(name, `src-${++editedCount}-${name}`));
+      for (const [part, edit] of Object.entries(edits)) {
+        if (edit === null) parts.delete(part);
+        else
+          parts.set(
+            part,
+            Buffer.from(typeof edit === 'string' ? edit : edit(parts.get(part)?.toString('utf8') ?? '')),
+          );
+      }
+      const file = path.join(dir, `edited-${editedCount}.xlsx`);
+      await writeFile(file, zipBytes(Object.fromEntries(parts)));
+      return file;
     },
     client,
     async call<T>(tool: string, args: Record<string, unknown>) {
