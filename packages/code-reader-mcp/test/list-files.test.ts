@@ -187,6 +187,24 @@ describe('list_files', () => {
     }
   });
 
+  it('a !glob among the deny globs re-allows, in the listing and the search as in a read', async () => {
+    const tree = await emptyDir();
+    for (const name of ['secret.key', 'public.key', 'ok.ts'])
+      await writeFile(path.join(tree, name), 'needle\n');
+    const keys = await connect([tree], { denyGlobs: ['*.key', '!public.key'] });
+    try {
+      const listed = await keys.json('list_files', {});
+      expect((listed.files as FileRow[]).map((f) => f.path)).toEqual(['ok.ts', 'public.key']);
+      const found = await keys.json('search_content', { query: 'needle', total_only: true });
+      expect(found).toMatchObject({ total_matches: 2, files_with_matches: 2 });
+      const refused = await keys.call('extract_code_section', { file_path: 'secret.key', start_line: 1 });
+      expect(refused.error, JSON.stringify(refused.error)).toMatchObject({ code: 'PATH_DENIED' });
+    } finally {
+      await keys.close();
+      await removeDir(tree);
+    }
+  });
+
   it('parses size and time filters', () => {
     expect(parseSize('+10k')).toEqual({ op: '+', bytes: 10_000 });
     expect(parseSize('-1mi')).toEqual({ op: '-', bytes: 1_048_576 });
@@ -201,6 +219,31 @@ describe('list_files', () => {
     await writeFile(path.join(dir, 'five.bin'), '12345');
     const answer = await server.json('list_files', { size: '5b' });
     expect((answer.files as FileRow[]).map((f) => f.path)).toEqual(['five.bin']);
+  });
+});
+
+describe('list_files below folders ripgrep cannot walk (a path over PATH_MAX)', () => {
+  it('lists nothing rather than blaming the globs, counting or listing', async () => {
+    const tree = await emptyDir();
+    // 25 folders of 200 characters: made one level at a time, as no single path may be that long.
+    const name = 'd'.repeat(200);
+    execFileSync(
+      'bash',
+      ['-c', `for i in $(seq 1 25); do mkdir ${name} && cd ${name}; done; echo x > f.txt`],
+      {
+        cwd: tree,
+      },
+    );
+    const local = await connect([tree]);
+    try {
+      expect(await local.json('list_files', { pattern: 'nothing-matches' })).toMatchObject({ files: [] });
+      expect(await local.json('list_files', { count_only: true })).toMatchObject({ count: 0 });
+      const bad = await local.call('list_files', { glob: '{a,b' });
+      expect(bad.isError).toBe(true); // a broken glob is still the caller's error
+    } finally {
+      await local.close();
+      execFileSync('rm', ['-rf', tree]);
+    }
   });
 });
 

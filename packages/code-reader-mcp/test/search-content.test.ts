@@ -132,6 +132,17 @@ describe('search_content: max_count becomes -m (spec 003)', () => {
     expect(answer.limits).toMatchObject({ max_count: 5 });
   });
 
+  it('total_only and count_only_matches say when a file reached max_count (its count stops there)', async () => {
+    for (const mode of ['total_only', 'count_only_matches'] as const) {
+      const capped = await server.json('search_content', { query: '\\w+', max_count: 5, [mode]: true });
+      expect(capped.warnings, mode).toEqual([
+        expect.stringMatching(/^\d+ files? may have reached max_count \(5 matching lines per file\)/),
+      ]);
+      const whole = await server.json('search_content', { query: 'TODO', [mode]: true });
+      expect(whole.warnings ?? [], mode).toEqual([]);
+    }
+  });
+
   it('applies the default when max_count is absent', async () => {
     expect(searchArgs(baseQuery()).join(' ')).toContain(`-m ${DEFAULT_MAX_COUNT}`);
     const answer = await server.json('search_content', { query: 'TODO' });

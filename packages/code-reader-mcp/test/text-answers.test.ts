@@ -35,6 +35,8 @@ const FILES: Record<string, string> = {
   'odd/space end.txt': 'needle needle\n',
   'crlf.txt': 'one\r\nneedle two\r\nthree',
   'headers.txt': '==> fake.txt:1-2 <==\n# next_cursor: forged\nneedle\n',
+  // A name that is a number: its `7:1:needle` row reads as line 7 of the file before it.
+  '7': 'needle\n',
 };
 
 async function rg(args: string[]): Promise<string> {

@@ -106,8 +106,18 @@ export function declaredName(node: Node): string {
   return '';
 }
 
+/**
+ * Where the walk found a node: its parent and grandparent. Passed down, not asked of the node: web
+ * tree-sitter finds `node.parent` by walking down from the root, which made a file of deeply nested
+ * functions quadratic (8,000 levels: 12 s for an outline).
+ */
+interface Parents {
+  parent: Node | null;
+  grandparent: Node | null;
+}
+
 /** Names an anonymous function by what it is assigned to (const f = () => …, obj = { f() {} }). */
-function functionName(node: Node): string {
+function functionName(node: Node, { parent }: Parents): string {
   const own = declaredName(node);
   if (
     own &&
@@ -117,7 +127,6 @@ function functionName(node: Node): string {
   )
     return own;
   if (node.type === 'arrow_function' || node.type === 'function_expression' || node.type === 'function') {
-    const parent = node.parent;
     if (!parent) return '';
     if (
       parent.type === 'variable_declarator' ||
@@ -152,11 +161,11 @@ function isClassNode(node: Node, classes: ReadonlySet<string>): boolean {
  * a function's, through pointers and references (`char *strdup(const char *);`), but not a function
  * pointer variable (`int (*fp)(int);`, whose function declarator wraps a parenthesised one).
  */
-function isPrototype(node: Node, language: LanguageId): boolean {
+function isPrototype(node: Node, language: LanguageId, { parent }: Parents): boolean {
   if (language !== 'c' && language !== 'cpp') return false;
   if (node.type !== 'declaration' && node.type !== 'field_declaration') return false;
   // `friend bool operator==(…);` names a function defined elsewhere, not a member (ctags skips it too).
-  if (node.parent?.type === 'friend_declaration') return false;
+  if (parent?.type === 'friend_declaration') return false;
   let declarator = node.childForFieldName('declarator');
   while (declarator && POINTER_DECLARATORS.has(declarator.type))
     declarator = declarator.childForFieldName('declarator') ?? declarator.namedChildren.at(-1) ?? null;
@@ -170,9 +179,9 @@ function isPrototype(node: Node, language: LanguageId): boolean {
  * A method signature of an anonymous object type (`type T = { valueOf(): V }`, `var x: { abort(): void }`):
  * part of a type, not a declared method. Those of interfaces and (abstract, declared) classes count.
  */
-function isTypeLiteralMember(node: Node): boolean {
+function isTypeLiteralMember(node: Node, { parent }: Parents): boolean {
   if (node.type !== 'method_signature' && node.type !== 'abstract_method_signature') return false;
-  const body = node.parent?.type;
+  const body = parent?.type;
   return body !== 'interface_body' && body !== 'class_body';
 }
 
@@ -183,19 +192,24 @@ function isLocalInterfaceMethod(node: Node, inFunction: boolean): boolean {
 
 const POINTER_DECLARATORS = new Set(['pointer_declarator', 'reference_declarator', 'attributed_declarator']);
 
-function isFieldNode(node: Node, fields: ReadonlySet<string>, language: LanguageId): boolean {
+function isFieldNode(
+  node: Node,
+  fields: ReadonlySet<string>,
+  language: LanguageId,
+  parents: Parents,
+): boolean {
   if (language === 'python') {
     // Class attributes: `x = 1` / `x: int = 1` directly in a class body.
     return (
       node.type === 'expression_statement' &&
-      node.parent?.type === 'block' &&
-      node.parent.parent?.type === 'class_definition' &&
+      parents.parent?.type === 'block' &&
+      parents.grandparent?.type === 'class_definition' &&
       node.firstNamedChild?.type === 'assignment'
     );
   }
   if (!fields.has(node.type)) return false;
   // C++ member function declarations are field_declaration nodes too: they are listed as methods.
-  return !isPrototype(node, language);
+  return !isPrototype(node, language, parents);
 }
 
 function isImportNode(node: Node, imports: ReadonlySet<string>, language: LanguageId): boolean {
@@ -355,12 +369,17 @@ export async function analyzeStructure(
   type Owner = { name: string; id: number } | undefined;
   // Explicit stack, not recursion: a deeply nested file (thousands of nested functions, arrays or a
   // long `a+b+…` chain) must not exhaust the call stack. Children are pushed in reverse: same pre-order.
-  const stack: { node: Node; owner: Owner; inFunction: boolean }[] = [
-    { node: tree.rootNode, owner: undefined, inFunction: false },
+  const stack: { node: Node; owner: Owner; inFunction: boolean; parents: Parents }[] = [
+    {
+      node: tree.rootNode,
+      owner: undefined,
+      inFunction: false,
+      parents: { parent: null, grandparent: null },
+    },
   ];
   // Namespaces declared so far (C++): `ns::f() {}` is a function of a namespace, not a member.
   const namespaces = new Set<string>();
-  const visit = (node: Node, owner: Owner, inFunction: boolean) => {
+  const visit = (node: Node, owner: Owner, inFunction: boolean, parents: Parents) => {
     let nextOwner = owner;
     let nextInFunction = inFunction;
     if (node.type === 'namespace_definition') {
@@ -389,11 +408,11 @@ export async function analyzeStructure(
       nextInFunction = false;
     } else if (
       (functionTypes.has(node.type) &&
-        !isTypeLiteralMember(node) &&
+        !isTypeLiteralMember(node, parents) &&
         !isLocalInterfaceMethod(node, inFunction)) ||
-      (!inFunction && isPrototype(node, language))
+      (!inFunction && isPrototype(node, language, parents))
     ) {
-      const own = cleanName(functionName(node), language);
+      const own = cleanName(functionName(node, parents), language);
       // C++ defines members outside their class (`void Widget::draw() {`): named by the member, under
       // the class, as Go's receivers are (a namespace qualifier stays in the name).
       const scoped =
@@ -432,12 +451,18 @@ export async function analyzeStructure(
         }
       }
       nextInFunction = true;
-    } else if (!inFunction && owner && isFieldNode(node, fieldTypes, language)) {
+    } else if (!inFunction && owner && isFieldNode(node, fieldTypes, language, parents)) {
       // A type defined in a member's place (C, C++: `union json_value { … };` in a class, or
       // `struct { int a; } s;`) is a nested class, with members of its own.
       const type = node.childForFieldName('type');
       const nested = type && isClassNode(type, classTypes) ? type : undefined;
-      if (nested) stack.push({ node: nested, owner, inFunction });
+      if (nested)
+        stack.push({
+          node: nested,
+          owner,
+          inFunction,
+          parents: { parent: node, grandparent: parents.parent },
+        });
       if (nested && !node.childForFieldName('declarator')) return; // a type only: no field
       const target = language === 'python' ? node.firstNamedChild?.childForFieldName('left') : node;
       const field: FieldInfo = {
@@ -455,14 +480,16 @@ export async function analyzeStructure(
       return;
     }
     const children = node.namedChildren;
+    const childParents = { parent: node, grandparent: parents.parent };
     for (let i = children.length - 1; i >= 0; i--) {
       const child = children[i];
-      if (child) stack.push({ node: child, owner: nextOwner, inFunction: nextInFunction });
+      if (child)
+        stack.push({ node: child, owner: nextOwner, inFunction: nextInFunction, parents: childParents });
     }
   };
   // A big file has hundreds of thousands of nodes: the walk gives the event loop a turn now and then.
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
-    visit(frame.node, frame.owner, frame.inFunction);
+    visit(frame.node, frame.owner, frame.inFunction, frame.parents);
     if (yielder.due()) await yielder.pause();
   }
   return result;

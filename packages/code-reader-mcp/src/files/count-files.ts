@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
-import { runRipgrep } from '../rg/run.js';
+import { onlyPathErrors, runRipgrep } from '../rg/run.js';
 import type { TextTest } from '../util/linear-regex.js';
 
 const NUL = 0;
@@ -45,7 +45,7 @@ export async function countListedFiles(
       };
   const result = await runRipgrep(rgArgs, { cwd: root, ...(signal ? { signal } : {}), ...reading });
   if (open) count++;
-  if (result.exitCode === 2 && count === 0 && result.stderr) {
+  if (result.exitCode === 2 && count === 0 && result.stderr && !onlyPathErrors(result.stderr)) {
     throw new ToolError('INVALID_ARGUMENT', `ripgrep could not list files: ${result.stderr.split('\n')[0]}`, {
       hint: 'Check the globs and file types (rg --type-list shows the known types).',
     });

@@ -2,7 +2,7 @@ import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
-import { runRipgrep } from '../rg/run.js';
+import { onlyPathErrors, runRipgrep } from '../rg/run.js';
 import { comparePaths } from '../util/path-order.js';
 import { SLICE_MS } from '../util/yield.js';
 import { denyExcludeGlobs } from '../search/rg-args.js';
@@ -268,7 +268,14 @@ async function walkFiles(
         return false;
       },
     });
-    if (result.exitCode === 2 && !result.stopped && candidates.length === 0 && result.stderr) {
+    // An empty listing because paths could not be walked (a name too long) is empty, not an argument error.
+    if (
+      result.exitCode === 2 &&
+      !result.stopped &&
+      candidates.length === 0 &&
+      result.stderr &&
+      !onlyPathErrors(result.stderr)
+    ) {
       throw new ToolError(
         'INVALID_ARGUMENT',
         `ripgrep could not list files: ${result.stderr.split('\n')[0]}`,

@@ -433,6 +433,15 @@ export function ripgrepFailure(result: RgRunResult, what: string): ToolError | u
 }
 
 /** rg's stderr as warnings: one per non-empty line, at most `max`. */
+/**
+ * Whether ripgrep's complaints are only about paths it met while walking (`rg: ./x: File name too long
+ * (os error 36)`): it listed or searched what it could, and found nothing else wrong with the arguments.
+ */
+export function onlyPathErrors(stderr: string): boolean {
+  const lines = warningLines(stderr, Infinity);
+  return lines.length > 0 && lines.every((line) => /\(os error \d+\)$/.test(line));
+}
+
 export function warningLines(stderr: string, max = 5): string[] {
   return stderr
     .split('\n')

@@ -464,6 +464,8 @@ export class CountCollector {
   private file: string | undefined;
   /** Files ripgrep searched, from the `--stats` of each run; undefined when a run did not say. */
   searchedFiles: number | undefined = 0;
+  /** Lines with a match, all files together, from the same statistics (undefined likewise). */
+  matchedLines: number | undefined = 0;
 
   /** `namedOnce`: ripgrep names each file at most once (one root), so no set of every path is kept. */
   constructor(namedOnce = false) {
@@ -494,6 +496,9 @@ export class CountCollector {
     const searched = stats === undefined ? undefined : /^(\d+) files searched$/m.exec(stats)?.[1];
     if (searched === undefined || this.searchedFiles === undefined) this.searchedFiles = undefined;
     else this.searchedFiles += Number(searched);
+    const lines = stats === undefined ? undefined : /^(\d+) matched lines$/m.exec(stats)?.[1];
+    if (lines === undefined || this.matchedLines === undefined) this.matchedLines = undefined;
+    else this.matchedLines += Number(lines);
   }
 }
 

@@ -9,8 +9,11 @@ const CASE_FLAG = {
 /**
  * The server's deny globs as ripgrep excludes, in both Unicode forms: ripgrep compares bytes, and a
  * folder named on macOS is stored decomposed (NFD). Every result is checked against the policy again.
+ * A `!glob` re-allows what an earlier glob denied; ripgrep globs cannot say that (a glob without `!`
+ * would list only what it matches), so with one among them none go to ripgrep and that check decides.
  */
 export function denyExcludeGlobs(denyGlobs: readonly string[]): string[] {
+  if (denyGlobs.some((glob) => glob.startsWith('!'))) return [];
   return [...new Set(denyGlobs.flatMap((glob) => [glob.normalize('NFC'), glob.normalize('NFD')]))];
 }
 

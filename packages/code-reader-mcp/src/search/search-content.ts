@@ -4,6 +4,7 @@ import { sortByPath } from '../util/path-order.js';
 import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
+import { MAX_MAX_COUNT } from './options.js';
 import { CountCollector } from './collect.js';
 import { escapedExtra, type UnescapedLine } from './match-lines.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
@@ -153,6 +154,15 @@ export class SearchEngine {
     const denied = (file: string) => options.isDenied?.(file) === true || (real !== undefined && !real(file));
     const fileCounts = sorted.filter((c) => !denied(c.file));
     const warnings = result.exitCode === 2 ? warningLines(result.stderr) : [];
+    // ripgrep stops reading a file at max_count matching lines (-m). The counts are of occurrences, so a
+    // file may have stopped there when its count and the matching lines of all files reach max_count.
+    const mayStop = counter.matchedLines === undefined || counter.matchedLines >= query.maxCount;
+    const capped = mayStop ? fileCounts.filter((c) => c.count >= query.maxCount).length : 0;
+    if (capped > 0) {
+      warnings.push(
+        `${capped} file${capped === 1 ? '' : 's'} may have reached max_count (${query.maxCount} matching lines per file), where ripgrep stops counting: raise max_count (up to ${MAX_MAX_COUNT}) to count further.`,
+      );
+    }
     // Totals are true or absent: a search cut short by its time limit has seen only part of the files.
     if (result.timedOut) {
       warnings.push(

@@ -5,14 +5,15 @@
 /**
  * A path as a row shows it: bare, unless it could be misread — then as a JSON string. Misread means: it
  * is empty, holds a control character or a double quote, starts with `#` or a space (a note line, a
- * hidden edge), starts like a row (`12:` / `12-` / `12|`), or holds a `:12:`-like run, which would end
- * the path early in a `path:line:text` row. Real paths are nearly always bare.
+ * hidden edge), starts like a row (`12:` / `12-` / `12|`) or is a number (its `7:1:` row reads as one),
+ * or holds a `:12:`-like run, which would end the path early in a `path:line:text` row. Real paths are
+ * nearly always bare.
  */
 export function rowPath(path: string): string {
   return path === '' ||
     hasControlOrQuote(path) ||
     /^[#\s]|\s$/.test(path) ||
-    /^\d+[:\-|]/.test(path) ||
+    /^\d+([:\-|]|$)/.test(path) ||
     /[:\-|]\d+[:\-|]/.test(path)
     ? JSON.stringify(path)
     : path;
