@@ -463,6 +463,30 @@ describe('PathPolicy roots', () => {
     expect(policy.allows(path.join(root, 'secrets', 'readme.txt'))).toBe(false);
   });
 
+  it('refuses a malformed deny glob when the server starts, as ripgrep would refuse it on every call', async () => {
+    for (const [glob, why] of [
+      ['{a,b', /\{ is never closed/],
+      ['a}', /\} has no \{/],
+      ['secrets/[abc', /\[ is never closed/],
+      ['[z-a].txt', /range z-a runs backwards/],
+    ] as const) {
+      await expect(
+        PathPolicy.create({ roots: [root], denyGlobs: ['.env', glob] }),
+        glob,
+      ).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(why),
+        details: { deny_glob: glob },
+      });
+    }
+    // What ripgrep accepts is accepted: classes with ] first, negated classes, nested and empty groups.
+    const policy = await PathPolicy.create({
+      roots: [root],
+      denyGlobs: ['[]a].txt', '[!a]x', '[^a]y', '{a,{b,c}}', '{}', '**/x', '!public.key', '[a-z]*.pem'],
+    });
+    expect(policy.allows(path.join(root, 'b.pem'))).toBe(false);
+  });
+
   it('rejects missing roots, file roots and an empty root list', async () => {
     await expect(PathPolicy.create({ roots: [path.join(base, 'nope')] })).rejects.toMatchObject({
       code: 'NOT_FOUND',

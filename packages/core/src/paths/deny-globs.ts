@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { ToolError } from '../errors.js';
 
 interface Rule {
   /** `!pattern`: re-allows what an earlier pattern denied. */
@@ -16,6 +17,32 @@ interface Rule {
  */
 export function normalizeDenyGlob(pattern: string): string {
   return pattern.trim().replace(/\\/g, '/');
+}
+
+/**
+ * Why a glob is malformed (an unclosed `[` or `{`, a `}` without `{`, a range such as `[z-a]`), or
+ * undefined. ripgrep refuses such a glob, and code-reader hands the deny globs to it: one malformed
+ * deny glob would fail every listing and search, blaming the caller. picomatch would read it literally.
+ */
+export function globProblem(glob: string): string | undefined {
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i];
+    if (char === '[') {
+      let j = i + 1;
+      if (glob[j] === '!' || glob[j] === '^') j++;
+      if (glob[j] === ']') j++; // first in a class, `]` is itself
+      for (; j < glob.length && glob[j] !== ']'; j++) {
+        const [from, to] = [glob[j - 1]!, glob[j + 1]];
+        if (glob[j] === '-' && j > i + 1 && to !== undefined && to !== ']' && from > to)
+          return `the range ${from}-${to} runs backwards`;
+      }
+      if (j >= glob.length) return 'a [ is never closed';
+      i = j;
+    } else if (char === '{') braces++;
+    else if (char === '}' && --braces < 0) return 'a } has no {';
+  }
+  return braces > 0 ? 'a { is never closed' : undefined;
 }
 
 /**
@@ -45,6 +72,12 @@ export class DenyGlobs {
   constructor(patterns: readonly string[], options: { caseInsensitive?: boolean } = {}) {
     const nocase = options.caseInsensitive ?? false;
     const compiled = patterns.map(normalizeDenyGlob).flatMap((pattern) => {
+      const problem = globProblem(pattern);
+      if (problem !== undefined)
+        throw new ToolError('INVALID_ARGUMENT', `The deny glob "${pattern}" is malformed: ${problem}.`, {
+          hint: 'Write a literal [, { or } as a class: [[], [{], [}].',
+          details: { deny_glob: pattern },
+        });
       const negate = pattern.startsWith('!');
       const body = (negate ? pattern.slice(1) : pattern).replace(/\/+$/, '');
       const glob = body.replace(/^\/+/, '');
