@@ -58,9 +58,21 @@ function cannotWrite(error: unknown): boolean {
   );
 }
 
-/** The database file itself, created 0600 before SQLite opens it (its WAL files take its mode). */
+/**
+ * The database file itself, created 0600 before SQLite opens it (its WAL files take its mode). Several
+ * servers may start on a new store at once: one that finds the file made meanwhile takes it as it is.
+ */
 function createPrivately(file: string): void {
-  const info = lstatSync(file, { throwIfNoEntry: false });
+  let info = lstatSync(file, { throwIfNoEntry: false });
+  if (!info) {
+    try {
+      closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      info = lstatSync(file, { throwIfNoEntry: false });
+    }
+  }
   if (info?.isSymbolicLink()) {
     throw new ToolError(
       'BACKEND_UNAVAILABLE',
@@ -70,8 +82,6 @@ function createPrivately(file: string): void {
       },
     );
   }
-  if (info) return;
-  closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
 }
 
 /**
