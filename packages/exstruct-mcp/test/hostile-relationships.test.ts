@@ -292,6 +292,15 @@ describe('what cannot be edited is a coded error naming the part, and nothing is
     expect(error.message).toContain(part);
   });
 
+  it('a styles relationship naming the workbook part: set_bold is refused naming that part, not "styles.xml"', async () => {
+    const { file } = await edited(BASIC, {
+      [WB_RELS]: replace('Target="styles.xml"', 'Target="workbook.xml"'),
+    });
+    const error = await refused(file, [{ op: 'set_bold', sheet: 'Sheet1', range: 'B3' }]);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_FORMAT', details: { part: 'xl/workbook.xml' } });
+    expect(error.message).toContain('"xl/workbook.xml", which is not a stylesheet');
+  });
+
   it("a sheet's drawing relationship to a missing part: create_chart is refused rather than give it two drawings", async () => {
     const { file } = await edited(BASIC, {
       [SHEET_RELS]: replace('Target="../drawings/drawing1.xml"', 'Target="../drawings/gone.xml"'),

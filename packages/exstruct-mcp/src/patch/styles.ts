@@ -73,15 +73,22 @@ export class StyleBook {
   private readonly p: string;
   changed = false;
 
-  constructor(private readonly xml: string) {
+  /** `part`: where the styles are, named in errors (the workbook's relationship may name any part). */
+  constructor(
+    private readonly xml: string,
+    part = 'styles.xml',
+  ) {
     const root = findElement(xml, 'styleSheet');
     this.p = root ? prefixOf(root.qname) : '';
     const read = (name: Collection) => {
-      const el = findElement(xml, name);
+      const el = root && findElement(xml, name);
       if (!el)
         throw new ToolError(
           'UNSUPPORTED_FORMAT',
-          `styles.xml has no <${name}>; the workbook's styles cannot be edited.`,
+          root
+            ? `The styles part "${part}" has no <${name}>; the workbook's styles cannot be edited.`
+            : `The workbook's styles relationship names "${part}", which is not a stylesheet; its styles cannot be edited.`,
+          { hint: 'Open and re-save the workbook in Excel, or check where it came from.', details: { part } },
         );
       return el.empty ? [] : childElements(xml, el).map((c) => xml.slice(c.start, c.end));
     };

@@ -79,7 +79,10 @@ export class WorkbookEdit {
   get styles(): StyleBook {
     if (!this.stylesBook) {
       this.stylesCreated = this.stylesXml === undefined;
-      this.stylesBook = new StyleBook(this.stylesXml ?? DEFAULT_STYLES_XML);
+      this.stylesBook = new StyleBook(
+        this.stylesXml ?? DEFAULT_STYLES_XML,
+        this.pkg?.relatedPart('styles') ?? 'styles.xml',
+      );
     }
     return this.stylesBook;
   }
