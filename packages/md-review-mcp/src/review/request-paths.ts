@@ -93,6 +93,7 @@ export async function resolveRequestPaths(
   }
   const files: string[] = [];
   const unreadable: ToolError[] = [];
+  let totalBytes = 0;
   for (const given of input.files) {
     if (given.trim() === '')
       throw invalid('an entry of files is empty.', 'Give each file relative to root, e.g. "docs/API.md".');
@@ -107,8 +108,11 @@ export async function resolveRequestPaths(
     // The file's canonical path as far as it can be known without reading it (to match a stored session).
     const guess = isWithin(root, absolute) ? path.join(realRoot, path.relative(root, absolute)) : absolute;
     try {
-      const real = await checkFile(policy, given, absolute, root, realRoot);
-      if (!files.includes(real)) files.push(real);
+      const { real, size } = await checkFile(policy, given, absolute, root, realRoot);
+      if (!files.includes(real)) {
+        files.push(real);
+        totalBytes += size;
+      }
     } catch (error) {
       // A finished review is still delivered when a file is gone or unreadable since (the caller decides).
       if (!options.allowUnreadable || !isToolError(error)) throw error;
@@ -117,17 +121,25 @@ export async function resolveRequestPaths(
       unreadable.push(error);
     }
   }
+  // The round's texts are kept as one JSON file when the person finishes: all of them must fit in it.
+  if (totalBytes > LIMITS.maxReviewBytes) {
+    throw new ToolError(
+      'LIMIT_EXCEEDED',
+      `The files of this review hold ${totalBytes} bytes; a review holds at most ${LIMITS.maxReviewBytes}.`,
+      { hint: 'Split the files into several reviews.' },
+    );
+  }
   return { root, realRoot, workingPath, files, unreadable };
 }
 
-/** Opens one file and checks it is a readable Markdown text inside root; answers its real path. */
+/** Opens one file and checks it is a readable Markdown text inside root; answers its real path and size. */
 async function checkFile(
   policy: PathPolicy,
   given: string,
   absolute: string,
   root: string,
   realRoot: string,
-): Promise<string> {
+): Promise<{ real: string; size: number }> {
   let real: string;
   let size: number;
   let bytes: Buffer | undefined;
@@ -167,7 +179,7 @@ async function checkFile(
       'review.request shows Markdown documents as UTF-8 text; pass the Markdown source, not a binary file.',
     );
   }
-  return real;
+  return { real, size };
 }
 
 function checkMarkdown(given: string, file: string): void {

@@ -3,6 +3,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, PathPolicy, ToolError } from '@mcp-workbench/core/engine';
+import { storedSessionProblem } from './stored-shape.js';
 import type { RoundSnapshot, StoredSession } from './types.js';
 
 /** Letters, digits, ".", "_", "-" (a UUID from session.new-id, or a key like "abc-123"). */
@@ -15,10 +16,18 @@ export const RESUME_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  */
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i;
 
+/** The endings of a session's snapshot files (`<key>.finished.json`): a key ending so would share them. */
+const SNAPSHOT_KEY = /\.(finished|base)$/i;
+
 export function checkResumeKey(key: string): void {
-  if (!RESUME_KEY_PATTERN.test(key) || key.includes('..') || WINDOWS_DEVICE.test(key)) {
+  if (
+    !RESUME_KEY_PATTERN.test(key) ||
+    key.includes('..') ||
+    WINDOWS_DEVICE.test(key) ||
+    SNAPSHOT_KEY.test(key)
+  ) {
     throw new ToolError('INVALID_ARGUMENT', `Invalid resume_key: ${JSON.stringify(key)}.`, {
-      hint: 'Call session.new-id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128; not a Windows device name such as "con" or "com1").',
+      hint: 'Call session.new-id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128; not a Windows device name such as "con" or "com1"; not ending in ".finished" or ".base").',
     });
   }
 }
@@ -126,19 +135,20 @@ export class SessionStore {
       if (isToolError(error) && error.code === 'NOT_FOUND') return undefined;
       throw error;
     }
+    let problem: string | undefined;
+    let session: unknown;
     try {
-      const session = JSON.parse(raw) as StoredSession;
-      if (session.version !== 1 || session.resume_key !== key) throw new Error('not a session of this key');
-      return session;
+      session = JSON.parse(raw);
+      problem = storedSessionProblem(session, key);
     } catch (error) {
-      throw new ToolError(
-        'INTERNAL',
-        `The stored session ${key} is unreadable: ${(error as Error).message}.`,
-        {
-          hint: `Use a new resume_key (session.new-id); the file is ${file}.`,
-        },
-      );
+      problem = (error as Error).message;
     }
+    if (problem === undefined) return session as StoredSession;
+    // Damaged data, not a fault of the server: the file is left as it is for the person to mend or remove.
+    throw new ToolError('UNSUPPORTED_FORMAT', `The stored session ${key} is damaged (${problem}).`, {
+      hint: `Use a new resume_key (session.new-id), or mend or remove the file ${file}.`,
+      details: { resume_key: key, file },
+    });
   }
 
   async save(session: StoredSession): Promise<void> {
@@ -188,7 +198,7 @@ export class SessionStore {
     const sessions: StoredSession[] = [];
     for (const name of names) {
       const key = name.slice(0, -'.json'.length);
-      if (!RESUME_KEY_PATTERN.test(key)) continue;
+      if (!RESUME_KEY_PATTERN.test(key) || SNAPSHOT_KEY.test(key)) continue; // snapshots are not sessions
       try {
         const session = await this.load(key);
         if (session) sessions.push(session);

@@ -1,6 +1,7 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt, { type Token } from 'markdown-it';
 import taskLists from 'markdown-it-task-lists';
+import { chunksOf } from './chunks.js';
 import { CODE_LANGUAGES, codeLanguageOf } from './code-languages.js';
 import { t } from './i18n.js';
 
@@ -166,37 +167,6 @@ export interface BlockSource {
   start: number;
   end: number;
   html(): string;
-}
-
-/**
- * Where a document can be cut into pieces that markdown-it reads the same alone as in the whole: before
- * a line at column 0 that starts a heading or plain text, after a blank line, outside code fences (such a
- * line ends any list, quote, table or indented code before it). Pieces are at least `minLines` long.
- */
-export function chunksOf(source: string, minLines = 40): Array<{ offset: number; text: string }> {
-  const lines = source.split('\n');
-  const chunks: Array<{ offset: number; text: string }> = [];
-  let fence: string | undefined;
-  let start = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i]!.replace(/\r$/, '');
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
-    const cut =
-      !fence &&
-      i - start >= minLines &&
-      i > 0 &&
-      lines[i - 1]!.trim() === '' &&
-      /^(#{1,6}(\s|$)|[A-Za-z\u00c0-\uffff])/.test(text) &&
-      !/^\d+[.)]/.test(text);
-    if (cut) {
-      chunks.push({ offset: start, text: lines.slice(start, i).join('\n') + '\n' });
-      start = i;
-    }
-    if (marker && (!fence || (marker[0] === fence[0] && marker.length >= fence.length)))
-      fence = fence ? undefined : marker;
-  }
-  if (start < lines.length) chunks.push({ offset: start, text: lines.slice(start).join('\n') });
-  return chunks;
 }
 
 /** The link reference definitions of a whole document (`[name]: url`), for pieces parsed alone. */
