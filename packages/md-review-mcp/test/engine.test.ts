@@ -26,6 +26,36 @@ describe('anchors', () => {
     expect(placeComment(['beta', 'GAMMA'], { startLine: 4, endLine: 5 }, anchor).state).toBe('lost');
   });
 
+  it('looks for lines outwards, nearest first, and gives up within a budget where every window is a candidate', () => {
+    const blank = (n: number) => Array.from({ length: n }, () => '');
+    // A comment on two blank lines and a heading, the heading now 3 lines further down and also far away.
+    const before = [...blank(10), '## Part', ...blank(40)];
+    const a = makeAnchor(before, { startLine: 9, endLine: 11 }, 'h');
+    const after = [...blank(13), '## Part', ...blank(40), '## Part'];
+    expect(placeComment(after, { startLine: 9, endLine: 11 }, a)).toEqual({
+      state: 'moved',
+      range: { startLine: 12, endLine: 14 },
+    });
+    // Blank lines everywhere: each window agrees with the preview and is hashed. The same work one file
+    // of 20,000 lines and one of 2,000 would cost 100 times apart (1.4 s for the big one); bounded,
+    // they are a few times apart. Timed in the same run, best of 3.
+    const timeOf = (n: number) => {
+      const made = [...blank(n / 2 - 1), 'x', ...blank(n / 2)];
+      const gone = makeAnchor(made, { startLine: 1, endLine: n / 2 }, 'h');
+      const lines = blank(n);
+      let best = Infinity;
+      for (let round = 0; round < 3; round++) {
+        const started = performance.now();
+        expect(placeComment(lines, { startLine: 1, endLine: n / 2 }, gone).state).toBe('lost');
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const small = timeOf(2_000);
+    const big = timeOf(20_000);
+    expect(big / small, `${big.toFixed(0)} ms vs ${small.toFixed(1)} ms`).toBeLessThan(20);
+  });
+
   it('finds a moved line longer than the preview', () => {
     const long = `${'長'.repeat(300)} end`;
     const a = makeAnchor([long], { startLine: 1, endLine: 1 }, 'h');

@@ -28,18 +28,30 @@ export function placeComment(
   ) {
     return { state: 'current', range };
   }
-  // Only windows whose first line agrees with the preview are hashed, so a 5,000-line file stays cheap.
+  // Only windows whose first line agrees with the preview are hashed, so a 5,000-line file stays cheap;
+  // they are tried outwards from where the comment was, so the first found is the nearest (the earlier
+  // of two as near). Lines that all agree with the preview (a run of blank lines) would make every window
+  // a candidate: the text hashed is bounded, past which the comment counts as lost.
   const head = previewHead(anchor.preview);
-  let best: LineRange | undefined;
-  for (let start = 1; start + length - 1 <= lines.length; start++) {
-    if (!head.matches(lines[start - 1]!)) continue;
-    if (sha256(rangeText(lines, start, start + length - 1)) !== anchor.rangeTextHash) continue;
-    if (!best || Math.abs(start - range.startLine) < Math.abs(best.startLine - range.startLine)) {
-      best = { startLine: start, endLine: start + length - 1 };
+  const last = lines.length - length + 1;
+  // Outwards from the comment's old start, brought inside the file (same order, nearest first).
+  const from = Math.min(Math.max(range.startLine, 1), Math.max(last, 1));
+  let budget = MAX_CHARS_HASHED;
+  for (let distance = 0; distance < Math.max(from, last - from + 1); distance++) {
+    for (const start of distance === 0 ? [from] : [from - distance, from + distance]) {
+      if (start < 1 || start > last || !head.matches(lines[start - 1]!)) continue;
+      const text = rangeText(lines, start, start + length - 1);
+      if (sha256(text) === anchor.rangeTextHash)
+        return { state: 'moved', range: { startLine: start, endLine: start + length - 1 } };
+      budget -= text.length + 1;
+      if (budget < 0) return { state: 'lost', range };
     }
   }
-  return best ? { state: 'moved', range: best } : { state: 'lost', range };
+  return { state: 'lost', range };
 }
+
+/** Characters hashed at most while looking for one comment's lines (a 4 MB file's worth). */
+export const MAX_CHARS_HASHED = 4 * 1024 * 1024;
 
 /** A test on a candidate first line derived from the preview (whole first line, or its cut start). */
 function previewHead(text: string): { matches(line: string): boolean } {
