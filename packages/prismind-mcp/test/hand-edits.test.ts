@@ -61,15 +61,20 @@ async function createDoc(c: Connected, name: string, content: string): Promise<s
   return created.doc_id;
 }
 
+/** The document most tests edit by hand: its id and its file. */
+async function trapDocument(c: Connected): Promise<{ trapId: string; trapFile: string }> {
+  const trapId = await createDoc(c, '罠システム設計', '落とし穴は 3 秒で作動する。');
+  return { trapId, trapFile: path.join(designDir(), '罠システム設計.md') };
+}
+
 describe('search_catalog and documents changed by hand', () => {
   it('sees a file edited, added, deleted and renamed by hand, without sync_catalog', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const { trapId, trapFile } = await trapDocument(client);
     const spikeId = await createDoc(client, 'スパイク設計', 'スパイクは床から出る。');
     expect((await client.call<Found>('search_catalog', { query: '溶岩' })).total_count).toBe(0);
 
     // Edited: a new word in the body.
-    const trapFile = path.join(designDir(), '罠システム設計.md');
     const text = await readFile(trapFile, 'utf8');
     await writeFile(trapFile, text.replace('落とし穴は 3 秒', '溶岩の落とし穴は 5 秒'));
     let found = await searchUntil(client, { query: '溶岩' }, (f) => f.total_count > 0);
@@ -111,12 +116,11 @@ describe('search_catalog and documents changed by hand', () => {
 
   it('sees what changed while the server was down, on the first search after a start', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const { trapId, trapFile } = await trapDocument(client);
     const goneId = await createDoc(client, '消える設計', 'この文書は消される。');
     await client.close();
     client = undefined;
 
-    const trapFile = path.join(designDir(), '罠システム設計.md');
     await writeFile(trapFile, (await readFile(trapFile, 'utf8')).replace('3 秒', '溶岩 5 秒'));
     await rm(path.join(designDir(), '消える設計.md'));
     await writeFile(path.join(designDir(), '追加.md'), '# 氷床の仕様\n\n氷床は滑る。\n');
@@ -144,10 +148,9 @@ describe('a hand edit of the front matter alone (the body, and so its hash, unch
 
   it('made while the server was down, is taken in by the first search, and update_document keeps it', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const { trapId, trapFile } = await trapDocument(client);
     await client.close();
     client = undefined;
-    const trapFile = path.join(designDir(), '罠システム設計.md');
     await editFrontMatter(trapFile);
 
     client = await connect(store);
@@ -167,8 +170,7 @@ describe('a hand edit of the front matter alone (the body, and so its hash, unch
 
   it('not read yet, is not overwritten by update_document (CONFLICT); once read, the update keeps it', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
-    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const { trapId, trapFile } = await trapDocument(client);
     await editFrontMatter(trapFile);
 
     const conflict = await client.fail('update_document', { doc_id: trapId, content: '上書き' });
@@ -197,8 +199,7 @@ describe('the way back after a hand edit of the body: get_document, then update_
     ['saved with a BOM and CRLF line ends', (text: string) => `\ufeff${text.replace(/\n/g, '\r\n')}`],
   ])('%s: the update after a read is taken, its keywords made anew', async (_what, edit) => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
-    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const { trapId, trapFile } = await trapDocument(client);
     await writeFile(trapFile, edit(await readFile(trapFile, 'utf8')));
 
     const read = await client.call<{ document: { metadata: { content_hash: string } } }>('get_document', {
@@ -247,8 +248,7 @@ describe('file names in another Unicode form (NFD, as macOS writes them)', () =>
 describe('front matter a hand edit broke', () => {
   it('is refused with the file named, never overwritten, and taken in once fixed', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
-    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const { trapId, trapFile } = await trapDocument(client);
     // A colon in an unquoted value: not YAML any more.
     const broken = (await readFile(trapFile, 'utf8'))
       .replace(/^name: .*$/m, 'name: 溶岩: 改訂版')
@@ -278,8 +278,7 @@ describe('front matter a hand edit broke', () => {
 
   it('over 64 KB is refused at once, not parsed for seconds', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
-    const trapFile = path.join(designDir(), '罠システム設計.md');
+    const { trapId, trapFile } = await trapDocument(client);
     const keys = Array.from({ length: 40_000 }, (_, i) => `k${i}: [a, {b: c}]`).join('\n');
     await writeFile(
       trapFile,
@@ -305,10 +304,9 @@ describe('front matter a hand edit broke', () => {
 describe('a hand edit made while the server writes the same file', () => {
   it('is kept: the write answers CONFLICT and nothing of it is placed', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const { trapId, trapFile } = await trapDocument(client);
     await client.close();
     client = undefined;
-    const trapFile = path.join(designDir(), '罠システム設計.md');
     const backend = await LocalBackend.open({ home: store.home, busyTimeoutMs: 5000, logger: silentLogger });
     try {
       // Between the read the update's check is made on and the file's replacement, a person saves.
@@ -345,10 +343,9 @@ async function engineWith(watch: WatchFunction): Promise<Engine> {
 describe('the document watcher', () => {
   it('falls back to a full check when watching fails or breaks, and closes every watcher on shutdown', async () => {
     client = await withProject(store);
-    const trapId = await createDoc(client, '罠システム設計', '落とし穴は 3 秒で作動する。');
+    const { trapId, trapFile } = await trapDocument(client);
     await client.close();
     client = undefined;
-    const trapFile = path.join(designDir(), '罠システム設計.md');
     const edit = async (word: string) =>
       writeFile(trapFile, (await readFile(trapFile, 'utf8')).replace(/落とし穴は \S+/, `落とし穴は ${word}`));
 

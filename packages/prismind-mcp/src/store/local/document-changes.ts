@@ -61,16 +61,14 @@ export class LocalDocumentChanges implements DocumentChanges {
     const watched = await this.watched(project);
     await this.backend.writeWith(async (_stores, ctx) => {
       const base = path.relative(ctx.store.root, watched.dir);
-      const upsert = ctx.db.prepare(
-        `INSERT INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)
-         ON CONFLICT (project, location) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms`,
+      recordFiles(
+        ctx,
+        locations.map((location) => ({
+          project: project.project_id,
+          location,
+          file: path.join(ctx.store.root, ctx.store.spelled(path.join(base, location))),
+        })),
       );
-      const remove = ctx.db.prepare('DELETE FROM document_files WHERE project = ? AND location = ?');
-      for (const location of locations) {
-        const stat = statOf(path.join(ctx.store.root, ctx.store.spelled(path.join(base, location))));
-        if (stat) upsert.run(project.project_id, location, stat.size, stat.mtimeMs);
-        else remove.run(project.project_id, location);
-      }
     });
   }
 
@@ -186,14 +184,24 @@ export class LocalDocumentChanges implements DocumentChanges {
  * too, which leaves the body's hash as it was — is taken in rather than taken for the server's file.
  */
 export function recordWrittenDocuments(ctx: LocalContext): void {
-  if (ctx.documentFiles.length === 0) return;
+  recordFiles(ctx, ctx.documentFiles);
+}
+
+/** Stores each file's size and mtime in `document_files`, or forgets a file that is gone. */
+function recordFiles(
+  ctx: LocalContext,
+  files: ReadonlyArray<{ project: string; location: string; file: string }>,
+) {
+  if (files.length === 0) return;
   const upsert = ctx.db.prepare(
     `INSERT INTO document_files (project, location, size, mtime_ms) VALUES (?, ?, ?, ?)
      ON CONFLICT (project, location) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms`,
   );
-  for (const { project, location, file } of ctx.documentFiles) {
+  const remove = ctx.db.prepare('DELETE FROM document_files WHERE project = ? AND location = ?');
+  for (const { project, location, file } of files) {
     const stat = statOf(file);
     if (stat) upsert.run(project, location.normalize('NFC'), stat.size, stat.mtimeMs);
+    else remove.run(project, location.normalize('NFC'));
   }
 }
 
