@@ -193,6 +193,64 @@ describe('a hand edit of the front matter alone (the body, and so its hash, unch
   });
 });
 
+describe('front-matter values of a kind the catalog cannot take', () => {
+  it('are named in search, sync and get_document, keep the catalog value, and update_document writes it back', async () => {
+    client = await withProject(store);
+    const { trapId, trapFile } = await trapDocument(client);
+    const before = await client.call<{ document: { metadata: { keywords: string[] } } }>('get_document', {
+      doc_id: trapId,
+    });
+    // One word where a list belongs, a status and a type not in the vocabulary, a map as the feature,
+    // binary data as the author; the new name is fine and is taken.
+    const edited = (await readFile(trapFile, 'utf8'))
+      .replace(/^keywords:\n(?: {2}- .*\n)*/m, 'keywords: 溶岩\n')
+      .replace(/^status: .*$/m, 'status: 廃止')
+      .replace(/^doc_type: .*$/m, 'doc_type: 設計メモ')
+      .replace(/^feature: .*$/m, 'feature: { 機能: 溶岩 }')
+      .replace(/^created_by: .*$/m, 'created_by: !!binary aGVsbG8=')
+      .replace(/^name: .*$/m, 'name: 溶岩トラップ設計');
+    await writeFile(trapFile, edited);
+
+    const found = await searchUntil(client, { query: '溶岩トラップ' }, (f) => f.total_count > 0);
+    const warning = ((found as Found & { warnings?: string[] }).warnings ?? []).join(' ');
+    expect(warning).toContain('設計書/罠システム設計.md');
+    for (const field of [
+      'keywords（"溶岩"）',
+      'status（"廃止"）',
+      'doc_type（"設計メモ"）',
+      'feature（',
+      'created_by（',
+    ])
+      expect(warning).toContain(field);
+    expect(found.documents.map((d) => [d.doc_id, d.name, d.status])).toEqual([
+      [trapId, '溶岩トラップ設計', 'active'],
+    ]);
+
+    const read = await client.call<{
+      document: { doc_type: string; metadata: { keywords: string[]; feature: string; created_by: string } };
+      message: string;
+    }>('get_document', { doc_id: trapId });
+    expect(read.message).toContain('keywords（"溶岩"）');
+    expect(read.document.metadata.keywords).toEqual(before.document.metadata.keywords);
+    expect(read.document.doc_type).toBe('設計書');
+    expect(read.document.metadata.feature).not.toContain('機能');
+    expect(read.document.metadata.created_by).not.toContain('Buffer');
+
+    const synced = await client.call<{ warnings?: string[] }>('sync_catalog', {});
+    expect((synced.warnings ?? []).join(' ')).toContain('status（"廃止"）');
+
+    const updated = await client.call<{ message: string }>('update_document', {
+      doc_id: trapId,
+      content: '落とし穴は 5 秒で作動する。',
+    });
+    expect(updated.message).toContain('keywords: "溶岩"');
+    const text = await readFile(trapFile, 'utf8');
+    expect(text).toMatch(/^name: 溶岩トラップ設計$/m);
+    expect(text).toMatch(/^status: active$/m);
+    expect(text).toMatch(/^keywords:\n {2}- /m);
+  });
+});
+
 describe('the way back after a hand edit of the body: get_document, then update_document', () => {
   it.each([
     ['the body edited', (text: string) => text.replace('3 秒', '溶岩マグマ火山 5 秒')],

@@ -2,7 +2,7 @@ import { bodyOf, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry } from '../model/types.js';
 import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { extractKeywords } from '../text/keywords.js';
-import { copyWarning, entryFromFile } from './document-files.js';
+import { copyWarning, entryFromFile, handFields, ignoredFieldsWarning } from './document-files.js';
 import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
 import { checkQuery, foundMessage } from './query.js';
@@ -136,6 +136,8 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
         known = idRow; // its file was moved or renamed: the id follows it
       else known = here && !seen.has(here.doc_id) ? here : undefined;
       const next = entryFromFile(engine, project, location, doc, known, byId, at);
+      const { ignored } = handFields(doc);
+      if (ignored.length > 0) warnings.push(ignoredFieldsWarning(location, ignored));
       if (!known && fileId && (seen.has(next.doc_id) || owned.has(next.doc_id))) next.doc_id = newId('doc');
       if (next.keywords.length === 0) next.keywords = extractKeywords(doc.body, 8, next.name);
       const duplicate = fileId !== undefined && fileId !== next.doc_id && (idRow || ownerOf.has(fileId));

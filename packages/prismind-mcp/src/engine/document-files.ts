@@ -1,6 +1,6 @@
 import { foundDocumentEntry, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
-import { CATALOG_STATUSES, docTypeOf, REFERENCE_TIMINGS } from '../model/vocab.js';
+import { CATALOG_STATUSES, DOC_TYPES, docTypeOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { type StoredDocument } from '../store/backend.js';
 import { newId, type Engine } from './engine.js';
 
@@ -9,9 +9,72 @@ function headingOf(body: string): string | undefined {
   return /^#\s+(.+)$/m.exec(body)?.[1]?.trim();
 }
 
+/** A front-matter value a person typed that the catalog cannot take: what it was and what it takes. */
+export interface IgnoredField {
+  field: string;
+  value: string;
+  expected: string;
+}
+
+const EXPECTED: Record<string, string> = {
+  keywords: '文字列のリスト（"  - 語" の行）',
+  related_docs: 'doc_id のリスト（"  - doc_…" の行）',
+  doc_type: Object.keys(DOC_TYPES).join(' / '),
+  status: CATALOG_STATUSES.join(' / '),
+  reference_timing: `${REFERENCE_TIMINGS.join(' / ')}、または空`,
+};
+
+/**
+ * The catalog fields a person may set by editing a document's front matter, checked against the
+ * catalog's vocabularies (doc_id, project and dates are not theirs to move). A value the catalog cannot
+ * take is left out and named in `ignored`, so sync, search and get_document can say so.
+ */
+export function handFields(doc: StoredDocument): { fields: Partial<CatalogEntry>; ignored: IgnoredField[] } {
+  const typed = doc.fields ?? {};
+  const fields: Partial<CatalogEntry> = {};
+  const ignored: IgnoredField[] = Object.entries(doc.unreadFields ?? {}).map(([field, value]) => ({
+    field,
+    value,
+    expected: EXPECTED[field] ?? '文字列',
+  }));
+  const ignore = (field: string, value: string) =>
+    ignored.push({ field, value: JSON.stringify(value), expected: EXPECTED[field]! });
+  if (typed.name?.trim()) fields.name = typed.name.trim();
+  if (typed.phase_task?.trim()) fields.phase_task = normalizePhaseTask(typed.phase_task);
+  if (typed.feature !== undefined) fields.feature = typed.feature;
+  if (typed.keywords) fields.keywords = typed.keywords;
+  if (typed.related_docs) fields.related_docs = typed.related_docs;
+  const timing = typed.reference_timing;
+  if (timing !== undefined) {
+    if (timing === '' || (REFERENCE_TIMINGS as readonly string[]).includes(timing))
+      fields.reference_timing = timing;
+    else ignore('reference_timing', timing);
+  }
+  if (typed.status) {
+    if ((CATALOG_STATUSES as readonly string[]).includes(typed.status)) fields.status = typed.status;
+    else ignore('status', typed.status);
+  }
+  if (typed.created_by !== undefined) fields.created_by = typed.created_by;
+  if (typed.doc_type) {
+    try {
+      fields.doc_type = docTypeOf(typed.doc_type);
+    } catch {
+      ignore('doc_type', typed.doc_type);
+    }
+  }
+  return { fields, ignored };
+}
+
+/** What sync, search and get_document say about front-matter values a person typed that were not taken. */
+export function ignoredFieldsWarning(location: string, ignored: readonly IgnoredField[]): string {
+  const each = ignored.map((f) => `${f.field}（${f.value}）は ${f.expected} ではありません`).join('。');
+  return `${location} の front matter の値を目録に反映しませんでした（目録の値のままです）: ${each}。ファイルを直してください。`;
+}
+
 /**
  * The catalog row of a document file: the known row (or a new one) with the catalog fields its front
- * matter carries, its location and its body hash. Fields a person typed wrong keep the catalog's value.
+ * matter carries, its location and its body hash. Fields a person typed wrong keep the catalog's value
+ * (handFields names them).
  */
 export function entryFromFile(
   engine: Engine,
@@ -22,11 +85,12 @@ export function entryFromFile(
   byId: Map<string, CatalogEntry>,
   at: string,
 ): CatalogEntry {
-  const fields = doc.fields ?? {};
+  const typed = doc.fields ?? {};
+  const { fields } = handFields(doc);
   const base: CatalogEntry =
     known ??
     foundDocumentEntry(project, {
-      doc_id: fields.doc_id && !byId.has(fields.doc_id) ? fields.doc_id : newId('doc'),
+      doc_id: typed.doc_id && !byId.has(typed.doc_id) ? typed.doc_id : newId('doc'),
       name: fields.name ?? headingOf(doc.body) ?? location.split('/').pop()!.replace(/\.md$/, ''),
       source: engine.backend.kind,
       folder: location.split('/')[0] ?? '',
@@ -35,29 +99,9 @@ export function entryFromFile(
       updated_at: at,
       created_at: at,
     });
-  let typed: CatalogEntry['doc_type'] = base.doc_type;
-  try {
-    if (fields.doc_type) typed = docTypeOf(fields.doc_type);
-  } catch {
-    // keep the catalog's type
-  }
   return {
     ...base,
-    ...(fields.name ? { name: fields.name } : {}),
-    doc_type: typed,
-    ...(fields.phase_task ? { phase_task: normalizePhaseTask(fields.phase_task) } : {}),
-    ...(fields.feature !== undefined ? { feature: fields.feature } : {}),
-    ...(fields.keywords ? { keywords: fields.keywords } : {}),
-    ...(fields.related_docs ? { related_docs: fields.related_docs } : {}),
-    ...(fields.reference_timing !== undefined &&
-    (fields.reference_timing === '' ||
-      (REFERENCE_TIMINGS as readonly string[]).includes(fields.reference_timing))
-      ? { reference_timing: fields.reference_timing }
-      : {}),
-    ...(fields.status && (CATALOG_STATUSES as readonly string[]).includes(fields.status)
-      ? { status: fields.status }
-      : {}),
-    ...(fields.created_by !== undefined ? { created_by: fields.created_by } : {}),
+    ...fields,
     location,
     // A row written before the hash covered the front matter keeps its hash while the file is unedited.
     content_hash: doc.content_hash,

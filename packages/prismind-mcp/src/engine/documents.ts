@@ -5,6 +5,7 @@ import type { CatalogEntry } from '../model/types.js';
 import { docTypeOf, oneOf, REFERENCE_TIMINGS, CATALOG_STATUSES } from '../model/vocab.js';
 import { type StoredDocument, type Stores, type WriteChange } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
+import { handFields, ignoredFieldsWarning } from './document-files.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
 import { checkQuery } from './query.js';
@@ -152,31 +153,8 @@ function documentOf(entry: CatalogEntry, doc: StoredDocument, url: string) {
 }
 
 /** Catalog fields a person changed in the front matter (doc_id, project and location are not theirs to move). */
-function editedFields(entry: CatalogEntry, fields: Partial<CatalogEntry> | undefined): Partial<CatalogEntry> {
-  if (!fields) return {};
-  const next: Partial<CatalogEntry> = {};
-  if (fields.name?.trim()) next.name = fields.name.trim();
-  if (fields.phase_task?.trim()) next.phase_task = normalizePhaseTask(fields.phase_task);
-  if (fields.feature !== undefined) next.feature = fields.feature;
-  if (fields.keywords) next.keywords = fields.keywords;
-  if (fields.related_docs) next.related_docs = fields.related_docs;
-  if (
-    fields.reference_timing !== undefined &&
-    (fields.reference_timing === '' ||
-      (REFERENCE_TIMINGS as readonly string[]).includes(fields.reference_timing))
-  ) {
-    next.reference_timing = fields.reference_timing;
-  }
-  if (fields.status && (CATALOG_STATUSES as readonly string[]).includes(fields.status))
-    next.status = fields.status;
-  if (fields.created_by !== undefined) next.created_by = fields.created_by;
-  if (fields.doc_type) {
-    try {
-      next.doc_type = docTypeOf(fields.doc_type);
-    } catch {
-      // an unknown type typed by hand keeps the catalog's type
-    }
-  }
+function editedFields(entry: CatalogEntry, doc: StoredDocument): Partial<CatalogEntry> {
+  const { fields: next } = handFields(doc);
   const changed: Partial<CatalogEntry> = {};
   for (const [key, value] of Object.entries(next) as [keyof CatalogEntry, unknown][]) {
     if (JSON.stringify(entry[key]) !== JSON.stringify(value))
@@ -223,9 +201,11 @@ async function readChecked(engine: Engine, docId: string) {
     );
   }
   const { entry, doc, project } = first;
-  const edited = editedFields(entry, doc.fields);
+  const { ignored } = handFields(doc);
+  const notice = ignored.length > 0 ? ignoredFieldsWarning(entry.location, ignored) : '';
+  const edited = editedFields(entry, doc);
   if (doc.content_hash === entry.content_hash && Object.keys(edited).length === 0) {
-    return { entry, doc, project, url: first.url, handEdited: false };
+    return { entry, doc, project, url: first.url, handEdited: false, notice };
   }
   // No hash yet (a catalog rebuilt from a master that does not carry it): first sight, not an edit.
   const firstSight = entry.content_hash === '' && Object.keys(edited).length === 0;
@@ -246,7 +226,7 @@ async function readChecked(engine: Engine, docId: string) {
       await stores.search.indexDocument(seen, doc.body);
     });
   }
-  return { entry: seen, doc, project, url: first.url, handEdited: !firstSight };
+  return { entry: seen, doc, project, url: first.url, handEdited: !firstSight, notice };
 }
 
 export interface GetDocumentInput {
@@ -265,9 +245,10 @@ export async function getDocument(engine: Engine, input: GetDocumentInput) {
       found: true,
       document: documentOf(read.entry, read.doc, read.url),
       candidates: [] as DocReference[],
-      message: read.handEdited
-        ? `ドキュメント「${read.entry.name}」を取得しました（手動の編集を検出し、目録に反映しました）。`
-        : `ドキュメント「${read.entry.name}」を取得しました。`,
+      message:
+        (read.handEdited
+          ? `ドキュメント「${read.entry.name}」を取得しました（手動の編集を検出し、目録に反映しました）。`
+          : `ドキュメント「${read.entry.name}」を取得しました。`) + read.notice,
     };
   }
   const query = input.query?.trim();
@@ -305,7 +286,7 @@ export async function getDocument(engine: Engine, input: GetDocumentInput) {
       found: true,
       document: documentOf(read.entry, read.doc, read.url),
       candidates: [] as DocReference[],
-      message: `「${query}」に該当するドキュメント「${read.entry.name}」を取得しました。`,
+      message: `「${query}」に該当するドキュメント「${read.entry.name}」を取得しました。${read.notice}`,
     };
   }
   const reasons = (e: (typeof search.items)[number]) =>
@@ -418,7 +399,8 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     // The front matter a person edited by hand is theirs too: content_hash covers the body only (the
     // same on every backend), so its fields are compared with the catalog's. Generated keywords are the
     // server's: get_document makes new ones for an edited body and the file keeps the old list.
-    const edited = editedFields(entry, doc.fields);
+    const edited = editedFields(entry, doc);
+    const { ignored } = handFields(doc);
     if (entry.keywords_generated) delete edited.keywords;
     const frontMatterEdited = Object.keys(edited).length > 0;
     if (
@@ -519,7 +501,11 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
       doc_id: entry.doc_id,
       updated_fields: updated,
       content_hash: written.content_hash,
-      message: `ドキュメント「${next.name}」を更新し、目録の更新日を更新しました（${updated.join(', ')}）。`,
+      message:
+        `ドキュメント「${next.name}」を更新し、目録の更新日を更新しました（${updated.join(', ')}）。` +
+        (ignored.length > 0
+          ? `front matter の使えない値（${ignored.map((f) => `${f.field}: ${f.value}`).join('、')}）は目録の値で書き直しました。`
+          : ''),
     };
   });
 }

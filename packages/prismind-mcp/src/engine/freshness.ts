@@ -2,7 +2,7 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import { type StoredDocument, type Stores } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
-import { copyWarning, entryFromFile } from './document-files.js';
+import { copyWarning, entryFromFile, handFields, ignoredFieldsWarning } from './document-files.js';
 import { nowIso, type Engine } from './engine.js';
 
 const KEYWORDS = 8;
@@ -103,6 +103,8 @@ async function takeIn(
     }
     if (ownId && byOwnId && !byId.has(ownId)) byId.set(ownId, byOwnId);
     const next = entryFromFile(engine, project, location, doc, known, byId, at);
+    const { ignored } = handFields(doc);
+    if (ignored.length > 0) notes.push(ignoredFieldsWarning(location, ignored));
     if (known) {
       const bodyChanged = doc.content_hash !== known.content_hash;
       // The catalog hash stays the one the server last wrote or showed: update_document still refuses

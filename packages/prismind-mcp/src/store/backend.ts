@@ -72,6 +72,8 @@ export interface StoredDocument {
   content_hash: string;
   /** Catalog fields the document itself carries (front matter), when it carries any. */
   fields?: Partial<CatalogEntry>;
+  /** Front-matter fields typed with the wrong kind of value (a map, or one word for a list): field → the value. */
+  unreadFields?: Record<string, string>;
 }
 
 export interface NewDocument {

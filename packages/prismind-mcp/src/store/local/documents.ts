@@ -31,45 +31,76 @@ function frontMatter(entry: CatalogEntry): Record<string, unknown> {
   };
 }
 
-const text = (value: unknown): string | undefined => {
-  if (value === undefined || value === null) return undefined;
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return `${value}`;
-  return JSON.stringify(value);
-};
-const strings = (value: unknown): string[] | undefined =>
-  Array.isArray(value) ? value.map((v: unknown) => text(v) ?? '') : undefined;
-
-/** Reads back the catalog fields of front matter a person may have edited (unknown keys are ignored). */
-function fieldsOf(raw: Record<string, unknown> | undefined): Partial<CatalogEntry> | undefined {
-  if (!raw) return undefined;
-  const fields: Partial<CatalogEntry> = {};
-  const set = <K extends keyof CatalogEntry>(key: K, value: CatalogEntry[K] | undefined) => {
-    if (value !== undefined) fields[key] = value;
-  };
-  set('doc_id', text(raw.doc_id));
-  set('name', text(raw.name));
-  set('doc_type', text(raw.doc_type) as CatalogEntry['doc_type'] | undefined);
-  set('project', text(raw.project));
-  set('phase_task', text(raw.phase_task));
-  set('feature', text(raw.feature));
-  set('keywords', strings(raw.keywords));
-  set('reference_timing', text(raw.reference_timing));
-  set('related_docs', strings(raw.related_docs));
-  set('status', text(raw.status) as CatalogEntry['status'] | undefined);
-  set('created_by', text(raw.created_by));
-  set('created_at', text(raw.created_at));
-  set('updated_at', text(raw.updated_at));
-  return fields;
+/** A hand-typed value shown back in a warning: as YAML would print it inline, cut to a line. */
+function shown(value: unknown): string {
+  const inline = JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof Uint8Array ? `<${v.length} bytes>` : v,
+  );
+  return inline.length > 60 ? `${inline.slice(0, 59)}…` : inline;
 }
+
+/**
+ * Reads back the catalog fields of front matter a person may have edited (unknown keys are ignored). A
+ * value of the wrong kind — a map or list where one value belongs, one value where a list belongs, binary
+ * data — is not read but named in `unread`, so the reader can say so instead of dropping it silently.
+ */
+function fieldsOf(
+  raw: Record<string, unknown> | undefined,
+): { fields: Partial<CatalogEntry>; unread: Record<string, string> } | undefined {
+  if (!raw) return undefined;
+  const fields: Record<string, unknown> = {};
+  const unread: Record<string, string> = {};
+  const scalar = (value: unknown): string | undefined => {
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+    return undefined;
+  };
+  for (const key of SCALAR_FIELDS) {
+    const value = raw[key];
+    if (value === undefined || value === null) continue;
+    const read = scalar(value);
+    if (read === undefined) unread[key] = shown(value);
+    else fields[key] = read;
+  }
+  for (const key of LIST_FIELDS) {
+    const value = raw[key];
+    if (value === undefined || value === null) continue;
+    const items = Array.isArray(value)
+      ? value.map((item: unknown) => (item === null ? '' : scalar(item)))
+      : [];
+    if (!Array.isArray(value) || items.includes(undefined)) unread[key] = shown(value);
+    else fields[key] = items;
+  }
+  return { fields, unread };
+}
+
+const SCALAR_FIELDS = [
+  'doc_id',
+  'name',
+  'doc_type',
+  'project',
+  'phase_task',
+  'feature',
+  'reference_timing',
+  'status',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+const LIST_FIELDS = ['keywords', 'related_docs'] as const;
 
 /** A document file read back; a store document whose front matter a hand edit broke is refused. */
 function toStored(content: string, location: string): StoredDocument {
   const file = parseMarkdown(content);
   if (file.frontMatterError !== undefined) throw brokenFrontMatter(location, file.frontMatterError);
-  const fields = fieldsOf(file.fields);
-  return { body: file.body, content_hash: sha256(file.body), ...(fields ? { fields } : {}) };
+  const read = fieldsOf(file.fields);
+  return {
+    body: file.body,
+    content_hash: sha256(file.body),
+    ...(read ? { fields: read.fields } : {}),
+    ...(read && Object.keys(read.unread).length > 0 ? { unreadFields: read.unread } : {}),
+  };
 }
 
 function brokenFrontMatter(location: string, why: string): ToolError {
