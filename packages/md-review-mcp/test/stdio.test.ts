@@ -1,5 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
-import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { chmod, lstat, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, spawnStdioClient } from '@mcp-workbench/core/testing';
@@ -39,6 +39,47 @@ async function fakeApp(name: string, code: number): Promise<{ bin: string; log: 
   await writeFile(bin, `#!/bin/sh\necho "$@" >> "${log}"\nexit ${code}\n`);
   await chmod(bin, 0o755);
   return { bin, log };
+}
+
+/**
+ * The built bin spawned with raw JSON-RPC on its stdin: initialized, then a review.request of `key`
+ * that waits without a limit, returned once the person's page shows it waiting.
+ */
+async function waitingRawServer(key: string) {
+  const child = spawn(process.execPath, [BIN, '--root', ws.root, '--no-open'], {
+    env: { ...process.env, MD_REVIEW_HOME: ws.home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  });
+  await eventually(() => expect(stdout).toContain('"id":1'));
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'review.request', arguments: request(key, { wait_seconds: 0 }) },
+  });
+  const person = new Person(await eventually(() => linkIn(stderr)));
+  await eventually(async () => expect((await person.session()).waiting).toBe(true));
+  return { child, stdout: () => stdout, exited, person };
+}
+
+/** The child's exit code, or 'still running' (and the child killed) after `ms`. */
+async function exitedWithin(child: ChildProcess, exited: Promise<number | null>, ms: number) {
+  const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), ms))]);
+  if (code === 'still running') child.kill('SIGKILL');
+  return code;
 }
 
 describe('md-review-mcp over stdio (the built bin)', () => {
@@ -98,44 +139,29 @@ describe('md-review-mcp over stdio (the built bin)', () => {
   });
 
   it('ends when the client goes away while a call waits without a limit (stdin closed)', async () => {
-    const child = spawn(process.execPath, [BIN, '--root', ws.root, '--no-open'], {
-      env: { ...process.env, MD_REVIEW_HOME: ws.home },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-    });
-    await eventually(() => expect(stdout).toContain('"id":1'));
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'review.request', arguments: request('client-gone', { wait_seconds: 0 }) },
-    });
-    const person = new Person(await eventually(() => linkIn(stderr)));
-    await eventually(async () => expect((await person.session()).waiting).toBe(true));
+    const { child, stdout, exited, person } = await waitingRawServer('client-gone');
     child.stdin.end(); // the client is gone; no signal is sent
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 5000))]);
-    if (code === 'still running') child.kill('SIGKILL');
-    expect(code).toBe(0);
+    expect(await exitedWithin(child, exited, 5000)).toBe(0);
     // The waiting call was answered before the end.
-    expect(stdout.split('\n').find((line) => line.includes(`"id":2`))).toContain(
-      `\\"status\\":\\"pending\\"`,
-    );
+    expect(
+      stdout()
+        .split('\n')
+        .find((line) => line.includes(`"id":2`)),
+    ).toContain(`\\"status\\":\\"pending\\"`);
     await expect(person.session()).rejects.toThrow(); // the page's server is gone too
     // The session is kept: the lock is gone, the review resumes from another process.
     expect(await readdir(path.join(ws.home, 'sessions'))).toContain('client-gone.json');
     expect(await readdir(path.join(ws.home, 'sessions'))).not.toContain('client-gone.lock');
+  });
+
+  it('ends when its session lock was swapped for a pipe, and leaves the pipe alone', async () => {
+    const { child, exited } = await waitingRawServer('lock-swapped');
+    const lock = path.join(ws.home, 'sessions', 'lock-swapped.lock');
+    await rm(lock);
+    execFileSync('mkfifo', [lock]); // opening it to read would wait for a writer forever
+    child.stdin.end();
+    expect(await exitedWithin(child, exited, 5000)).toBe(0);
+    expect((await lstat(lock)).isFIFO()).toBe(true);
   });
 
   it('opens the app named by MD_REVIEW_APP with the URL, and reports "App launch failed" when it fails', async () => {

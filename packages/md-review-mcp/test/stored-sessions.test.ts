@@ -1,7 +1,7 @@
 // Session files under MD_REVIEW_HOME damaged or edited by hand: the damaged one is refused by name and
 // left as it is; the others are still listed and resumed. Keys that would share a session's snapshot
 // files (`<key>.finished.json`) are refused.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY, planArgs, startReview, useAgentSession } from './agent-session.js';
@@ -85,6 +85,18 @@ describe('the size of a review', () => {
   });
 });
 
+describe('a session file grown past any review (a sparse 600 MiB file)', () => {
+  it('is refused by size before it is read, with the file named', async () => {
+    await pendingSession(KEY);
+    await ctx.mcp.close();
+    await truncate(sessionFile(KEY), 600 * 1024 * 1024);
+    ctx.mcp = await connect(ctx.ws.root, ctx.ws.home);
+    const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
+    expect(refused.error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect(refused.error?.message).toContain(sessionFile(KEY));
+  });
+});
+
 describe('resume keys', () => {
   it.each(['s.finished', 's.base', 'plan.Finished'])(
     '%s, which would share a session’s snapshot file, is refused',
@@ -94,4 +106,17 @@ describe('resume keys', () => {
       expect(refused.error?.hint).toContain('.finished');
     },
   );
+});
+
+describe('the session folder', () => {
+  it('in the place of a file: the answer names the folder and says what to do, and the file is kept', async () => {
+    const sessions = path.join(ctx.ws.home, 'sessions');
+    await mkdir(ctx.ws.home, { recursive: true });
+    await writeFile(sessions, 'not a folder');
+    const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
+    expect(refused.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(refused.error?.message).toContain(sessions);
+    expect(refused.error?.hint).toContain('MD_REVIEW_HOME');
+    expect(await readFile(sessions, 'utf8')).toBe('not a folder');
+  });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, PathPolicy, ToolError } from '@mcp-workbench/core/engine';
@@ -15,6 +15,12 @@ export const RESUME_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * home can be shared or moved).
  */
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i;
+
+/**
+ * The most a session or snapshot file is read: the largest a review writes (2,000 comments of 20,000
+ * characters, or 20 MiB of texts, JSON-escaped) is well under it; V8's string limit (~512 MiB) is over.
+ */
+const MAX_SESSION_FILE_BYTES = 320 * 1024 * 1024;
 
 /** The endings of a session's snapshot files (`<key>.finished.json`): a key ending so would share them. */
 const SNAPSHOT_KEY = /\.(finished|base)$/i;
@@ -47,9 +53,20 @@ export class SessionStore {
 
   /** The folder is made on first use, so a server that never reviews anything writes nothing. */
   private paths(): Promise<PathPolicy> {
-    this.policy ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() =>
-      PathPolicy.create({ roots: [this.dir] }),
-    );
+    this.policy ??= mkdir(this.dir, { recursive: true, mode: 0o700 })
+      .catch((error: NodeJS.ErrnoException) => {
+        // `<home>/sessions` (or a folder above it) is a file: core's EEXIST answer would say "choose another name".
+        if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          `The session folder ${this.dir} cannot be made: a file is in its place.`,
+          {
+            hint: 'Move that file away, or point MD_REVIEW_HOME (or --home) at another folder.',
+            details: { folder: this.dir },
+          },
+        );
+      })
+      .then(() => PathPolicy.create({ roots: [this.dir] }));
     this.policy.catch(() => (this.policy = undefined)); // a failed mkdir is tried again next time
     return this.policy;
   }
@@ -88,10 +105,15 @@ export class SessionStore {
    */
   removeLockSync(key: string, expected: string): void {
     const file = this.fileOf(key, '.lock');
+    let fd: number | undefined;
     try {
-      if (readFileSync(file, 'utf8') === expected) unlinkSync(file);
+      // Not blocking, not through a link: a lock swapped for a pipe must not hold the process's exit.
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+      if (fstatSync(fd).isFile() && readFileSync(fd, 'utf8') === expected) unlinkSync(file);
     } catch {
-      // already gone
+      // already gone, or not a lock this process wrote
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 
@@ -130,7 +152,9 @@ export class SessionStore {
     const file = this.fileOf(key);
     let raw: string;
     try {
-      raw = (await (await this.paths()).readFile(file)).toString('utf8');
+      raw = (await (await this.paths()).readFile(file, { maxBytes: MAX_SESSION_FILE_BYTES })).toString(
+        'utf8',
+      );
     } catch (error) {
       if (isToolError(error) && error.code === 'NOT_FOUND') return undefined;
       throw error;
@@ -176,7 +200,10 @@ export class SessionStore {
 
   async loadSnapshot(key: string, which: 'finished' | 'base'): Promise<RoundSnapshot | undefined> {
     try {
-      const raw = (await (await this.paths()).readFile(this.fileOf(key, `.${which}.json`))).toString('utf8');
+      const snapshot = this.fileOf(key, `.${which}.json`);
+      const raw = (
+        await (await this.paths()).readFile(snapshot, { maxBytes: MAX_SESSION_FILE_BYTES })
+      ).toString('utf8');
       return JSON.parse(raw) as RoundSnapshot;
     } catch {
       return undefined; // none yet, or unreadable: the page then shows no changes
