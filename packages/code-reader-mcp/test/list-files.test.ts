@@ -247,6 +247,59 @@ describe('list_files below folders ripgrep cannot walk (a path over PATH_MAX)', 
   });
 });
 
+describe('a root whose files all sit in folders an ignore file above the root names', () => {
+  let project: string;
+  let server: Connected;
+  beforeAll(async () => {
+    project = await emptyDir();
+    // As in a pnpm store: node_modules/.pnpm/lib@1/node_modules/lib/index.js under a .gitignore naming
+    // node_modules/, with the server's root at lib@1 (the .gitignore is above it).
+    await writeFile(path.join(project, '.gitignore'), 'node_modules/\n');
+    const store = path.join(project, 'node_modules', '.pnpm', 'lib@1');
+    await mkdir(path.join(store, 'node_modules', 'lib'), { recursive: true });
+    await writeFile(path.join(store, 'node_modules', 'lib', 'index.js'), 'export const needle = 1;\n');
+    server = await connect([store]);
+  });
+  afterAll(async () => {
+    await server.close();
+    await removeDir(project);
+  });
+
+  it('finds nothing and says why, in listings, counts and searches; no_ignore finds the files', async () => {
+    const because =
+      /an ignore file in a folder above .* hides every file under the project folder\. Pass no_ignore: true/;
+    const listed = await server.json('list_files', {});
+    expect(listed.count).toBe(0);
+    expect((listed.warnings as string[]).join(' ')).toMatch(because);
+    expect((await server.call('list_files', {})).text).toMatch(because);
+    const counted = await server.json('list_files', { count_only: true });
+    expect((counted.warnings as string[]).join(' ')).toMatch(because);
+    const searched = await server.json('search_content', { query: 'needle' });
+    expect(searched.total_matches).toBe(0);
+    expect((searched.warnings as string[]).join(' ')).toMatch(because);
+
+    expect((await server.json('list_files', { no_ignore: true })).count).toBe(1);
+    const found = await server.json('search_content', { query: 'needle', no_ignore: true });
+    expect(found.total_matches).toBe(1);
+    expect(found.warnings).toBeUndefined();
+  });
+
+  it('says nothing of ignore files when the root simply holds no match', async () => {
+    const searched = await server.json('search_content', {
+      query: 'needle',
+      no_ignore: true,
+      include_globs: ['*.py'],
+    });
+    expect(searched.total_matches).toBe(0);
+    expect(searched.warnings).toBeUndefined();
+    for (const filters of [{ extensions: ['py'] }, { no_ignore: true, pattern: '^none$' }]) {
+      const listed = await server.json('list_files', filters);
+      expect(listed.count).toBe(0);
+      expect(listed.warnings).toBeUndefined();
+    }
+  });
+});
+
 describe('list_files: odd names, .gitignore without git, NUL, overlapping roots', () => {
   let tree: string;
   let local: Connected;

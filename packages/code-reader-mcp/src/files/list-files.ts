@@ -7,6 +7,7 @@ import { comparePaths } from '../util/path-order.js';
 import { SLICE_MS } from '../util/yield.js';
 import { denyExcludeGlobs } from '../search/rg-args.js';
 import { countListedFiles } from './count-files.js';
+import { rootsIgnoredFromAbove } from './ignored-above.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
 
 export const DEFAULT_LIST_LIMIT = 2_000;
@@ -72,6 +73,8 @@ export interface ListFilesResult {
   count: number;
   /** More files matched than `limit`; the list holds the first `limit` found. */
   truncated: boolean;
+  /** Nothing matched, and ignore files above these roots (shown as given) hid every file there. */
+  ignoredAbove?: string[];
 }
 
 interface Candidate {
@@ -114,8 +117,24 @@ function compilePattern(pattern: string | undefined): TextTest | undefined {
   return compileLinearRegex(pattern, 'pattern', '"^test_.*\\.py$" (use glob for globs)');
 }
 
-/** Lists files with `rg --files` (honouring .gitignore), then filters and stats them. */
+/**
+ * Lists files with `rg --files` (honouring .gitignore), then filters and stats them. An empty listing
+ * says which roots ignore files above them hid (`ignoredAbove`).
+ */
 export async function listFiles(query: ListFilesQuery): Promise<ListFilesResult> {
+  const result = await listMatching(query);
+  if (result.count > 0 || query.noIgnore) return result;
+  const hidden = await rootsIgnoredFromAbove(
+    query.roots.map((root) => root.dir),
+    fileFilterArgs(query),
+    query.signal,
+  );
+  if (hidden.length === 0) return result;
+  const shown = query.roots.filter((root) => hidden.includes(root.dir)).map((root) => root.display);
+  return { ...result, ignoredAbove: shown };
+}
+
+async function listMatching(query: ListFilesQuery): Promise<ListFilesResult> {
   const nameRegex = compilePattern(query.pattern);
   const sizes: SizeFilter[] = (query.size ?? []).map(parseSize);
   const now = Date.now();

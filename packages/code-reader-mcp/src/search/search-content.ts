@@ -5,6 +5,7 @@ import { hashKey } from '../paging/budget.js';
 import { SnapshotStore } from '../paging/snapshots.js';
 import { StampedCache } from './cache.js';
 import { MAX_MAX_COUNT } from './options.js';
+import { rootsIgnoredFromAbove } from '../files/ignored-above.js';
 import { CountCollector } from './collect.js';
 import { escapedExtra, type UnescapedLine } from './match-lines.js';
 import { searchArgs, searchFileFilterArgs } from './rg-args.js';
@@ -163,6 +164,11 @@ export class SearchEngine {
         `${capped} file${capped === 1 ? '' : 's'} may have reached max_count (${query.maxCount} matching lines per file), where ripgrep stops counting: raise max_count (up to ${MAX_MAX_COUNT}) to count further.`,
       );
     }
+    // No file searched at all: say so when ignore files above the roots hid them (ripgrep honours those).
+    const ignoredAbove =
+      counter.searchedFiles === 0 && query.targetKind === 'roots' && !query.noIgnore
+        ? await rootsIgnoredFromAbove(query.targets, searchFileFilterArgs(query), options.signal)
+        : [];
     // Totals are true or absent: a search cut short by its time limit has seen only part of the files.
     if (result.timedOut) {
       warnings.push(
@@ -178,6 +184,7 @@ export class SearchEngine {
       timedOut: result.timedOut,
       countedAt,
       warnings,
+      ...(ignoredAbove.length > 0 ? { ignoredAbove } : {}),
     };
     if (ahead) this.ahead.set(outcome, ahead);
     return { outcome, searched: counter.searchedFiles };

@@ -61,6 +61,8 @@ export interface SearchOutcome {
   timedOut: boolean;
   /** Non-fatal ripgrep messages (unreadable files and the like). */
   warnings: string[];
+  /** No file was searched, and ignore files above these roots (absolute) hid every file there. */
+  ignoredAbove?: string[];
   /** When the counting run started (ms since the epoch): a file changed later no longer matches it. */
   countedAt?: number;
   /**

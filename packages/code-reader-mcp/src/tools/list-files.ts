@@ -16,6 +16,7 @@ import {
   readCursor,
   staleCursor,
 } from '../paging/budget.js';
+import { ignoredFromAboveWarning } from '../files/ignored-above.js';
 import { prepareLoopCounting } from '../tokens/counter.js';
 import { pathsOf, type ToolDeps } from './deps.js';
 import { fileFilterInput, fileQueryOf } from './file-filters.js';
@@ -45,6 +46,7 @@ interface ListAnswer {
   files?: FileRow[];
   truncated: boolean;
   next_cursor?: string;
+  warnings?: string[];
   limits: Record<string, number>;
 }
 
@@ -66,6 +68,7 @@ function listText(answer: ListAnswer, fields: readonly DetailField[], limitHit: 
   if (answer.count !== files.length || files.length === 0) lines.push(note(`${answer.count} files`));
   if (answer.next_cursor !== undefined) lines.push(note(`next_cursor: ${answer.next_cursor}`));
   if (limitHit) lines.push(note(`truncated: more files than limit ${answer.limits.limit}`));
+  for (const warning of answer.warnings ?? []) lines.push(note(warning));
   return joinLines(lines);
 }
 
@@ -73,6 +76,9 @@ function listText(answer: ListAnswer, fields: readonly DetailField[], limitHit: 
 function fingerprintOf(rows: readonly FileRow[]): string {
   return fingerprint(rows.map((row) => row.path));
 }
+
+const warningsOf = (ignoredAbove: string[] | undefined) =>
+  ignoredAbove ? [ignoredFromAboveWarning(ignoredAbove)] : undefined;
 
 export function listFilesTool(deps: ToolDeps) {
   return defineTool({
@@ -99,6 +105,10 @@ export function listFilesTool(deps: ToolDeps) {
         .boolean()
         .describe('More files matched than limit, or the rows continue on the next page.'),
       next_cursor: z.string().optional(),
+      warnings: z
+        .array(z.string())
+        .optional()
+        .describe('Why nothing was found, when ignore files above hid it.'),
       limits: limitsSchema,
     },
     textFormat: formatOf,
@@ -114,7 +124,12 @@ export function listFilesTool(deps: ToolDeps) {
       const limits = { limit, max_answer_tokens: budget };
       if (args.count_only) {
         const result = await listFiles({ ...query, signal: ctx.signal });
-        return { count: result.count, truncated: false, limits };
+        return compact({
+          count: result.count,
+          truncated: false,
+          warnings: warningsOf(result.ignoredAbove),
+          limits,
+        });
       }
       const key = hashKey([
         'list_files',
@@ -126,7 +141,7 @@ export function listFilesTool(deps: ToolDeps) {
       const statRows = format === 'json' || fields.some((f) => f !== 'ext') || ctx.structuredOutput === true;
       const list = () => listFiles({ ...query, statRows, signal: ctx.signal });
       let offset = 0;
-      let listing: { files: FileRow[]; realPaths: string[]; limitHit: boolean };
+      let listing: { files: FileRow[]; realPaths: string[]; limitHit: boolean; ignoredAbove?: string[] };
       if (args.cursor !== undefined) {
         const cursor = readCursor(args.cursor, key);
         offset = cursor.o;
@@ -139,7 +154,12 @@ export function listFilesTool(deps: ToolDeps) {
         }
       } else {
         const result = await list();
-        listing = { files: result.files, realPaths: result.realPaths, limitHit: result.truncated };
+        listing = {
+          files: result.files,
+          realPaths: result.realPaths,
+          limitHit: result.truncated,
+          ...(result.ignoredAbove ? { ignoredAbove: result.ignoredAbove } : {}),
+        };
       }
       // A page listed for paths alone, continued as JSON (or with fields): its rows get their stat now.
       if (statRows) await statFileRows(listing.files, listing.realPaths, ctx.signal);
@@ -151,6 +171,7 @@ export function listFilesTool(deps: ToolDeps) {
           files: [...page],
           truncated: limitHit || nextOffset !== undefined,
           next_cursor: nextOffset === undefined ? undefined : makeCursor(key, nextOffset, fp),
+          warnings: warningsOf(listing.ignoredAbove),
           limits,
         });
       const textOf = (answer: ListAnswer) =>

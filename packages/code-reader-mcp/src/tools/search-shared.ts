@@ -9,6 +9,7 @@ import {
   readCursor,
   staleCursor,
 } from '../paging/budget.js';
+import { ignoredFromAboveWarning } from '../files/ignored-above.js';
 import type { ProjectPaths } from '../project/state.js';
 import { checkCursorFiles, checkNewlyRead, stampCursorFiles } from '../search/cursor-stamps.js';
 import { DEFAULT_MAX_COUNT, MAX_MAX_COUNT, effectiveMaxCount, outputModeOf } from '../search/options.js';
@@ -242,6 +243,8 @@ export async function searchAnswer(
     : [];
   const display = memoDisplay(paths);
   const baseWarnings = [...built.warnings, ...outcome.warnings, ...rowWarnings];
+  if (outcome.ignoredAbove)
+    baseWarnings.push(ignoredFromAboveWarning(outcome.ignoredAbove.map((root) => display(root) || '.')));
   // Long lines are named for the rows a page shows, so a page does not depend on how far rows were read.
   const longLines = new Map((outcome.longLines ?? []).map((long) => [`${long.line}\0${long.file}`, long]));
   const warningsFor = (shown: readonly SearchMatch[]): string[] => {
