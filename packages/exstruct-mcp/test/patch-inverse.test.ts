@@ -14,6 +14,7 @@ import {
   workspace,
   type Workspace,
 } from './patch-helpers.js';
+import { mutateWorkbook } from './workbook-traits.js';
 
 interface PatchOut {
   out_path: string;
@@ -475,5 +476,32 @@ describe('undo of set_value restores the type of the cell', () => {
       ops: variants.set_value,
     });
     expect(plain.structured.warnings.join(' ')).not.toMatch(/formatting runs/);
+  });
+
+  it('text with phonetic guides (ふりがな), shared or inline, is named too: undo restores the text only', async () => {
+    const plainBook = path.join(ws.dir, 'furigana-source.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('名簿');
+    sheet.getCell('A1').value = '東京都';
+    sheet.getCell('A2').value = 'placeholder';
+    await wb.xlsx.writeFile(plainBook);
+    // Excel keeps a name's reading as <rPh> runs after its text: A1's in the shared strings, A2 inline.
+    const input = path.join(ws.dir, 'furigana.xlsx');
+    await mutateWorkbook(plainBook, input, {
+      'xl/sharedStrings.xml': (xml) =>
+        xml.replace('<t>東京都</t>', '<t>東京都</t><rPh sb="0" eb="3"><t>トウキョウト</t></rPh>'),
+      'xl/worksheets/sheet1.xml': (xml) =>
+        xml.replace(
+          /<c r="A2"([^>]*?) t="s"([^>]*)><v>\d+<\/v><\/c>/,
+          '<c r="A2"$1 t="inlineStr"$2><is><t>山田太郎</t><rPh sb="0" eb="2"><t>ヤマダ</t></rPh></is></c>',
+        ),
+    });
+    const ops = ['A1', 'A2'].map((cell) => ({ op: 'set_value', sheet: '名簿', cell, value: 'x' }));
+    const { patched, undone } = await undo(input, ops, 'furigana');
+    expect(patched.warnings).toContainEqual(
+      expect.stringMatching(/text of 名簿!A1, 名簿!A2 but not .*phonetic guides/),
+    );
+    const back = (await readWorkbook(undone)).getWorksheet('名簿')!;
+    expect([back.getCell('A1').text, back.getCell('A2').text]).toEqual(['東京都', '山田太郎']);
   });
 });

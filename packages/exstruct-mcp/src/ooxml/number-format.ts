@@ -61,6 +61,11 @@ export function classifyFormatCode(code: string): DateKind {
       i += rest.startsWith('am/pm') ? 4 : 2;
       continue;
     }
+    if (rest.startsWith('aaa')) {
+      date = true; // the weekday of Japanese formats (aaa 金, aaaa 金曜日)
+      while (section[i + 1]?.toLowerCase() === 'a') i++;
+      continue;
+    }
     switch (ch.toLowerCase()) {
       case 'e':
         if (section[i + 1] === '+' || section[i + 1] === '-')

@@ -60,7 +60,7 @@ export async function applyOps(
   const rich = undoState(edit).richCells;
   if (rich.length)
     undoWarnings.push(
-      `Inverse ops restore the text of ${listCells(rich)} but not the formatting runs inside (rich text: bold or coloured parts of the text).`,
+      `Inverse ops restore the text of ${listCells(rich)} but not the formatting runs or phonetic guides inside (rich text: bold or coloured parts of the text; ふりがな).`,
     );
   return { diff, inverse: inverseByOp.reverse().flat(), warnings, undoWarnings };
 }

@@ -27,7 +27,7 @@ export interface CellState {
   rawInner: string | undefined;
   /** For a `t="s"` cell: its index in the shared-string table. */
   sharedIndex?: number;
-  /** An inline string with formatting runs (undo restores its text, not the runs). */
+  /** An inline string with formatting runs or phonetic guides (undo restores its text, not those). */
   richInline?: boolean;
   /** The `cm` a content written by an op needs (a dynamic-array formula's cell metadata block). */
   cellMeta?: number;
@@ -130,6 +130,7 @@ function readRow(
           inline = '';
         } else if (tag.local === 'rPh') {
           phonetic++;
+          if (inline !== undefined) cell.richInline = true; // a phonetic guide (ふりがな) an undo cannot restore
         } else if (tag.local === 'r' && inline !== undefined) {
           cell.richInline = true;
         } else if (tag.local === 't' && inline !== undefined && phonetic === 0) {

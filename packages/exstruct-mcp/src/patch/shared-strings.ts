@@ -10,7 +10,7 @@ import type { ZipArchive } from '../ooxml/zip-archive.js';
  * Reads only the shared strings whose indexes are asked for, streaming the part through the package's
  * XML tokenizer and stopping after the highest one: an edit never needs the whole table in memory, and
  * a string of any length costs time in proportion to it. Text is the runs' text without phonetic runs.
- * `rich` collects the indexes of those with formatting runs.
+ * `rich` collects the indexes of those with formatting runs or phonetic guides.
  */
 export async function loadSharedStrings(
   archive: ZipArchive,
@@ -34,8 +34,10 @@ export async function loadSharedStrings(
         text = wanted.has(index) ? '' : undefined;
         runs = false;
       } else if (text === undefined) return;
-      else if (tag.local === 'rPh') phonetic++;
-      else if (tag.local === 'r') runs = true;
+      else if (tag.local === 'rPh') {
+        phonetic++;
+        runs = true; // a phonetic guide (ふりがな) is kept, like formatting runs, only by the cell itself
+      } else if (tag.local === 'r') runs = true;
       else if (tag.local === 't' && phonetic === 0) inText = true;
     },
     text(value) {

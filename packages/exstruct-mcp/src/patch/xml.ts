@@ -18,11 +18,16 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
 // eslint-disable-next-line no-control-regex
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
+/**
+ * A cell's text as ST_Xstring: `_xHHHH_` escapes for characters XML cannot hold. A CR goes as a character
+ * reference: written raw, an XML reader turns it into LF; Excel's `_x000D_` is left undecoded by openpyxl.
+ */
 export function escapeXmlText(text: string): string {
   return text
     .replace(/_x([0-9A-Fa-f]{4})_/g, '_x005F_x$1_')
     .replace(INVALID_XML_CHARS, (ch) => `_x${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`)
-    .replace(/[&<>]/g, (ch) => XML_ESCAPES[ch]!);
+    .replace(/[&<>]/g, (ch) => XML_ESCAPES[ch]!)
+    .replace(/\r/g, '&#13;');
 }
 
 /** Plain XML escaping (formulas are not ST_Xstring: no `_xHHHH_` escapes). */
