@@ -275,6 +275,29 @@ describe('the way back after a hand edit of the body: get_document, then update_
   });
 });
 
+describe('a document saved with CRLF line ends (on Windows)', () => {
+  it('keeps CRLF in the front matter sync_catalog writes, and its doc_id after a move', async () => {
+    client = await withProject(store);
+    await trapDocument(client);
+    const file = path.join(designDir(), '窓の設計.md');
+    // Front matter of the person's own (a name, no doc_id): the server adds the catalog fields to it.
+    await writeFile(file, '---\r\nname: 窓の設計\r\n---\r\n# 窓の設計\r\n\r\n窓は南向きに置く。\r\n');
+    await client.call('sync_catalog', {});
+    const text = await readFile(file, 'utf8');
+    expect(text).toMatch(/^---\r\ndoc_id: doc-/);
+    expect(text.split('\n').length - 1).toBe(text.split('\r\n').length - 1); // no bare LF
+    const docId = /^doc_id: (\S+)\r$/m.exec(text)![1]!;
+
+    // Moved by hand: the front matter (CRLF) is still read, so the id follows the file.
+    const moved = path.join(designDir(), '窓の設計-改.md');
+    await rename(file, moved);
+    const found = await searchUntil(client, { query: '南向き' }, (f) =>
+      f.documents.some((d) => d.doc_id === docId),
+    );
+    expect(found.documents.map((d) => d.doc_id)).toContain(docId);
+  });
+});
+
 describe('file names in another Unicode form (NFD, as macOS writes them)', () => {
   it('a file added or renamed to one is found, read and updated in place, with no NFC twin', async () => {
     client = await withProject(store);

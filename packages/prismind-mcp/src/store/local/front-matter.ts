@@ -72,7 +72,7 @@ function plainScalar(value: string): string | undefined {
  */
 export function plainFrontMatter(source: string): Record<string, unknown> | undefined {
   const fields: Record<string, unknown> = {};
-  const lines = source.split('\n');
+  const lines = source.split(/\r?\n/);
   let list: string[] | undefined;
   for (const line of lines) {
     if (line.startsWith('  - ')) {
@@ -111,6 +111,13 @@ export function bodyOfMarkdown(text: string): string {
   return match ? source.slice(match[0].length) : source;
 }
 
+/** Front matter and body; a body whose lines all end in CRLF (saved on Windows) gets CRLF front matter too. */
 export function renderMarkdown(fields: Record<string, unknown>, body: string): string {
-  return `---\n${stringify(fields, { lineWidth: 0 })}---\n${body}`;
+  const text = `---\n${stringify(fields, { lineWidth: 0 })}---\n`;
+  return (crlfOnly(body) ? text.replace(/\n/g, '\r\n') : text) + body;
+}
+
+function crlfOnly(body: string): boolean {
+  const lineFeeds = body.split('\n').length - 1;
+  return lineFeeds > 0 && body.split('\r\n').length - 1 === lineFeeds;
 }
