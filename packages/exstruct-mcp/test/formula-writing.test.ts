@@ -295,3 +295,24 @@ describe('references to sheets that do not exist', () => {
     expect(existsSync(path.join(ws.dir, 'sheets_patched.xlsx'))).toBe(false);
   });
 });
+
+describe('formulas typed with a Japanese IME on (full-width letters, digits, operators, quotes, spaces)', () => {
+  it.each([
+    ['ＳＵＭ(Jan!A1:B1)', 'Ｓ for S'],
+    ['Jan!A1＋1', '＋ for +'],
+    ['Jan!A1*２', '２ for 2'],
+    ['Jan!Ａ１', 'Ａ for A'],
+    ['IF(Jan!A1>0,“黒字”,“赤字”)', '“ for "'],
+    ['SUM(Jan!A1)　', 'a full-width space'],
+  ])('%s is an error naming the character (%s); Excel shows #NAME?', (formula, named) => {
+    const issues = checkFormula('S', 'A1', { row: 1, col: 0 }, formula, ctx);
+    expect(issues.map((i) => `${i.code}/${i.level}`)).toContain('invalid_token/error');
+    expect(issues.map((i) => i.message).join(' ')).toContain(named);
+  });
+
+  it('full-width text inside quotes, Japanese sheet and defined names are fine', () => {
+    const named = { ...ctx, definedNames: new Set(['売上ＡＢ']), sheetNames: ['S', '売上'] };
+    for (const formula of ['"ＳＵＭ＋１"&売上!A1', '売上ＡＢ*2', "'売上'!A1+1"])
+      expect(checkFormula('S', 'A1', { row: 1, col: 0 }, formula, named), formula).toEqual([]);
+  });
+});

@@ -92,6 +92,16 @@ export function checkFormula(
         'name_error',
         `Unknown function ${token.text}(): Excel will show #NAME?. Check the spelling (English function names, "," between arguments).`,
       );
+    } else if ((token.type === 'name' || token.type === 'space') && !seen.has('fullwidth')) {
+      const typed = fullwidthTypos(token.text);
+      if (typed && !context.definedNames.has(token.text.toUpperCase())) {
+        seen.add('fullwidth');
+        add(
+          'error',
+          'invalid_token',
+          `The formula has ${typed} outside quotes (typed with the IME on?): Excel reads function names, references, numbers and operators in half-width only and shows #NAME?. Retype them in half-width.`,
+        );
+      }
     } else if (!selfRef && (token.type === 'cell' || token.type === 'columns' || token.type === 'rows')) {
       const prev = tokens[i - 1];
       if (prev?.type === 'sheet' && sheetOfPrefix(prev.text)?.toLowerCase() !== sheet.toLowerCase()) continue;
@@ -107,6 +117,22 @@ export function checkFormula(
     }
   }
   return issues;
+}
+
+/** Full-width forms of ASCII (Ｓ, ＋, １), the ideographic space and curly quotes, as a Japanese IME types them. */
+const IME_TYPED = /[\uFF01-\uFF5E\u3000\u2018\u2019\u201C\u201D]/gu;
+
+/** Names those characters of a name token with the half-width ones meant (`"Ｓ" for "S", …`), or undefined. */
+function fullwidthTypos(text: string): string | undefined {
+  const found = [...new Set(text.match(IME_TYPED) ?? [])];
+  if (found.length === 0) return undefined;
+  const meant = (ch: string) => {
+    if (ch === '\u3000') return 'a full-width space';
+    if (ch === '\u2018' || ch === '\u2019') return `${ch} for '`;
+    if (ch === '\u201C' || ch === '\u201D') return `${ch} for "`;
+    return `${ch} for ${String.fromCharCode(ch.charCodeAt(0) - 0xfee0)}`;
+  };
+  return found.slice(0, 4).map(meant).join(', ');
 }
 
 function syntax(

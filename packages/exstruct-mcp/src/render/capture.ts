@@ -4,6 +4,7 @@ import type { SheetEntry } from '../ooxml/workbook-part.js';
 import { WorkbookReader } from '../ooxml/workbook-reader.js';
 import { printAreasOf } from '../extract/print-areas.js';
 import { splitQualifiedRange } from '../ooxml/qualified-range.js';
+import { FONT_HINT, missingCharacters } from './fonts/missing-warning.js';
 import { TextMeasurer } from './fonts/text-measure.js';
 import { MAX_DPI, MIN_DPI } from './limits.js';
 import { rasterize } from './rasterize.js';
@@ -170,12 +171,8 @@ export async function captureSheetImages(
       }
     }
   }
-  if (measurer.missing.size > 0) {
-    const sample = [...measurer.missing].slice(0, 10);
-    warn(
-      `No font has ${measurer.missing.size} character(s) (${sample.map((c) => `${c} U+${c.codePointAt(0)!.toString(16).toUpperCase()}`).join(', ')}); they are drawn as a red "?". Install a font that covers them (e.g. Noto Sans CJK) or name one in EXSTRUCT_FONT_FILES.`,
-    );
-  }
+  if (measurer.missing.size > 0)
+    warn(`No font has ${missingCharacters(measurer.missing)}; they are drawn as a red "?". ${FONT_HINT}`);
   return { fontsUsed: measurer.systemFace ? ['bundled', measurer.systemFace.source] : ['bundled'] };
 }
 

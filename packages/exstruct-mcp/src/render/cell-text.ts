@@ -1,5 +1,6 @@
 import { format, formatColor, getFormatFromId } from 'numfmt';
 import type { CellFormat } from './cell-formats.js';
+import { japaneseFormat } from './japanese-dates.js';
 
 /** A cell value as the sheet stores it. */
 export interface RawCell {
@@ -122,7 +123,9 @@ function numberText(value: number, cellFormat: CellFormat | undefined): DisplayT
   let text: string;
   let color: string | undefined;
   try {
-    text = format(code, value, { nbsp: false, throws: false });
+    // numfmt knows no era, Japanese weekday or [DBNumN]: those tokens are rewritten around it.
+    const japanese = japaneseFormat(code, value);
+    text = japanese.numerals(format(japanese.code, value, { nbsp: false, throws: false }));
     const named = formatColor(code, value, { throws: false });
     if (typeof named === 'string')
       color = named.startsWith('#') ? named.slice(1).toUpperCase() : NAMED_COLORS[named];

@@ -51,10 +51,17 @@ export class SvgWriter {
     for (const run of runs) {
       const width = (run.width * 96) / 72;
       if (!run.face) {
-        // No font has these characters: a red '?' each, never an empty box (the answer warns too).
-        out.push(
-          `<text x="${n(at)}" y="${n(y)}" font-family="${LATIN_FAMILY}" font-size="${n(px)}" fill="#D00000" font-weight="bold">${'?'.repeat([...run.text].length)}</text>`,
-        );
+        // No font has these characters: a red '?' each, never an empty box (the answer warns too),
+        // centred in the room the character was measured with (a full width for 𠮷 or 😀).
+        const mark = measurer.missingWidth('?', style);
+        let slot = at;
+        for (const ch of run.text) {
+          const room = measurer.missingWidth(ch, style);
+          out.push(
+            `<text x="${n(slot + (((room - mark) / 2) * 96) / 72)}" y="${n(y)}" font-family="${LATIN_FAMILY}" font-size="${n(px)}" fill="#D00000" font-weight="bold">?</text>`,
+          );
+          slot += (room * 96) / 72;
+        }
       } else if (run.face.family === LATIN_FAMILY) {
         out.push(
           `<text x="${n(at)}" y="${n(y)}" font-family="${LATIN_FAMILY}" font-size="${n(px)}" fill="#${style.color}"${style.bold ? ' font-weight="bold"' : ''}${style.italic ? ' font-style="italic"' : ''} xml:space="preserve">${escapeXml(run.text)}</text>`,

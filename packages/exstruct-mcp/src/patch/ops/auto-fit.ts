@@ -3,6 +3,7 @@
 import { colIndexToAlpha } from '../../ooxml/cell-ref.js';
 import { readCellFormats, type CellFormats } from '../../render/cell-formats.js';
 import type { RawCell } from '../../render/cell-text.js';
+import { FONT_HINT, missingCharacters } from '../../render/fonts/missing-warning.js';
 import { TextMeasurer } from '../../render/fonts/text-measure.js';
 import { maxDigitWidth, pixelsToWidth } from '../../render/grid.js';
 import type { CellState } from '../cells.js';
@@ -31,6 +32,8 @@ export const autoFitColumns: OpHandler<'auto_fit_columns'> = (op, ctx) => {
   const formats = readCellFormats(ctx.edit.styles.render(), []);
   const mdw = maxDigitWidth(formats.defaultFont);
   measurer ??= new TextMeasurer();
+  // What this op measured without a font (the measurer is kept between ops, its set with it).
+  measurer.missing.clear();
   // Text in a range merged across columns does not count (Excel's AutoFit skips it too).
   const spanning = sheet.merges.filter((m) => m.end.col > m.start.col);
   const widest = new Map<number, number>();
@@ -71,6 +74,10 @@ export const autoFitColumns: OpHandler<'auto_fit_columns'> = (op, ctx) => {
     setColumnWidth(sheet, col, width);
     set.push(`${colIndexToAlpha(col)}=${width}`);
   }
+  if (measurer.missing.size > 0)
+    ctx.warnings.push(
+      `auto_fit_columns on "${name}": no font has ${missingCharacters(measurer.missing)}, so their widths were guessed (full width for East Asian wide characters such as 𠮷 or 😀). ${FONT_HINT}`,
+    );
   if (empty.length)
     ctx.warnings.push(
       `auto_fit_columns on "${name}": column(s) ${empty.join(', ')} hold no text, so their width was left as it was.`,

@@ -1,3 +1,4 @@
+import { eastAsianWidth } from 'get-east-asian-width';
 import { bundledFaces, CJK_FAMILY, LATIN_FAMILY, systemFallbackFace, type LoadedFace } from './font-set.js';
 
 export interface TextStyle {
@@ -6,6 +7,9 @@ export interface TextStyle {
   /** Font size in points. */
   size: number;
 }
+
+/** Marks and format characters (variation selectors, joiners): zero width when no font has them. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 
 /** A piece of a line drawn with one face; `face` undefined: no font has these characters. */
 export interface TextRun {
@@ -21,7 +25,7 @@ export interface TextRun {
  * sums of glyph advances (no kerning: the bundled fonts carry none, and Excel does not kern cells).
  */
 export class TextMeasurer {
-  /** Characters no font has (drawn as a red `?`). */
+  /** Characters no font has (drawn as a red `?`; measured by missingWidth). */
   readonly missing = new Set<string>();
   /** The machine's font, once a character needed it. */
   systemFace: LoadedFace | undefined;
@@ -73,8 +77,9 @@ export class TextMeasurer {
       if (face) {
         width = (face.advanceOf(face.glyphOf(cp)) / face.unitsPerEm) * style.size;
       } else {
+        if (ZERO_WIDTH.test(ch)) continue; // a mark joins the character before it: nothing to draw
         this.missing.add(ch);
-        width = (latin.advanceOf(latin.glyphOf(63)) / latin.unitsPerEm) * style.size; // '?'
+        width = this.missingWidth(ch, style);
       }
       const text = cp === 32 && ch !== ' ' ? ' ' : ch;
       if (current && current.face === face) {
@@ -86,6 +91,20 @@ export class TextMeasurer {
       }
     }
     return out;
+  }
+
+  /**
+   * The width in points a character no font has is given: what a font that had it would most likely
+   * give it, a CJK ideograph's advance for East Asian wide characters (𠮷, 😀), else a Latin `?`.
+   */
+  missingWidth(ch: string, style: TextStyle): number {
+    // Unicode's East_Asian_Width W and F (ambiguous ones as narrow, as Unicode advises without context).
+    if (eastAsianWidth(ch.codePointAt(0)!, { ambiguousAsWide: false }) === 2) {
+      const ideograph = this.cjk.glyphOf(0x4e00); // 一
+      return (this.cjk.advanceOf(ideograph) / this.cjk.unitsPerEm) * style.size;
+    }
+    const latin = this.latinFace(style);
+    return (latin.advanceOf(latin.glyphOf(63)) / latin.unitsPerEm) * style.size; // '?'
   }
 
   /** Width of one line in points. */
