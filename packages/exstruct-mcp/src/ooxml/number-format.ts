@@ -8,7 +8,8 @@ export type DateKind = 'date' | 'time' | undefined;
 const BUILTIN_DATE_IDS = new Set([
   14, 15, 16, 17, 22, 27, 28, 29, 30, 31, 34, 35, 36, 50, 51, 52, 53, 54, 57, 58,
 ]);
-const BUILTIN_TIME_IDS = new Set([18, 19, 20, 21, 32, 33, 45, 46, 47, 55, 56]);
+// 46 is [h]:mm:ss, an elapsed duration: a plain number, as custom [h]:mm is.
+const BUILTIN_TIME_IDS = new Set([18, 19, 20, 21, 32, 33, 45, 47, 55, 56]);
 
 export function classifyNumberFormat(numFmtId: number, formatCode: string | undefined): DateKind {
   if (formatCode === undefined) {
