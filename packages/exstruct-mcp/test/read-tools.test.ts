@@ -2,6 +2,7 @@
 // server answers each bad request with its own code and keeps serving.
 import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToonText } from '@mcp-workbench/core/testing';
 import { fromToonLayout } from '../src/output/toon-layout.js';
@@ -391,26 +392,55 @@ describe('exstruct_read_json_chunk', () => {
     });
   });
 
-  it('sends the sheet fields alone first when they exceed max_bytes, then the rows', async () => {
+  /** Every chunk of one sheet, in order, following next_cursor: the parsed chunks and their warnings. */
+  async function allChunks(args: Record<string, unknown>) {
+    const chunks: { sheet: Record<string, unknown> & { rows: { r: number }[] } }[] = [];
+    const warnings: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await session.call<Chunk>('exstruct_read_json_chunk', { ...args, cursor });
+      expect(page.isError, page.text.slice(0, 300)).toBe(false);
+      const text = chunkText(page);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(args.max_bytes as number);
+      chunks.push(JSON.parse(text));
+      warnings.push(...page.structured.warnings);
+      cursor = page.structured.next_cursor ?? undefined;
+    } while (cursor !== undefined && chunks.length < 5000);
+    return { chunks, warnings };
+  }
+
+  it('sends the sheet fields first, in pieces within max_bytes, when they exceed it; then the rows', async () => {
     const out = (await extract({ xlsx_path: 'basic__sample.xlsx', out_dir: 'meta' })).out_path;
-    const first = await session.call<Chunk>('exstruct_read_json_chunk', {
-      out_path: out,
-      sheet: 'Sheet1',
-      max_bytes: 300,
-    });
-    expect(first.structured.warnings[0]).toContain('Base payload exceeds max_bytes');
-    const meta = JSON.parse(chunkText(first));
-    expect(meta.sheet.rows).toEqual([]);
-    expect(meta.sheet.shapes).toHaveLength(24);
-    const second = await session.call<Chunk>('exstruct_read_json_chunk', {
-      out_path: out,
-      sheet: 'Sheet1',
-      max_bytes: 300,
-      cursor: first.structured.next_cursor ?? undefined,
-    });
-    const rows = JSON.parse(chunkText(second)).sheet;
-    expect(rows.rows[0].r).toBe(3);
-    expect(rows.shapes).toBeUndefined();
+    const whole = JSON.parse(await readFile(out, 'utf8')).sheets.Sheet1;
+    const { chunks, warnings } = await allChunks({ out_path: out, sheet: 'Sheet1', max_bytes: 600 });
+    expect(warnings[0]).toContain("The sheet's fields besides its rows exceed max_bytes");
+    const firstRows = chunks.findIndex((c) => c.sheet.rows.length > 0);
+    expect(firstRows).toBeGreaterThan(1); // the 24 shapes took more than one chunk
+    const shapes = chunks.slice(0, firstRows).flatMap((c) => (c.sheet.shapes as unknown[] | undefined) ?? []);
+    expect(shapes).toEqual(whole.shapes);
+    expect(chunks.slice(firstRows).every((c) => c.sheet.shapes === undefined)).toBe(true);
+    expect(chunks.flatMap((c) => c.sheet.rows)).toEqual(whole.rows);
+  });
+
+  it("cuts one map entry's long list across chunks: a formula used in 3,000 cells (verbose)", async () => {
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('Calc');
+    for (let r = 1; r <= 3000; r++) sheet.getCell(`A${r}`).value = { formula: '1+1', result: 2 };
+    await wb.xlsx.writeFile(path.join(tmp.dir, 'same-formula.xlsx'));
+    const out = (await extract({ xlsx_path: 'same-formula.xlsx', out_dir: 'meta', mode: 'verbose' }))
+      .out_path;
+    const whole = JSON.parse(await readFile(out, 'utf8')).sheets.Calc;
+    expect(JSON.stringify(whole.formulas_map).length).toBeGreaterThan(20_000);
+    const { chunks } = await allChunks({ out_path: out, sheet: 'Calc', max_bytes: 4000 });
+    // A key that comes again continues its list.
+    const joined: Record<string, unknown[]> = {};
+    for (const chunk of chunks)
+      for (const [formula, cells] of Object.entries(
+        (chunk.sheet.formulas_map ?? {}) as Record<string, unknown[]>,
+      ))
+        joined[formula] = [...(joined[formula] ?? []), ...cells];
+    expect(joined).toEqual(whole.formulas_map);
+    expect(chunks.flatMap((c) => c.sheet.rows)).toEqual(whole.rows);
   });
 
   it('rejects a file that is not an extraction output', async () => {

@@ -4,6 +4,7 @@ import { columnIndex } from '../extract/extraction.js';
 import type { CellRow } from '../extract/model.js';
 import { renderDocument } from '../output/render.js';
 import { selectSheet, type OutputFile, type SheetView } from './output-file.js';
+import { fieldPieces, joinPieces, type FieldPiece } from './sheet-field-pieces.js';
 
 export interface ChunkFilter {
   /** [start, end], 1-based inclusive. */
@@ -38,6 +39,8 @@ const CursorSchema = z.object({
   q: z.string(),
   /** Next row index within the filtered rows. */
   i: z.number().int().min(0),
+  /** Next piece of the sheet's other fields, while they are sent in pieces before the rows. */
+  p: z.number().int().min(0).optional(),
 });
 
 function firstIndexAtOrAfter(rows: CellRow[], r: number): number {
@@ -130,17 +133,19 @@ export function readJsonChunk(output: OutputFile, request: ChunkRequest): ChunkR
   const prefix = `{"book_name":${JSON.stringify(output.bookName ?? null)},"sheet_name":${JSON.stringify(sheet.name)},"sheet":{"rows":[`;
   const suffix = `]${restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`}}}`;
   let used = utf8ByteLength(prefix) + utf8ByteLength(suffix);
+  // Decided on the JSON page, as the rows are, so a TOON output pages as its JSON twin does; unless the
+  // TOON layout of the fields alone is the larger (a formulas_map takes a line per formula).
+  const restTooLarge =
+    firstPage &&
+    restJson !== '{}' &&
+    (used > request.maxBytes ||
+      (format === 'toon' && utf8ByteLength(toonPage(output, sheet, [], rest)) > request.maxBytes));
+  if (cursor?.p !== undefined || restTooLarge) {
+    const pages = { filterKey, rowsLeft: start < to };
+    return fieldsPage(output, sheet, rest, cursor?.p ?? 0, request.maxBytes, pages, warnings);
+  }
   const pieces: string[] = [];
   let index = start;
-  if (used > request.maxBytes && firstPage && restJson !== '{}') {
-    // The sheet's other fields alone exceed the budget: send them now, rows from the next page on.
-    warnings.push(
-      'Base payload exceeds max_bytes; this page holds the sheet fields without rows, rows follow via next_cursor.',
-    );
-    const chunk = format === 'toon' ? toonPage(output, sheet, [], rest) : `${prefix}${suffix}`;
-    const next = start < to ? makeCursor(output, sheet, filterKey, start - from) : undefined;
-    return next ? { chunk, format, next_cursor: next, warnings } : { chunk, format, warnings };
-  }
   const pageRows: CellRow[] = [];
   const pageIndexes: number[] = [];
   for (; index < to; index++) {
@@ -202,8 +207,75 @@ function wholeText(output: OutputFile, maxBytes: number): string | undefined {
   return renderDocument(wholeOutput(output), 'toon');
 }
 
-function makeCursor(output: OutputFile, sheet: SheetView, filterKey: string, offset: number): string {
-  return encodeCursor({ v: 1, f: output.fingerprint, s: sheet.name, q: filterKey, i: offset });
+function makeCursor(
+  output: OutputFile,
+  sheet: SheetView,
+  filterKey: string,
+  offset: number,
+  piece?: number,
+): string {
+  const at = { v: 1, f: output.fingerprint, s: sheet.name, q: filterKey, i: offset };
+  return encodeCursor(piece === undefined ? at : { ...at, p: piece });
+}
+
+/** A sheet's pieces, kept while its output is (the chunk reader asks for them once per page). */
+const piecesOf = new WeakMap<object, FieldPiece[]>();
+
+/**
+ * A page of the sheet's other fields, when they do not fit one chunk with the rows: they come first, as
+ * many pieces as fit `maxBytes` (at least one), then the rows from their first. A field cut across pages
+ * joins as joinPieces says.
+ */
+function fieldsPage(
+  output: OutputFile,
+  sheet: SheetView,
+  rest: Record<string, unknown>,
+  from: number,
+  maxBytes: number,
+  pages: { filterKey: string; rowsLeft: boolean },
+  warnings: string[],
+): ChunkResult {
+  let all = piecesOf.get(sheet.data);
+  if (!all) piecesOf.set(sheet.data, (all = fieldPieces(rest, maxBytes)));
+  const format = output.chunkFormat;
+  let count = 0;
+  for (let bytes = 200; from + count < all.length; count++) {
+    bytes += all[from + count]!.bytes;
+    if (count > 0 && bytes > maxBytes) break;
+  }
+  const render = () => {
+    const fields = joinPieces(all.slice(from, from + count));
+    return format === 'toon'
+      ? toonPage(output, sheet, [], fields)
+      : JSON.stringify({
+          book_name: output.bookName ?? null,
+          sheet_name: sheet.name,
+          sheet: { rows: [], ...fields },
+        });
+  };
+  let chunk = render();
+  let bytes = utf8ByteLength(chunk);
+  while (bytes > maxBytes && count > 1) {
+    count = Math.max(1, Math.floor((count * maxBytes) / bytes) - 1);
+    chunk = render();
+    bytes = utf8ByteLength(chunk);
+  }
+  const shown = [...new Set(all.slice(from, from + count).map((piece) => piece.field))].join(', ');
+  warnings.push(
+    `The sheet's fields besides its rows exceed max_bytes, so they come first, in pieces (this chunk: ${shown}; ` +
+      `pieces ${from + 1}–${from + count} of ${all.length}), and the rows after them. Join a field's pieces: lists ` +
+      'follow on, maps take the new keys, and a key that comes again continues its list.',
+  );
+  if (bytes > maxBytes)
+    warnings.push('max_bytes too small for one piece; it is sent whole. Raise max_bytes.');
+  const next = from + count;
+  const cursor =
+    next < all.length
+      ? makeCursor(output, sheet, pages.filterKey, 0, next)
+      : pages.rowsLeft
+        ? makeCursor(output, sheet, pages.filterKey, 0)
+        : undefined;
+  return cursor ? { chunk, format, next_cursor: cursor, warnings } : { chunk, format, warnings };
 }
 
 function checkCursor(

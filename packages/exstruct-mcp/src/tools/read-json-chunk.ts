@@ -18,7 +18,7 @@ export const readJsonChunkTool = (deps: ExstructToolDeps) =>
     description:
       'Read the out_path of exstruct_extract in chunks of at most max_bytes: the whole output if it fits, ' +
       'else pass sheet and call again with cursor = next_cursor (same sheet and filter) until none comes. A ' +
-      "sheet's first chunk also holds its shapes, charts, merges…. filter.rows/cols: [first, last], 1-based " +
+      "sheet's first chunks also hold its shapes, charts, merges…. filter.rows/cols: [first, last], 1-based " +
       'and inclusive (A = 1). Raise max_bytes if chunks hold few rows. A .toon output answers in TOON, rows ' +
       'as {cell,v1…vk} lines (k cells rightwards from cell). For known cells use exstruct_read_range/read_cells.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
