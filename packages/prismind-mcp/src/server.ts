@@ -4,6 +4,7 @@ import { loadConfig, type PrismindConfig } from './config/config.js';
 import { checkConfined, type Confinement } from './config/confinement.js';
 import { configuredLogger, type LogFlags } from './config/logging.js';
 import type { Engine } from './engine/engine.js';
+import type { Backend } from './store/backend.js';
 import { SaveTriggers } from './engine/save-triggers.js';
 import { registerResources } from './resources.js';
 import { openBackend } from './store/open-backend.js';
@@ -40,51 +41,93 @@ const INSTRUCTIONS =
   'user), look things up with get_document / search_catalog / search_knowledge, and finish with end_session ' +
   '(summary + next_action). Answers are JSON; messages are in Japanese.';
 
+/** Any failure to start serving, as the error every tool answers with. */
+function asFailure(error: unknown): ToolError {
+  return error instanceof ToolError
+    ? error
+    : new ToolError('BACKEND_UNAVAILABLE', `The store could not be opened: ${String(error)}`);
+}
+
 /**
  * One server: opens the store named by config.toml (a missing file means the local store in
  * $PRISMIND_HOME) and registers the spec's 17 tools, update_knowledge and the document resources. A broken config.toml or an
- * unusable store does not stop the server: every tool answers with that error and how to fix it.
+ * unusable store does not stop the server: every tool answers with that error and how to fix it. A store
+ * that could not be reached (BACKEND_UNAVAILABLE: a database server that was down when this server
+ * started) is opened again by the next call, at most once a call, so the server recovers without a
+ * restart; other failures (a bad config) stay until the config is fixed and the server restarted.
  */
 export async function createServer(options: PrismindServerOptions) {
   let logger = options.logger ?? silentLogger;
-  let engine: Engine | undefined;
   let failure: ToolError | undefined;
   let config: PrismindConfig | undefined;
   try {
     config = loadConfig({ configFile: options.configFile, ...(options.env ? { env: options.env } : {}) });
   } catch (error) {
     // Reported below, with a store that cannot be opened.
-    failure =
-      error instanceof ToolError
-        ? error
-        : new ToolError('BACKEND_UNAVAILABLE', `The store could not be opened: ${String(error)}`);
+    failure = asFailure(error);
   }
   // Not caught: a store outside the given roots is refused before anything of it is opened.
   if (config && options.confinement) checkConfined(config, options.confinement);
-  try {
-    if (failure) throw failure;
-    if (!config) throw new ToolError('BACKEND_UNAVAILABLE', 'The configuration could not be read.');
-    if (options.logFlags) logger = configuredLogger(config, options.logFlags, options.logWrite);
-    const confinement = options.confinement;
-    const backend = await openBackend(config, logger, confinement && ((file) => confinement.permits(file)));
-    engine = { backend, config, logger, now: options.now ?? (() => new Date()), active: undefined };
-    logger.info(
-      `Store: ${backend.kind} at ${backend.location}${config.config_found ? ` (config ${config.config_file})` : ''}`,
-    );
-  } catch (error) {
-    failure =
-      error instanceof ToolError
-        ? error
-        : new ToolError('BACKEND_UNAVAILABLE', `The store could not be opened: ${String(error)}`);
-    logger.error(`prismind-mcp cannot serve: ${failure.message}`, failure.hint);
-  }
+  if (config && options.logFlags) logger = configuredLogger(config, options.logFlags, options.logWrite);
+  // The tools hold this object; its backend is set once the store opens (maybe only on a later call).
+  const engine = {
+    backend: undefined as unknown as Backend,
+    config,
+    logger,
+    now: options.now ?? (() => new Date()),
+    active: undefined,
+  } as Engine;
+  let opened = false;
+  let retry = false;
+  let closed = false;
+  let attempt: Promise<void> | undefined;
+  const open = async () => {
+    try {
+      // No config: its failure (from loadConfig) is the answer.
+      if (!config)
+        throw failure ?? new ToolError('BACKEND_UNAVAILABLE', 'The configuration could not be read.');
+      const confinement = options.confinement;
+      const backend = await openBackend(config, logger, confinement && ((file) => confinement.permits(file)));
+      if (closed) {
+        await backend.close();
+        return;
+      }
+      engine.backend = backend;
+      opened = true;
+      failure = undefined;
+      logger.info(
+        `Store: ${backend.kind} at ${backend.location}${config.config_found ? ` (config ${config.config_file})` : ''}`,
+      );
+    } catch (error) {
+      failure = asFailure(error);
+      retry = !!config && failure.code === 'BACKEND_UNAVAILABLE';
+      logger.error(
+        `prismind-mcp cannot serve: ${failure.message}${retry ? ' (the next call tries again)' : ''}`,
+        failure.hint,
+      );
+    }
+  };
+  await open();
+  /** The engine once the store is open; a call made before that opens it (once) or answers the failure. */
+  const ready = async (): Promise<Engine> => {
+    if (!opened && retry && !closed) {
+      // Calls that come together share one attempt.
+      attempt ??= open().finally(() => (attempt = undefined));
+      await attempt;
+    }
+    if (!opened) throw failure!;
+    return engine;
+  };
+  const all = allTools(engine, new SaveTriggers(engine, logger));
   // Without a store the tools keep their names and schemas, and each answers with the failure.
-  const unused = undefined as unknown as Engine;
-  const tools: AnyTool[] = engine
-    ? allTools(engine, new SaveTriggers(engine, logger))
-    : allTools(unused, new SaveTriggers(unused, logger)).map((tool) => ({
+  const tools: AnyTool[] = opened
+    ? all
+    : all.map((tool) => ({
         ...tool,
-        run: () => Promise.reject(failure!),
+        run: async (args: never, context: Parameters<AnyTool['run']>[1]) => {
+          await ready();
+          return tool.run(args, context);
+        },
       }));
   const mcp = createToolServer(
     {
@@ -96,15 +139,14 @@ export async function createServer(options: PrismindServerOptions) {
     tools,
     { paths: options.paths, logger },
   );
-  registerResources(mcp, async () => {
-    if (!engine) throw failure!;
-    return engine;
-  });
+  registerResources(mcp, ready);
   const close = mcp.close.bind(mcp);
   mcp.close = async () => {
+    closed = true;
     await close();
-    await engine?.backend.close();
-    engine = undefined;
+    await attempt;
+    if (opened) await engine.backend.close();
+    opened = false;
     failure ??= new ToolError('BACKEND_UNAVAILABLE', 'The server is shutting down.');
   };
   return mcp;

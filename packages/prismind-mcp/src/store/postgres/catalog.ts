@@ -58,19 +58,26 @@ export class PgCatalog implements Catalog {
   constructor(private readonly ctx: PgContext) {}
 
   async get(docId: string): Promise<CatalogEntry | undefined> {
+    let lock = '';
     if (this.ctx.writable) {
-      // Project lock first, then the row: the same order as every other writer of the project.
       const owner = await queryOne<{ project: string }>(
         this.ctx,
         `SELECT project FROM ${this.ctx.t.catalog} WHERE doc_id = $1`,
         [docId],
       );
       if (!owner) return undefined;
-      await lockProject(this.ctx, owner.project);
+      // Project lock first, then the row: the same order as every other writer of the project. A write
+      // that already holds another project only looks (related_docs, a copied file's own id): a second
+      // project's lock, or its row, taken after the first deadlocks with a writer going the other way.
+      const key = keyOf(owner.project);
+      if (this.ctx.locked.size === 0 || this.ctx.locked.has(key)) {
+        await lockProject(this.ctx, owner.project);
+        lock = forUpdate(this.ctx);
+      }
     }
     return queryOne<CatalogEntry>(
       this.ctx,
-      `SELECT ${ENTRY_COLUMNS} FROM ${this.ctx.t.catalog} WHERE doc_id = $1 ${forUpdate(this.ctx)}`,
+      `SELECT ${ENTRY_COLUMNS} FROM ${this.ctx.t.catalog} WHERE doc_id = $1 ${lock}`,
       [docId],
     );
   }

@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import pg from 'pg';
+import { KEEPALIVE_DELAY_MS, QUERY_TIMEOUT_MS } from './limits.js';
 
 /** A PostgreSQL identifier this backend creates itself (schema names): no quoting surprises. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -11,14 +12,22 @@ export interface ConnectionSettings {
   schema: string;
   /** The URL without its password, for messages and `saved_to`. */
   display: string;
+  /** How long a tool call's statement waits for its answer (limits.ts QUERY_TIMEOUT_MS). */
+  queryTimeoutMs: number;
 }
 
-function invalidUrl(message: string): ToolError {
+function invalidUrl(message: string, hint?: string): ToolError {
   return new ToolError('CONFIG_INVALID', message, {
-    hint: 'Set storage.url in config.toml (or PRISMIND_DATABASE_URL) to postgres://user:password@host:5432/database, optionally with ?schema=name.',
+    hint:
+      hint ??
+      'Set storage.url in config.toml (or PRISMIND_DATABASE_URL) to postgres://user:password@host:5432/database, optionally with ?schema=name.',
     details: { key: 'storage.url' },
   });
 }
+
+/** A password (or user name) with a character that means something in a URL: the usual cause of a broken URL. */
+const ENCODE_HINT =
+  'Write it as postgres://user:password@host:5432/database. A user name or password with # / ? @ : or % must be percent-encoded in the URL: # as %23, / as %2F, ? as %3F, @ as %40, : as %3A, % as %25 (encodeURIComponent gives it).';
 
 /**
  * Reads `storage.url` (`postgres://user:pass@host:port/db?schema=team_a&sslmode=require`). `schema` is
@@ -36,7 +45,14 @@ export function connectionSettings(rawUrl: string, defaultSchema: string): Conne
   try {
     url = new URL(rawUrl.trim());
   } catch {
-    throw invalidUrl('storage.url is not a URL.');
+    throw invalidUrl('storage.url is not a URL.', ENCODE_HINT);
+  }
+  // A # starts the URL's fragment: what follows it (the rest of a password, the host) is cut off.
+  if (url.hash) {
+    throw invalidUrl(
+      'storage.url has a # in it: everything after it is cut off (host and database included).',
+      ENCODE_HINT,
+    );
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw invalidUrl(`storage.url must start with postgres:// (got ${url.protocol}//).`);
@@ -48,10 +64,19 @@ export function connectionSettings(rawUrl: string, defaultSchema: string): Conne
     );
   }
   url.searchParams.delete('schema');
+  // prismind's own too: node-postgres would apply it to migrations and index builds as well.
+  const queryTimeout = url.searchParams.get('query_timeout');
+  const queryTimeoutMs = queryTimeout === null ? QUERY_TIMEOUT_MS : Number(queryTimeout);
+  if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs <= 0) {
+    throw invalidUrl(
+      `query_timeout=${queryTimeout} in storage.url is not a positive number of milliseconds.`,
+    );
+  }
+  url.searchParams.delete('query_timeout');
   const display = new URL(url.href);
   display.password = '';
   display.search = '';
-  return { url: url.href, schema, display: `${display.href}#${schema}` };
+  return { url: url.href, schema, display: `${display.href}#${schema}`, queryTimeoutMs };
 }
 
 export function createPool(settings: ConnectionSettings, size: number): pg.Pool {
@@ -68,46 +93,15 @@ export function createPool(settings: ConnectionSettings, size: number): pg.Pool 
     // transaction's BEGIN, its advisory lock and the writes nothing reads back cost no round trip of
     // their own (context.ts send). The server still runs them one after the other, in order.
     pipeline: true,
+    // A pooled connection whose peer vanished is found dead (see limits.ts).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
   });
   // An idle connection that the server closes (restart, failover) must not crash the process.
   pool.on('error', () => undefined);
+  // Nor one that drops while a call holds it: pg-pool removes its own listener from a checked-out
+  // client, and a client's 'error' without a listener is thrown. The query in flight is rejected
+  // anyway (and answered as BACKEND_UNAVAILABLE), so the event itself needs nothing more.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
-}
-
-/** SQLSTATE classes and socket errors that mean "the server is not there (now)". */
-export function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') {
-    const message = error instanceof Error ? error.message : '';
-    return /Connection terminated|timeout expired|connect/i.test(message);
-  }
-  return (
-    code.startsWith('08') ||
-    code === '57P01' ||
-    code === '57P02' ||
-    code === '57P03' ||
-    code === '53300' ||
-    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN', 'EPIPE'].includes(
-      code,
-    )
-  );
-}
-
-export function unavailable(display: string, error: unknown): ToolError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ToolError('BACKEND_UNAVAILABLE', `PostgreSQL at ${display} cannot be reached: ${reason}`, {
-    hint: 'Check that the server runs and accepts connections from this machine, and the URL, user and password in storage.url / PRISMIND_DATABASE_URL.',
-    cause: error,
-  });
-}
-
-/** SQLSTATEs after which the whole transaction is simply run again. */
-export function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return code === '40001' || code === '40P01';
-}
-
-export function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
 }

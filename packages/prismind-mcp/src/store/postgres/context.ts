@@ -2,6 +2,8 @@ import type { Logger } from '@mcp-workbench/core/engine';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
+import { isNoAnswer } from './failures.js';
+import { timed } from './limits.js';
 import { preparedQuery } from './prepared.js';
 import type { Extensions, Tables } from './schema.js';
 
@@ -21,6 +23,13 @@ export interface PgContext {
   logger: Logger;
   /** The store's URL without password, with its schema (`postgres://u@host/db#prismind`). */
   display: string;
+  /** How long each statement waits for its answer before the connection is closed (limits.ts). */
+  queryTimeout: number;
+  /**
+   * A statement's "no answer within queryTimeout": it closed the connection, and the statements sent
+   * before it then fail with "Connection terminated", which hides the reason.
+   */
+  noAnswer?: unknown;
   /**
    * Writes a store buffered to send as one statement (bulk loads add thousands of knowledge rows in one
    * transaction); run before the transaction's next statement and before COMMIT, so every read in the
@@ -71,12 +80,19 @@ export function submit<R extends pg.QueryResultRow>(
 ): Promise<pg.QueryResult<R>> {
   gatherWrites(ctx);
   if (ctx.opening !== undefined) {
+    // No bound of its own: the statement sent right behind it has one, and its timeout closes the
+    // connection under both.
     const begin = ctx.client.query(ctx.opening);
     ctx.opening = undefined;
     begin.catch(() => undefined);
     ctx.inflight.push(begin);
   }
-  return ctx.client.query<R>(named ? preparedQuery(ctx.client, text, values) : { text, values });
+  const config = named ? preparedQuery(ctx.client, text, values) : { text, values };
+  const sent = ctx.client.query<R>(timed(config, ctx.queryTimeout));
+  sent.catch((error: unknown) => {
+    if (isNoAnswer(error)) ctx.noAnswer ??= error;
+  });
+  return sent;
 }
 
 /** Sends what a store buffered (see PgContext.pending) now. */

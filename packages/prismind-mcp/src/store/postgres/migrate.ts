@@ -5,6 +5,7 @@ import type { CatalogEntry } from '../../model/types.js';
 import { knowledgeText } from '../../search/texts.js';
 import { shortTermTokenList } from '../../text/grams.js';
 import { normalizeText, textRuns } from '../../text/normalize.js';
+import { fillMissingVectors } from './backfill.js';
 import { ENTRY_COLUMNS } from './catalog.js';
 import {
   bulkIndexes,
@@ -147,7 +148,8 @@ async function installedExtensions(client: pg.PoolClient): Promise<Extensions> {
     const row = rows.find((r) => r.extname === name);
     return row ? quote(row.nspname) : undefined;
   };
-  return { trgm: schemaOf('pg_trgm'), vector: schemaOf('vector') };
+  const vector = schemaOf('vector');
+  return { trgm: schemaOf('pg_trgm'), vector, vectorTables: vector };
 }
 
 function tooNew(display: string, version: number, supported: number): ToolError {
@@ -183,7 +185,10 @@ export async function prepareDatabase(
       ]);
       await tryExtension(client, 'pg_trgm', logger);
       if (pgvector) await tryExtension(client, 'vector', logger);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
+      // Looked up first: CREATE SCHEMA IF NOT EXISTS checks CREATE on the database even when the
+      // schema is there, so a role that only owns its schema (no CREATE on the database) could not start.
+      const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (!rowCount) await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${t.migrations} (
            version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text NOT NULL)`,
@@ -214,15 +219,26 @@ export async function prepareDatabase(
           logger.info(`PostgreSQL store ${display}: indexed the Japanese of ${again} catalog rows again`);
       }
       const installed = await installedExtensions(client);
-      const extensions = { ...installed, vector: pgvector ? installed.vector : undefined };
       // Created once their extension is there (also when it is installed after the store was made).
       const missing = async (object: string) =>
         (await client.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [object])).rows[0]
           ?.r == null;
-      if (extensions.trgm && (await missing(`${t.schema}.knowledge_trgm`)))
-        await client.query(trgmFeature(t, extensions.trgm));
-      if (extensions.vector && (await missing(t.knowledgeVec)))
-        await client.query(vectorFeature(t, extensions.vector));
+      if (installed.trgm && (await missing(`${t.schema}.knowledge_trgm`)))
+        await client.query(trgmFeature(t, installed.trgm));
+      if (pgvector && installed.vector && (await missing(t.knowledgeVec)))
+        await client.query(vectorFeature(t, installed.vector));
+      const extensions = {
+        ...installed,
+        vector: pgvector ? installed.vector : undefined,
+        vectorTables: installed.vector && !(await missing(t.knowledgeVec)) ? installed.vector : undefined,
+      };
+      if (extensions.vectorTables) {
+        const filled = await fillMissingVectors(client, t, extensions.vectorTables);
+        if (filled.knowledge + filled.catalog > 0)
+          logger.info(
+            `PostgreSQL store ${display}: computed the n-gram vectors of ${filled.knowledge} knowledge entries and ${filled.catalog} documents written without them`,
+          );
+      }
       // An index a bulk load had dropped (PostgresBackend.bulk) when that load was cut short.
       for (const kind of ['knowledge', 'catalog'] as const) {
         for (const index of bulkIndexes(t, extensions, kind)) {

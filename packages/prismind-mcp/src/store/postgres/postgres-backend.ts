@@ -2,14 +2,9 @@ import { ToolError, type Logger } from '@mcp-workbench/core/engine';
 import type pg from 'pg';
 import type { Embedder } from '../../search/embedder.js';
 import type { Backend, BackendInfo, BulkSize, Stores, WriteOptions } from '../backend.js';
-import {
-  connectionSettings,
-  createPool,
-  isConnectionFailure,
-  isRetryable,
-  unavailable,
-  type ConnectionSettings,
-} from './connection.js';
+import { connectionSettings, createPool, type ConnectionSettings } from './connection.js';
+import { connectFailure, isConnectionFailure, isRetryable, openFailure, unavailable } from './failures.js';
+import { LOCK_TIMEOUT, READ_IDLE, timed, WRITE_IDLE } from './limits.js';
 import { begun, flushPending, settle, type PgContext } from './context.js';
 import { PgCatalog } from './catalog.js';
 import { PgDocuments } from './documents.js';
@@ -41,8 +36,6 @@ export interface PostgresBackendOptions {
 
 /** How often a transaction that lost a deadlock or a serialisation check is run again. */
 const ATTEMPTS = 5;
-/** The longest a write waits for another server's lock before it gives up with BACKEND_UNAVAILABLE. */
-const LOCK_TIMEOUT = '60s';
 /** A write that saves only derivable state commits without waiting for the WAL flush (WriteOptions.durable). */
 const NOT_DURABLE = '; SET LOCAL synchronous_commit = off';
 
@@ -98,16 +91,7 @@ export class PostgresBackend implements Backend {
       return new PostgresBackend(pool, settings, t, prepared.extensions, options);
     } catch (error) {
       await pool.end().catch(() => undefined);
-      if (error instanceof ToolError) throw error;
-      if (isConnectionFailure(error)) throw unavailable(settings.display, error);
-      throw new ToolError(
-        'BACKEND_UNAVAILABLE',
-        `The PostgreSQL store at ${settings.display} could not be prepared: ${(error as Error).message}`,
-        {
-          hint: 'The role in storage.url needs CREATE on the database (or an existing schema it owns). See the server log.',
-          cause: error,
-        },
-      );
+      throw openFailure(settings.display, error);
     }
   }
 
@@ -148,6 +132,7 @@ export class PostgresBackend implements Backend {
       embedder: this.options.embedder,
       logger: this.options.logger,
       display: this.settings.display,
+      queryTimeout: this.settings.queryTimeoutMs,
     };
     const vectors: PendingVector[] = [];
     const stores: Stores = {
@@ -165,7 +150,7 @@ export class PostgresBackend implements Backend {
     try {
       return await this.pool.connect();
     } catch (error) {
-      throw unavailable(this.settings.display, error);
+      throw connectFailure(this.settings.display, error, this.options.poolSize);
     }
   }
 
@@ -192,19 +177,20 @@ export class PostgresBackend implements Backend {
         const settings = this.configured.has(client) ? '' : sessionSettings(this.ext);
         // Sent with the work's first statement, in the same write (context.ts submit).
         ctx.opening = writable
-          ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'${durable ? '' : NOT_DURABLE}${settings}`
-          : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${settings}`;
+          ? `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'; SET LOCAL idle_in_transaction_session_timeout = '${WRITE_IDLE}'${durable ? '' : NOT_DURABLE}${settings}`
+          : `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL idle_in_transaction_session_timeout = '${READ_IDLE}'${settings}`;
         const value = await work(stores);
         await flushPending(ctx);
         await settle(ctx);
         // A work that sent no statement began no transaction: nothing to end.
         if (begun(ctx)) {
-          if (writable) await client.query('COMMIT');
+          if (writable) await client.query(this.statement('COMMIT'));
           else {
             // A read-only transaction has nothing to make durable and its reads are answered: its
             // COMMIT is sent and not waited for (one round trip less a read). The connection runs it
             // before the next transaction's first statement; a connection that fails meanwhile fails
-            // that statement, which is retried on another connection like any connection failure.
+            // that statement, which is retried on another connection like any connection failure
+            // (nor does it need a query_timeout: one that went silent times that statement out).
             client.query('COMMIT').catch(() => undefined);
           }
           if (settings) this.configured.add(client);
@@ -214,13 +200,25 @@ export class PostgresBackend implements Backend {
         return value;
       } catch (error) {
         broken = isConnectionFailure(error);
-        if (!broken && begun(ctx)) await client.query('ROLLBACK').catch(() => (broken = true));
+        if (!broken && begun(ctx))
+          await client.query(this.statement('ROLLBACK')).catch(() => (broken = true));
         client.release(broken);
-        if (isRetryable(error) && attempt < ATTEMPTS) {
-          await sleep(10 * attempt + Math.random() * 20 * attempt);
-          continue;
+        if (isRetryable(error)) {
+          if (attempt < ATTEMPTS) {
+            await sleep(10 * attempt + Math.random() * 20 * attempt);
+            continue;
+          }
+          throw new ToolError(
+            'BACKEND_UNAVAILABLE',
+            `PostgreSQL ended this transaction ${ATTEMPTS} times to resolve a ${(error as { code?: unknown }).code === '40P01' ? 'deadlock' : 'serialisation conflict'} with other servers' writes; nothing was saved.`,
+            {
+              hint: 'Retry in a moment. If it keeps happening, tell the prismind-mcp maintainers which tools ran at the same time.',
+              cause: error,
+            },
+          );
         }
-        if (broken) throw unavailable(this.settings.display, error);
+        if (broken)
+          throw unavailable(this.settings.display, ctx.noAnswer ?? error, this.settings.queryTimeoutMs);
         if ((error as { code?: unknown }).code === '55P03') {
           throw new ToolError(
             'BACKEND_UNAVAILABLE',
@@ -255,11 +253,20 @@ export class PostgresBackend implements Backend {
 
   private async saveVectors(rows: PendingVector[]): Promise<void> {
     const client = await this.connect();
+    let broken = false;
     try {
-      await storeVectors(client, this.t, rows);
+      await storeVectors(client, this.t, rows, this.settings.queryTimeoutMs);
+    } catch (error) {
+      broken = isConnectionFailure(error);
+      throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
+  }
+
+  /** A statement of a tool call's transaction, bounded like the others (limits.ts QUERY_TIMEOUT_MS). */
+  private statement(text: string): pg.QueryConfig {
+    return timed({ text }, this.settings.queryTimeoutMs);
   }
 
   /** Bulk loads running in this process: only the outermost one drops and builds indexes. */

@@ -49,7 +49,14 @@ export function tablesOf(schema: string): Tables {
 /** Where the extensions live (their schema, quoted), if they are installed. */
 export interface Extensions {
   trgm: string | undefined;
+  /** pgvector's schema when searches use the n-gram vectors (installed and storage.pgvector on). */
   vector: string | undefined;
+  /**
+   * pgvector's schema when the n-gram vector tables exist: every write fills them and a bulk load
+   * rebuilds their indexes whatever this server's storage.pgvector says, so a teammate with it off
+   * leaves no entry unfound by those who search with vectors.
+   */
+  vectorTables: string | undefined;
 }
 
 /** Storage options of every GIN index (see migration 2). */
@@ -321,7 +328,8 @@ export function bulkIndexes(
       });
     }
   }
-  if (ext.vector) indexes.push({ name: VECTOR_INDEXES[kind], create: vectorIndex(t, ext.vector, kind) });
+  if (ext.vectorTables)
+    indexes.push({ name: VECTOR_INDEXES[kind], create: vectorIndex(t, ext.vectorTables, kind) });
   return indexes;
 }
 

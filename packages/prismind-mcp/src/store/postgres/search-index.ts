@@ -193,8 +193,8 @@ export class PgSearchIndex implements SearchIndex {
     // One round trip: the first section into the catalog row, the sections written over the old ones
     // (any beyond the new count removed), the folded n-gram vector, and the end of the old embeddings.
     const params = new Params([entry.doc_id, head.search_text, head.tokens, parts.length - 1]);
-    const vector = ext.vector
-      ? `, vec AS (INSERT INTO ${t.catalogVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text))}::${ext.vector}.vector FROM cached
+    const vector = ext.vectorTables
+      ? `, vec AS (INSERT INTO ${t.catalogVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text))}::${ext.vectorTables}.vector FROM cached
            ON CONFLICT (id) DO UPDATE SET vec = excluded.vec)`
       : '';
     const rest =
@@ -332,14 +332,14 @@ export class PgSearchIndex implements SearchIndex {
         created_at: entry.created_at,
         search_text: searchText,
         tokens: shortTermTokenList(runs),
-        vec: ext.vector ? foldedGramVector(texts[i]!, runs) : null,
+        vec: ext.vectorTables ? foldedGramVector(texts[i]!, runs) : null,
       };
     });
     const json = (column: string) => `ARRAY(SELECT jsonb_array_elements_text(r.${column}))`;
     // Rows in the order they were added (ids are "newest first" in search), as one jsonb parameter.
-    const vector = ext.vector
+    const vector = ext.vectorTables
       ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec)
-           SELECT added.id, r.vec::${ext.vector}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
+           SELECT added.id, r.vec::${ext.vectorTables}.vector FROM added JOIN input r ON r.knowledge_id = added.knowledge_id)`
       : '';
     // At most a few batches in flight: a load in one transaction must not queue its whole self in memory.
     while (this.ctx.inflight.length >= KNOWLEDGE_IN_FLIGHT) await this.ctx.inflight.shift();
@@ -400,8 +400,8 @@ export class PgSearchIndex implements SearchIndex {
       shortTermTokenList(runs),
     ]);
     // One round trip: the row with its search cache, its folded n-gram vector, the end of its embeddings.
-    const vector = ext.vector
-      ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text, runs))}::${ext.vector}.vector FROM changed
+    const vector = ext.vectorTables
+      ? `, vec AS (INSERT INTO ${t.knowledgeVec} (id, vec) SELECT id, ${params.add(foldedGramVector(text, runs))}::${ext.vectorTables}.vector FROM changed
            ON CONFLICT (id) DO UPDATE SET vec = excluded.vec)`
       : '';
     const rows = await query<{ id: string }>(

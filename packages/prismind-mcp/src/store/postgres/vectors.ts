@@ -8,6 +8,7 @@ import {
 import { forEachGramOfRuns, gramRuns } from '../../text/ngram.js';
 import type { TextRun } from '../../text/normalize.js';
 import { query, type PgContext } from './context.js';
+import { timed } from './limits.js';
 import { GRAM_DIM, type Tables } from './schema.js';
 
 export type { PendingVector, VectorKind };
@@ -70,15 +71,20 @@ export function embedLater(
   embedAfterTransaction(ctx.embedder, ctx.after, kind, item, text, queue);
 }
 
-export async function storeVectors(client: pg.PoolClient, t: Tables, rows: PendingVector[]): Promise<void> {
+export async function storeVectors(
+  client: pg.PoolClient,
+  t: Tables,
+  rows: PendingVector[],
+  queryTimeout: number,
+): Promise<void> {
   if (rows.length === 0) return;
   // One statement for the batch: rows of arrays, unnested in the same order.
-  await client.query(
-    `INSERT INTO ${t.vectors} (kind, item, model, dim, vector)
+  const statement = {
+    text: `INSERT INTO ${t.vectors} (kind, item, model, dim, vector)
      SELECT r.kind, r.item, r.model, r.dim, ARRAY(SELECT e::real FROM jsonb_array_elements_text(r.v) WITH ORDINALITY AS x (e, n) ORDER BY n)
      FROM jsonb_to_recordset($1::jsonb) AS r(kind text, item bigint, model text, dim integer, v jsonb)
      ON CONFLICT (kind, item, model) DO UPDATE SET dim = excluded.dim, vector = excluded.vector`,
-    [
+    values: [
       JSON.stringify(
         rows.map((r) => ({
           kind: r.kind,
@@ -89,5 +95,6 @@ export async function storeVectors(client: pg.PoolClient, t: Tables, rows: Pendi
         })),
       ),
     ],
-  );
+  };
+  await client.query(timed(statement, queryTimeout));
 }
