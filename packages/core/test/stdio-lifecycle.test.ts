@@ -156,7 +156,7 @@ describe('broken pipes and malformed input', () => {
     expect(child.err()).not.toMatch(/Unhandled|node:events|\n\s+at /);
   });
 
-  it('answers lines that are not JSON-RPC with -32700 / -32600, logs a warning and keeps serving', async () => {
+  it('answers lines that are not JSON-RPC with -32700 / -32600 (with the id when it can be read), logs a warning and keeps serving', async () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -179,14 +179,20 @@ describe('broken pipes and malformed input', () => {
     );
     stdin.write('{not json\n');
     stdin.write('{"foo":1}\n');
+    // Malformed requests whose id can be read: the error carries it, so the client's call ends.
+    stdin.write('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":"notanobject"}\n');
+    stdin.write('{"jsonrpc":"2.0","id":"q7","method":7}\n');
     stdin.write(`${JSON.stringify(initialize)}\n`);
-    await expect.poll(() => out.split('\n').filter(Boolean).length).toBe(3);
-    const [parse, invalid, init] = out
+    await expect.poll(() => out.split('\n').filter(Boolean).length).toBe(5);
+    const [parse, invalid, withNumber, withString, init] = out
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { id?: number; error?: { code: number } });
     expect(parse).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
     expect(invalid).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+    expect(invalid).not.toHaveProperty('id');
+    expect(withNumber).toMatchObject({ jsonrpc: '2.0', id: 42, error: { code: -32600 } });
+    expect(withString).toMatchObject({ jsonrpc: '2.0', id: 'q7', error: { code: -32600 } });
     expect(init).toMatchObject({ id: 1, result: { serverInfo: { name: 'inproc' } } });
     expect(err).toContain('WARN [inproc] Ignored a line from the client that is not JSON');
     expect(err).toContain('not a JSON-RPC 2.0');

@@ -22,6 +22,29 @@ export interface GuardLimits {
   maxAnswerBytes?: number;
 }
 
+/** An error about a line that is JSON but no valid JSON-RPC message, with the id of the request it tried to be. */
+export interface InvalidMessageError extends Error {
+  requestId?: RequestId;
+}
+
+/**
+ * Marks `error` with the id of the request `line` tried to be (a `method` and a string or number `id`),
+ * so its error answer can carry the id: without it the client cannot match the answer and waits.
+ */
+function withRequestId(error: Error, line: string): InvalidMessageError {
+  try {
+    const raw = JSON.parse(line) as unknown;
+    if (raw && typeof raw === 'object' && 'method' in raw && 'id' in raw) {
+      const id = (raw as { id: unknown }).id;
+      if (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))
+        (error as InvalidMessageError).requestId = id;
+    }
+  } catch {
+    // not JSON: no id to read
+  }
+  return error;
+}
+
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
 }
@@ -127,7 +150,7 @@ export class GuardedStdioTransport implements Transport {
     try {
       message = deserializeMessage(line);
     } catch (error) {
-      this.onerror?.(error as Error);
+      this.onerror?.(withRequestId(error as Error, line));
       return;
     }
     this.onmessage?.(message);

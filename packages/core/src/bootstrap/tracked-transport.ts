@@ -9,6 +9,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
+import type { InvalidMessageError } from './guarded-stdio-transport.js';
 
 /**
  * Wraps the stdio transport to know which client requests still await an answer (so a shutdown can
@@ -103,7 +104,7 @@ export class TrackedTransport implements Transport {
 
   private failed(error: Error): void {
     // JSON-RPC 2.0 says to answer these with id null; MCP's schema (and the SDK's client parser)
-    // model the unknown id as absent, so the id is left out.
+    // model the unknown id as absent, so the id is left out unless the message's own id could be read.
     if (error instanceof SyntaxError) {
       this.logger.warn(`Ignored a line from the client that is not JSON: ${error.message}`);
       void this.answerError(undefined, ErrorCode.ParseError, `Parse error: ${error.message}`);
@@ -112,7 +113,7 @@ export class TrackedTransport implements Transport {
         'Ignored a message from the client that is not a JSON-RPC 2.0 request, notification or response.',
       );
       void this.answerError(
-        undefined,
+        (error as InvalidMessageError).requestId,
         ErrorCode.InvalidRequest,
         'Invalid Request: not a JSON-RPC 2.0 message.',
       );
