@@ -498,6 +498,40 @@ describe('direct reads', () => {
     });
   });
 
+  it("take a range as Excel writes it: 'Sheet'!A1:B2, whole columns A:C and rows 9:10, the sheet in any case", async () => {
+    const cellsOf = async (args: Record<string, unknown>) => {
+      const result = await session.call<{ range: string; cells: { cell: string }[] }>('exstruct_read_range', {
+        out_path: verbose,
+        include_empty: false,
+        ...args,
+      });
+      expect(result.isError, result.text).toBe(false);
+      return result.structured;
+    };
+    const plain = await cellsOf({ range: 'B9:C10' });
+    expect(await cellsOf({ range: "'Sheet1'!B9:C10" })).toEqual(plain);
+    expect(await cellsOf({ range: 'sheet1!$B$9:$C$10', sheet: 'SHEET1' })).toEqual(plain);
+    const columns = await cellsOf({ range: 'B:C' });
+    expect(columns.range).toMatch(/^B1:C\d+$/);
+    expect(columns.cells.filter((c) => /^[BC](9|10)$/.test(c.cell))).toEqual(plain.cells);
+    const rows = await cellsOf({ range: '9:10' });
+    expect(rows.cells.filter((c) => /^[BC]/.test(c.cell))).toEqual(plain.cells);
+    const formulas = await session.call<{ formulas: { cell: string }[] }>('exstruct_read_formulas', {
+      out_path: verbose,
+      range: "'Sheet1'!C:C",
+    });
+    expect(formulas.structured.formulas.map((f) => f.cell)).toContain('C9');
+    const clash = await session.call('exstruct_read_range', {
+      out_path: verbose,
+      range: 'Other!A1',
+      sheet: 'Sheet1',
+    });
+    expect(clash.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('"Other"'),
+    });
+  });
+
   it('exstruct_read_cells reads addresses, lists missing ones, warns when formulas are not available', async () => {
     const result = await session.call('exstruct_read_cells', {
       out_path: standard,

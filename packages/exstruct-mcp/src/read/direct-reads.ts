@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
-import { formatA1, formatRange, parseA1, parseRange } from '../ooxml/cell-ref.js';
+import { formatA1, formatRange, parseA1, parseRange, type CellRange } from '../ooxml/cell-ref.js';
+import { columnIndex } from '../extract/extraction.js';
 import type { CellValue } from '../extract/cell-value.js';
 import type { SheetView } from './output-file.js';
 
@@ -12,13 +13,34 @@ export interface CellItem {
 const NO_FORMULAS =
   "formulas_map is not available in this output. Re-run exstruct_extract with mode='verbose' to read formulas.";
 
+/**
+ * An A1 range, or whole columns (`A:C`) or rows (`2:5`) as far as the sheet's cells go (Excel's own
+ * forms; the sheet's full 1,048,576 rows would pass any max_cells).
+ */
+function readBounds(sheet: SheetView, range: string): CellRange {
+  const text = range.trim().replace(/\$/g, '');
+  const columns = /^([A-Za-z]{1,3}):([A-Za-z]{1,3})$/.exec(text);
+  if (columns) {
+    const lastRow = sheet.rows.at(-1)?.r ?? 1;
+    return parseRange(`${columns[1]}1:${columns[2]}${lastRow}`);
+  }
+  const rows = /^(\d+):(\d+)$/.exec(text);
+  if (rows) {
+    let lastCol = 0;
+    for (const row of sheet.rows)
+      for (const key of Object.keys(row.c)) lastCol = Math.max(lastCol, columnIndex(key));
+    return parseRange(`A${rows[1]}:${formatA1({ row: 1, col: lastCol }).replace(/\d+$/, '')}${rows[2]}`);
+  }
+  return parseRange(range);
+}
+
 /** Cells of an A1 range, row by row (`include_empty` adds the blank ones with value null). */
 export function readRange(
   sheet: SheetView,
   range: string,
   options: { includeFormulas: boolean; includeEmpty: boolean; maxCells: number },
 ): { range: string; cells: CellItem[]; warnings: string[] } {
-  const parsed = parseRange(range);
+  const parsed = readBounds(sheet, range);
   const { start, end } = parsed;
   const count = (end.row - start.row + 1) * (end.col - start.col + 1);
   const normalised = formatRange(parsed);
@@ -83,7 +105,7 @@ export function readFormulas(
   range: string | undefined,
   options: { includeValues: boolean },
 ): { range?: string; formulas: FormulaItem[]; warnings: string[] } {
-  const bounds = range === undefined ? undefined : parseRange(range);
+  const bounds = range === undefined ? undefined : readBounds(sheet, range);
   const result: { range?: string; formulas: FormulaItem[]; warnings: string[] } = {
     formulas: [],
     warnings: [],

@@ -206,10 +206,13 @@ export function selectSheet(output: OutputFile, sheet: string | undefined): Shee
   const names = [...output.sheets.keys()];
   const list = names.map((n) => JSON.stringify(n)).join(', ');
   if (sheet !== undefined) {
-    const found = output.sheets.get(sheet);
+    // Excel's sheet names are unique whatever their case, and its references ignore case too.
+    const found =
+      output.sheets.get(sheet) ??
+      output.sheets.get(names.find((name) => name.toLowerCase() === sheet.toLowerCase()) ?? '');
     if (!found) {
       throw new ToolError('SHEET_NOT_FOUND', `Sheet not found: "${sheet}". Available sheets: ${list}.`, {
-        hint: 'Sheet names are case- and space-sensitive; copy one from workbook_meta.sheet_names.',
+        hint: 'Sheet names are space-sensitive; copy one from workbook_meta.sheet_names.',
         details: { sheet_names: names },
       });
     }
