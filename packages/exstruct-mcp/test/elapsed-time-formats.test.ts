@@ -1,12 +1,11 @@
 // A duration shown as [h]:mm:ss (25:30:00 on a timesheet) is a number of days, not a date: the
 // built-in format 46 was read as "1900-01-01T01:30:00", while the same format written as a custom code,
 // and [h]:mm or [mm]:ss, gave the number. The workbook is openpyxl's, which writes the built-in id.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extractWorkbook } from '../src/extract/extract-workbook.js';
 import { classifyNumberFormat } from '../src/ooxml/number-format.js';
 import { readPart } from './patch-helpers.js';
-import { tempDir, type TempDir } from './extract-helpers.js';
-import { runWithOpenpyxl } from './independent-reader.js';
+import { useOpenpyxlWorkbook } from './independent-reader.js';
 
 const MAKE = `
 import sys
@@ -22,15 +21,7 @@ wb.save(sys.argv[1])
 print("ok")
 `;
 
-let temp: TempDir;
-let file: string | undefined;
-beforeAll(async () => {
-  temp = await tempDir('exstruct-elapsed-');
-  const target = `${temp.dir}/timesheet.xlsx`;
-  // .ci/run installs python3-openpyxl and requires it; elsewhere the test says why it skips.
-  if ((await runWithOpenpyxl(MAKE, [target])) !== undefined) file = target;
-}, 60_000);
-afterAll(() => temp.remove());
+const made = useOpenpyxlWorkbook('timesheet.xlsx', MAKE);
 
 describe('elapsed-time formats', () => {
   it('the built-in [h]:mm:ss (46) is a number, the times of day 45 and 47 are times', () => {
@@ -40,9 +31,9 @@ describe('elapsed-time formats', () => {
   });
 
   it('a duration is extracted as its number, whichever way the format is written', async (ctx) => {
-    if (file === undefined) ctx.skip(); // openpyxl missing (see beforeAll)
-    expect(await readPart(file!, 'xl/styles.xml')).toMatch(/numFmtId="46"/); // the built-in id itself
-    const { workbook } = await extractWorkbook(file!, { mode: 'standard', alphaCol: true });
+    if (made.file() === undefined) ctx.skip(); // openpyxl missing (see beforeAll)
+    expect(await readPart(made.file()!, 'xl/styles.xml')).toMatch(/numFmtId="46"/); // the built-in id itself
+    const { workbook } = await extractWorkbook(made.file()!, { mode: 'standard', alphaCol: true });
     expect(workbook.sheets['勤務表']!.rows![0]!.c).toEqual({
       A: 1.0625,
       B: 1.0625,

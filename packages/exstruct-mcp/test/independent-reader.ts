@@ -4,8 +4,12 @@
 // which turns its absence into a failure instead of a skip.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { SaxesParser } from 'saxes';
+import { afterAll, beforeAll } from 'vitest';
 import { ZipArchive } from '../src/ooxml/zip-archive.js';
 
 const run = promisify(execFile);
@@ -105,6 +109,25 @@ export async function runWithOpenpyxl(script: string, args: string[]): Promise<s
   if (!(await openpyxlAvailable())) return undefined;
   const { stdout } = await run(PYTHON, ['-c', script, ...args], { maxBuffer: 16 * 1024 * 1024 });
   return stdout;
+}
+
+/**
+ * A workbook openpyxl makes in a temp folder of its own (`script` saves it to sys.argv[1]), made before
+ * a test file's tests and removed after them: `file()` is its path, undefined when openpyxl is missing
+ * (.ci/run installs python3-openpyxl and requires it; elsewhere the tests say why they skip).
+ */
+export function useOpenpyxlWorkbook(name: string, script: string): { file(): string | undefined } {
+  let dir: string | undefined;
+  let file: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'exstruct-openpyxl-'));
+    const target = path.join(dir, name);
+    if ((await runWithOpenpyxl(script, [target])) !== undefined) file = target;
+  }, 60_000);
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return { file: () => file };
 }
 
 /** A zip's entry names as Python's zipfile lists them; undefined when the Python checkers are missing. */

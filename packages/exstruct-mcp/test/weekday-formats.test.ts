@@ -1,11 +1,10 @@
 // Dates shown as Japanese weekdays (書式 aaa → 金, aaaa → 金曜日, as a 曜日 column beside a date column
 // has them) are dates: extraction writes them as ISO dates like every other date format, in small
 // sheets (the JavaScript row reader) and in large ones (the row kernel). The workbook is openpyxl's.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extractWorkbook } from '../src/extract/extract-workbook.js';
 import { classifyFormatCode } from '../src/ooxml/number-format.js';
-import { tempDir, type TempDir } from './extract-helpers.js';
-import { runWithOpenpyxl } from './independent-reader.js';
+import { useOpenpyxlWorkbook } from './independent-reader.js';
 
 const MAKE = `
 import datetime, sys
@@ -26,15 +25,7 @@ wb.save(sys.argv[1])
 print("ok")
 `;
 
-let temp: TempDir;
-let file: string | undefined;
-beforeAll(async () => {
-  temp = await tempDir('exstruct-weekday-');
-  const target = `${temp.dir}/weekdays.xlsx`;
-  // .ci/run installs python3-openpyxl and requires it; elsewhere the tests say why they skip.
-  if ((await runWithOpenpyxl(MAKE, [target])) !== undefined) file = target;
-}, 60_000);
-afterAll(() => temp.remove());
+const made = useOpenpyxlWorkbook('weekdays.xlsx', MAKE);
 
 describe('Japanese weekday number formats', () => {
   it.each(['aaa', 'aaaa', '[$-411]aaa', '(aaa)', 'm/d(aaa)', 'yyyy"年"m"月"d"日"(aaaa)'])(
@@ -50,8 +41,8 @@ describe('Japanese weekday number formats', () => {
   });
 
   it('cells shown as weekdays are extracted as ISO dates, in a small sheet and in a 40,000-row one', async (ctx) => {
-    if (file === undefined) ctx.skip(); // openpyxl missing (see beforeAll)
-    const { workbook } = await extractWorkbook(file!, { mode: 'standard', alphaCol: true });
+    if (made.file() === undefined) ctx.skip(); // openpyxl missing (see beforeAll)
+    const { workbook } = await extractWorkbook(made.file()!, { mode: 'standard', alphaCol: true });
     const small = workbook.sheets['予定表']!.rows![0]!.c;
     expect(Object.values(small)).toEqual(Array(7).fill('2024-03-15'));
     const rows = workbook.sheets['大きい表']!.rows!;
