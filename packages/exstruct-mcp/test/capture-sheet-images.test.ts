@@ -4,16 +4,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspace, type Workspace } from './patch-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from './patch-helpers.js';
 
-let ws: Workspace;
-beforeAll(async () => {
-  ws = await workspace();
-});
-afterAll(async () => {
-  await ws.close();
-});
+const ws = useWorkspace();
 
 interface Answer {
   out_dir: string;

@@ -31,7 +31,7 @@ describe('elapsed-time formats', () => {
   });
 
   it('a duration is extracted as its number, whichever way the format is written', async (ctx) => {
-    if (made.file() === undefined) ctx.skip(); // openpyxl missing (see beforeAll)
+    if (made.file() === undefined) ctx.skip(); // openpyxl missing (see useOpenpyxlWorkbook)
     expect(await readPart(made.file()!, 'xl/styles.xml')).toMatch(/numFmtId="46"/); // the built-in id itself
     const { workbook } = await extractWorkbook(made.file()!, { mode: 'standard', alphaCol: true });
     expect(workbook.sheets['勤務表']!.rows![0]!.c).toEqual({

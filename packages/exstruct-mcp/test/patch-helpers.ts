@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { PathPolicy, silentLogger } from '@mcp-workbench/core';
 import { callTool, connectInMemory, type TestClient } from '@mcp-workbench/core/testing';
 import { ZipArchive } from '../src/ooxml/zip-archive.js';
@@ -40,6 +40,30 @@ export interface Workspace {
     args: Record<string, unknown>,
   ): ReturnType<typeof callTool<T>>;
   close(): Promise<void>;
+}
+
+/** One workspace for a test file's tests: made before them, closed after them. */
+export function useWorkspace(): Workspace {
+  let ws: Workspace | undefined;
+  beforeAll(async () => {
+    ws = await workspace();
+  });
+  afterAll(async () => {
+    await ws?.close();
+  });
+  const opened = () => ws ?? expect.fail('the workspace is made in beforeAll');
+  return {
+    get dir() {
+      return opened().dir;
+    },
+    get client() {
+      return opened().client;
+    },
+    fixture: (name, as) => opened().fixture(name, as),
+    edited: (fixture, edits) => opened().edited(fixture, edits),
+    call: (tool, args) => opened().call(tool, args),
+    close: () => opened().close(),
+  };
 }
 
 export async function workspace(options: { onConflict?: OnConflict } = {}): Promise<Workspace> {

@@ -41,7 +41,7 @@ describe('Japanese weekday number formats', () => {
   });
 
   it('cells shown as weekdays are extracted as ISO dates, in a small sheet and in a 40,000-row one', async (ctx) => {
-    if (made.file() === undefined) ctx.skip(); // openpyxl missing (see beforeAll)
+    if (made.file() === undefined) ctx.skip(); // openpyxl missing (see useOpenpyxlWorkbook)
     const { workbook } = await extractWorkbook(made.file()!, { mode: 'standard', alphaCol: true });
     const small = workbook.sheets['予定表']!.rows![0]!.c;
     expect(Object.values(small)).toEqual(Array(7).fill('2024-03-15'));

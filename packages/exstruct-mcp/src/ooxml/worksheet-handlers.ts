@@ -42,6 +42,10 @@ export interface WorksheetInfo {
   /** Explicit row heights in points (1-based row → height), hidden rows as 0. */
   rowHeights: Map<number, number>;
   defaultRowHeight: number | undefined;
+  /** `<sheetFormatPr zeroHeight="1">`: rows are hidden unless they say otherwise (a height, hidden="0"). */
+  zeroHeight: boolean;
+  /** Under zeroHeight, rows shown at the default height (hidden="0" without a height of their own). */
+  shownRows: number[];
   defaultColWidth: number | undefined;
   baseColWidth: number | undefined;
   drawingRelId: string | undefined;
@@ -70,6 +74,8 @@ export function emptyWorksheetInfo(): WorksheetInfo {
     columns: [],
     rowHeights: new Map(),
     defaultRowHeight: undefined,
+    zeroHeight: false,
+    shownRows: [],
     defaultColWidth: undefined,
     baseColWidth: undefined,
     drawingRelId: undefined,
@@ -106,12 +112,13 @@ export function worksheetHandlers(
   let textTarget = 0;
   let phoneticDepth = 0;
 
-  const startRow = (r: number, height: number | undefined, hidden: boolean) => {
+  const startRow = (r: number, height: number | undefined, hidden: boolean, shown = false) => {
     if (r < 0) info.rowsWithoutRef++;
     rowNumber = checkRow(r < 0 ? rowNumber + 1 : r);
     nextCol = 0;
     if (hidden) info.rowHeights.set(rowNumber, 0);
     else if (height !== undefined) info.rowHeights.set(rowNumber, height);
+    else if (shown && info.zeroHeight) info.shownRows.push(rowNumber);
   };
 
   const handlers: SaxHandlers = {
@@ -164,6 +171,7 @@ export function worksheetHandlers(
             attrs.r === undefined ? -1 : +attrs.r,
             attrs.ht === undefined ? undefined : +attrs.ht,
             hidden === '1' || hidden === 'true',
+            hidden === '0' || hidden === 'false',
           );
           return;
         }
@@ -186,6 +194,7 @@ export function worksheetHandlers(
           if (attrs.defaultRowHeight !== undefined) info.defaultRowHeight = Number(attrs.defaultRowHeight);
           if (attrs.defaultColWidth !== undefined) info.defaultColWidth = Number(attrs.defaultColWidth);
           if (attrs.baseColWidth !== undefined) info.baseColWidth = Number(attrs.baseColWidth);
+          info.zeroHeight = attrs.zeroHeight === '1' || attrs.zeroHeight === 'true';
           return;
         case 'dimension':
           info.dimension = attrs.ref;

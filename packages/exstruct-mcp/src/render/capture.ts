@@ -6,10 +6,13 @@ import { printAreasOf } from '../extract/print-areas.js';
 import { splitQualifiedRange } from '../ooxml/qualified-range.js';
 import { FONT_HINT, missingCharacters } from './fonts/missing-warning.js';
 import { TextMeasurer } from './fonts/text-measure.js';
+import { DrawClock } from './draw-clock.js';
 import { MAX_DPI, MIN_DPI } from './limits.js';
+import { paginate, type Pages } from './paginate.js';
+import { printAreaToDraw } from './print-area.js';
 import { rasterize } from './rasterize.js';
-import { fitRowHeights, renderRegion } from './render-region.js';
-import { loadSheet, readWorkbookLook } from './sheet-source.js';
+import { fitRowHeights, renderRegion, type SheetSource } from './render-region.js';
+import { loadSheet, readWorkbookLook, type WorkbookLook } from './sheet-source.js';
 
 export interface CaptureRequest {
   /** A sheet name; all visible worksheets when absent (and no range names one). */
@@ -28,10 +31,6 @@ export interface CapturedImage {
   height: number;
 }
 
-/** Most pixels one image may have at the asked dpi; larger areas are cut into pages. */
-const MAX_IMAGE_PIXELS = 24_000_000;
-/** A whole sheet is cut into pages of at most this size (96-dpi pixels), at rows and columns. */
-const PAGE = { width: 1600, height: 2000 };
 /** Most images one call may write. */
 export const MAX_IMAGES = 100;
 
@@ -127,41 +126,39 @@ export async function captureSheetImages(
     throw new ToolError('INVALID_ARGUMENT', `dpi must be between ${MIN_DPI} and ${MAX_DPI}.`, {
       hint: 'Use 96 for screen size, 144 (default) for a sharp image, 200+ for small text.',
     });
+  const began = Date.now();
   const { entries, explicitRange } = plan(reader, request, warn);
   const look = await readWorkbookLook(reader);
   const measurer = new TextMeasurer();
-  let count = 0;
+  // Every page is counted before any is drawn: a call over the image limit is refused at once, not
+  // after minutes of drawing. Several sheets are read twice (counted, then drawn) rather than all kept.
+  const sheet = (entry: SheetEntry, quiet: boolean) =>
+    pagesOfSheet(reader, entry, look, measurer, explicitRange, request.dpi, quiet ? () => {} : warn);
+  const first = entries.length === 1 ? await sheet(entries[0]!, false) : undefined;
+  let total = first?.areas.reduce((sum, a) => sum + a.pages.count, 0) ?? 0;
+  let counted = first ? 1 : 0;
+  if (!first)
+    for (const entry of entries) {
+      signal?.throwIfAborted();
+      for (const { pages } of (await sheet(entry, false)).areas) total += pages.count;
+      counted++;
+      // The sheets left are not read: the call is refused whatever they hold.
+      if (total > MAX_IMAGES) break;
+    }
+  if (total > MAX_IMAGES) throw tooManyImages(total, counted < entries.length, explicitRange !== undefined);
+  const clock = new DrawClock(total, began);
   for (const entry of entries) {
     signal?.throwIfAborted();
-    const sheetIndex = reader.workbook.sheets.indexOf(entry);
-    const { source, used } = await loadSheet(reader, entry, look, warn);
-    let areas: CellRange[];
-    if (explicitRange) areas = [explicitRange];
-    else {
-      const print = printAreasOf(reader.workbook.definedNames, sheetIndex).map((a) => ({
-        start: { row: a.r1, col: a.c1 },
-        end: { row: Math.min(a.r2, used?.end.row ?? a.r1), col: Math.min(a.c2, used?.end.col ?? a.c1) },
-      }));
-      if (print.length) areas = print;
-      else if (used) areas = [{ start: { row: 1, col: 0 }, end: used.end }];
-      else {
-        warn(`Sheet "${entry.name}" is empty; no image was drawn for it.`);
-        continue;
-      }
-    }
-    for (const area of areas) {
-      fitRowHeights(source, area, measurer);
-      const pages = paginate(source.grid, area, source.view, explicitRange !== undefined, request.dpi);
-      if (pages.length > 1)
+    const { source, areas } = first ?? (await sheet(entry, true));
+    for (const { area, pages } of areas) {
+      const list = pages.list();
+      if (list.length > 1)
         warn(
-          `${entry.name}!${formatRange(area)} was cut into ${pages.length} images (${pages.map(formatRange).join(', ')}).`,
+          `${entry.name}!${formatRange(area)} was cut into ${list.length} images (${list.map(formatRange).join(', ')}).`,
         );
-      for (const page of pages) {
+      for (const page of list) {
         signal?.throwIfAborted();
-        if (++count > MAX_IMAGES)
-          throw new ToolError('LIMIT_EXCEEDED', `More than ${MAX_IMAGES} images would be drawn.`, {
-            hint: 'Pass sheet and a smaller range.',
-          });
+        clock.next();
         const drawn = renderRegion(source, page, measurer);
         const raster = await rasterize(drawn.svg, request.dpi, measurer.facesInUse(), {
           Software: 'exstruct-mcp',
@@ -176,49 +173,58 @@ export async function captureSheetImages(
   return { fontsUsed: measurer.systemFace ? ['bundled', measurer.systemFace.source] : ['bundled'] };
 }
 
-/**
- * Cuts an area into pages at rows and columns: at the sheet's manual page breaks, and so no page is
- * larger than a screen-sized page (whole sheets) or the pixel budget (explicit ranges).
- */
-export function paginate(
-  grid: { col(c: number): number; row(r: number): number },
-  area: CellRange,
-  view: { rowBreaks: number[]; colBreaks: number[] },
-  explicit: boolean,
+/** Reads a sheet and cuts the areas to draw (a range, else print areas, else the used range) into pages. */
+async function pagesOfSheet(
+  reader: WorkbookReader,
+  entry: SheetEntry,
+  look: WorkbookLook,
+  measurer: TextMeasurer,
+  explicitRange: CellRange | undefined,
   dpi: number,
-): CellRange[] {
-  const scale = dpi / 96;
-  const side = Math.sqrt(MAX_IMAGE_PIXELS) / scale;
-  const limit = explicit ? { width: side, height: side } : PAGE;
-  const cut = (from: number, to: number, size: (i: number) => number, max: number, breaks: number[]) => {
-    const spans: [number, number][] = [];
-    let begin = from;
-    let sum = 0;
-    for (let i = from; i <= to; i++) {
-      const s = size(i);
-      if (i > begin && (sum + s > max || (!explicit && breaks.includes(i - 1)))) {
-        spans.push([begin, i - 1]);
-        begin = i;
-        sum = 0;
-      }
-      sum += s;
+  warn: (message: string) => void,
+): Promise<{ source: SheetSource; areas: { area: CellRange; pages: Pages }[] }> {
+  const { source, used } = await loadSheet(reader, entry, look, warn);
+  let areas: CellRange[];
+  if (explicitRange) areas = [explicitRange];
+  else {
+    const sheetIndex = reader.workbook.sheets.indexOf(entry);
+    const print = printAreasOf(reader.workbook.definedNames, sheetIndex);
+    if (print.length)
+      areas = print.flatMap((a) => {
+        const area = printAreaToDraw(a, used);
+        if (!area)
+          warn(
+            `The print area ${entry.name}!${formatRange({ start: { row: a.r1, col: a.c1 }, end: { row: a.r2, col: a.c2 } })} holds nothing to draw (the sheet's content is elsewhere); it was skipped, as Excel prints nothing for it.`,
+          );
+        return area ? [area] : [];
+      });
+    else if (used) areas = [{ start: { row: 1, col: 0 }, end: used.end }];
+    else {
+      warn(`Sheet "${entry.name}" is empty; no image was drawn for it.`);
+      areas = [];
     }
-    spans.push([begin, to]);
-    return spans;
+  }
+  return {
+    source,
+    areas: areas.map((area) => {
+      // Rows without a height grow to fit their text before the area is cut at row heights.
+      fitRowHeights(source, area, measurer);
+      return { area, pages: paginate(source.grid, area, source.view, explicitRange !== undefined, dpi) };
+    }),
   };
-  const rows = cut(area.start.row, area.end.row, (r) => grid.row(r), limit.height, view.rowBreaks);
-  // Column breaks count columns from 1 (a break after column B is id 2): shift to 0-based.
-  const cols = cut(
-    area.start.col,
-    area.end.col,
-    (c) => grid.col(c),
-    limit.width,
-    view.colBreaks.map((b) => b - 1),
+}
+
+function tooManyImages(count: number, atLeast: boolean, explicit: boolean): ToolError {
+  return new ToolError(
+    'LIMIT_EXCEEDED',
+    `The call would draw ${atLeast ? 'at least ' : ''}${count} images; at most ${MAX_IMAGES} are drawn per call. Nothing was drawn.`,
+    {
+      hint: explicit
+        ? `Pass a smaller range (each image holds at most 24 megapixels at the asked dpi), or a lower dpi.`
+        : `Pass sheet and a range (e.g. the part you need to see), or set a print area on the sheet; a lower dpi makes fewer pages.`,
+      details: { images: count, max_images: MAX_IMAGES },
+    },
   );
-  const pages: CellRange[] = [];
-  for (const [c1, c2] of cols)
-    for (const [r1, r2] of rows) pages.push({ start: { row: r1, col: c1 }, end: { row: r2, col: c2 } });
-  return pages;
 }
 
 /** Opens a workbook (through `files`, the server's policy or a job's opened file) and draws it. */

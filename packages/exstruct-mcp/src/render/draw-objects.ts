@@ -1,3 +1,4 @@
+import type { CellRange } from '../ooxml/cell-ref.js';
 import type { Marker } from '../ooxml/drawing-part.js';
 import { EMU_PER_PX, type DrawnObject } from './drawing.js';
 import type { TextMeasurer } from './fonts/text-measure.js';
@@ -34,20 +35,33 @@ export function drawObjects(
           svg.add(
             `<image x="${n(box.x)}" y="${n(box.y)}" width="${n(box.w)}" height="${n(box.h)}" preserveAspectRatio="none" xlink:href="${object.image}"/>`,
           );
-        else placeholder(svg, box, `Picture${object.text ? `: ${object.text}` : ''}`, measurer);
+        else placeholder(svg, box, `Picture${object.text ? `: ${object.text}` : ''}`, measurer, at);
         break;
       case 'chart': {
         const chart = object.chart!;
         const lines = [`${chart.type} chart${chart.title ? `: ${chart.title}` : ''}`];
         if (chart.series.length) lines.push(`Series: ${chart.series.join(', ')}`);
-        placeholder(svg, box, lines.join('\n'), measurer);
+        placeholder(svg, box, lines.join('\n'), measurer, at);
         break;
       }
       case 'shape':
-        drawShape(svg, object, box, measurer);
+        drawShape(svg, object, box, measurer, at);
         break;
     }
   }
+}
+
+/**
+ * The objects whose anchor may reach into `region` (group members carry their group's anchor). The
+ * others are left out before any position is found: placing a far row walks every row between.
+ */
+export function objectsNear(objects: DrawnObject[], region: CellRange): DrawnObject[] {
+  return objects.filter(({ anchor: { from, to } }) => {
+    if (!from) return true;
+    // Markers count rows from 0, columns from 0.
+    if (from.row + 1 > region.end.row || from.col > region.end.col) return false;
+    return !to || (to.row + 1 >= region.start.row && to.col >= region.start.col);
+  });
 }
 
 function markerX(m: Marker, at: Placement): number {
@@ -62,12 +76,14 @@ function boxOf(
   object: DrawnObject,
   at: Placement,
 ): { x: number; y: number; w: number; h: number } | undefined {
-  const origin = { x: at.x(0), y: at.y(1) };
+  // The sheet's corner, found only when needed (from a page far down it walks every row above).
+  const origin = () => ({ x: at.x(0), y: at.y(1) });
   if (object.rect) {
+    const { x, y } = origin();
     const r = object.rect;
     return {
-      x: origin.x + r.x / EMU_PER_PX,
-      y: origin.y + r.y / EMU_PER_PX,
+      x: x + r.x / EMU_PER_PX,
+      y: y + r.y / EMU_PER_PX,
       w: r.cx / EMU_PER_PX,
       h: r.cy / EMU_PER_PX,
     };
@@ -79,13 +95,15 @@ function boxOf(
     if (to) return { x, y, w: markerX(to, at) - x, h: markerY(to, at) - y };
     return { x, y, w: (ext?.cx ?? 0) / EMU_PER_PX, h: (ext?.cy ?? 0) / EMU_PER_PX };
   }
-  if (pos)
+  if (pos) {
+    const { x, y } = origin();
     return {
-      x: origin.x + pos.x / EMU_PER_PX,
-      y: origin.y + pos.y / EMU_PER_PX,
+      x: x + pos.x / EMU_PER_PX,
+      y: y + pos.y / EMU_PER_PX,
       w: (ext?.cx ?? 0) / EMU_PER_PX,
       h: (ext?.cy ?? 0) / EMU_PER_PX,
     };
+  }
   return undefined;
 }
 
@@ -94,6 +112,7 @@ function drawShape(
   object: DrawnObject,
   box: { x: number; y: number; w: number; h: number },
   measurer: TextMeasurer,
+  at: Placement,
 ): void {
   const fill = object.fill === null ? 'none' : `#${object.fill ?? DEFAULT_SHAPE_FILL}`;
   const line = object.line === null ? 'none' : `#${object.line ?? DEFAULT_SHAPE_LINE}`;
@@ -118,7 +137,7 @@ function drawShape(
   if (object.text) {
     const color =
       object.textColor ?? (object.fill === null || object.fill === undefined ? '000000' : 'FFFFFF');
-    centredText(svg, object.text, box, measurer, color);
+    centredText(svg, object.text, box, measurer, color, at);
   }
 }
 
@@ -152,11 +171,12 @@ function placeholder(
   box: { x: number; y: number; w: number; h: number },
   label: string,
   measurer: TextMeasurer,
+  at: Placement,
 ): void {
   svg.add(
     `<rect x="${n(box.x + 0.5)}" y="${n(box.y + 0.5)}" width="${n(box.w)}" height="${n(box.h)}" fill="#F7F9FC" stroke="#7F8FA9" stroke-width="1" stroke-dasharray="6 3"/>`,
   );
-  centredText(svg, label, box, measurer, '44546A');
+  centredText(svg, label, box, measurer, '44546A', at);
 }
 
 function centredText(
@@ -165,16 +185,28 @@ function centredText(
   box: { x: number; y: number; w: number; h: number },
   measurer: TextMeasurer,
   color: string,
+  at: Placement,
 ): void {
   const style = { bold: false, italic: false, size: 11 };
   const widthOf = (s: string) => (measurer.width(s, style) * 96) / 72;
   const lines = wrapText(text, Math.max(10, box.w - 8), widthOf);
   const lh = lineHeightPx(measurer, style);
   const top = box.y + (box.h - lines.length * lh) / 2 + lh * 0.78;
-  svg.add(`<g${svg.clip(box.x, box.y, box.w, box.h)}>`);
-  lines.forEach((line, i) =>
-    svg.text(measurer, line, box.x + (box.w - widthOf(line)) / 2, top + i * lh, { ...style, color }),
-  );
+  // Only the lines inside the image are written, clipped to it: an object may reach far past the page,
+  // and resvg fails on clipped text far outside its canvas.
+  const left = Math.max(box.x, 0);
+  const right = Math.min(box.x + box.w, at.width + 1);
+  const upper = Math.max(box.y, 0);
+  const lower = Math.min(box.y + box.h, at.height + 1);
+  if (right <= left || lower <= upper) return;
+  svg.add(`<g${svg.clip(left, upper, right - left, lower - upper)}>`);
+  lines.forEach((line, i) => {
+    const baseline = top + i * lh;
+    const width = widthOf(line);
+    const x = box.x + (box.w - width) / 2;
+    if (baseline + lh < upper || baseline - lh > lower || x + width < left || x > right) return;
+    svg.text(measurer, line, x, baseline, { ...style, color });
+  });
   svg.add('</g>');
   void escapeXml;
 }

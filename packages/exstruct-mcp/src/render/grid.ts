@@ -32,6 +32,8 @@ export class SheetGrid {
   readonly defaultRowPx: number;
   private readonly colPx = new Map<number, number>();
   private readonly rowPx = new Map<number, number>();
+  /** Rows hidden unless listed (`zeroHeight`): the rows the sheet shows without a height of their own. */
+  private readonly shownRows: Set<number> | undefined;
 
   constructor(info: WorksheetInfo, defaultFont: CellFont) {
     this.mdw = maxDigitWidth(defaultFont);
@@ -50,6 +52,12 @@ export class SheetGrid {
       for (let c = Math.max(1, col.min); c <= col.max && c <= 16384; c++) this.colPx.set(c - 1, px);
     }
     for (const [row, pt] of info.rowHeights) this.rowPx.set(row, pointsToPixels(pt));
+    if (info.zeroHeight) this.shownRows = new Set(info.shownRows);
+  }
+
+  /** Whether a row without a height of its own is hidden (`<sheetFormatPr zeroHeight="1">`). */
+  private hiddenByDefault(row: number): boolean {
+    return this.shownRows !== undefined && !this.shownRows.has(row);
   }
 
   /** Width of a 0-based column. */
@@ -59,12 +67,13 @@ export class SheetGrid {
 
   /** Height of a 1-based row. */
   row(row: number): number {
-    return this.rowPx.get(row) ?? this.defaultRowPx;
+    return this.rowPx.get(row) ?? (this.hiddenByDefault(row) ? 0 : this.defaultRowPx);
   }
 
   /** Whether the row's height was given (else Excel fits it to its content). */
   hasRowHeight(row: number): boolean {
-    return this.rowPx.has(row);
+    // A row hidden by default is never fitted to its text.
+    return this.rowPx.has(row) || this.hiddenByDefault(row);
   }
 
   setRow(row: number, px: number): void {

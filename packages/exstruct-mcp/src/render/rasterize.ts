@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { ToolError } from '@mcp-workbench/core/engine';
 import { initWasm, Resvg } from '@resvg/resvg-wasm';
 import type { LoadedFace } from './fonts/font-set.js';
 import { withTextChunks } from './png-text.js';
@@ -32,14 +33,15 @@ export async function rasterize(
   pngText?: Record<string, string>,
 ): Promise<RasterImage> {
   await ensureWasm();
-  const resvg = new Resvg(svg, {
-    fitTo: { mode: 'zoom', value: dpi / 96 },
-    font: { fontBuffers: faces.map((f) => f.data), defaultFontFamily: 'ExStruct Sans' },
-    shapeRendering: 2,
-    textRendering: 1,
-    imageRendering: 0,
-  });
+  let resvg: InstanceType<typeof Resvg> | undefined;
   try {
+    resvg = new Resvg(svg, {
+      fitTo: { mode: 'zoom', value: dpi / 96 },
+      font: { fontBuffers: faces.map((f) => f.data), defaultFontFamily: 'ExStruct Sans' },
+      shapeRendering: 2,
+      textRendering: 1,
+      imageRendering: 0,
+    });
     const image = resvg.render();
     try {
       const png = Buffer.from(image.asPng());
@@ -47,7 +49,23 @@ export async function rasterize(
     } finally {
       image.free();
     }
+  } catch (error) {
+    throw renderFailed(error);
   } finally {
-    resvg.free();
+    // After a panic inside resvg its object stays borrowed and free() throws "recursive use of an
+    // object…": that must not replace the real failure (the object is left to the collector).
+    try {
+      resvg?.free();
+    } catch {
+      /* already reported */
+    }
   }
+}
+
+/** resvg's failures (a panic is "unreachable") as a coded error that says what was being drawn. */
+function renderFailed(error: unknown): ToolError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolError('RENDER_FAILED', `The image could not be rasterised (resvg: ${message}).`, {
+    hint: 'Draw a smaller range, or another dpi; if it persists, report the workbook.',
+  });
 }

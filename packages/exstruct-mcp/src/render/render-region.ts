@@ -2,9 +2,10 @@ import { colIndexToAlpha, type CellRange } from '../ooxml/cell-ref.js';
 import type { BorderEdge, CellFormat, CellFormats } from './cell-formats.js';
 import { displayText, shorterGeneral, type DisplayText, type RawCell } from './cell-text.js';
 import type { DrawnObject } from './drawing.js';
-import { drawObjects } from './draw-objects.js';
+import { drawObjects, objectsNear } from './draw-objects.js';
 import type { TextMeasurer, TextStyle } from './fonts/text-measure.js';
 import type { SheetGrid } from './grid.js';
+import { sheetIndex, type SheetIndex } from './sheet-index.js';
 import type { SheetView } from './sheet-scan.js';
 import { SvgWriter } from './svg-writer.js';
 
@@ -70,32 +71,29 @@ export function renderRegion(source: SheetSource, region: CellRange, measurer: T
   const svg = new SvgWriter();
   svg.add(`<g transform="translate(${gridLeft} ${gridTop})">`);
 
+  const index = sheetIndex(source);
   const merged = mergesIn(source.merges, region);
   const mergedAt = new Map<number, CellRange>();
-  const insideMerge = new Set<number>();
-  for (const m of merged) {
-    for (let r = Math.max(m.start.row, start.row); r <= Math.min(m.end.row, end.row); r++)
-      for (let c = Math.max(m.start.col, start.col); c <= Math.min(m.end.col, end.col); c++)
-        insideMerge.add(key(r, c));
-    mergedAt.set(key(m.start.row, m.start.col), m);
-  }
+  for (const m of merged) mergedAt.set(key(m.start.row, m.start.col), m);
+  const insideMerge = (r: number, c: number) => index.mergeAt(r, c) !== undefined;
   const formatOf = (cell: RawCell | undefined): CellFormat | undefined =>
     cell ? source.formats.formats[cell.style] : undefined;
 
-  // Gridlines first: fills and merged cells paint over the ones they hide, as in Excel.
+  // Gridlines first: fills and merged cells paint over the ones they hide, as in Excel. Hidden rows
+  // and columns share an edge with their neighbour: it is drawn once.
   if (source.view.showGridLines) {
     let d = '';
-    for (const ex of colEdges) d += `M${ex + 0.5} 0V${gridHeight}`;
-    for (const ey of rowEdges) d += `M0 ${ey + 0.5}H${gridWidth}`;
+    for (const ex of distinct(colEdges)) d += `M${ex + 0.5} 0V${gridHeight}`;
+    for (const ey of distinct(rowEdges)) d += `M0 ${ey + 0.5}H${gridWidth}`;
     svg.lines(d, GRIDLINE, 1);
   }
 
   // Fills of single cells, then merged ranges (white when unfilled, hiding their inner gridlines).
-  for (let r = start.row; r <= end.row; r++) {
+  for (const r of index.rowsIn(start.row, end.row)) {
     if (grid.row(r) === 0) continue;
-    for (let c = start.col; c <= end.col; c++) {
+    for (const c of index.colsIn(r, start.col, end.col)) {
       const k = key(r, c);
-      if (insideMerge.has(k)) continue;
+      if (insideMerge(r, c)) continue;
       const fill = formatOf(source.cells.get(k))?.fill;
       if (fill) svg.rect(x(c), y(r), grid.col(c) + 1, grid.row(r) + 1, fill);
     }
@@ -123,22 +121,27 @@ export function renderRegion(source: SheetSource, region: CellRange, measurer: T
   for (const m of merged) {
     const b = box(m);
     const fill = formatOf(source.cells.get(key(m.start.row, m.start.col)))?.fill;
-    if (fill) svg.rect(b.left, b.top, b.width + 1, b.height + 1, fill);
-    else svg.rect(b.left + 1, b.top + 1, b.width - 1, b.height - 1, 'FFFFFF');
+    // Cut to the image (plus a pixel): a merged range may reach a million pixels past it.
+    const paint = (left: number, top: number, right: number, bottom: number, color: string) => {
+      const s = visiblePart(left, top, right, bottom, gridWidth + 2, gridHeight + 2, -1);
+      if (s) svg.rect(s.left, s.top, s.right - s.left, s.bottom - s.top, color);
+    };
+    if (fill) paint(b.left, b.top, b.left + b.width + 1, b.top + b.height + 1, fill);
+    else paint(b.left + 1, b.top + 1, b.left + b.width, b.top + b.height, 'FFFFFF');
   }
 
-  drawBorders(source, region, svg, x, y, insideMerge, merged);
+  drawBorders(source, region, svg, x, y, index);
 
   // Text: every cell with a value in the region, and the anchors of merged ranges reaching into it.
   const clipAll = svg.clip(0, 0, gridWidth + 1, gridHeight + 1);
   svg.add(`<g${clipAll}>`);
   const anchors = new Set<number>();
   for (const m of merged) anchors.add(key(m.start.row, m.start.col));
-  for (let r = start.row; r <= end.row; r++) {
+  for (const r of index.rowsIn(start.row, end.row)) {
     if (grid.row(r) === 0) continue;
-    for (let c = start.col; c <= end.col; c++) {
+    for (const c of index.colsIn(r, start.col, end.col)) {
       const k = key(r, c);
-      if (insideMerge.has(k) && !mergedAt.has(k)) continue;
+      if (insideMerge(r, c) && !mergedAt.has(k)) continue;
       if (grid.col(c) === 0 && !mergedAt.has(k)) continue;
       anchors.delete(k);
       drawCellText(r, c);
@@ -219,14 +222,23 @@ export function renderRegion(source: SheetSource, region: CellRange, measurer: T
         clipRight = spread(row, col, +1, b.left + b.width + extra);
       }
     }
+    // Only what shows in the image is written: a merged range may reach far past it (A2:A301 drawn as
+    // A1:C30), and resvg fails on clipped text far outside its canvas. Lines keep the places they have
+    // in the whole box, so a label sits where Excel and LibreOffice put it (at the foot of A2:A301).
+    const view = visiblePart(clipLeft, b.top, clipRight, b.top + b.height, gridWidth + 1, gridHeight + 1);
+    if (!view) return;
     const clipped = !overflows || clipRight - clipLeft < widest + 2 * PAD || blockHeight > b.height;
-    if (clipped) svg.add(`<g${svg.clip(clipLeft, b.top, clipRight - clipLeft, b.height)}>`);
+    if (clipped)
+      svg.add(`<g${svg.clip(view.left, view.top, view.right - view.left, view.bottom - view.top)}>`);
     lines.forEach((line, i) => {
       const w = widthOf(line);
       let lx: number;
       if (align === 'right') lx = b.left + b.width - PAD - indent - w;
       else if (align === 'center') lx = b.left + (b.width - w) / 2;
       else lx = b.left + PAD + indent;
+      const lineTop = top + i * lineHeight;
+      if (lineTop + lineHeight < view.top || lineTop > view.bottom || lx + w < view.left || lx > view.right)
+        return;
       svg.text(measurer, line, lx, top + i * lineHeight + ascent, {
         ...style,
         color,
@@ -244,10 +256,7 @@ export function renderRegion(source: SheetSource, region: CellRange, measurer: T
     for (let c = col + step; c >= 0 && c <= 16383; c += step) {
       if (step > 0 ? edge >= target : edge <= target) break;
       const neighbour = source.cells.get(key(row, c));
-      if (
-        (neighbour && neighbour.value !== undefined && neighbour.value !== '') ||
-        insideMerge.has(key(row, c))
-      )
+      if ((neighbour && neighbour.value !== undefined && neighbour.value !== '') || insideMerge(row, c))
         break;
       edge = step > 0 ? sheetX(c + 1) : sheetX(c);
       if (c < start.col - 1 || c > end.col + 1) break;
@@ -255,7 +264,12 @@ export function renderRegion(source: SheetSource, region: CellRange, measurer: T
     return edge;
   }
 
-  drawObjects(svg, source.objects, { x: sheetX, y: sheetY, width: gridWidth, height: gridHeight }, measurer);
+  drawObjects(
+    svg,
+    objectsNear(source.objects, region),
+    { x: sheetX, y: sheetY, width: gridWidth, height: gridHeight },
+    measurer,
+  );
   svg.add('</g>');
   drawHeadings(svg, region, colEdges, rowEdges, gridLeft, gridTop, measurer, headingStyle, source.grid);
   return {
@@ -267,6 +281,30 @@ export function renderRegion(source: SheetSource, region: CellRange, measurer: T
     colEdges,
     rowEdges,
   };
+}
+
+/** The part of a rectangle (edges) inside `from`…`width` × `from`…`height`, or undefined when none is. */
+function visiblePart(
+  left: number,
+  top: number,
+  right: number,
+  bottom: number,
+  width: number,
+  height: number,
+  from = 0,
+): { left: number; top: number; right: number; bottom: number } | undefined {
+  const s = {
+    left: Math.max(left, from),
+    top: Math.max(top, from),
+    right: Math.min(right, width),
+    bottom: Math.min(bottom, height),
+  };
+  return s.right > s.left && s.bottom > s.top ? s : undefined;
+}
+
+/** The values of an ascending list, each once. */
+function distinct(sorted: number[]): number[] {
+  return sorted.filter((v, i) => i === 0 || v !== sorted[i - 1]);
 }
 
 function mergesIn(merges: CellRange[], region: CellRange): CellRange[] {
@@ -320,18 +358,15 @@ export function wrapText(text: string, width: number, widthOf: (s: string) => nu
 /** Rows whose height the sheet does not give are as tall as their tallest content, as Excel fits them. */
 export function fitRowHeights(source: SheetSource, region: CellRange, measurer: TextMeasurer): void {
   const { grid } = source;
-  // Excel never grows a row for a merged cell's text.
-  const merged = new Set<number>();
-  for (const m of mergesIn(source.merges, region))
-    for (let r = Math.max(m.start.row, region.start.row); r <= Math.min(m.end.row, region.end.row); r++)
-      for (let c = Math.max(m.start.col, region.start.col); c <= Math.min(m.end.col, region.end.col); c++)
-        merged.add(key(r, c));
-  for (let r = region.start.row; r <= region.end.row; r++) {
+  const index = sheetIndex(source);
+  // Only rows holding cells can grow: the others keep the default height.
+  for (const r of index.rowsIn(region.start.row, region.end.row)) {
     if (grid.hasRowHeight(r)) continue;
     let need = grid.defaultRowPx;
-    for (let c = region.start.col; c <= region.end.col; c++) {
+    for (const c of index.colsIn(r, region.start.col, region.end.col)) {
       const cell = source.cells.get(key(r, c));
-      if (!cell || cell.value === undefined || merged.has(key(r, c))) continue;
+      // Excel never grows a row for a merged cell's text.
+      if (!cell || cell.value === undefined || index.mergeAt(r, c)) continue;
       const format = source.formats.formats[cell.style];
       if (!format) continue;
       const style = { bold: format.font.bold, italic: format.font.italic, size: format.font.size };
@@ -381,25 +416,22 @@ function drawBorders(
   svg: SvgWriter,
   x: (col: number) => number,
   y: (row: number) => number,
-  insideMerge: Set<number>,
-  merged: CellRange[],
+  index: SheetIndex,
 ): void {
   const paths = new Map<string, string>();
   const add = (edge: BorderEdge, d: string) => {
     const id = `${edge.style}|${edge.color}`;
     paths.set(id, (paths.get(id) ?? '') + d);
   };
-  const inMergeInterior = (r: number, c: number, side: 'left' | 'right' | 'top' | 'bottom') =>
-    merged.some((m) => {
-      if (r < m.start.row || r > m.end.row || c < m.start.col || c > m.end.col) return false;
-      if (side === 'left') return c > m.start.col;
-      if (side === 'right') return c < m.end.col;
-      if (side === 'top') return r > m.start.row;
-      return r < m.end.row;
-    });
+  const inMergeInterior = (m: CellRange, r: number, c: number, side: 'left' | 'right' | 'top' | 'bottom') => {
+    if (side === 'left') return c > m.start.col;
+    if (side === 'right') return c < m.end.col;
+    if (side === 'top') return r > m.start.row;
+    return r < m.end.row;
+  };
   const { start, end } = region;
-  for (let r = start.row; r <= end.row; r++) {
-    for (let c = start.col; c <= end.col; c++) {
+  for (const r of index.rowsIn(start.row, end.row)) {
+    for (const c of index.colsIn(r, start.col, end.col)) {
       const cell = source.cells.get(key(r, c));
       if (!cell) continue;
       const format = source.formats.formats[cell.style];
@@ -408,13 +440,13 @@ function drawBorders(
       const x1 = x(c + 1);
       const y0 = y(r);
       const y1 = y(r + 1);
-      const check = insideMerge.has(key(r, c));
+      const m = index.mergeAt(r, c);
       const edge = (
         e: BorderEdge | undefined,
         side: 'left' | 'right' | 'top' | 'bottom',
         d: () => string,
       ) => {
-        if (e && !(check && inMergeInterior(r, c, side))) add(e, d());
+        if (e && !(m && inMergeInterior(m, r, c, side))) add(e, d());
       };
       const off = (e: BorderEdge | undefined) =>
         (BORDER_WIDTH[e?.style ?? 'thin'] ?? 1) % 2 === 1 ? 0.5 : 0;
@@ -456,6 +488,7 @@ function drawHeadings(
   for (let i = 0; i + 1 < colEdges.length; i++) {
     const left = gridLeft + colEdges[i]!;
     const w = colEdges[i + 1]! - colEdges[i]!;
+    if (w === 0) continue;
     d += `M${left + w + 0.5} 0V${gridTop}`;
     if (w < 8) continue;
     const label = colIndexToAlpha(region.start.col + i);
@@ -465,6 +498,7 @@ function drawHeadings(
   for (let i = 0; i + 1 < rowEdges.length; i++) {
     const top = gridTop + rowEdges[i]!;
     const h = rowEdges[i + 1]! - rowEdges[i]!;
+    if (h === 0) continue;
     d += `M0 ${top + h + 0.5}H${gridLeft}`;
     if (h < 8) continue;
     const label = String(region.start.row + i);

@@ -45,6 +45,9 @@ export async function scanSheetForRender(
     } else if (name === 'rowBreaks') breaks = view.rowBreaks;
     else if (name === 'colBreaks') breaks = view.colBreaks;
     else if (name === 'brk' && breaks && attrs.id !== undefined) breaks.push(Number(attrs.id));
+    // Under zeroHeight a row's hidden="0" shows it; the tokenizer's row shortcut reports only
+    // hidden="1", so rows are read as elements then.
+    else if (name === 'sheetFormatPr' && info.zeroHeight) delete handlers.rowStart;
   };
   const decoder = new TextDecoder('utf-8');
   let rows: RowTokenizer | undefined;
