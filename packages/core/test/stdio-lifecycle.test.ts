@@ -108,6 +108,30 @@ describe('shutdown with a call in flight', () => {
     expect(await readdir(ws)).toEqual(['target.txt']);
   });
 
+  it('a second request with the id of one still running is refused at once; the first finishes and answers', async () => {
+    const { child, target } = await start();
+    child.send(initialize);
+    child.send(initialized);
+    child.send(slowCall(10));
+    child.send(slowCall(1)); // the same id, 2, while the first runs
+    await expect.poll(() => child.answer(2), { timeout: 30_000 }).toBeDefined();
+    expect(child.answer(2)).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('already in use') },
+    });
+    child.proc.stdin.end();
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    const answers = child
+      .out()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id?: number; result?: unknown });
+    expect(answers.filter((a) => a.id === 2).map((a) => (a.result ? 'result' : 'error'))).toEqual([
+      'error',
+      'result',
+    ]);
+    expect(await target()).toBe('chunk\n'.repeat(10));
+  });
+
   it('SIGTERM: lets a call that ends within the grace period finish and answer', async () => {
     const { child, ws, temps, target } = await start();
     child.send(initialize);

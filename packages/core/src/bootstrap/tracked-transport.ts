@@ -51,6 +51,11 @@ export class TrackedTransport implements Transport {
     if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
       this.settle(message.id);
     }
+    return this.write(message, options);
+  }
+
+  /** Sends without settling anything (the answers `flushed` waits for are counted). */
+  private write(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const sent = this.inner.send(message, options);
     this.sending.add(sent);
     const done = () => this.sending.delete(sent);
@@ -91,6 +96,20 @@ export class TrackedTransport implements Transport {
     if (isJSONRPCRequest(message)) {
       if (this.refusing) {
         void this.answerError(message.id, ErrorCode.ConnectionClosed, 'The server is shutting down.');
+        return;
+      }
+      if (this.open.has(message.id)) {
+        // Its answer would settle the first request's too, and the SDK would cancel the wrong one.
+        // Sent past `send`, which would take this answer for the first request's and stop waiting for it.
+        const refusal = {
+          jsonrpc: '2.0' as const,
+          id: message.id,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: `Invalid Request: request id ${JSON.stringify(message.id)} is already in use by a request still running.`,
+          },
+        };
+        void this.write(refusal).catch(() => undefined);
         return;
       }
       this.open.add(message.id);
