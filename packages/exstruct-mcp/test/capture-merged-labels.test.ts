@@ -10,6 +10,7 @@ import { TextMeasurer } from '../src/render/fonts/text-measure.js';
 import { rasterize } from '../src/render/rasterize.js';
 import { packageParts, zipBytes } from './extract-helpers.js';
 import { useWorkspace } from './patch-helpers.js';
+import { ink } from './png-ink.js';
 
 const ws = useWorkspace();
 
@@ -28,19 +29,6 @@ async function labelBook(name: string, merge: string): Promise<string> {
   const file = path.join(ws.dir, name);
   await writeFile(file, zipBytes(packageParts({ sheets: [{ name: 'Sheet1', body }] })));
   return name;
-}
-
-/** Share of non-white pixels inside a rectangle of a PNG. */
-function ink(png: PNG, x0: number, y0: number, x1: number, y1: number): number {
-  let dark = 0;
-  let all = 0;
-  for (let y = Math.max(0, y0); y < Math.min(png.height, y1); y++)
-    for (let x = Math.max(0, x0); x < Math.min(png.width, x1); x++) {
-      const i = (y * png.width + x) * 4;
-      all++;
-      if (png.data[i]! < 160 || png.data[i + 1]! < 160 || png.data[i + 2]! < 160) dark++;
-    }
-  return all ? dark / all : 0;
 }
 
 describe('merged cells reaching past the drawn cells', () => {
@@ -71,8 +59,8 @@ describe('merged cells reaching past the drawn cells', () => {
     // Rows are 20 px under a 20 px heading row; column A starts after the row-number gutter.
     const gutter = png.width - 3 * 64 - 1;
     const rowTop = (r: number) => 20 + (r - 1) * 20;
-    expect(ink(png, gutter + 2, rowTop(301) + 2, gutter + 60, rowTop(302) - 1)).toBeGreaterThan(0.02);
-    expect(ink(png, gutter + 2, rowTop(3), gutter + 62, rowTop(300))).toBe(0);
+    expect(ink(png, gutter + 2, rowTop(301) + 2, gutter + 60, rowTop(302) - 1, 160)).toBeGreaterThan(0.02);
+    expect(ink(png, gutter + 2, rowTop(3), gutter + 62, rowTop(300), 160)).toBe(0);
   });
 
   it('draws a corner of a tall shape whose text lies far below it', async () => {

@@ -6,6 +6,7 @@ import ExcelJS from 'exceljs';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { useWorkspace } from './patch-helpers.js';
+import { ink } from './png-ink.js';
 
 const ws = useWorkspace();
 
@@ -13,19 +14,6 @@ interface Answer {
   out_dir: string;
   image_paths: string[];
   warnings: string[];
-}
-
-/** Share of non-white pixels inside a rectangle of a PNG. */
-function ink(png: PNG, x0: number, y0: number, x1: number, y1: number): number {
-  let dark = 0;
-  let all = 0;
-  for (let y = Math.max(0, y0); y < Math.min(png.height, y1); y++)
-    for (let x = Math.max(0, x0); x < Math.min(png.width, x1); x++) {
-      const i = (y * png.width + x) * 4;
-      all++;
-      if (png.data[i]! < 200 || png.data[i + 1]! < 200 || png.data[i + 2]! < 200) dark++;
-    }
-  return all ? dark / all : 0;
 }
 
 async function book(name: string, fill: (sheet: ExcelJS.Worksheet) => void): Promise<string> {
