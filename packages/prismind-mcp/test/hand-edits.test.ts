@@ -251,6 +251,31 @@ describe('front-matter values of a kind the catalog cannot take', () => {
   });
 });
 
+describe('related_docs typed by hand', () => {
+  it('naming a document the catalog does not have are named by search and sync; real ones are not', async () => {
+    client = await withProject(store);
+    const { trapFile } = await trapDocument(client);
+    const spikeId = await createDoc(client, 'スパイク設計', 'スパイクは床から出る。');
+    const edited = (await readFile(trapFile, 'utf8')).replace(
+      /^related_docs:.*$/m,
+      `related_docs:\n  - ${spikeId}\n  - doc-typo-404`,
+    );
+    await writeFile(trapFile, edited);
+
+    const found = (await searchUntil(client, { query: '落とし穴' }, (f) => f.total_count > 0)) as Found & {
+      warnings?: string[];
+    };
+    const said = (found.warnings ?? []).join(' ');
+    expect(said).toContain(
+      '設計書/罠システム設計.md の related_docs に目録にない doc_id があります: doc-typo-404',
+    );
+    expect(said).not.toContain(spikeId);
+    const synced = await client.call<{ warnings?: string[] }>('sync_catalog', {});
+    expect((synced.warnings ?? []).join(' ')).toContain('doc-typo-404');
+    expect(await readFile(trapFile, 'utf8')).toBe(edited); // kept as typed
+  });
+});
+
 describe('the way back after a hand edit of the body: get_document, then update_document', () => {
   it.each([
     ['the body edited', (text: string) => text.replace('3 秒', '溶岩マグマ火山 5 秒')],

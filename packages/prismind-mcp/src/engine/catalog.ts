@@ -2,7 +2,13 @@ import { bodyOf, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry } from '../model/types.js';
 import { CATALOG_STATUSES, docTypeOf, oneOf, REFERENCE_TIMINGS } from '../model/vocab.js';
 import { extractKeywords } from '../text/keywords.js';
-import { copyWarning, entryFromFile, handFields, ignoredFieldsWarning } from './document-files.js';
+import {
+  copyWarning,
+  entryFromFile,
+  handFields,
+  ignoredFieldsWarning,
+  unknownRelatedWarnings,
+} from './document-files.js';
 import { checkProjectId, newId, nowIso, projectNotFound, resolveProject, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
 import { checkQuery, foundMessage } from './query.js';
@@ -168,6 +174,11 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
       archived++;
     }
+    // Checked once every file is in: a related document may be a file read later in this sync.
+    const typedRelated = files
+      .filter(({ doc }) => (doc.fields?.related_docs?.length ?? 0) > 0)
+      .map(({ location, doc }) => ({ location, related: doc.fields!.related_docs! }));
+    warnings.push(...(await unknownRelatedWarnings(stores, typedRelated)));
     const synced = await stores.search.rebuildCatalog(project.project_id, indexed);
     return {
       success: true,

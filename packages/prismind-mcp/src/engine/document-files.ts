@@ -1,7 +1,7 @@
 import { foundDocumentEntry, normalizePhaseTask } from '../model/documents.js';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import { CATALOG_STATUSES, DOC_TYPES, docTypeOf, REFERENCE_TIMINGS } from '../model/vocab.js';
-import { type StoredDocument } from '../store/backend.js';
+import { type StoredDocument, type Stores } from '../store/backend.js';
 import { newId, type Engine } from './engine.js';
 
 /** First Markdown heading of a body, for documents a person added without front matter. */
@@ -106,6 +106,28 @@ export function entryFromFile(
     // A row written before the hash covered the front matter keeps its hash while the file is unedited.
     content_hash: doc.content_hash,
   };
+}
+
+/**
+ * What sync and search say about `related_docs` a person typed into files (`typed`: the rows they
+ * took in) that name no document of the catalog: kept as typed, and named so they can be mended.
+ */
+export async function unknownRelatedWarnings(
+  stores: Stores,
+  typed: readonly { location: string; related: readonly string[] }[],
+): Promise<string[]> {
+  const warnings: string[] = [];
+  const known = new Map<string, boolean>();
+  for (const { location, related } of typed) {
+    const missing: string[] = [];
+    for (const id of related) {
+      if (!known.has(id)) known.set(id, (await stores.catalog.get(id)) !== undefined);
+      if (!known.get(id)) missing.push(id);
+    }
+    if (missing.length > 0)
+      warnings.push(`${location} の related_docs に目録にない doc_id があります: ${missing.join(', ')}。`);
+  }
+  return warnings;
 }
 
 /** What sync and search say about a file copied by hand: it carried another file's doc_id. */

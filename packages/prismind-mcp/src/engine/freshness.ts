@@ -2,7 +2,13 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import type { CatalogEntry, ProjectConfig } from '../model/types.js';
 import { type StoredDocument, type Stores } from '../store/backend.js';
 import { extractKeywords } from '../text/keywords.js';
-import { copyWarning, entryFromFile, handFields, ignoredFieldsWarning } from './document-files.js';
+import {
+  copyWarning,
+  entryFromFile,
+  handFields,
+  ignoredFieldsWarning,
+  unknownRelatedWarnings,
+} from './document-files.js';
 import { nowIso, type Engine } from './engine.js';
 
 const KEYWORDS = 8;
@@ -135,5 +141,9 @@ async function takeIn(
     await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
   }
   if (skipped.length > 0) engine.logger.warn(`Document files not read: ${skipped.join(' ')}`);
+  const typedRelated = present
+    .filter(({ doc }) => (doc.fields?.related_docs?.length ?? 0) > 0)
+    .map(({ location, doc }) => ({ location, related: doc.fields!.related_docs! }));
+  notes.push(...(await unknownRelatedWarnings(stores, typedRelated)));
   return [...notes, ...skipped];
 }
