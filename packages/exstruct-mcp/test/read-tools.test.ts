@@ -675,4 +675,17 @@ describe('exstruct_get_runtime_info', () => {
       'verbose',
     ]);
   });
+
+  it("names the limits a call meets: the read tools' and the images', as the tools enforce them", async () => {
+    const info = await session.call<{ limits: Record<string, number> }>('exstruct_get_runtime_info', {});
+    const { limits } = info.structured;
+    expect(limits).toMatchObject({ max_answer_bytes: 2_000_000, max_images: 100 });
+    const tools = (await session.client.client.listTools()).tools;
+    const input = (name: string, field: string) =>
+      (tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, { maximum?: number }>)[
+        field
+      ]!.maximum;
+    expect(limits.max_chunk_bytes).toBe(input('exstruct_read_json_chunk', 'max_bytes'));
+    expect(limits.max_range_cells).toBe(input('exstruct_read_range', 'max_cells'));
+  });
 });

@@ -7,7 +7,7 @@ import { splitQualifiedRange } from '../ooxml/qualified-range.js';
 import { FONT_HINT, missingCharacters } from './fonts/missing-warning.js';
 import { TextMeasurer } from './fonts/text-measure.js';
 import { DrawClock } from './draw-clock.js';
-import { MAX_DPI, MIN_DPI } from './limits.js';
+import { MAX_DPI, MAX_IMAGES, MIN_DPI } from './limits.js';
 import { paginate, type Pages } from './paginate.js';
 import { printAreaToDraw } from './print-area.js';
 import { rasterize } from './rasterize.js';
@@ -32,7 +32,6 @@ export interface CapturedImage {
 }
 
 /** Most images one call may write. */
-export const MAX_IMAGES = 100;
 
 function findSheet(reader: WorkbookReader, name: string): SheetEntry {
   const sheets = reader.workbook.sheets;

@@ -4,6 +4,9 @@ import { EXTRACTION_MODES, MODE_SUMMARY } from '../extract/modes.js';
 import { DEFAULT_POLICY_NAME } from '../output/output-path.js';
 import type { ExstructToolDeps } from './deps.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+import { MAX_IMAGES } from '../render/limits.js';
+import { MAX_ANSWER_BYTES } from './answer-size.js';
+import { MAX_CHUNK_BYTES, MAX_RANGE_CELLS } from './read-schemas.js';
 
 export function getRuntimeInfoTool(deps: ExstructToolDeps) {
   return defineTool({
@@ -28,6 +31,10 @@ export function getRuntimeInfoTool(deps: ExstructToolDeps) {
         max_part_bytes: z.number(),
         max_total_bytes: z.number(),
         max_compression_ratio: z.number(),
+        max_answer_bytes: z.number(),
+        max_chunk_bytes: z.number(),
+        max_range_cells: z.number(),
+        max_images: z.number(),
       }),
     },
     async run(_args, { paths }) {
@@ -48,6 +55,10 @@ export function getRuntimeInfoTool(deps: ExstructToolDeps) {
           max_part_bytes: DEFAULT_ZIP_LIMITS.maxEntryBytes,
           max_total_bytes: DEFAULT_ZIP_LIMITS.maxTotalBytes,
           max_compression_ratio: DEFAULT_ZIP_LIMITS.maxRatio,
+          max_answer_bytes: MAX_ANSWER_BYTES,
+          max_chunk_bytes: MAX_CHUNK_BYTES,
+          max_range_cells: MAX_RANGE_CELLS,
+          max_images: MAX_IMAGES,
         },
       };
     },

@@ -4,12 +4,11 @@ import { formatOutput, parseToon } from '@mcp-workbench/core/engine';
 import type { ExstructToolDeps } from './deps.js';
 import { fitAnswer } from './answer-size.js';
 import { readThroughJob } from './read-job.js';
-import { outPathInput, sheetInput } from './read-schemas.js';
+import { outPathInput, sheetInput, MAX_CHUNK_BYTES } from './read-schemas.js';
 
 const range = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
 
 /** Largest max_bytes: a chunk ~ a quarter million tokens, far under what one message may carry. */
-const MAX_CHUNK_BYTES = 1_000_000;
 
 export const readJsonChunkTool = (deps: ExstructToolDeps) =>
   defineTool({

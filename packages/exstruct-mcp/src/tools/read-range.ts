@@ -3,7 +3,7 @@ import { defineTool } from '@mcp-workbench/core';
 import type { ExstructToolDeps } from './deps.js';
 import { fitAnswer } from './answer-size.js';
 import { readThroughJob } from './read-job.js';
-import { CellItemSchema, outPathInput, sheetInput } from './read-schemas.js';
+import { CellItemSchema, MAX_RANGE_CELLS, outPathInput, sheetInput } from './read-schemas.js';
 
 export const readRangeTool = (deps: ExstructToolDeps) =>
   defineTool({
@@ -19,7 +19,7 @@ export const readRangeTool = (deps: ExstructToolDeps) =>
       range: z.string().min(1),
       include_formulas: z.boolean().default(false),
       include_empty: z.boolean().default(true).describe('List blank cells too (value null).'),
-      max_cells: z.number().int().min(1).max(100_000).default(10_000),
+      max_cells: z.number().int().min(1).max(MAX_RANGE_CELLS).default(10_000),
     },
     output: {
       book_name: z.string().optional(),
