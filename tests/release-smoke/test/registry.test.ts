@@ -23,7 +23,9 @@ interface Argument {
   name?: string;
   format?: string;
   isRepeated?: boolean;
+  isRequired?: boolean;
   isSecret?: boolean;
+  default?: string;
 }
 interface ServerJson {
   $schema: string;
@@ -97,6 +99,27 @@ describe('MCP Registry server.json', () => {
     // The schema is strict where it matters: a name without a namespace is refused.
     const first = await serverJson(servers[0]!);
     expect(validate({ ...first, name: 'no-namespace' })).toBe(false);
+  });
+
+  it('says what --help says: every flag a user may set, no default the server does not have, --root optional', async () => {
+    // Operator flags a client entry does not need: logging, and the structured output (also an env variable).
+    const operator = new Set(['--help', '--version', '--log-level', '--log-file', '--structured-output']);
+    for (const pkg of servers) {
+      const args = (await serverJson(pkg)).packages[0]!.packageArguments;
+      const { stdout: help } = await run(process.execPath, [
+        path.join(pkg.dir, pkg.bin[pkg.binName]!),
+        '--help',
+      ]);
+      const flags = [...help.matchAll(/^\s+(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !operator.has(f));
+      expect(args.map((a) => a.name).sort(), pkg.name).toEqual(expect.arrayContaining(flags));
+      for (const arg of args) {
+        const line = help.split('\n').find((l) => l.trimStart().startsWith(`${arg.name} `)) ?? '';
+        // A registry client may pass a declared default: it must be the server's own.
+        if (arg.default !== undefined)
+          expect(line, `${pkg.name} ${arg.name}`).toContain(`[default: ${arg.default}]`);
+        if (/default: cwd/.test(line)) expect(arg.isRequired ?? false, `${pkg.name} ${arg.name}`).toBe(false);
+      }
+    }
   });
 
   it("describes only flags the server's --help lists and environment variables its code reads, secrets marked", async () => {
