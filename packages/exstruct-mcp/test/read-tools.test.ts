@@ -550,6 +550,18 @@ describe('direct reads', () => {
     expect(bad.error?.code).toBe('INVALID_ARGUMENT');
   });
 
+  it('does not send an agent to re-extract a verbose output whose sheet simply has no formulas', async () => {
+    const out = (await extract({ xlsx_path: 'two.xlsx', out_dir: 'no-formulas', mode: 'verbose' })).out_path;
+    const read = await session.call<{ formulas: unknown[]; warnings: string[] }>('exstruct_read_formulas', {
+      out_path: out,
+      sheet: 'Data',
+    });
+    expect(read.structured.formulas).toEqual([]);
+    expect(read.structured.warnings.join(' ')).toMatch(
+      /the sheet has no formulas, or it was extracted in light or standard mode/,
+    );
+  });
+
   it('exstruct_read_formulas lists formulas with cached values, optionally within a range', async () => {
     const all = await session.call<{ formulas: unknown[] }>('exstruct_read_formulas', {
       out_path: verbose,

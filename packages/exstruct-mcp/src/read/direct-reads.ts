@@ -11,7 +11,7 @@ export interface CellItem {
 }
 
 const NO_FORMULAS =
-  "formulas_map is not available in this output. Re-run exstruct_extract with mode='verbose' to read formulas.";
+  "formulas_map is not in this output for this sheet: either the sheet has no formulas, or it was extracted in light or standard mode (re-run exstruct_extract with mode='verbose' to read formulas).";
 
 /**
  * An A1 range, or whole columns (`A:C`) or rows (`2:5`) as far as the sheet's cells go (Excel's own
