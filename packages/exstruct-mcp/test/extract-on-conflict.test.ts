@@ -35,6 +35,21 @@ describe('exstruct_extract and files it did not write', () => {
     expect(await readFile(path.join(tmp.dir, 'report.json'), 'utf8')).toBe('{"budget": 1}');
   });
 
+  it('beside an unrelated report.json, a re-run replaces its own report_1.json instead of adding report_2', async () => {
+    const book = await setUp();
+    await writeFile(path.join(tmp.dir, 'report.json'), '{"budget": 1}');
+    await writeFile(path.join(tmp.dir, 'report_2.json'), '{"someone": "else"}');
+    const outs: string[] = [];
+    for (let run = 0; run < 3; run++) {
+      const res = await session!.call<{ out_path: string }>('exstruct_extract', { xlsx_path: book });
+      expect(res.isError, res.text).toBe(false);
+      outs.push(path.basename(res.structured.out_path));
+    }
+    expect(outs).toEqual(['report_1.json', 'report_1.json', 'report_1.json']);
+    expect(await readFile(path.join(tmp.dir, 'report_2.json'), 'utf8')).toBe('{"someone": "else"}');
+    expect(await readFile(path.join(tmp.dir, 'report.json'), 'utf8')).toBe('{"budget": 1}');
+  });
+
   it('replaces its own earlier output of the same workbook (re-running extract updates it)', async () => {
     const book = await setUp();
     const first = await session!.call<{ out_path: string }>('exstruct_extract', { xlsx_path: book });

@@ -116,6 +116,8 @@ export interface ConflictOptions {
    * never replaces another (two sheets whose file names clash get `_1`, `_2`, …).
    */
   taken?: ReadonlySet<string>;
+  /** Renaming: a candidate `ownedBy` owns is taken (replaced) rather than passed over. */
+  reuseOwned?: boolean;
 }
 
 /**
@@ -140,7 +142,9 @@ export async function resolveConflict(
   if (policy === undefined) {
     if (ownedBy && (await ownedBy(target)))
       return { path: target, skip: false, replaces: true, warning: undefined };
-    const renamed = await resolveConflict(target, 'rename', options);
+    // The next name is this server's own earlier output when there is one (`report_1.json` from the
+    // last run beside somebody's `report.json`): re-running replaces it instead of adding `_2`, `_3`, ….
+    const renamed = await resolveConflict(target, 'rename', { ...options, reuseOwned: true });
     return {
       ...renamed,
       warning: `${path.basename(target)} exists and ${options.notOwned ?? 'is replaced only when on_conflict says so'}, so it was kept; wrote ${path.basename(renamed.path)} instead (pass on_conflict="overwrite" to replace it).`,
@@ -160,7 +164,12 @@ export async function resolveConflict(
     let denied = 0;
     for (let i = 1; i < 10_000; i++) {
       const candidate = `${stem}_${i}${suffix}`;
-      if (taken?.has(candidate) || (await exists(candidate))) continue;
+      if (taken?.has(candidate)) continue;
+      if (await exists(candidate)) {
+        if (options.reuseOwned && ownedBy && (await ownedBy(candidate)))
+          return { path: candidate, skip: false, replaces: true, warning: undefined };
+        continue;
+      }
       // A name the deny globs refuse (or a link out of the roots) is passed over, never proposed.
       if (allowed && !(await allowed(candidate))) {
         if (++denied >= MAX_DENIED_CANDIDATES)
