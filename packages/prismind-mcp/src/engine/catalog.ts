@@ -174,11 +174,7 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
       archived++;
     }
-    // Checked once every file is in: a related document may be a file read later in this sync.
-    const typedRelated = files
-      .filter(({ doc }) => (doc.fields?.related_docs?.length ?? 0) > 0)
-      .map(({ location, doc }) => ({ location, related: doc.fields!.related_docs! }));
-    warnings.push(...(await unknownRelatedWarnings(stores, typedRelated)));
+    warnings.push(...(await unknownRelatedWarnings(stores, files)));
     const synced = await stores.search.rebuildCatalog(project.project_id, indexed);
     return {
       success: true,

@@ -109,18 +109,19 @@ export function entryFromFile(
 }
 
 /**
- * What sync and search say about `related_docs` a person typed into files (`typed`: the rows they
- * took in) that name no document of the catalog: kept as typed, and named so they can be mended.
+ * What sync and search say about `related_docs` a person typed into document files (those of `files`
+ * whose front matter has any) that name no document of the catalog: kept as typed, and named so they
+ * can be mended. Asked once every file is in: a related document may be one read later.
  */
 export async function unknownRelatedWarnings(
   stores: Stores,
-  typed: readonly { location: string; related: readonly string[] }[],
+  files: readonly { location: string; doc: StoredDocument }[],
 ): Promise<string[]> {
   const warnings: string[] = [];
   const known = new Map<string, boolean>();
-  for (const { location, related } of typed) {
+  for (const { location, doc } of files) {
     const missing: string[] = [];
-    for (const id of related) {
+    for (const id of doc.fields?.related_docs ?? []) {
       if (!known.has(id)) known.set(id, (await stores.catalog.get(id)) !== undefined);
       if (!known.get(id)) missing.push(id);
     }

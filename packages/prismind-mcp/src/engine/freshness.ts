@@ -141,9 +141,6 @@ async function takeIn(
     await stores.catalog.put({ ...row, status: 'archived', updated_at: at });
   }
   if (skipped.length > 0) engine.logger.warn(`Document files not read: ${skipped.join(' ')}`);
-  const typedRelated = present
-    .filter(({ doc }) => (doc.fields?.related_docs?.length ?? 0) > 0)
-    .map(({ location, doc }) => ({ location, related: doc.fields!.related_docs! }));
-  notes.push(...(await unknownRelatedWarnings(stores, typedRelated)));
+  notes.push(...(await unknownRelatedWarnings(stores, present)));
   return [...notes, ...skipped];
 }
