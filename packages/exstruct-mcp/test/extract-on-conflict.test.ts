@@ -50,6 +50,28 @@ describe('exstruct_extract and files it did not write', () => {
     expect(await readFile(path.join(tmp.dir, 'report.json'), 'utf8')).toBe('{"budget": 1}');
   });
 
+  it('with on_conflict="skip", says when the file it kept is not an extraction of the workbook', async () => {
+    const book = await setUp();
+    await writeFile(path.join(tmp.dir, 'report.json'), '{"budget": 1}');
+    const kept = await session!.call<{ out_path: string; warnings: string[] }>('exstruct_extract', {
+      xlsx_path: book,
+      on_conflict: 'skip',
+    });
+    expect(kept.isError, kept.text).toBe(false);
+    expect(kept.structured.warnings.join(' ')).toMatch(
+      /report\.json exists and is not an extraction of report\.xlsx.*not this call's output.*on_conflict="rename"/,
+    );
+    expect(await readFile(path.join(tmp.dir, 'report.json'), 'utf8')).toBe('{"budget": 1}');
+    // Its own earlier output is kept without that word: it is the output, readable as such.
+    await session!.call('exstruct_extract', { xlsx_path: book, out_name: 'own.json' });
+    const own = await session!.call<{ warnings: string[] }>('exstruct_extract', {
+      xlsx_path: book,
+      out_name: 'own.json',
+      on_conflict: 'skip',
+    });
+    expect(own.structured.warnings.join(' ')).toContain('skipped writing (on_conflict=skip): own.json');
+  });
+
   it('replaces its own earlier output of the same workbook (re-running extract updates it)', async () => {
     const book = await setUp();
     const first = await session!.call<{ out_path: string }>('exstruct_extract', { xlsx_path: book });

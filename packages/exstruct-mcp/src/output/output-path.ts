@@ -151,11 +151,16 @@ export async function resolveConflict(
     };
   }
   if (policy === 'skip') {
+    // A kept file this server did not write is no output of the call: the read tools refuse it, so the
+    // warning says so rather than letting the path pass for the call's output.
+    const foreign = ownedBy !== undefined && !(await ownedBy(target));
     return {
       path: target,
       skip: true,
       replaces: false,
-      warning: `Output exists; skipped writing (on_conflict=skip): ${path.basename(target)}`,
+      warning: foreign
+        ? `${path.basename(target)} exists and ${options.notOwned ?? 'was not written by this server'}; it was kept and nothing was written (on_conflict=skip). It is not this call's output: pass on_conflict="rename" to write one beside it.`
+        : `Output exists; skipped writing (on_conflict=skip): ${path.basename(target)}`,
     };
   }
   if (policy === 'rename') {
