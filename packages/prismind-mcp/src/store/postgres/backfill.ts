@@ -45,18 +45,22 @@ export async function fillMissingVectors(
   const filled = { knowledge: 0, catalog: 0 };
   for (const kind of ['knowledge', 'catalog'] as const) {
     const { vec, rows: select, text } = kinds[kind];
+    // Runs at every start. A vector's id references its row (a foreign key), so as many vectors as rows
+    // means none is missing: two counts, read from the primary keys' indexes, instead of an anti-join
+    // that reads the whole vector table (341 MB for 300,000 entries; 0.2–0.3 s at every start, more cold).
+    const { rows: counts } = await client.query<{ rows: string; vectors: string }>(
+      `SELECT (SELECT count(*) FROM ${kind === 'knowledge' ? t.knowledge : t.catalog}) AS rows,
+              (SELECT count(*) FROM ${vec}) AS vectors`,
+    );
+    const missing = Number(counts[0]!.rows) - Number(counts[0]!.vectors);
+    if (missing <= 0) continue;
     let after = 0;
     for (;;) {
       const { rows } = await client.query<Record<string, unknown> & { id: string }>(select, [after]);
       if (rows.length === 0) break;
-      if (filled[kind] === 0 && rows.length === BATCH) {
-        const { rows: count } = await client.query<{ n: string }>(
-          `SELECT count(*) AS n FROM ${kind === 'knowledge' ? t.knowledge : t.catalog} x
-           WHERE NOT EXISTS (SELECT 1 FROM ${vec} v WHERE v.id = x.id)`,
-        );
-        if (Number(count[0]!.n) >= REBUILD_FROM)
-          await client.query(`DROP INDEX IF EXISTS ${t.schema}.${VECTOR_INDEXES[kind]}`);
-      }
+      // Only once rows to fill are there (a catalog row is filled with its document's text).
+      if (filled[kind] === 0 && rows.length === BATCH && missing >= REBUILD_FROM)
+        await client.query(`DROP INDEX IF EXISTS ${t.schema}.${VECTOR_INDEXES[kind]}`);
       const input = rows.map((row) => ({ id: row.id, vec: foldedGramVector(text(row)) }));
       await client.query(
         `INSERT INTO ${vec} (id, vec)
