@@ -26,7 +26,7 @@ async function book(name: string, fill: (sheet: ExcelJS.Worksheet) => void): Pro
 }
 
 describe('exstruct_capture_sheet_images', () => {
-  it('draws a range to NN_sheet.png in {name}_images, and returns a small single image inline', async () => {
+  it('draws a range to NN_sheet_range.png in {name}_images, and returns a small single image inline', async () => {
     await ws.fixture('ja_general_form__ja_form.xlsx', 'form.xlsx');
     const res = await ws.call<Answer>('exstruct_capture_sheet_images', {
       xlsx_path: 'form.xlsx',
@@ -36,7 +36,7 @@ describe('exstruct_capture_sheet_images', () => {
     expect(res.isError, res.text).toBe(false);
     const answer = res.structured;
     expect(answer.out_dir).toBe(path.join(ws.dir, 'form_images'));
-    expect(answer.image_paths).toEqual([path.join(ws.dir, 'form_images', '01_Sheet1.png')]);
+    expect(answer.image_paths).toEqual([path.join(ws.dir, 'form_images', '01_Sheet1_A1-K12.png')]);
     const png = PNG.sync.read(await readFile(answer.image_paths[0]!));
     const inline = (res.raw.content as { type: string; data?: string; mimeType?: string }[]).find(
       (c) => c.type === 'image',
@@ -46,6 +46,39 @@ describe('exstruct_capture_sheet_images', () => {
     // 12 rows of the form, plus the column headings: a few hundred pixels tall, as wide as A:K.
     expect(png.height).toBeGreaterThan(200);
     expect(png.width).toBeGreaterThan(500);
+  });
+
+  it("keeps the whole sheet's image when a range of it is drawn after, and says why a big image is not inline", async () => {
+    await ws.fixture('ja_general_form__ja_form.xlsx', 'form.xlsx');
+    const whole = await ws.call<Answer>('exstruct_capture_sheet_images', { xlsx_path: 'form.xlsx' });
+    expect(whole.isError, whole.text).toBe(false);
+    expect(whole.structured.image_paths).toEqual([path.join(ws.dir, 'form_images', '01_Sheet1.png')]);
+    // At 144 dpi the form is over the inline limit: the answer says so and at which dpi it would not be.
+    expect(whole.raw.content.some((c) => c.type === 'image')).toBe(false);
+    const note = whole.structured.warnings.find((w) => w.includes('only in image_paths'));
+    expect(note, whole.text).toMatch(/up to 1\.6 MP and 750 KB\. Pass dpi \d+ or less/);
+    const dpi = Number(/Pass dpi (\d+)/.exec(note!)![1]);
+    const smaller = await ws.call<Answer>('exstruct_capture_sheet_images', { xlsx_path: 'form.xlsx', dpi });
+    expect(
+      smaller.raw.content.some((c) => c.type === 'image'),
+      smaller.text,
+    ).toBe(true);
+    expect(smaller.structured.warnings.join(' ')).not.toContain('only in image_paths');
+
+    const part = await ws.call<Answer>('exstruct_capture_sheet_images', {
+      xlsx_path: 'form.xlsx',
+      range: 'A1:C3',
+    });
+    expect(part.structured.image_paths).toEqual([path.join(ws.dir, 'form_images', '01_Sheet1_A1-C3.png')]);
+    expect(
+      PNG.sync.read(await readFile(path.join(ws.dir, 'form_images', '01_Sheet1.png'))).width,
+    ).toBeGreaterThan(PNG.sync.read(await readFile(part.structured.image_paths[0]!)).width);
+    // Drawing the same range again replaces its own image.
+    const again = await ws.call<Answer>('exstruct_capture_sheet_images', {
+      xlsx_path: 'form.xlsx',
+      range: 'A1:C3',
+    });
+    expect(again.structured.image_paths).toEqual(part.structured.image_paths);
   });
 
   it('replaces its own earlier image, keeps a file it did not write, and refuses paths outside the roots', async () => {

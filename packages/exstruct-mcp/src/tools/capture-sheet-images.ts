@@ -17,6 +17,32 @@ export function safeSheetFileName(name: string): string {
   return safe.trim() || 'sheet';
 }
 
+/**
+ * `01_Sheet1.png`; an image of an asked range names its cells too (`01_Sheet1_A1-C3.png`), so that a range
+ * drawn later does not replace the whole sheet's image of the same number.
+ */
+function imageFileName(index: number, sheet: string, range: string | undefined): string {
+  const cells = range ? `_${range.replace(':', '-')}` : '';
+  return `${String(index).padStart(2, '0')}_${safeSheetFileName(sheet)}${cells}.png`;
+}
+
+/** Why a single image did not come back inline, and the dpi at which it would. */
+function notInlined(image: { png: Buffer; width: number; height: number }, dpi: number): string {
+  const scale = Math.min(
+    Math.sqrt(INLINE_MAX_PIXELS / (image.width * image.height)),
+    Math.sqrt(INLINE_MAX_BYTES / image.png.length),
+  );
+  const lower = Math.floor(dpi * scale);
+  const megapixels = ((image.width * image.height) / 1e6).toFixed(1);
+  return (
+    `The image (${image.width}×${image.height} px, ${megapixels} MP, ${Math.ceil(image.png.length / 1024)} KB) is only in ` +
+    `image_paths: an image comes back inline up to 1.6 MP and 750 KB. ` +
+    (lower >= MIN_DPI
+      ? `Pass dpi ${lower} or less, or a smaller range, to see it here.`
+      : 'Pass a smaller range to see it here.')
+  );
+}
+
 export function captureSheetImagesTool(deps: ExstructToolDeps) {
   return defineTool({
     name: 'exstruct_capture_sheet_images',
@@ -56,7 +82,7 @@ export function captureSheetImagesTool(deps: ExstructToolDeps) {
         await paths.makeDirectory(outDir);
         let index = 0;
         for (const image of job.images) {
-          const name = `${String(++index).padStart(2, '0')}_${safeSheetFileName(image.sheet)}.png`;
+          const name = imageFileName(++index, image.sheet, args.range ? image.range : undefined);
           const target = await paths.resolve(path.join(outDir, name), { kind: 'file' });
           // A file is replaced only when it is an earlier image of this workbook (or the server says so).
           const conflict = await resolveConflict(target, deps.onConflict, {
@@ -84,6 +110,7 @@ export function captureSheetImagesTool(deps: ExstructToolDeps) {
         const image: ReplyImage = { data: Buffer.from(only.png).toString('base64'), mimeType: 'image/png' };
         return withImages(result, [image]);
       }
+      if (only) warnings.push(notInlined(only, args.dpi));
       return result;
     },
   });
