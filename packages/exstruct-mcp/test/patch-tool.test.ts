@@ -485,6 +485,59 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     expect(await readdir(ws.dir)).toEqual(['basic__sample.xlsx']);
   });
 
+  it('preflight judges the patch: an error the workbook already had is a warning, one the patch made blocks', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'broken.xlsx');
+    // A workbook saved with a #REF! in it (made by this server, read back as the input of the next patch).
+    const broken = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'had-ref.xlsx',
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'H2', formula: '=SUM(#REF!)' }],
+    });
+    expect(broken.isError, broken.text).toBe(false);
+    const fix = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: broken.structured.out_path,
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'H3', formula: '=SUM(B2:B3)' }],
+      preflight_formula_check: true,
+    });
+    expect(fix.isError, fix.text).toBe(false);
+    expect(fix.structured.formula_issues).toEqual([
+      expect.objectContaining({ cell: 'H2', code: 'ref_error', level: 'warning' }),
+    ]);
+    expect(fix.structured.formula_issues[0]!.message).toMatch(/had this before the patch/);
+    // A new error still blocks, and the old one stays a warning beside it.
+    const worse = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: broken.structured.out_path,
+      out_name: 'worse.xlsx',
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'H4', formula: '=VLOKUP(1,A:B,2)' }],
+      preflight_formula_check: true,
+    });
+    expect(patchError(worse)).toMatchObject({ op_index: 0, cell: 'H4' });
+    const issues = worse.error?.details?.formula_issues as PatchOut['formula_issues'];
+    expect(issues.map((i) => `${i.cell}:${i.level}`)).toEqual(['H2:warning', 'H4:error']);
+    expect(await readdir(ws.dir)).not.toContain('worse.xlsx');
+  });
+
+  it('preflight names a formula no op wrote that the patch broke, without an op index', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'two.xlsx');
+    const made = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'two-sheets.xlsx',
+      ops: [
+        { op: 'add_sheet', sheet: 'Data' },
+        { op: 'set_formula', sheet: 'Sheet1', cell: 'H2', formula: '=Data!A1*2' },
+      ],
+    });
+    expect(made.isError, made.text).toBe(false);
+    const res = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: made.structured.out_path,
+      ops: [{ op: 'delete_sheet', sheet: 'Data' }],
+      preflight_formula_check: true,
+    });
+    expect(res.isError).toBe(true);
+    expect(res.text).toMatch(/The formula check failed at Sheet1!H2, a formula no op wrote/);
+    expect(res.text).not.toMatch(/op\[-1\]/);
+  });
+
   it('preflight passes clean formulas and saves', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {

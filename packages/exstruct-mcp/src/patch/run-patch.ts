@@ -4,6 +4,7 @@ import { parseRange, tryParseA1 } from '../ooxml/cell-ref.js';
 import type { OnConflict } from '../output/on-conflict.js';
 import { applyOps } from './apply-ops.js';
 import type { FormulaIssue } from './formula-check.js';
+import { inputFormulaErrors, markInputErrors } from './input-formula-errors.js';
 import type { PatchOp } from './op-schemas.js';
 import { resolveConflict, type OutputAllowed } from '../output/output-path.js';
 import { WorkbookPackage } from './package.js';
@@ -141,9 +142,22 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
       preflight: request.preflightFormulaCheck ?? false,
       macroEnabled: ['.xlsm', '.xltm'].includes(path.extname(request.input).toLowerCase()),
     };
+    // Formula errors the input already had are marked and do not block: read only once the output has
+    // errors, which is when they matter.
+    let inputErrors: ReadonlySet<string> | undefined;
+    const markErrors = async (found: WriteOutcome) => {
+      if (!options.preflight || !found.formulaIssues.some((i) => i.level === 'error')) return;
+      inputErrors ??= await inputFormulaErrors(
+        request.input,
+        request.inputFiles ?? request.files,
+        options.macroEnabled,
+      );
+      found.formulaIssues = markInputErrors(found.formulaIssues, inputErrors);
+    };
     let outcome: WriteOutcome;
     if (request.dryRun) {
       outcome = await writePackage(pkg, edit, nullSink, options);
+      await markErrors(outcome);
     } else {
       try {
         outcome = await writeAtomically(
@@ -152,6 +166,7 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
           outPath,
           request.onConflict === 'overwrite' || conflict.replaces,
           (sink) => writePackage(pkg, edit, sink, options),
+          markErrors,
         );
       } catch (error) {
         if (!(error instanceof PreflightFailed)) throw error;
@@ -194,6 +209,8 @@ async function writeAtomically(
   /** Whether the write may replace a file at `initial` (never one that appears at a renamed target). */
   replace: boolean,
   write: (sink: PackageSink) => Promise<WriteOutcome>,
+  /** Marks the outcome's formula errors the input already had (they do not block), before it is judged. */
+  markErrors: (outcome: WriteOutcome) => Promise<void>,
 ): Promise<WriteOutcome> {
   let target = initial;
   for (let attempt = 0; ; attempt++) {
@@ -211,6 +228,7 @@ async function writeAtomically(
             addDeflated: (name, data, early) => zip.addDeflated(name, data, undefined, early),
             finish: () => zip.finish(),
           });
+          await markErrors(outcome);
           if (request.preflightFormulaCheck && outcome.formulaIssues.some((i) => i.level === 'error')) {
             throw new PreflightFailed(outcome);
           }

@@ -108,12 +108,23 @@ export function shapeResult(result: PatchResult): PatchResult & { out_path: stri
   if (result.error || result.out_path === null) {
     const error = result.error!;
     const where = error.cell ? ` at ${error.sheet}!${error.cell}` : error.sheet ? ` on "${error.sheet}"` : '';
+    const details = { error, formula_issues: result.formula_issues, warnings: result.warnings };
+    // The formula check found an error in a cell no op wrote: the patch broke what that formula refers to.
+    if (error.op_index < 0)
+      throw new ToolError(
+        'PATCH_FAILED',
+        `The formula check failed${where}, a formula no op wrote, so nothing was written: ${error.message}`,
+        {
+          hint: 'The patch broke what that formula refers to (a renamed or deleted sheet or name): fix it with set_formula in the same patch, or leave out the op that broke it.',
+          details,
+        },
+      );
     throw new ToolError(
       'PATCH_FAILED',
       `op[${error.op_index}] ${error.op}${where} failed, so nothing was written: ${error.message}`,
       {
         hint: 'Fix that op (exstruct_describe_op explains each op) and send the whole patch again: ops apply all or nothing.',
-        details: { error, formula_issues: result.formula_issues, warnings: result.warnings },
+        details,
       },
     );
   }
