@@ -93,6 +93,19 @@ const cases: Case[] = [
     expect: ok('café.txt'.normalize('NFC')),
   },
   {
+    // The other form is tried once: trying the other form's other form again never ended.
+    name: 'missing file with a composed (NFC) accented name',
+    input: () => 'がぎ-missing.txt'.normalize('NFC'),
+    mustExist: true,
+    expect: fails('NOT_FOUND'),
+  },
+  {
+    name: 'missing file with a decomposed (NFD) accented name',
+    input: () => 'café-missing.txt'.normalize('NFD'),
+    mustExist: true,
+    expect: fails('NOT_FOUND'),
+  },
+  {
     name: 'deny glob that does not match',
     input: () => 'sub/file.txt',
     deny: ['*.pem'],

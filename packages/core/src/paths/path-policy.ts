@@ -268,6 +268,11 @@ export class PathPolicy implements FileAccess {
 
   /** Resolves a client-given path to an allowed real path, or throws a ToolError saying why not. */
   async resolve(input: string, options: ResolveOptions = {}): Promise<string> {
+    return this.resolveForm(input, options, true);
+  }
+
+  /** `otherForm`: whether a missing file is looked for under the other Unicode form of its name. */
+  private async resolveForm(input: string, options: ResolveOptions, otherForm: boolean): Promise<string> {
     await this.ready();
     const { mustExist = false, kind = 'any' } = options;
     const base = this.firstRoot();
@@ -285,7 +290,7 @@ export class PathPolicy implements FileAccess {
     this.checkDenied(input, real);
 
     if (!exists) {
-      const alternative = mustExist ? await this.unicodeAlternative(input, options) : undefined;
+      const alternative = mustExist && otherForm ? await this.unicodeAlternative(input, options) : undefined;
       if (alternative) return alternative;
       if (mustExist) {
         throw new ToolError('NOT_FOUND', `File not found: ${input}`, {
@@ -598,7 +603,8 @@ export class PathPolicy implements FileAccess {
       const variant = input.normalize(form);
       if (variant === input) continue;
       try {
-        return await this.resolve(variant, { ...options, mustExist: true });
+        // Once: the variant's own other form is the input again.
+        return await this.resolveForm(variant, { ...options, mustExist: true }, false);
       } catch {
         // The other form does not exist either; report the original input.
       }
