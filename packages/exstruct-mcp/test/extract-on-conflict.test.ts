@@ -116,15 +116,16 @@ describe('exstruct_extract and files it did not write', () => {
     expect((await readFile(book)).subarray(0, 2).toString()).toBe('PK');
   });
 
-  it('is annotated destructive only when the server overwrites by default', async () => {
+  it('extraction and sheet images are annotated destructive only when the server overwrites by default', async () => {
     await setUp();
-    const safe = (await session!.client.client.listTools()).tools.find((t) => t.name === 'exstruct_extract');
-    expect(safe?.annotations?.destructiveHint).toBe(false);
+    const writers = ['exstruct_extract', 'exstruct_capture_sheet_images'];
+    const destructive = async () =>
+      (await session!.client.client.listTools()).tools
+        .filter((t) => writers.includes(t.name))
+        .map((t) => [t.name, t.annotations?.destructiveHint]);
+    expect(await destructive()).toEqual(writers.map((name) => [name, false]));
     await session!.close();
     session = await connect(tmp.dir, { onConflict: 'overwrite' });
-    const overwriting = (await session.client.client.listTools()).tools.find(
-      (t) => t.name === 'exstruct_extract',
-    );
-    expect(overwriting?.annotations?.destructiveHint).toBe(true);
+    expect(await destructive()).toEqual(writers.map((name) => [name, true]));
   });
 });

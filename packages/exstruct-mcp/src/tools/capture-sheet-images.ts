@@ -52,7 +52,13 @@ export function captureSheetImagesTool(deps: ExstructToolDeps) {
       'needed) to check a layout by eye. No range: each visible sheet, by print area or used range, in ' +
       'pages. Writes NN_sheet.png to out_dir (default {name}_images beside the workbook); a single ' +
       'small image is also returned inline.',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // As exstruct_extract: destructive only when the server replaces any file by default.
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: deps.onConflict === 'overwrite',
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     input: {
       xlsx_path: z.string().min(1),
       sheet: z.string().optional(),
