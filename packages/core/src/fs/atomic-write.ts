@@ -93,8 +93,7 @@ export async function atomicWriteIn(
     if (signal?.aborted) throw cancelled(target);
     committing = true;
     if (options.noClobber) {
-      await link(temp, dir.child(name));
-      await rm(temp, { force: true });
+      await putInPlaceIfFree(dir, tempName, name);
     } else {
       await rename(temp, dir.child(name));
     }
@@ -106,6 +105,35 @@ export async function atomicWriteIn(
     settleTemp(pendingTemps.size);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Why `link` fails on file systems without hard links: FAT32/exFAT (EPERM on Linux and macOS), SMB/NAS
+ * shares and virtual drives (ENOTSUP, ENOSYS).
+ */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * Puts the finished temp file at `name` unless a file is there (EEXIST). A hard link does it in one
+ * step. Where the file system has none, the name is claimed by creating it exclusively and the temp file
+ * renamed over the claim: an empty file shows there for that moment, and nothing is ever replaced.
+ */
+async function putInPlaceIfFree(dir: CheckedDir, tempName: string, name: string): Promise<void> {
+  const temp = dir.child(tempName);
+  try {
+    await link(temp, dir.child(name));
+  } catch (error) {
+    if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    await (await openInDir(dir, name, CREATE_FLAGS, 0o600)).close();
+    try {
+      await rename(temp, dir.child(name));
+    } catch (renameError) {
+      await rm(dir.child(name), { force: true }); // the empty claim, never a file of someone else's
+      throw renameError;
+    }
+    return;
+  }
+  await rm(temp, { force: true });
 }
 
 function cancelled(target: string): ToolError {
