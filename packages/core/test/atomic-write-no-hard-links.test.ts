@@ -1,18 +1,21 @@
 // On file systems without hard links (FAT32/exFAT USB drives, many SMB shares), link() fails with EPERM
 // or ENOTSUP: a write that must not replace an existing file still lands, and still never replaces one.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import fsPromises, { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withAtomicFile } from '../src/index.js';
 import { tempDirsRemovedAfterEach } from './temp-dirs.js';
 
-const failure = vi.hoisted(() => ({ code: 'EPERM' }));
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const link = async () => {
+// Test files share their worker's modules (isolate: false): link is replaced for this file's tests only.
+const failure = { code: 'EPERM' };
+const realLink = fsPromises.link;
+beforeEach(() => {
+  fsPromises.link = async () => {
     throw Object.assign(new Error(`${failure.code}: operation not permitted, link`), { code: failure.code });
   };
-  return { ...actual, default: { ...actual, link }, link };
+});
+afterEach(() => {
+  fsPromises.link = realLink;
 });
 
 const newTempDir = tempDirsRemovedAfterEach();

@@ -1,5 +1,5 @@
 import { rmSync, type Stats } from 'node:fs';
-import { link, lstat, rename, rm, type FileHandle } from 'node:fs/promises';
+import fsPromises, { lstat, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { CREATE_FLAGS, openInDir, type CheckedDir } from './beneath.js';
@@ -121,7 +121,8 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 async function putInPlaceIfFree(dir: CheckedDir, tempName: string, name: string): Promise<void> {
   const temp = dir.child(tempName);
   try {
-    await link(temp, dir.child(name));
+    // Looked up at each call: tests stand in a file system without hard links by replacing it.
+    await fsPromises.link(temp, dir.child(name));
   } catch (error) {
     if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
     await (await openInDir(dir, name, CREATE_FLAGS, 0o600)).close();
