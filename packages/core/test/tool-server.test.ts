@@ -274,8 +274,9 @@ describe('createToolServer', () => {
 
   it('answers malformed tools/call params with JSON-RPC -32602 Invalid params, and keeps serving', async () => {
     const client = await start();
-    for (const params of [{ name: 5 }, {}, { name: 'read_text', arguments: 'path=a.txt' }]) {
-      const failure = await client.request({ method: 'tools/call', params }, CallToolResultSchema).then(
+    for (const params of [{ name: 5 }, {}, { name: 'read_text', arguments: 'path=a.txt' }, undefined]) {
+      const request = params === undefined ? { method: 'tools/call' } : { method: 'tools/call', params };
+      const failure = await client.request(request, CallToolResultSchema).then(
         () => undefined,
         (error: unknown) => error as { code?: number; message?: string },
       );

@@ -80,7 +80,7 @@ class LazyAjvValidator implements jsonSchemaValidator {
   }
 }
 
-const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
 interface CompiledTool {
   tool: AnyTool;
