@@ -45,6 +45,31 @@ describe('the server', () => {
     ]);
   });
 
+  it('declares the lower bound of each numeric argument in its schema, and refuses below it as the schema says', async () => {
+    const { tools } = await server.client.listTools();
+    const property = (tool: string, name: string) =>
+      (tools.find((t) => t.name === tool)?.inputSchema.properties as Record<string, Record<string, unknown>>)[
+        name
+      ];
+    for (const [tool, name, minimum] of [
+      ['list_files', 'limit', 1],
+      ['list_files', 'max_answer_tokens', 500],
+      ['search_content', 'context_before', 0],
+      ['search_content', 'context_after', 0],
+      ['search_content', 'timeout_ms', 100],
+      ['search_content', 'max_answer_tokens', 500],
+    ] as const) {
+      expect(property(tool, name), `${tool}.${name}`).toMatchObject({ type: 'integer', minimum });
+    }
+    const below = await server.fail('list_files', { max_answer_tokens: 400 });
+    expect(below.code).toBe('INVALID_ARGUMENT');
+    expect(below.message).toContain('max_answer_tokens must be an integer from 500 to 20000');
+    // Above the maximum is clamped, as the description says, not refused.
+    expect(
+      (await server.client.callTool({ name: 'list_files', arguments: { limit: 50_000 } })).isError,
+    ).toBeFalsy();
+  });
+
   it('rejects unknown arguments with the list of valid ones', async () => {
     const error = await server.fail('list_files', { colour: 'red' });
     expect(error.code).toBe('INVALID_ARGUMENT');

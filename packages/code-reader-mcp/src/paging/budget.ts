@@ -8,6 +8,7 @@ import {
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { LineCounts } from './line-counts.js';
+import { boundedInteger } from '../util/bounded-integer.js';
 
 /** Answers stay under this many o200k tokens unless the caller asks for more. */
 export const DEFAULT_ANSWER_TOKENS = 8_000;
@@ -15,10 +16,12 @@ export const DEFAULT_ANSWER_TOKENS = 8_000;
 export const MAX_ANSWER_TOKENS = 20_000;
 const MIN_ANSWER_TOKENS = 500;
 
-export const answerBudgetSchema = z
-  .number()
-  .optional()
-  .describe(`default ${DEFAULT_ANSWER_TOKENS}, max ${MAX_ANSWER_TOKENS}`);
+export const answerBudgetSchema = boundedInteger(
+  'max_answer_tokens',
+  MIN_ANSWER_TOKENS,
+  MAX_ANSWER_TOKENS,
+  `default ${DEFAULT_ANSWER_TOKENS}, ${MIN_ANSWER_TOKENS}–${MAX_ANSWER_TOKENS}`,
+);
 
 /** The `next_cursor` of the previous page (every paged answer says so in its own note). */
 export const cursorSchema = z.string().optional();

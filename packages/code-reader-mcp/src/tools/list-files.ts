@@ -1,5 +1,6 @@
 import { clampInteger, defineTool, reply } from '@mcp-workbench/core';
 import { z } from 'zod';
+import { boundedInteger } from '../util/bounded-integer.js';
 import {
   DEFAULT_LIST_LIMIT,
   MAX_LIST_LIMIT,
@@ -90,7 +91,12 @@ export function listFilesTool(deps: ToolDeps) {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       ...fileFilterInput,
-      limit: z.number().optional().describe(`default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}`),
+      limit: boundedInteger(
+        'limit',
+        1,
+        MAX_LIST_LIMIT,
+        `default ${DEFAULT_LIST_LIMIT}, max ${MAX_LIST_LIMIT}`,
+      ),
       count_only: z.boolean().optional(),
       fields: z.array(z.enum(DETAIL_FIELDS)).optional(),
       output_format: outputFormatSchema,

@@ -30,6 +30,7 @@ import {
   topFiles,
 } from '../search/shape.js';
 import type { FileCount, SearchMatch, SearchOutcome, SearchQuery } from '../search/types.js';
+import { boundedInteger } from '../util/bounded-integer.js';
 import type { ToolDeps } from './deps.js';
 import { rejectNul } from './file-filters.js';
 import { compact, limitsSchema, listOf, render, stringList } from './shared.js';
@@ -58,8 +59,8 @@ export const searchOptionsInput = {
   hidden: z.boolean().optional(),
   no_ignore: z.boolean().optional(),
   max_filesize: z.string().optional().describe('"500K"'),
-  context_before: z.number().optional(),
-  context_after: z.number().optional(),
+  context_before: boundedInteger('context_before', 0, MAX_CONTEXT),
+  context_after: boundedInteger('context_after', 0, MAX_CONTEXT),
   // An integer, as declared: the schema never offers a type the server then refuses.
   max_count: z
     .number({ error: MAX_COUNT_RANGE })
@@ -67,7 +68,7 @@ export const searchOptionsInput = {
     .min(1, { error: MAX_COUNT_RANGE })
     .optional()
     .describe(`lines per file (rg -m); default ${DEFAULT_MAX_COUNT}, max ${MAX_MAX_COUNT}`),
-  timeout_ms: z.number().optional().describe(`default ${DEFAULT_TIMEOUT_MS}`),
+  timeout_ms: boundedInteger('timeout_ms', 100, MAX_TIMEOUT_MS, `default ${DEFAULT_TIMEOUT_MS}`),
 };
 
 export type SearchOptionArgs = {
