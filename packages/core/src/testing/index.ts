@@ -63,6 +63,8 @@ export interface SpawnOptions extends ClientOptions {
 export interface SpawnedClient extends TestClient {
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** The server's process id (to look at its open files, threads and memory). */
+  pid: number | undefined;
 }
 
 /** Spawns a built server binary and connects a real MCP Client to it over stdio. */
@@ -92,7 +94,13 @@ export async function spawnStdioClient(
       cause: error,
     });
   }
-  return { client, setRoots, close: () => client.close(), stderr: () => stderr };
+  return {
+    client,
+    setRoots,
+    close: () => client.close(),
+    stderr: () => stderr,
+    pid: transport.pid ?? undefined,
+  };
 }
 
 export type AnswerFormat = 'json' | 'toon' | 'yaml';

@@ -25,7 +25,10 @@ export interface JobStart<K extends JobName> {
 }
 
 type JobReply =
-  { id: number; ok: true; output: unknown } | { id: number; ok: false; error: JobFailure } | { ready: true };
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; error: JobFailure }
+  | { ready: true }
+  | { loaded: number };
 
 /** How a thread's isolate is made (see tools/deps.ts). */
 export interface ThreadSettings {
@@ -55,6 +58,8 @@ export class JobThread {
   private worker: Worker | undefined;
   /** Resolves when a thread has loaded its modules (see endThread). */
   private readonly started = new WeakMap<Worker, Promise<void>>();
+  /** Per thread, the jobs whose code may still be loading (a job's code loads on its first use). */
+  private readonly loading = new WeakMap<Worker, Map<number, { done: Promise<void>; end: () => void }>>();
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private closed = false;
@@ -169,6 +174,11 @@ export class JobThread {
       fd: entry.handle.fd,
     };
     entry.postedTo = this.thread();
+    // Until the thread says the job's code is loaded, ending the thread waits for it (see endThread).
+    const loading = this.loading.get(entry.postedTo);
+    let end: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (end = resolve));
+    loading?.set(id, { done, end });
     entry.postedTo.postMessage(request);
   }
 
@@ -184,9 +194,19 @@ export class JobThread {
     worker.unref();
     let loaded: () => void = () => undefined;
     this.started.set(worker, new Promise<void>((resolve) => (loaded = resolve)));
-    worker.once('exit', () => loaded());
+    const loading = new Map<number, { done: Promise<void>; end: () => void }>();
+    this.loading.set(worker, loading);
+    worker.once('exit', () => {
+      loaded();
+      for (const { end } of loading.values()) end();
+    });
     worker.on('message', (reply: JobReply) => {
       if ('ready' in reply) return loaded();
+      if ('loaded' in reply) {
+        loading.get(reply.loaded)?.end();
+        loading.delete(reply.loaded);
+        return;
+      }
       const entry = this.pending.get(reply.id);
       if (!entry) return;
       this.settle(reply.id, () =>
@@ -209,14 +229,16 @@ export class JobThread {
 
   /**
    * Terminates the current thread; resolves once it has stopped (and reads no file any more). A thread
-   * still loading its modules is let finish that first: terminated in the middle, Node leaves the
-   * module files it was reading open.
+   * still loading its modules, or a job's code on its first use, is let finish that first: terminated in
+   * the middle, Node leaves the module files it was reading open (a cancelled first sheet-image call
+   * left ~1 descriptor each, until the server hit EMFILE).
    */
   private endThread(): Promise<unknown> {
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return Promise.resolve();
-    return (this.started.get(worker) ?? Promise.resolve()).then(() => worker.terminate());
+    const loads = [...(this.loading.get(worker)?.values() ?? [])].map((load) => load.done);
+    return Promise.all([this.started.get(worker), ...loads]).then(() => worker.terminate());
   }
 
   /** Ends the thread under a cancelled job; the others start again on a new thread. */

@@ -43,8 +43,11 @@ parentPort!.on('message', (message: JobRequest | StopWarmUp) => {
   busy = true;
   if ('stopWarmUp' in message) return;
   const { id, name, input, fd } = message;
-  beforeJobs
-    .then(() => loadJob(name))
+  const job = beforeJobs.then(() => loadJob(name));
+  // Its code is loaded (or failed to load): the server may now terminate this thread for a cancel
+  // without leaving a module file open (see JobThread.endThread).
+  void job.finally(() => parentPort!.postMessage({ loaded: id })).catch(() => undefined);
+  job
     .then((run) => run(input as never, fd))
     .then(
       (output) => parentPort!.postMessage({ id, ok: true, output }, transferables(name, output)),
