@@ -142,6 +142,25 @@ describe('review.request validation (spec 004 messages as coded errors)', () => 
     });
     expect(error.hint).toContain('session.new-id');
   });
+
+  it('resumes the review when the same files are given under another root', async () => {
+    const { call, person } = await start({ files: ['docs/plan.md'], wait_seconds: 1 });
+    await person.comment(0, 3, 3, 'kept', 'should');
+    expect(answer(await call)).toMatchObject({ status: 'pending' });
+    // root R + docs/plan.md, then root R/docs + plan.md: the same file, the same review.
+    const resumed = await mcp.call(
+      'review.request',
+      args({ root: path.join(ws.root, 'docs'), files: ['plan.md'], wait_seconds: 1 }),
+    );
+    expect(answer<Answer>(resumed)).toMatchObject({ status: 'pending', summary: { comment_count: 1 } });
+    expect(mcp.launcher.opened).toHaveLength(1); // the page already open is the same review
+    await person.finalize();
+    const result = answer<Answer>(
+      await mcp.call('review.request', args({ root: path.join(ws.root, 'docs'), files: ['plan.md'] })),
+    );
+    expect(result.meta.root).toBe(path.join(ws.root, 'docs'));
+    expect(result.inline_comments.map((c) => c.comment)).toEqual(['kept']);
+  });
 });
 
 describe('review.request: the person reviews, the agent gets the spec result', () => {
@@ -186,6 +205,7 @@ describe('review.request: the person reviews, the agent gets the spec result', (
       'inline_comments',
       'meta',
       'resume_key',
+      'round',
       'summary',
       'title',
       'verdict',
@@ -198,6 +218,7 @@ describe('review.request: the person reviews, the agent gets the spec result', (
       comment: 'Say what "rolled back" means here.',
       severity: 'must',
       createdAt: expect.any(String),
+      round: 1,
       anchor: {
         fileContentHash: sha(plan),
         rangeTextHash: sha(lines.slice(2, 5).join('\n')),
@@ -232,7 +253,7 @@ describe('review.request: the person reviews, the agent gets the spec result', (
     });
   });
 
-  it('flags comments whose lines changed, and follows lines that moved', async () => {
+  it('flags comments whose lines changed as stale, and follows lines that only moved without calling them stale', async () => {
     const { call, person } = await start();
     await person.comment(0, 3, 3, 'moved later', 'should');
     await person.comment(0, 4, 4, 'edited later', 'should');
@@ -249,16 +270,18 @@ describe('review.request: the person reviews, the agent gets the spec result', (
     const result = answer<Answer>(await call);
     expect(result.inline_comments[0]).toMatchObject({
       comment: 'moved later',
-      stale: true,
+      moved: true,
       range: { startLine: 5, endLine: 5 },
       original_range: { startLine: 3, endLine: 3 },
     });
+    expect(result.inline_comments[0]!.stale).toBeUndefined(); // the same text, two lines down
     expect(result.inline_comments[1]).toMatchObject({
       comment: 'edited later',
       stale: true,
       range: { startLine: 4, endLine: 4 },
     });
     expect(result.inline_comments[1]!.original_range).toBeUndefined();
+    expect(result.inline_comments[1]!.moved).toBeUndefined();
     expect(result.meta.files[0]!.lineCount).toBe(18);
   });
 });
@@ -301,9 +324,11 @@ describe('another round: what changed since the reviewed version', () => {
       ['plan.md', true],
       [path.join('guide', '日本語.md'), false],
     ]);
-    expect(result.inline_comments.map((c) => [c.comment.slice(0, 10), c.stale, c.range.startLine])).toEqual([
-      ['keeps its ', true, 5],
-      ['its line i', true, 4],
+    expect(
+      result.inline_comments.map((c) => [c.comment.slice(0, 10), c.stale, c.moved, c.range.startLine]),
+    ).toEqual([
+      ['keeps its ', undefined, true, 5],
+      ['its line i', true, undefined, 4],
     ]);
   });
 });
@@ -338,8 +363,9 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     const delivered = answer(await mcp.call('review.request', args()));
     expect(delivered).toMatchObject({ verdict: 'commented', summary: { inline_comment_count: 1 } });
 
-    // Spec 004 idempotence: the same key again restores the session (same comments + new ones).
-    const round2 = mcp.call('review.request', args());
+    // Spec 004 idempotence: the same key again restores the session (same comments + new ones); with
+    // the files unchanged, the agent asks for the new round explicitly.
+    const round2 = mcp.call('review.request', args({ new_round: true }));
     await eventually(async () => expect((await first.person.session()).status).toBe('open'));
     await first.person.comment(0, 8, 8, 'second round', 'should');
     await first.person.finalize();
@@ -386,7 +412,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     expect(answer(await first.call)).toMatchObject({ verdict: 'commented' });
     const report = await cancelAtRandomMoments(
       mcp.client,
-      { name: 'review.request', arguments: args() },
+      { name: 'review.request', arguments: args({ new_round: true }) },
       { times: 50, maxDelayMs: 150, seed: SEED },
     );
     // Nobody finalizes meanwhile, so every call is still waiting when its cancel arrives.

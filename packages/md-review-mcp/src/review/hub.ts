@@ -4,7 +4,7 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import { makeAnchor, placeComment, type Placement } from './anchors.js';
 import { LIMITS } from './limits.js';
 import type { SessionOwnership } from './ownership.js';
-import { buildResult, displayPath, summaryOf, verdictOf } from './result.js';
+import { buildResult, displayPath, repeated, roundOf, summaryOf, verdictOf } from './result.js';
 import type { SessionStore } from './store.js';
 import { fileText, type FileText } from './text.js';
 import {
@@ -30,6 +30,8 @@ export interface SessionSpec {
   working_path: string;
   instructions?: string;
   files: string[];
+  /** Open another round even when the files are as the person finished them. */
+  newRound?: boolean;
 }
 
 export type WaitOutcome =
@@ -153,8 +155,10 @@ export class ReviewHub {
 
   /**
    * Opens (or restores) the session of `spec.resume_key`. A finished review not yet handed to an agent
-   * is returned as `done`; one already handed over is reopened for more comments (spec 004's
-   * idempotence: the same comments plus new ones).
+   * is returned as `done`. One already handed over is reopened for another round (the same comments plus
+   * new ones) when its files changed since the person finished or the agent asks for a new round;
+   * otherwise the call is a retry (the answer may never have reached the agent) and gets the same
+   * result again, marked `repeated`.
    */
   async prepare(
     spec: SessionSpec,
@@ -173,6 +177,7 @@ export class ReviewHub {
       if (unreadable && !deliverable(data, spec)) throw unreadable();
       if (!sameReview(data, spec)) throw alreadyExists(data, spec.resume_key);
       data.title = spec.title;
+      data.root = spec.root;
       data.working_path = spec.working_path;
       if (spec.instructions === undefined) delete data.instructions;
       else data.instructions = spec.instructions;
@@ -182,10 +187,15 @@ export class ReviewHub {
           await this.commit(live);
           return { kind: 'done' as const, result: await this.result(data) };
         }
+        if (!spec.newRound && (await this.unchangedSinceFinished(data))) {
+          await this.commit(live);
+          return { kind: 'done' as const, result: repeated(await this.result(data)) };
+        }
         // Another round: what the person finished last round is what this round compares against.
         data.status = 'open';
         data.delivered = false;
         delete data.finalizedAt;
+        delete data.overall_comment; // the person's verdict on the last round, not on this one
         data.round = (data.round ?? 1) + 1;
         for (const file of data.files) {
           if (file.finishedHash === undefined) delete file.baseHash;
@@ -248,6 +258,10 @@ export class ReviewHub {
 
   summary(key: string): ReviewSummary {
     return summaryOf(this.mustLive(key).data);
+  }
+
+  round(key: string): number {
+    return roundOf(this.mustLive(key).data);
   }
 
   /** True when the page asked for the session within the last `withinMs`. */
@@ -399,6 +413,7 @@ export class ReviewHub {
         severity: checkSeverity(input.severity),
         createdAt: now(),
         anchor: makeAnchor(text.lines, range, text.hash),
+        round: roundOf(data),
       };
       data.inline_comments.push(comment);
       return comment;
@@ -431,7 +446,12 @@ export class ReviewHub {
   addGlobal(key: string, text: string): Promise<GlobalComment> {
     return this.edit(key, async (data) => {
       this.checkRoom(data);
-      const comment: GlobalComment = { id: randomUUID(), comment: checkComment(text), createdAt: now() };
+      const comment: GlobalComment = {
+        id: randomUUID(),
+        comment: checkComment(text),
+        createdAt: now(),
+        round: roundOf(data),
+      };
       data.global_comments.push(comment);
       return comment;
     });
@@ -538,6 +558,14 @@ export class ReviewHub {
       data.delivered = waiter !== undefined;
     });
     if (waiter) waiter.settle({ kind: 'done', result: await this.result(live.data) });
+  }
+
+  /** Every file is still the text the person finished the last round with. */
+  private async unchangedSinceFinished(data: StoredSession): Promise<boolean> {
+    const texts = await Promise.all(data.files.map((_, i) => this.readFile(data, i).catch(() => undefined)));
+    return data.files.every(
+      (file, i) => file.finishedHash !== undefined && texts[i]?.hash === file.finishedHash,
+    );
   }
 
   private async result(data: StoredSession): Promise<ReviewResult> {
@@ -701,16 +729,20 @@ function alreadyExists(data: StoredSession, key: string): ToolError {
     'ALREADY_EXISTS',
     `Session already exists: resume_key ${key} is a review of other files.`,
     {
-      hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session.new-id for a new key, or pass the same root and files to resume it.`,
+      hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session.new-id for a new key, or pass the same files to resume it.`,
       details: { root: data.root, files: data.files.map((f) => displayPath(data, f.path)) },
     },
   );
 }
 
+/**
+ * The same files, by their canonical paths: `root` only says how the agent names them, so the same file
+ * given under another root (`R/docs` + `notes.md` for `R` + `docs/notes.md`) is the same review.
+ */
 function sameReview(data: StoredSession, spec: SessionSpec): boolean {
   const stored = data.files.map((f) => f.path).sort();
   const asked = [...new Set(spec.files)].sort();
-  return data.root === spec.root && stored.length === asked.length && stored.every((p, i) => p === asked[i]);
+  return stored.length === asked.length && stored.every((p, i) => p === asked[i]);
 }
 
 function notFound(what: string, id: string) {

@@ -17,27 +17,49 @@ export function displayPath(session: Pick<StoredSession, 'working_path'>, file: 
   return relative === '' ? path.basename(file) : relative;
 }
 
-/** Spec 004: approved = no comments at all; an overall comment is a comment too (audit defect 3). */
+/** The round the session is in (or last finished). */
+export function roundOf(session: Pick<StoredSession, 'round'>): number {
+  return session.round ?? 1;
+}
+
+/** The round a comment was written in (comments stored before rounds were recorded are round 1's). */
+export function commentRound(comment: { round?: number }): number {
+  return comment.round ?? 1;
+}
+
+/** Comments written this round: what the person said about the text in front of them now. */
+function thisRound<T extends { round?: number }>(session: StoredSession, comments: readonly T[]): T[] {
+  const round = roundOf(session);
+  return comments.filter((c) => commentRound(c) === round);
+}
+
+/**
+ * Spec 004: approved = no comments at all; an overall comment is a comment too (audit defect 3). From the
+ * second round on, the verdict is this round's: comments kept from earlier rounds were answered then.
+ */
 export function verdictOf(session: StoredSession): Verdict {
   if (session.status === 'cancelled') return 'cancelled';
-  const comments = session.inline_comments.length + session.global_comments.length;
+  const comments =
+    thisRound(session, session.inline_comments).length + thisRound(session, session.global_comments).length;
   return comments === 0 && !session.overall_comment?.trim() ? 'approved' : 'commented';
 }
 
 export function summaryOf(session: StoredSession): ReviewSummary {
-  const inline = session.inline_comments.length;
-  const global = session.global_comments.length;
+  const inline = thisRound(session, session.inline_comments).length;
+  const global = thisRound(session, session.global_comments).length;
+  const all = session.inline_comments.length + session.global_comments.length;
   return {
     ...(session.overall_comment ? { overall_comment: session.overall_comment } : {}),
     comment_count: inline + global,
     inline_comment_count: inline,
     global_comment_count: global,
+    ...(roundOf(session) > 1 ? { earlier_comment_count: all - inline - global } : {}),
   };
 }
 
 /**
  * The answer spec 004 describes, built from the session and the files as they are now: comments
- * sorted by file and line, each checked against the current text (`stale`, moved `range`).
+ * sorted by file and line, each checked against the current text (`stale`, or `moved` with its new `range`).
  * `current[i]` is file i's text now, or undefined when it can no longer be read.
  */
 export function buildResult(
@@ -62,14 +84,16 @@ export function buildResult(
         severity: comment.severity,
         createdAt: comment.createdAt,
         anchor: comment.anchor,
+        round: commentRound(comment),
       };
       if (text && text.hash === comment.anchor.fileContentHash) return base;
       const placed = text
         ? placeComment(text.lines, comment.range, comment.anchor)
         : { state: 'lost' as const, range: comment.range };
       if (placed.state === 'current') return base;
+      // Moved lines are the same text, so the comment still holds: only edited lines make it stale.
       if (placed.state === 'moved')
-        return { ...base, range: placed.range, stale: true, original_range: comment.range };
+        return { ...base, range: placed.range, moved: true, original_range: comment.range };
       return { ...base, stale: true };
     });
   const files = session.files.map((file, i) => fileInfo(session, file, current[i]));
@@ -77,13 +101,15 @@ export function buildResult(
   return {
     resume_key: session.resume_key,
     title: session.title,
+    round: roundOf(session),
     verdict: verdictOf(session),
     summary: summaryOf(session),
     inline_comments: inline,
-    global_comments: session.global_comments.map(({ id, comment, createdAt }) => ({
-      id,
-      comment,
-      createdAt,
+    global_comments: session.global_comments.map((c) => ({
+      id: c.id,
+      comment: c.comment,
+      createdAt: c.createdAt,
+      round: commentRound(c),
     })),
     meta: {
       startedAt: session.startedAt,
@@ -96,6 +122,24 @@ export function buildResult(
       files,
     },
     ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/** A finished round's result answered a second time: the agent is told it is not a new round. */
+export function repeated(result: ReviewResult): ReviewResult {
+  const { resume_key, title, round, verdict, ...rest } = result;
+  return {
+    // Said before the comments, so a reader knows at once that it has seen them.
+    resume_key,
+    title,
+    round,
+    verdict,
+    repeated: true,
+    message:
+      `This is round ${round}'s result again: it was answered before, and the files are as the person ` +
+      'finished them. Edit the files and call again for another round, or pass new_round: true to ask the ' +
+      'person to look again.',
+    ...rest,
   };
 }
 

@@ -31,10 +31,17 @@ const sessionShape = z.looseObject({
       createdAt: text,
       updatedAt: text.optional(),
       anchor: z.looseObject({ fileContentHash: text, rangeTextHash: text, preview: text }),
+      round: z.number().int().min(1).optional(),
     }),
   ),
   global_comments: z.array(
-    z.looseObject({ id: text, comment: text, createdAt: text, updatedAt: text.optional() }),
+    z.looseObject({
+      id: text,
+      comment: text,
+      createdAt: text,
+      updatedAt: text.optional(),
+      round: z.number().int().min(1).optional(),
+    }),
   ),
   updatedAt: text,
   round: z.number().int().min(1).optional(),

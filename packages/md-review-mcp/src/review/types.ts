@@ -37,6 +37,8 @@ export interface StoredInlineComment {
   createdAt: string;
   updatedAt?: string;
   anchor: Anchor;
+  /** The round it was written in (absent in sessions stored before rounds were recorded: round 1). */
+  round?: number;
 }
 
 export interface GlobalComment {
@@ -44,6 +46,8 @@ export interface GlobalComment {
   comment: string;
   createdAt: string;
   updatedAt?: string;
+  /** The round it was written in (absent = round 1). */
+  round?: number;
 }
 
 /** A reviewed file as the session knows it: where it is and how the agent named it. */
@@ -73,8 +77,12 @@ export interface StoredSession {
   status: SessionStatus;
   startedAt: string;
   finalizedAt?: string;
-  /** Whether the last finalize/cancel has been handed to an agent (then the next request reopens). */
+  /**
+   * Whether the last finalize/cancel has been handed to an agent (then the next request answers it again,
+   * or reopens the review once the files changed or the agent asks for a new round).
+   */
   delivered: boolean;
+  /** The person's overall comment of this round (each round starts without one). */
   overall_comment?: string;
   /** Indexes of the files the person marked as reviewed. */
   reviewed: number[];
@@ -95,9 +103,13 @@ export interface InlineCommentResult {
   severity: Severity;
   createdAt: string;
   anchor: Anchor;
-  /** Present when the commented lines are no longer at `range` in the file as it is now. */
+  /** The round it was written in: below the answer's `round`, it was kept from an earlier round. */
+  round: number;
+  /** The commented lines were edited or removed since: `range` is where they were. */
   stale?: boolean;
-  /** Where the comment was written, when its text was found elsewhere and `range` moved there. */
+  /** The same lines are elsewhere now (text inserted or removed above them): `range` is their new place. */
+  moved?: boolean;
+  /** Where the comment was written, when its lines moved to `range`. */
   original_range?: LineRange;
 }
 
@@ -115,20 +127,27 @@ export interface FileInfo {
   missing?: boolean;
 }
 
+/** This round's comments; those kept from earlier rounds are counted apart (from round 2 on). */
 export interface ReviewSummary {
   overall_comment?: string;
   comment_count: number;
   inline_comment_count: number;
   global_comment_count: number;
+  earlier_comment_count?: number;
 }
 
 export interface ReviewResult {
   resume_key: string;
   title: string;
+  /** 1, then one more per round the agent asked for. */
+  round: number;
   verdict: Verdict;
+  /** This round's result was answered before (a call that ended unseen): it is given again, unchanged. */
+  repeated?: boolean;
+  message?: string;
   summary: ReviewSummary;
   inline_comments: InlineCommentResult[];
-  global_comments: Array<Pick<GlobalComment, 'id' | 'comment' | 'createdAt'>>;
+  global_comments: Array<Pick<GlobalComment, 'id' | 'comment' | 'createdAt'> & { round: number }>;
   meta: {
     startedAt: string;
     finalizedAt: string;

@@ -12,7 +12,10 @@ const PAGE_ALIVE_MS = 15_000;
 
 const counts = (summary: ReviewSummary) => {
   const n = summary.comment_count;
-  return `${n} comment${n === 1 ? '' : 's'} so far`;
+  const said = `${n} comment${n === 1 ? '' : 's'} so far`;
+  const earlier = summary.earlier_comment_count;
+  // From round 2 on, the kept comments are named apart: they do not make this round's verdict.
+  return earlier === undefined ? said : `${said} this round, besides ${earlier} kept from earlier rounds`;
 };
 
 export function reviewRequestTool(runtime: ReviewRuntime) {
@@ -20,14 +23,13 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
     name: 'review.request',
     title: 'Ask a person to review Markdown',
     description:
-      'A person reviews Markdown files in a review page (desktop app or browser); the call waits for them. ' +
-      'Answer: the review as JSON — verdict (approved = no comments | commented | cancelled), inline_comments ' +
-      '(file, range 1-based inclusive, severity must|should|suggestion|question, comment; stale when those lines ' +
-      'changed since), global_comments, summary, meta (files[].changed: edited since the last round), warnings ' +
-      '(files edited after the person saw them). Fix every ' +
-      '"must" first. Not done after wait_seconds: ' +
-      'status "pending" — call again with the same arguments, nothing is lost. The same resume_key after a ' +
-      'finished review opens another round, earlier comments kept.',
+      'A person reviews Markdown files in a page; the call waits for them. ' +
+      'Answer: JSON — round, verdict (approved = no comments this round | commented | cancelled), ' +
+      'inline_comments (file, range 1-based inclusive, severity must|should|suggestion|question, comment; ' +
+      'stale: its lines were edited since), global_comments, summary, meta, warnings (files edited after the ' +
+      'person saw them). Fix every "must" first. Not done after wait_seconds: status "pending" — call again ' +
+      'with the same arguments. After a finished review, the same resume_key opens another round once you ' +
+      'edited the files (earlier comments kept), else repeats the result.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: {
       resume_key: z.string().min(1).max(128).describe('From session.new-id; the same key resumes.'),
@@ -54,6 +56,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
         .max(86_400)
         .optional()
         .describe(`Before answering pending (default ${runtime.waitSeconds}; 0 = no limit).`),
+      new_round: z.boolean().optional().describe('Another round though no file changed.'),
     },
     output: ReviewAnswerShape,
     async run(args, ctx) {
@@ -69,6 +72,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
           working_path: paths.workingPath,
           files: paths.files,
           ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
+          ...(args.new_round ? { newRound: true } : {}),
         },
         paths.unreadable.length === 0 ? undefined : () => paths.unreadable[0]!,
       );
@@ -109,6 +113,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
         status: 'pending' as const,
         resume_key: args.resume_key,
         title: args.title,
+        round: hub.round(args.resume_key),
         summary,
         url,
         waited_seconds: waitSeconds,

@@ -11,6 +11,11 @@ export const SummarySchema = z.object({
   comment_count: z.number().int().describe('inline + global'),
   inline_comment_count: z.number().int(),
   global_comment_count: z.number().int(),
+  earlier_comment_count: z
+    .number()
+    .int()
+    .optional()
+    .describe('From round 2: comments kept from earlier rounds, not counted above.'),
 });
 
 export const InlineCommentSchema = z.object({
@@ -27,14 +32,24 @@ export const InlineCommentSchema = z.object({
     rangeTextHash: z.string().optional(),
     preview: z.string().optional(),
   }),
+  round: z.number().int().describe("The round it was written in (below the answer's round: kept from then)."),
   stale: z
     .boolean()
     .optional()
-    .describe('The commented lines are no longer at range in the file as it is now.'),
+    .describe('The commented lines were edited or removed since; range is where they were.'),
+  moved: z
+    .boolean()
+    .optional()
+    .describe('The same lines are elsewhere now: range is their new place, original_range the old one.'),
   original_range: range.optional().describe('Where the comment was written, when its lines moved to range.'),
 });
 
-export const GlobalCommentSchema = z.object({ id: z.string(), comment: z.string(), createdAt: z.string() });
+export const GlobalCommentSchema = z.object({
+  id: z.string(),
+  comment: z.string(),
+  createdAt: z.string(),
+  round: z.number().int().describe('The round it was written in.'),
+});
 
 export const MetaSchema = z.object({
   startedAt: z.string(),
@@ -66,7 +81,15 @@ export const ReviewAnswerShape = {
   status: z.enum(['pending']).optional().describe('Present only while the person is still reviewing.'),
   resume_key: z.string(),
   title: z.string(),
-  verdict: z.enum(VERDICTS).optional(),
+  round: z.number().int().describe('1, then one more per round.'),
+  verdict: z
+    .enum(VERDICTS)
+    .optional()
+    .describe("This round's: comments kept from earlier rounds do not count."),
+  repeated: z
+    .boolean()
+    .optional()
+    .describe('The same result as an earlier call (the files have not changed since); no new round.'),
   summary: SummarySchema,
   inline_comments: z.array(InlineCommentSchema).optional(),
   global_comments: z.array(GlobalCommentSchema).optional(),

@@ -14,12 +14,16 @@ export interface InlineComment {
   createdAt: string;
   updatedAt?: string;
   anchor: { fileContentHash: string; rangeTextHash: string; preview: string };
+  /** The round it was written in (absent: round 1). */
+  round?: number;
 }
 
 export interface GlobalComment {
   id: string;
   comment: string;
   createdAt: string;
+  /** The round it was written in (absent: round 1). */
+  round?: number;
 }
 
 export interface SessionView {
@@ -35,7 +39,13 @@ export interface SessionView {
   inline_comments: InlineComment[];
   global_comments: GlobalComment[];
   overall_comment?: string;
-  summary: { comment_count: number; inline_comment_count: number; global_comment_count: number };
+  /** This round's comments; from round 2 on, those kept from earlier rounds are counted apart. */
+  summary: {
+    comment_count: number;
+    inline_comment_count: number;
+    global_comment_count: number;
+    earlier_comment_count?: number;
+  };
 }
 
 export interface Placement {

@@ -2,6 +2,7 @@ import { SEVERITIES, type InlineComment, type Placement, type Severity } from '.
 import { changesView } from './changes.js';
 import { renderDiagramsIn } from './diagrams.js';
 import { confirmDialog } from './dialogs.js';
+import { earlierRound, earlierTag } from './earlier-round.js';
 import { clear, h } from './dom.js';
 import { t } from './i18n.js';
 import { codeLanguagesIn } from './code-languages.js';
@@ -410,6 +411,7 @@ export class DocView {
           t.severities[comment.severity],
         ),
         h('span', { class: 'where' }, t.lines(range.startLine, range.endLine)),
+        earlierTag(earlierRound(comment, this.state.session)),
         stale ? h('span', { class: 'stale', title: t.fileChanged }, `⚠ ${t.stale}`) : null,
         placement.state === 'moved'
           ? h(

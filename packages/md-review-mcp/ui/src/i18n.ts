@@ -33,16 +33,20 @@ const en = {
   source: 'Source',
   lines: (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}–${b}`),
   lineCount: (n: number) => `${n} lines`,
-  counts: (inline: number, global: number) => `${inline} inline · ${global} global`,
+  counts: (inline: number, global: number, earlier = 0) =>
+    `${inline} inline · ${global} global${earlier > 0 ? ` · ${earlier} from earlier rounds` : ''}`,
   selectHint: 'Click a line number to select, shift-click or drag to extend, then press C to comment.',
   commentOnSelection: (a: number, b: number) => `Comment on ${a === b ? `line ${a}` : `lines ${a}–${b}`}`,
   finalizeTitle: 'Finalize the review?',
-  finalizeBody: (n: number, overall = false) =>
-    n === 0 && !overall
-      ? 'No comments: the agent is told the document is approved.'
+  finalizeBody: (n: number, overall = false, earlier = 0) =>
+    (n === 0 && !overall
+      ? `No ${earlier > 0 ? 'new ' : ''}comments: the agent is told the document is approved.`
       : n === 0
         ? 'The agent receives your overall comment (not an approval).'
-        : `The agent receives ${n} comment${n === 1 ? '' : 's'}.`,
+        : `The agent receives ${n} comment${n === 1 ? '' : 's'}.`) +
+    (earlier > 0
+      ? ` Comments from earlier rounds go along as they are, marked as such; delete the ones that are settled.`
+      : ''),
   draftsTitle: 'You have comments that are not saved',
   draftsBody: (n: number) =>
     `${n} comment box${n === 1 ? ' holds' : 'es hold'} text you have not added yet. Add ${n === 1 ? 'it' : 'them'} to the review, or discard ${n === 1 ? 'it' : 'them'}?`,
@@ -109,6 +113,9 @@ const en = {
   wasTitle: 'The lines as they were when the comment was written',
   movedFrom: (a: number, b: number) =>
     `Written on ${a === b ? `line ${a}` : `lines ${a}–${b}`}; the lines moved`,
+  fromRound: (n: number) => `round ${n}`,
+  fromRoundTitle: (n: number) =>
+    `Written in round ${n}: it does not count toward this round's verdict. Delete it once it is settled.`,
   diagram: 'Diagram',
   diagramSource: 'Show or hide its source',
   diagramFailed: 'This diagram could not be drawn',
@@ -151,16 +158,20 @@ const ja: Strings = {
   source: 'ソース',
   lines: (a, b) => (a === b ? `${a} 行目` : `${a}–${b} 行目`),
   lineCount: (n) => `${n} 行`,
-  counts: (inline, global) => `行コメント ${inline} · 全体 ${global}`,
+  counts: (inline, global, earlier = 0) =>
+    `行コメント ${inline} · 全体 ${global}${earlier > 0 ? ` · 以前のラウンド ${earlier}` : ''}`,
   selectHint: '行番号をクリックで選択、Shift+クリックやドラッグで範囲を広げ、C キーでコメント。',
   commentOnSelection: (a, b) => `${a === b ? `${a} 行目` : `${a}–${b} 行目`}にコメント`,
   finalizeTitle: 'レビューを完了しますか？',
-  finalizeBody: (n, overall = false) =>
-    n === 0 && !overall
-      ? 'コメントなし：承認としてエージェントに伝えます。'
+  finalizeBody: (n, overall = false, earlier = 0) =>
+    (n === 0 && !overall
+      ? `${earlier > 0 ? '新しい' : ''}コメントなし：承認としてエージェントに伝えます。`
       : n === 0
         ? '総評をエージェントに送ります（承認にはなりません）。'
-        : `${n} 件のコメントをエージェントに送ります。`,
+        : `${n} 件のコメントをエージェントに送ります。`) +
+    (earlier > 0
+      ? ' 以前のラウンドのコメントはそのまま（以前のものとして）送られます。解決済みのものは削除してください。'
+      : ''),
   draftsTitle: '保存していないコメントがあります',
   draftsBody: (n) => `まだ追加していないコメントが ${n} 件あります。追加しますか、破棄しますか？`,
   saveDrafts: '追加する',
@@ -226,6 +237,8 @@ const ja: Strings = {
   stale: '行が変更済み',
   wasTitle: 'コメントを書いた時点の行',
   movedFrom: (a, b) => `${a === b ? `${a} 行目` : `${a}–${b} 行目`}に書かれたコメント（行が移動）`,
+  fromRound: (n) => `ラウンド ${n}`,
+  fromRoundTitle: (n) => `ラウンド ${n} のコメント：今回の判定には数えません。解決済みなら削除してください。`,
   diagram: '図',
   diagramSource: 'ソースを表示 / 隠す',
   diagramFailed: 'この図は描画できませんでした',

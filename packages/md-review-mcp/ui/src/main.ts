@@ -180,6 +180,7 @@ class App {
     this.counts.textContent = t.counts(
       session.summary.inline_comment_count,
       session.summary.global_comment_count,
+      session.summary.earlier_comment_count,
     );
     const moved = document.body.dataset.status === 'moved';
     this.finalizeButton.disabled = !open || moved;
@@ -335,7 +336,11 @@ class App {
       }
     }
     const { session } = this.state;
-    const body = t.finalizeBody(session.summary.comment_count, !!session.overall_comment?.trim());
+    const body = t.finalizeBody(
+      session.summary.comment_count,
+      !!session.overall_comment?.trim(),
+      session.summary.earlier_comment_count,
+    );
     if (!(await confirmDialog(t.finalizeTitle, body, t.finalize))) return;
     const seen = [...this.seen].map(([fileIndex, fileContentHash]) => ({ fileIndex, fileContentHash }));
     if (await this.mutate(() => this.state.api.finalize(seen), true)) this.doc.clearSelection();

@@ -1,5 +1,6 @@
 import type { SessionView } from './api.js';
 import { clear, h } from './dom.js';
+import { earlierRound, earlierTag } from './earlier-round.js';
 import { t } from './i18n.js';
 import { isOpen, type State } from './state.js';
 
@@ -142,6 +143,7 @@ export class Sidebar {
       const card = h(
         'article',
         { class: 'comment global', 'data-id': comment.id },
+        earlierTag(earlierRound(comment, session)),
         h('p', { class: 'text' }, comment.comment),
         open
           ? h(
