@@ -5,7 +5,7 @@ import { compileLinearRegex, type TextTest } from '../util/linear-regex.js';
 import { onlyPathErrors, runRipgrep } from '../rg/run.js';
 import { comparePaths } from '../util/path-order.js';
 import { SLICE_MS } from '../util/yield.js';
-import { denyExcludeGlobs } from '../search/rg-args.js';
+import { denyExcludeGlobs, inBothForms } from '../search/rg-args.js';
 import { countListedFiles } from './count-files.js';
 import { rootsIgnoredFromAbove } from './ignored-above.js';
 import { parseSize, parseTimePoint, sizeMatches, type SizeFilter } from './filters.js';
@@ -92,9 +92,9 @@ export function fileFilterArgs(
   args.push(query.noIgnore ? '--no-ignore' : '--no-require-git');
   if (query.depth !== undefined) args.push('--max-depth', String(query.depth));
   for (const type of query.types ?? []) args.push('--type', type);
-  for (const glob of query.globs ?? []) args.push('--glob', glob);
+  for (const glob of inBothForms(query.globs ?? [])) args.push('--glob', glob);
   for (const ext of query.extensions ?? []) args.push('--glob', `*.${ext.replace(/^\./, '')}`);
-  for (const glob of [...(query.exclude ?? []), ...denyExcludeGlobs(query.denyGlobs ?? [])])
+  for (const glob of [...inBothForms(query.exclude ?? []), ...denyExcludeGlobs(query.denyGlobs ?? [])])
     args.push('--glob', `!${glob}`);
   return args;
 }
@@ -114,7 +114,8 @@ function compilePattern(pattern: string | undefined): TextTest | undefined {
       },
     );
   }
-  return compileLinearRegex(pattern, 'pattern', '"^test_.*\\.py$" (use glob for globs)');
+  // Names are tested composed (NFC), whatever form the file system stores them in.
+  return compileLinearRegex(pattern.normalize('NFC'), 'pattern', '"^test_.*\\.py$" (use glob for globs)');
 }
 
 /**
@@ -274,7 +275,7 @@ async function walkFiles(
           if (previous !== undefined && comparePaths(previous, rel) >= 0) unordered = true;
           previous = rel;
         }
-        if (nameRegex && !nameRegex.test(rel.slice(rel.lastIndexOf('/') + 1))) return true;
+        if (nameRegex && !nameRegex.test(rel.slice(rel.lastIndexOf('/') + 1).normalize('NFC'))) return true;
         const abs = base + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
         if (query.isDenied?.(abs)) return true;
         if (overlapping) {

@@ -14,7 +14,16 @@ const CASE_FLAG = {
  */
 export function denyExcludeGlobs(denyGlobs: readonly string[]): string[] {
   if (denyGlobs.some((glob) => glob.startsWith('!'))) return [];
-  return [...new Set(denyGlobs.flatMap((glob) => [glob.normalize('NFC'), glob.normalize('NFD')]))];
+  return inBothForms(denyGlobs);
+}
+
+/**
+ * Globs in both Unicode forms, each beside the other (ripgrep compares bytes: a name typed composed,
+ * `がぎ*`, never matches one stored decomposed, as macOS stores the names its apps and downloads write).
+ * Two include globs match what either matches, two excludes exclude what either does.
+ */
+export function inBothForms(globs: readonly string[]): string[] {
+  return [...new Set(globs.flatMap((glob) => [glob.normalize('NFC'), glob.normalize('NFD')]))];
 }
 
 /** Filters that decide which files are searched (shared by the search and by the cache's file stamp). */
@@ -24,8 +33,8 @@ export function searchFileFilterArgs(query: SearchQuery): string[] {
   // Honour .gitignore outside a git repository too (ripgrep only reads it inside one by default).
   args.push(query.noIgnore ? '--no-ignore' : '--no-require-git');
   if (query.maxFilesize) args.push('--max-filesize', query.maxFilesize);
-  for (const glob of query.includeGlobs) args.push('--glob', glob);
-  for (const glob of [...query.excludeGlobs, ...denyExcludeGlobs(query.denyGlobs)])
+  for (const glob of inBothForms(query.includeGlobs)) args.push('--glob', glob);
+  for (const glob of [...inBothForms(query.excludeGlobs), ...denyExcludeGlobs(query.denyGlobs)])
     args.push('--glob', `!${glob}`);
   return args;
 }
