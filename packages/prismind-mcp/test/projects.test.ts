@@ -170,11 +170,41 @@ describe.each(BACKENDS)('project tools ($name)', (backend) => {
     try {
       const error = await other.fail('start_session');
       expect(error.code).toBe('NO_CURRENT_PROJECT');
-      expect(error.hint).toMatch(/switch_project|setup_project/);
+      expect(error.hint).toMatch(/setup_project/);
       expect((await other.fail('get_progress')).code).toBe('NO_CURRENT_PROJECT');
     } finally {
       await other.close();
       await fresh.cleanup();
+    }
+  });
+
+  it('a new conversation without a current project is told the registered projects by id and name', async () => {
+    // The project was set up by someone else: this user has no current project and knows no id.
+    const newcomer = await connect(store, { env: { PRISMIND_USER: 'newcomer' } });
+    try {
+      const one = await newcomer.fail('start_session', {});
+      expect(one.code).toBe('NO_CURRENT_PROJECT');
+      expect(one.hint).toContain('trapxtrap (TrapxTrapCpp)');
+      expect(one.hint).toContain('list_projects');
+      expect(one.details).toEqual({ projects: [{ project_id: 'trapxtrap', name: 'TrapxTrapCpp' }] });
+      // The hint is enough to go on: the named project starts the session.
+      const [named] = (one.details as { projects: { project_id: string }[] }).projects;
+      expect((await newcomer.call('start_session', { project: named!.project_id })).project).toBe(
+        'trapxtrap',
+      );
+
+      await client.call('setup_project', { project: 'shopapi', name: 'ショップAPI' });
+      const other = await connect(store, { env: { PRISMIND_USER: 'another' } });
+      try {
+        const few = await other.fail('save_session', { summary: 'x' });
+        expect(few.hint).toContain('trapxtrap (TrapxTrapCpp)');
+        expect(few.hint).toContain('shopapi (ショップAPI)');
+        expect(few.hint).toContain('list_projects');
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await newcomer.close();
     }
   });
 });

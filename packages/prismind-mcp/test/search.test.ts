@@ -137,6 +137,43 @@ describe.each(BACKENDS)('knowledge and catalog search ($name)', (backend) => {
     );
   });
 
+  it('a word added to a query does not lose the document that matches another of its terms', async () => {
+    await client.call('create_document', {
+      name: '決済方式の選定',
+      doc_type: '設計書',
+      phase_task: '共通',
+      feature: 'payment',
+      content:
+        '## 決定\n決済はStripeを採用する。理由: 3Dセキュア2対応。\n\n## 却下案\nPAY.JP（Webhookの再送制御が弱い）',
+    });
+    await client.call('create_document', {
+      name: 'Inventory reservation design',
+      doc_type: '設計書',
+      phase_task: 'P1-T02',
+      feature: 'inventory',
+      content:
+        '# Inventory reservation\nDecision: reserve stock for 15 minutes when an order is created; release on payment failure via a background job.',
+    });
+    const found = async (query: string) =>
+      (await client.call<{ documents: { name: string }[] }>('search_catalog', { query })).documents.map(
+        (d) => d.name,
+      );
+    expect(await found('payment provider')).toContain('決済方式の選定');
+    // "decision" is rarer than "payment": its pieces must not crowd out those of the other terms.
+    expect(await found('payment provider decision')).toEqual(
+      expect.arrayContaining(['決済方式の選定', 'Inventory reservation design']),
+    );
+    // A document with more of the terms still comes before one with fewer.
+    await client.call('create_document', {
+      name: 'Payment provider comparison',
+      doc_type: '設計書',
+      phase_task: '共通',
+      content: 'Stripe と PAY.JP の比較',
+    });
+    const ranked = await found('payment provider decision');
+    expect(ranked.indexOf('Payment provider comparison')).toBeLessThan(ranked.indexOf('決済方式の選定'));
+  });
+
   it('searches the catalog by short and long terms with every filter', async () => {
     await client.call('create_document', {
       name: '罠の配置設計',

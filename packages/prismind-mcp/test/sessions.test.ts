@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -98,9 +98,80 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
       blockers: ['T01: UE5.7のFGraphNodeCreator問題'],
     });
     expect(next.message).toContain('FGraphNodeCreator の代替を試す');
-    // Another user of the same project has a session state of their own.
-    expect((await client.call('start_session', { user: 'bob' })).last_summary).toBe('');
+    // Another user new to the project is shown the team's last handover, and whose it is.
+    expect(await client.call('start_session', { user: 'bob' })).toMatchObject({
+      last_summary: 'BTノード生成の調査',
+      handover_from: 'alice',
+    });
   });
+
+  it("a teammate new to the project is shown the team's last handover, who saved it and when; the shared summary keeps it", async () => {
+    let clock = Date.parse('2026-11-30T01:00:00Z');
+    const now = () => new Date(clock);
+    client = await withProject(store, { env: { PRISMIND_USER: 'alice' }, now });
+    const bob = await connect(store, { env: { PRISMIND_USER: 'bob' }, now });
+    try {
+      await client.call('start_session', {});
+      clock += 60_000;
+      await client.call('end_session', {
+        summary: 'T01を完了',
+        next_action: 'T02に着手',
+        blockers: ['決済APIのキー待ち'],
+      });
+      const savedAt = now().toISOString();
+      clock += 60_000;
+
+      const started = await bob.call<{ message: string }>('start_session', { project: 'trapxtrap' });
+      expect(started).toMatchObject({
+        user: 'bob',
+        last_summary: 'T01を完了',
+        next_action: 'T02に着手',
+        blockers: ['決済APIのキー待ち'],
+        handover_from: 'alice',
+        handover_saved_at: savedAt,
+      });
+      expect(started.message).toContain('このプロジェクトでの初回のセッションです。');
+      expect(started.message).toContain(`チームの直近の引き継ぎ（alice、${savedAt} に保存）`);
+      // Bob's start did not replace the team's summary with his empty state.
+      await expectSharedSummary(bob, 'T02に着手', '決済APIのキー待ち');
+
+      // Saving only a summary keeps the handover's next action and blockers (left out = unchanged).
+      clock += 60_000;
+      await bob.call('save_session', { summary: '決済APIの調査中' });
+      await expectSharedSummary(bob, 'T02に着手', '決済APIのキー待ち');
+      const again = await bob.call('start_session', {});
+      expect(again).toMatchObject({ last_summary: '決済APIの調査中', next_action: 'T02に着手' });
+      expect(again).not.toHaveProperty('handover_from');
+
+      // A newer handover by someone else stays the team's summary when Bob starts again from his own.
+      clock += 60_000;
+      await client.call('start_session', {});
+      await client.call('end_session', { next_action: 'T03に着手', blockers: ['レビュー待ち'] });
+      clock += 60_000;
+      expect((await bob.call('start_session', {})).next_action).toBe('T02に着手');
+      await expectSharedSummary(bob, 'T03に着手', 'レビュー待ち');
+    } finally {
+      await bob.close();
+    }
+  });
+
+  /** The project's summary as a person reads it: the MCP resource, サマリ.md, or the サマリ sheet. */
+  async function expectSharedSummary(reader: Connected, nextAction: string, blocker: string) {
+    const read = await reader.client.readResource({ uri: 'prismind://projects/trapxtrap/summary' });
+    const resource = (read.contents[0] as { text: string }).text;
+    expect(resource).toContain(`## 次のアクション\n\n${nextAction}\n`);
+    expect(resource).toContain(`- ${blocker}`);
+    if (backend.name === 'local') {
+      const file = await readFile(path.join(store.home, 'Projects', 'TrapxTrapCpp', 'サマリ.md'), 'utf8');
+      expect(file).toBe(resource);
+    }
+    if (backend.name === 'google') {
+      const [sheet] = store.google!.byPath('Prismind/Projects/TrapxTrapCpp/TrapxTrapCpp_Prismind');
+      const rows = store.google!.spreadsheets.get(sheet!.id)!.table('サマリ');
+      expect(rows.find((r) => r[0] === '次のアクション')?.[1]).toBe(nextAction);
+      expect(rows.find((r) => r[0] === 'ブロッカー')?.[1]).toBe(blocker);
+    }
+  }
 
   it('the progress table is the truth: a stale saved state is corrected at start and the correction reported', async () => {
     client = await withProject(store);

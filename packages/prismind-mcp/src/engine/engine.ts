@@ -85,8 +85,31 @@ export async function resolveProject(
     const config = await stores.projects.get(current);
     if (config) return config;
   }
-  throw new ToolError('NO_CURRENT_PROJECT', '現在のプロジェクトが設定されていません。', {
-    hint: 'Pass project, or call switch_project (or setup_project for a new one) first.',
+  throw noCurrentProject(await stores.projects.list());
+}
+
+/** How many projects a NO_CURRENT_PROJECT hint names; with more, it points at list_projects only. */
+const PROJECTS_NAMED = 5;
+
+/**
+ * No project given and none current. A new conversation's agent knows no project id: the hint names
+ * the registered projects when they are few, so the next call can pass one.
+ */
+function noCurrentProject(projects: ProjectConfig[]): ToolError {
+  const named = projects.map((p) => ({ project_id: p.project_id, name: p.name }));
+  const list = named.map((p) => `${p.project_id} (${p.name})`).join(', ');
+  let hint: string;
+  if (projects.length === 0)
+    hint = 'No project is registered yet: call setup_project (project id and name) to create one.';
+  else if (projects.length === 1)
+    hint = `The one registered project is ${list}: pass project "${named[0]!.project_id}" (or call switch_project with it). list_projects shows the projects.`;
+  else if (projects.length <= PROJECTS_NAMED)
+    hint = `Registered projects: ${list}. Pass one as project (or call switch_project with it); list_projects shows them.`;
+  else
+    hint = `Call list_projects to see the ${projects.length} registered projects, then pass one as project or call switch_project with it.`;
+  return new ToolError('NO_CURRENT_PROJECT', '現在のプロジェクトが設定されていません。', {
+    hint,
+    ...(projects.length > 0 && projects.length <= PROJECTS_NAMED ? { details: { projects: named } } : {}),
   });
 }
 

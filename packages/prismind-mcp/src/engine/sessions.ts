@@ -4,6 +4,7 @@ import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../mode
 import type { CatalogFilter, Stores } from '../store/backend.js';
 import { LEGACY_USER } from '../config/config.js';
 import { nowIso, resolveProject, userOf, type Engine } from './engine.js';
+import { continueFrom, handsOver, teamHandover } from './handover.js';
 
 export const SAVED_MESSAGE = 'セッション状態を保存しました。';
 export const NO_SESSION_NOTE =
@@ -142,9 +143,15 @@ export async function startSession(
         : undefined;
     const previous = own ?? (legacy ? { ...legacy, user } : undefined);
     const saved = previous ?? emptyState(project.project_id, user, at);
+    // Nothing of their own to continue from (new to the project): the team's last handover is shown.
+    const handover = handsOver(previous) ? undefined : await teamHandover(stores, project.project_id, user);
     const tasks = await stores.tracker.list(project.project_id);
-    const { state, corrected } = reconcile(saved, tasks);
-    if (record) await stores.sessions.put({ ...state, started_at: at, updated_at: at });
+    const mine = reconcile(saved, tasks);
+    const { state, corrected } = handover ? reconcile(continueFrom(saved, handover), tasks) : mine;
+    // Only the start is recorded: the user's state keeps the time it was last saved, so the project's
+    // last handover (SessionStore.latest, the summary view) stays the last one someone saved.
+    if (record)
+      await stores.sessions.put({ ...mine.state, started_at: at, updated_at: previous?.updated_at ?? at });
     const docs = await recommendedDocs(stores, project, tasks);
     // Once every store call is through: a store may report a failed write at its next call.
     engine.active = { project: project.project_id, user, started_at: at };
@@ -155,8 +162,12 @@ export async function startSession(
       lines.push(`共有ユーザー '${LEGACY_USER}' として保存されていたセッション状態を引き継ぎました。`);
     if (corrected.length > 0)
       lines.push(`進捗シートとの差異を修正しました（進捗を正としています）: ${corrected.join('; ')}`);
-    if (state.next_action) lines.push(`前回の「次にやること」: ${state.next_action}`);
     if (!previous) lines.push('このプロジェクトでの初回のセッションです。');
+    if (handover)
+      lines.push(
+        `チームの直近の引き継ぎ（${handover.user}、${handover.updated_at} に保存）を表示しています。`,
+      );
+    if (state.next_action) lines.push(`前回の「次にやること」: ${state.next_action}`);
     if (!record)
       lines.push('ストアが読み取り専用のため、セッションの開始は記録していません（読み取りはできます）。');
     return {
@@ -172,6 +183,7 @@ export async function startSession(
       notes: state.notes,
       last_summary: state.last_summary,
       next_action: state.next_action,
+      ...(handover ? { handover_from: handover.user, handover_saved_at: handover.updated_at } : {}),
       message: lines.join('\n'),
     };
   });
@@ -190,8 +202,12 @@ export async function saveState(engine: Engine, input: SaveInput, end: boolean) 
   return engine.backend.write(async (stores) => {
     const project = await resolveProject(engine, stores, engine.active?.project, user);
     const at = nowIso(engine);
-    const saved =
-      (await stores.sessions.get(project.project_id, user)) ?? emptyState(project.project_id, user, at);
+    const own = await stores.sessions.get(project.project_id, user);
+    // A user new to the project continues from the team's handover start_session showed: a field this
+    // save leaves out keeps that handover's value, as it would the user's own.
+    const handover = handsOver(own) ? undefined : await teamHandover(stores, project.project_id, user);
+    const base = own ?? emptyState(project.project_id, user, at);
+    const saved = handover ? continueFrom(base, handover) : base;
     const tasks = await stores.tracker.list(project.project_id);
     const { state } = reconcile(saved, tasks);
     const next: SessionState = {
@@ -243,8 +259,9 @@ export async function followProgress(engine: Engine, stores: Stores, project: st
   const user = userOf(engine);
   const saved = await stores.sessions.get(project, user);
   if (!saved) return;
+  // Only the sheet's fields follow: the state keeps the time its user last saved it (see startSession).
   const { state } = reconcile(saved, await stores.tracker.list(project));
-  await stores.sessions.put({ ...state, updated_at: nowIso(engine) });
+  await stores.sessions.put(state);
 }
 
 export function requireText(field: string, value: string | undefined): string {

@@ -43,7 +43,10 @@ export interface SessionStore {
   get(project: string, user: string): Promise<SessionState | undefined>;
   /** Saves the state; returns where it went (shown as `saved_to`). */
   put(state: SessionState): Promise<string[]>;
-  /** The most recently saved state of any user of the project. */
+  /**
+   * The project's last handover: the most recently saved state of any user that hands something over
+   * (a summary, a next action or notes; see handsOver), else the most recent state.
+   */
   latest(project: string): Promise<SessionState | undefined>;
   /** Every user's state of the project (for export). */
   list(project: string): Promise<SessionState[]>;

@@ -30,6 +30,11 @@ export function startSessionTool(engine: Engine) {
       notes: z.string().describe('Hand-over notes saved at the end of the last session.'),
       last_summary: z.string().describe("Summary of the last session's work."),
       next_action: z.string().describe('What the last session said to do next.'),
+      handover_from: z
+        .string()
+        .optional()
+        .describe("For a user new to the project: who saved the team's last handover shown here."),
+      handover_saved_at: z.string().optional().describe('When that handover was saved.'),
       message,
     },
     async run(args) {

@@ -124,6 +124,31 @@ describe(`the PostgreSQL store (${kind})`, () => {
     }
   });
 
+  it('without pgvector, a word added to a query does not lose the document that matches another of its terms', async () => {
+    const file = path.join(store.home, 'config.toml');
+    await writeFile(file, '[storage]\npgvector = false\n');
+    const client = await withProject(store, { configFile: file });
+    try {
+      await client.call('create_document', {
+        name: '決済方式の選定',
+        doc_type: '設計書',
+        phase_task: '共通',
+        feature: 'payment',
+        content: '決済はStripeを採用する。',
+      });
+      const found = async (query: string) =>
+        (await client.call<{ documents: { name: string }[] }>('search_catalog', { query })).documents.map(
+          (d) => d.name,
+        );
+      expect(await found('payment provider')).toEqual(['決済方式の選定']);
+      // Each term is compared on its own: more words in the query do not dilute the one that matches.
+      expect(await found('payment provider decision')).toEqual(['決済方式の選定']);
+      expect(await found('payment provider decision record')).toEqual(['決済方式の選定']);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a bulk load of knowledge in one transaction is written in batches: all there, in order, seen inside it, or none', async () => {
     const backend = await open(store.env.PRISMIND_DATABASE_URL!);
     try {

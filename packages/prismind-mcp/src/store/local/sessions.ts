@@ -31,7 +31,10 @@ export class LocalSessions implements SessionStore {
 
   async latest(project: string): Promise<SessionState | undefined> {
     const row = this.ctx.db
-      .prepare('SELECT * FROM sessions WHERE project = ? ORDER BY updated_at DESC LIMIT 1')
+      .prepare(
+        `SELECT * FROM sessions WHERE project = ?
+         ORDER BY (last_summary <> '' OR next_action <> '' OR notes <> '') DESC, updated_at DESC LIMIT 1`,
+      )
       .get(project) as SessionRow | undefined;
     return row ? toState(row) : undefined;
   }

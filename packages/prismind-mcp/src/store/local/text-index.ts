@@ -5,8 +5,18 @@ import type { Db } from './database.js';
 
 /** How many loosely matching rows (sharing some piece of the query) are scored at most. */
 const LOOSE_CANDIDATES = 100;
-/** How many of the query's pieces, the rarest first, a fuzzy search looks up. */
+/** How many of a term's pieces, the rarest first, a fuzzy search looks up. */
 const RAREST_PIECES = 4;
+/** How many terms a fuzzy search looks up, those with the rarest pieces first (a pasted page has 32). */
+const LOOSE_TERMS = 8;
+
+/** One term's lookup in a fuzzy search: its rarest pieces in one of the two tables. */
+interface PieceLookup {
+  kind: 'tri' | 'short';
+  pieces: string[];
+  /** Document frequency of the rarest piece. */
+  rarest: number;
+}
 
 /**
  * Two FTS5 tables over the same rows: `<name>_tri` (trigram tokenizer: substrings of three characters
@@ -65,33 +75,45 @@ export class TextIndex {
   }
 
   /**
-   * Row ids that share some piece of the query: the candidates of a fuzzy search. It starts from the
-   * rarest pieces (document frequency from fts5vocab) and takes the newest rows holding one of them, so
-   * its cost does not grow with how common a piece like "ion" or 「する」 is.
+   * Row ids that share some piece of the query: the candidates of a fuzzy search. Each term is looked
+   * up on its own, by its rarest pieces (document frequency from fts5vocab), taking the newest rows
+   * holding one of them: its cost does not grow with how common a piece like "ion" or 「する」 is, and a
+   * rare term does not crowd out the pieces of the others (each term can bring its documents). Rows
+   * found for more terms come first.
    */
   loose(terms: QueryTerm[]): number[] {
-    const ids = new Set<number>();
-    const take = (kind: 'tri' | 'short', pieces: string[]) => {
-      if (pieces.length === 0) return;
-      const vocab = this.db.prepare(`SELECT doc FROM ${this.name}_${kind}_vocab WHERE term = ?`);
-      const rare = pieces
-        .map((piece) => ({ piece, doc: (vocab.get(piece) as { doc: number } | undefined)?.doc ?? 0 }))
-        .filter((p) => p.doc > 0)
-        .sort((a, b) => a.doc - b.doc)
-        .slice(0, RAREST_PIECES)
-        .map((p) => ftsPhrase(p.piece));
-      if (rare.length === 0) return;
-      const rows = this.db
-        .prepare(
-          `SELECT rowid AS id FROM ${this.name}_${kind} WHERE ${this.name}_${kind} MATCH ? ORDER BY rowid DESC LIMIT ${LOOSE_CANDIDATES}`,
-        )
-        .all(rare.join(' OR ')) as { id: number }[];
-      for (const row of rows) ids.add(row.id);
-    };
-    // The trigram tokenizer folds case; the vocabulary holds the folded pieces.
-    take('tri', [...new Set(terms.filter((t) => t.kind !== 'short').flatMap((t) => trigramsOf(t.text)))]);
-    take('short', [...new Set(terms.filter((t) => t.kind === 'short').map((t) => t.text))]);
-    return [...ids];
+    const lookups = [
+      // The trigram tokenizer folds case; the vocabulary holds the folded pieces.
+      ...terms.filter((t) => t.kind !== 'short').map((t) => this.rarest('tri', trigramsOf(t.text))),
+      ...terms.filter((t) => t.kind === 'short').map((t) => this.rarest('short', [t.text])),
+    ]
+      .filter((l) => l.pieces.length > 0)
+      .sort((a, b) => a.rarest - b.rarest)
+      .slice(0, LOOSE_TERMS);
+    if (lookups.length === 0) return [];
+    const perTerm = lookups.map(
+      ({ kind }) =>
+        `SELECT * FROM (SELECT rowid AS id FROM ${this.name}_${kind} WHERE ${this.name}_${kind} MATCH ?
+           ORDER BY rowid DESC LIMIT ${LOOSE_CANDIDATES})`,
+    );
+    const rows = this.db
+      .prepare(
+        `SELECT id FROM (${perTerm.join(' UNION ALL ')}) GROUP BY id
+         ORDER BY count(*) DESC, id DESC LIMIT ${LOOSE_CANDIDATES}`,
+      )
+      .all(...lookups.map((l) => l.pieces.map(ftsPhrase).join(' OR '))) as { id: number }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** A term's pieces that some row holds, the rarest first (at most RAREST_PIECES). */
+  private rarest(kind: 'tri' | 'short', pieces: string[]): PieceLookup {
+    const vocab = this.db.prepare(`SELECT doc FROM ${this.name}_${kind}_vocab WHERE term = ?`);
+    const found = [...new Set(pieces)]
+      .map((piece) => ({ piece, doc: (vocab.get(piece) as { doc: number } | undefined)?.doc ?? 0 }))
+      .filter((p) => p.doc > 0)
+      .sort((a, b) => a.doc - b.doc)
+      .slice(0, RAREST_PIECES);
+    return { kind, pieces: found.map((p) => p.piece), rarest: found[0]?.doc ?? 0 };
   }
 
   clear(rowids: number[]): void {

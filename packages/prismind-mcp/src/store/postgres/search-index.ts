@@ -33,6 +33,8 @@ import {
 const STRICT_CANDIDATES = 80;
 /** How many loosely matching rows (similar, or sharing pieces of the query) are scored at most. */
 const LOOSE_CANDIDATES = 100;
+/** How many terms, the first of the query, are compared on their own by pg_trgm (without pgvector). */
+const LOOSE_TERMS = 8;
 /** Knowledge rows sent in one INSERT at most (a bulk load's statement stays a few MB). */
 const KNOWLEDGE_BATCH = 1000;
 /** Knowledge INSERTs sent and not answered yet at most (see flushKnowledge). */
@@ -528,9 +530,14 @@ export class PgSearchIndex implements SearchIndex {
         ORDER BY v.vec OPERATOR(${ext.vector}.<=>) ${params.add(foldedGramVector(text))}::${ext.vector}.vector
         LIMIT ${LOOSE_CANDIDATES}`;
     } else if (ext.trgm) {
-      // pg_trgm.word_similarity_threshold is set per connection (see PostgresBackend.connect).
+      // pg_trgm.word_similarity_threshold is set per connection (see PostgresBackend.connect). Each term
+      // is compared on its own: the whole query's word similarity falls with every word added, so a
+      // longer query lost the rows matching one of its terms.
+      const similar = (terms.length > 0 ? terms.slice(0, LOOSE_TERMS).map((term) => term.text) : [text]).map(
+        (piece) => `${params.add(normalizeText(piece))} OPERATOR(${ext.trgm}.<%) ${alias}.search_text`,
+      );
       near = `SELECT ${columns} FROM ${table} ${alias}
-        WHERE ${params.add(normalizeText(text))} OPERATOR(${ext.trgm}.<%) ${alias}.search_text AND ${nearWhere.join(' AND ')}
+        WHERE (${similar.join(' OR ')}) AND ${nearWhere.join(' AND ')}
         ORDER BY ${alias}.id DESC LIMIT ${LOOSE_CANDIDATES}`;
     }
     // The sections' lexemes (about 11 kB a section, stored compressed) are matched exactly by their GIN

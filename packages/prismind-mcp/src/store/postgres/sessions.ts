@@ -51,7 +51,8 @@ export class PgSessions implements SessionStore {
   async latest(project: string): Promise<SessionState | undefined> {
     const row = await queryOne<SessionRow>(
       this.ctx,
-      `SELECT ${COLUMNS} FROM ${this.ctx.t.sessions} WHERE project_key = $1 ORDER BY updated_at DESC LIMIT 1`,
+      `SELECT ${COLUMNS} FROM ${this.ctx.t.sessions} WHERE project_key = $1
+       ORDER BY (last_summary <> '' OR next_action <> '' OR notes <> '') DESC, updated_at DESC LIMIT 1`,
       [keyOf(project)],
     );
     return row ? toState(row) : undefined;
