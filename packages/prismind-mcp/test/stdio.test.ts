@@ -49,6 +49,13 @@ describe('the built bin over stdio', () => {
         expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf('boolean');
         expect(tool.description!.length, tool.name).toBeGreaterThan(60);
       }
+      // Only tools that never write a file or the store say so: get_document and search_catalog take
+      // hand edits in (the catalog, the views, a copied file's duplicate doc_id).
+      expect(tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name)).toEqual([
+        'list_projects',
+        'get_progress',
+        'search_knowledge',
+      ]);
       const call = async (name: string, args: Record<string, unknown>) => {
         const result = await callTool(first.client, name, args);
         expect(result.isError, result.text).toBe(false);

@@ -181,7 +181,8 @@ function configError(file: string, message: string, key?: string): ToolError {
 /** The real path of a folder that may not exist yet (its nearest existing parent's, with the rest). */
 function realFolder(folder: string): string {
   try {
-    return realpathSync(folder);
+    // The spelling on disk (drive letter and case on Windows and macOS), as the store's files are checked.
+    return realpathSync.native(folder);
   } catch {
     const parent = path.dirname(folder);
     return parent === folder ? folder : path.join(realFolder(parent), path.basename(folder));

@@ -12,7 +12,9 @@ export function getDocumentTool(engine: Engine) {
       'Fetch a document by doc_id, or find it by query (e.g. "WeaponSystem刷新の実装手順書") in the current ' +
       "project's catalog. One match → document; several → candidates (call again with a doc_id); none → " +
       "found=false with near candidates. metadata.content_hash is update_document's expected_hash.",
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // Not read-only: a hand edit it finds is taken in (the catalog, 目録.md and サマリ.md are updated, a
+    // copied file's duplicate doc_id replaced), which a client may not run unasked or in parallel.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       query: z.string().optional(),
       doc_id: z.string().optional(),

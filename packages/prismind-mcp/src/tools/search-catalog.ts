@@ -11,7 +11,8 @@ export function searchCatalogTool(engine: Engine) {
     description:
       'Search the document catalog (目録) by free text and filters; without query, list by filters, newest ' +
       'first. Documents containing every term come first, then near ones. total_count counts every match.',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // Not read-only: hand edits and files added by hand are taken in first (see get_document).
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       query: z.string().optional(),
       project: z.string().optional().describe('Default: every project.'),

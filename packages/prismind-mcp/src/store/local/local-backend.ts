@@ -73,7 +73,7 @@ export class LocalBackend implements Backend, RunsTransactions {
   ) {
     this.documentChanges = new LocalDocumentChanges(this, options.logger, options.watch);
     this.store = new StoreFiles(
-      realpathSync(options.home),
+      realpathSync.native(options.home), // as each file is checked (store-files.ts): the on-disk spelling
       options.maxDocumentBytes ?? DEFAULT_DOCUMENT_BYTES,
       options.permits,
     );
