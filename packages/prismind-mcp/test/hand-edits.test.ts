@@ -14,6 +14,7 @@ import { silentLogger } from '@mcp-workbench/core/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { searchCatalog } from '../src/engine/catalog.js';
+import { deleteProject } from '../src/engine/projects.js';
 import type { Engine } from '../src/engine/engine.js';
 import { LocalBackend } from '../src/store/local/local-backend.js';
 import type { WatchFunction } from '../src/store/local/tree-watcher.js';
@@ -494,6 +495,34 @@ describe('the document watcher', () => {
     expect(open.size).toBeGreaterThan(0);
     await engine.backend.close();
     expect(open.size).toBe(0);
+  });
+
+  it("stops watching a project's folder when the project is deleted", async () => {
+    client = await withProject(store);
+    await trapDocument(client);
+    await client.close();
+    client = undefined;
+    const open = new Set<FSWatcher>();
+    const counting = ((...args: Parameters<typeof fsWatch>) => {
+      const watcher = fsWatch(...args);
+      open.add(watcher);
+      const close = watcher.close.bind(watcher);
+      watcher.close = () => {
+        open.delete(watcher);
+        close();
+      };
+      return watcher;
+    }) as unknown as WatchFunction;
+    const engine = await engineWith(counting);
+    try {
+      await searchCatalog(engine, { query: '落とし穴', project: 'trapxtrap' });
+      expect(open.size).toBeGreaterThan(0);
+      // Its folder stays on disk; its watches (inotify, a budget shared with editors) must not.
+      await deleteProject(engine, 'trapxtrap', true);
+      expect(open.size).toBe(0);
+    } finally {
+      await engine.backend.close();
+    }
   });
 
   it('the built server exits when its client goes away after searching', async () => {

@@ -291,6 +291,8 @@ export async function deleteProject(engine: Engine, project: string, confirm: bo
       };
     }
     await stores.projects.remove(config.project_id);
+    // Its folder stays, and so would its watches (a kernel budget shared with the user's editors).
+    engine.backend.documentChanges?.forget(config.project_id);
     if (engine.active?.project.toLowerCase() === config.project_id.toLowerCase()) engine.active = undefined;
     return {
       success: true,

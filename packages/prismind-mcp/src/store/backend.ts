@@ -299,6 +299,8 @@ export interface DocumentChanges {
   settle(project: ProjectConfig, locations: string[]): Promise<void>;
   /** Taking them in failed: report them again on the next call. */
   retry(project: ProjectConfig, locations: string[]): void;
+  /** Stops watching one project (its settings were removed; a new setup watches it again on its first search). */
+  forget(project: string): void;
   /** Stops watching (the server is closing). */
   close(): void;
 }

@@ -78,6 +78,12 @@ export class LocalDocumentChanges implements DocumentChanges {
     for (const location of locations) watched.dirty.add(location);
   }
 
+  forget(project: string): void {
+    const key = project.toLowerCase();
+    this.projects.get(key)?.watcher?.close();
+    this.projects.delete(key);
+  }
+
   close(): void {
     this.closed = true;
     for (const watched of this.projects.values()) watched.watcher?.close();
