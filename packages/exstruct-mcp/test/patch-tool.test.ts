@@ -538,6 +538,23 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     expect(res.text).not.toMatch(/op\[-1\]/);
   });
 
+  it('says written formulas have no value until Excel or LibreOffice calculates them; values alone say nothing', async () => {
+    const input = await ws.fixture('basic__sample.xlsx', 'calc.xlsx');
+    const withFormula = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'with-formula.xlsx',
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'H2', formula: '=SUM(B2:B3)' }],
+    });
+    expect(withFormula.isError, withFormula.text).toBe(false);
+    expect(withFormula.structured.warnings.join(' ')).toMatch(/Formulas written have no value yet.*as saved/);
+    const valuesOnly = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'values-only.xlsx',
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'H2', value: 3 }],
+    });
+    expect(valuesOnly.structured.warnings.join(' ')).not.toMatch(/no value yet/);
+  });
+
   it('preflight passes clean formulas and saves', async () => {
     const input = await ws.fixture('formula__formula.xlsx');
     const res = await ws.call<PatchOut>('exstruct_patch', {

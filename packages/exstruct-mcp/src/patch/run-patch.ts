@@ -81,6 +81,15 @@ export function assertEditable(file: string): void {
   }
 }
 
+/**
+ * Said when formulas were written: nothing here calculates them, so reading the result back (an
+ * extraction, an image) shows them empty, and an agent took its correct fix for a failed one.
+ */
+const NOT_CALCULATED =
+  'Formulas written have no value yet, and formulas that depend on changed cells keep their old one: ' +
+  'Excel or LibreOffice calculates them when it opens the workbook (it is marked to recalculate). ' +
+  'exstruct_extract and sheet images of the result show the values as saved, so empty for new formulas.';
+
 class PreflightFailed extends Error {
   constructor(readonly outcome: WriteOutcome) {
     super('preflight formula check failed');
@@ -191,6 +200,8 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
         `${path.basename(conflict.path)} was written by another call meanwhile; wrote ${path.basename(outPath)} instead.`,
       );
     warnings.push(...outcome.warnings);
+    if (applied.diff.some((item) => item.status === 'applied' && item.after?.kind === 'formula'))
+      warnings.push(NOT_CALCULATED);
     if (request.returnInverseOps) warnings.push(...applied.undoWarnings, ...outcome.undoWarnings);
     return result(outPath, {
       patch_diff: applied.diff,
