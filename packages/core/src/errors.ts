@@ -66,12 +66,19 @@ interface NodeErrnoLike {
   message?: unknown;
 }
 
+/** On Windows a file another program holds open (a workbook open in Excel) cannot be replaced either. */
+const PERMISSION_HINT =
+  process.platform === 'win32'
+    ? 'Close the file if another program (Excel, an editor) has it open, grant read/write permission, or choose another path.'
+    : 'Grant read/write permission or choose another path.';
+
 const ERRNO_TO_CODE: Record<string, { code: CoreErrorCode; hint: string }> = {
   ENOENT: { code: 'NOT_FOUND', hint: 'Check the path (relative paths resolve against the first root).' },
   ENOTDIR: { code: 'NOT_FOUND', hint: 'A parent of the path is a file, not a directory.' },
   EISDIR: { code: 'INVALID_ARGUMENT', hint: 'Give a file path, not a directory.' },
-  EACCES: { code: 'PERMISSION_DENIED', hint: 'Grant read/write permission or choose another path.' },
-  EPERM: { code: 'PERMISSION_DENIED', hint: 'Grant read/write permission or choose another path.' },
+  EACCES: { code: 'PERMISSION_DENIED', hint: PERMISSION_HINT },
+  EPERM: { code: 'PERMISSION_DENIED', hint: PERMISSION_HINT },
+  EBUSY: { code: 'PERMISSION_DENIED', hint: PERMISSION_HINT },
   EEXIST: { code: 'ALREADY_EXISTS', hint: 'Choose another name or allow overwriting.' },
   ENAMETOOLONG: { code: 'INVALID_ARGUMENT', hint: 'Shorten the path or a component of it.' },
   ELOOP: { code: 'INVALID_ARGUMENT', hint: 'The path contains a symlink loop.' },

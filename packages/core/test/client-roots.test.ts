@@ -162,7 +162,16 @@ describe('rootUriToPath', () => {
     expect(rootUriToPath('file:///work/app')).toEqual({ path: '/work/app' });
     expect(rootUriToPath('file://localhost/work/app')).toEqual({ path: '/work/app' });
     expect(rootUriToPath('https://example.com/x')).toHaveProperty('skip');
-    expect(rootUriToPath('file://server/share')).toHaveProperty('skip');
+    expect(rootUriToPath('file://server/share', 'linux')).toHaveProperty('skip');
+    expect(rootUriToPath('file://server/share', 'darwin')).toHaveProperty('skip');
+    // On Windows a host is a network share (or WSL's), a local path like a drive.
+    expect(rootUriToPath('file://server/share/My%20Project', 'win32')).toEqual({
+      path: '\\\\server\\share\\My Project',
+    });
+    expect(rootUriToPath('file://wsl.localhost/Ubuntu/home/me', 'win32')).toEqual({
+      path: '\\\\wsl.localhost\\Ubuntu\\home\\me',
+    });
+    expect(rootUriToPath('file://server/share/%2e%2e/other', 'win32')).toHaveProperty('skip');
     expect(rootUriToPath('file:///work/app/..')).toHaveProperty('skip');
     expect(rootUriToPath('file:///work/app/%2E%2e')).toHaveProperty('skip');
     expect(rootUriToPath('file:///work/./app')).toHaveProperty('skip');

@@ -1,9 +1,10 @@
 import { rmSync, type Stats } from 'node:fs';
-import fsPromises, { lstat, rename, rm, type FileHandle } from 'node:fs/promises';
+import fsPromises, { lstat, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { CREATE_FLAGS, openInDir, type CheckedDir } from './beneath.js';
 import { currentCallSignal } from './call-signal.js';
+import { renameRetrying } from './rename-retrying.js';
 import { journalTemp, settleTemp, tempNameFor } from './temp-journal.js';
 
 export interface AtomicWriteOptions {
@@ -95,7 +96,7 @@ export async function atomicWriteIn(
     if (options.noClobber) {
       await putInPlaceIfFree(dir, tempName, name);
     } else {
-      await rename(temp, dir.child(name));
+      await renameRetrying(temp, dir.child(name));
     }
   } catch (error) {
     await rm(temp, { force: true });
@@ -127,7 +128,7 @@ async function putInPlaceIfFree(dir: CheckedDir, tempName: string, name: string)
     if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
     await (await openInDir(dir, name, CREATE_FLAGS, 0o600)).close();
     try {
-      await rename(temp, dir.child(name));
+      await renameRetrying(temp, dir.child(name));
     } catch (renameError) {
       await rm(dir.child(name), { force: true }); // the empty claim, never a file of someone else's
       throw renameError;

@@ -16,11 +16,17 @@ export const ROOTS_LIST_TIMEOUT_MS = 3000;
  * roots, and a `.` or `..` segment (written plainly or percent-encoded, `%2e%2e`) is refused rather than
  * folded: `file:///work/app/%2e%2e` must not become `/work`.
  */
-export function rootUriToPath(uri: string): { path: string } | { skip: string } {
+export function rootUriToPath(
+  uri: string,
+  platform: NodeJS.Platform = process.platform,
+): { path: string } | { skip: string } {
   const match = /^file:\/\/([^/]*)(\/.*)?$/i.exec(uri);
   if (!match) return { skip: 'not a file:// URI' };
   const host = match[1]!.toLowerCase();
-  if (host !== '' && host !== 'localhost') return { skip: `a file on another host (${host})` };
+  // On Windows a host names a share, as local as a drive: `file://server/share/x` is `\\server\share\x`
+  // (network shares, and WSL's `file://wsl.localhost/Ubuntu/…`).
+  const share = platform === 'win32' && host !== '' && host !== 'localhost';
+  if (host !== '' && host !== 'localhost' && !share) return { skip: `a file on another host (${host})` };
   const rawPath = (match[2] ?? '/').replace(/[?#].*$/s, '');
   for (const segment of rawPath.split(/\/|%2f|%5c|\\/i)) {
     let decoded: string;
@@ -32,6 +38,7 @@ export function rootUriToPath(uri: string): { path: string } | { skip: string } 
     if (decoded === '.' || decoded === '..') return { skip: 'a "." or ".." segment' };
   }
   try {
+    if (share) return { path: `\\\\${host}${decodeURIComponent(rawPath).replaceAll('/', '\\')}` };
     return { path: fileURLToPath(uri) };
   } catch (error) {
     return { skip: (error as Error).message };
