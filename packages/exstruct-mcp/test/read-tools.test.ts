@@ -178,6 +178,19 @@ describe('exstruct_extract', () => {
     expect(await readFile(yaml.out_path, 'utf8')).toContain('formulas_map:');
   });
 
+  it('never names a per-sheet file after a Windows device (a sheet named CON or nul)', async () => {
+    const wb = new ExcelJS.Workbook();
+    for (const name of ['CON', 'nul', 'Com1', 'Console']) wb.addWorksheet(name).getCell('A1').value = name;
+    await wb.xlsx.writeFile(path.join(tmp.dir, 'devices.xlsx'));
+    const result = await extract({ xlsx_path: 'devices.xlsx', options: { sheets_dir: 'devices-sheets' } });
+    expect(result.sheet_paths!.map((p) => path.basename(p))).toEqual([
+      'CON_.json',
+      'nul_.json',
+      'Com1_.json',
+      'Console.json',
+    ]);
+  });
+
   it('honours options: pretty JSON, alpha_col, one file per sheet and per print area', async () => {
     const result = await extract({
       xlsx_path: 'en_form_sf425__sample.xlsx',

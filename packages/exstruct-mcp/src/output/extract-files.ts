@@ -34,8 +34,15 @@ const FORMAT_OF_EXTENSION: Record<string, OutputFormat> = {
   '.toon': 'toon',
 };
 
-/** A sheet name made safe as a file name (`a/b:c` → `a_b_c`), as the original's save_sheets does. */
+/** Windows device names: `CON.json` there is the console, whatever the extension, not a file. */
+const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+
+/**
+ * A sheet name made safe as a file name (`a/b:c` → `a_b_c`), as the original's save_sheets does, and
+ * a Windows device name (a sheet named `CON`, `Nul`, `COM1`) given a `_` on every platform.
+ */
 export function sheetFileStem(sheetName: string): string {
   const safe = sheetName.replace(/[\\/:*?"<>|]/g, '_');
-  return safe === '' ? 'sheet' : safe;
+  if (safe === '') return 'sheet';
+  return DEVICE_NAME.test(safe) ? `${safe}_` : safe;
 }
