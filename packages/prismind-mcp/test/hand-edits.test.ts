@@ -435,6 +435,22 @@ describe('a hand edit made while the server writes the same file', () => {
   });
 });
 
+/** fs.watch, keeping the set of watchers still open. */
+function countingWatch(): { open: Set<FSWatcher>; counting: WatchFunction } {
+  const open = new Set<FSWatcher>();
+  const counting = ((...args: Parameters<typeof fsWatch>) => {
+    const watcher = fsWatch(...args);
+    open.add(watcher);
+    const close = watcher.close.bind(watcher);
+    watcher.close = () => {
+      open.delete(watcher);
+      close();
+    };
+    return watcher;
+  }) as unknown as WatchFunction;
+  return { open, counting };
+}
+
 /** An engine on the local store with a stand-in for fs.watch. */
 async function engineWith(watch: WatchFunction): Promise<Engine> {
   const config = loadConfig({ env: { PRISMIND_HOME: store.home } });
@@ -473,17 +489,7 @@ describe('the document watcher', () => {
     await engine.backend.close();
 
     // A watcher that breaks later: the next search checks every file and watches again.
-    const open = new Set<FSWatcher>();
-    const counting = ((...args: Parameters<typeof fsWatch>) => {
-      const watcher = fsWatch(...args);
-      open.add(watcher);
-      const close = watcher.close.bind(watcher);
-      watcher.close = () => {
-        open.delete(watcher);
-        close();
-      };
-      return watcher;
-    }) as unknown as WatchFunction;
+    const { open, counting } = countingWatch();
     engine = await engineWith(counting);
     expect(await ids('氷床')).toEqual([trapId]);
     expect(open.size).toBeGreaterThan(0);
@@ -502,17 +508,7 @@ describe('the document watcher', () => {
     await trapDocument(client);
     await client.close();
     client = undefined;
-    const open = new Set<FSWatcher>();
-    const counting = ((...args: Parameters<typeof fsWatch>) => {
-      const watcher = fsWatch(...args);
-      open.add(watcher);
-      const close = watcher.close.bind(watcher);
-      watcher.close = () => {
-        open.delete(watcher);
-        close();
-      };
-      return watcher;
-    }) as unknown as WatchFunction;
+    const { open, counting } = countingWatch();
     const engine = await engineWith(counting);
     try {
       await searchCatalog(engine, { query: '落とし穴', project: 'trapxtrap' });
