@@ -38,6 +38,10 @@ describe('engine pieces', () => {
       expect.arrayContaining(['ビヘイビアツリー', 'ノード', 'FGraphNodeCreator', '問題']),
     );
     for (const bad of ['の', 'を', 'する', 'ある', 'に']) expect(keywords).not.toContain(bad);
+    // Loanwords ICU's dictionary does not know come whole, not in the pieces it cuts them into.
+    const loanwords = extractKeywords('シークレットをビルドの前にエンドポイントから読む', 8);
+    expect(loanwords).toEqual(expect.arrayContaining(['シークレット', 'ビルド', 'エンドポイント']));
+    for (const piece of ['シーク', 'レット', 'ビル', 'ポイント']) expect(loanwords).not.toContain(piece);
     expect(extractKeywords('The trap triggers when the player enters the volume', 5)).toEqual(
       expect.arrayContaining(['trap', 'triggers', 'player']),
     );

@@ -76,9 +76,7 @@ export function extractKeywords(text: string, max: number, title = ''): string[]
   const visit = (source: string, weight: number) => {
     // Keep the original spelling of Latin words (UE5, WeaponSystem) while counting them case-insensitively.
     const nfkc = source.normalize('NFKC');
-    for (const word of words(nfkc)) {
-      if (!word.wordLike) continue;
-      const shown = word.text;
+    for (const shown of katakanaJoined(words(nfkc))) {
       const key = keyOf(shown);
       if (key === null) continue;
       const lengthBonus = Math.min(charLength(key), 8) / 8;
@@ -94,4 +92,22 @@ export function extractKeywords(text: string, max: number, title = ''): string[]
     .sort((a, b) => b.score - a.score || a.first - b.first)
     .slice(0, max)
     .map((e) => e.shown);
+}
+
+/**
+ * The word-like words, with runs of katakana pieces joined: ICU's dictionary cuts loanwords it does not
+ * know (シーク|レット, ビル|ド, エンド|ポイント), and a tag or keyword must be the word a person searches.
+ */
+function* katakanaJoined(all: Iterable<{ text: string; wordLike: boolean }>): Generator<string> {
+  let run = '';
+  for (const word of all) {
+    if (word.wordLike && KATAKANA.test(word.text)) {
+      run += word.text;
+      continue;
+    }
+    if (run) yield run;
+    run = '';
+    if (word.wordLike) yield word.text;
+  }
+  if (run) yield run;
 }
