@@ -538,7 +538,7 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
     expect(res.text).not.toMatch(/op\[-1\]/);
   });
 
-  it('says written formulas have no value until Excel or LibreOffice calculates them; values alone say nothing', async () => {
+  it('says written formulas have no value, and changed values stale dependents, until Excel or LibreOffice calculates', async () => {
     const input = await ws.fixture('basic__sample.xlsx', 'calc.xlsx');
     const withFormula = await ws.call<PatchOut>('exstruct_patch', {
       xlsx_path: input,
@@ -553,6 +553,13 @@ describe('exstruct_patch: semantics (spec 4, 5, 9, 12)', () => {
       ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'H2', value: 3 }],
     });
     expect(valuesOnly.structured.warnings.join(' ')).not.toMatch(/no value yet/);
+    expect(valuesOnly.structured.warnings.join(' ')).toMatch(/depend on changed cells keep their old value/);
+    const styleOnly = await ws.call<PatchOut>('exstruct_patch', {
+      xlsx_path: input,
+      out_name: 'style-only.xlsx',
+      ops: [{ op: 'add_sheet', sheet: 'Empty' }],
+    });
+    expect(styleOnly.structured.warnings.join(' ')).not.toMatch(/old value|no value yet/);
   });
 
   it('preflight passes clean formulas and saves', async () => {

@@ -90,6 +90,11 @@ const NOT_CALCULATED =
   'Excel or LibreOffice calculates them when it opens the workbook (it is marked to recalculate). ' +
   'exstruct_extract and sheet images of the result show the values as saved, so empty for new formulas.';
 
+/** The same when only values changed: a formula reading them still holds its old result. */
+const DEPENDENTS_NOT_CALCULATED =
+  'Formulas that depend on changed cells keep their old value until Excel or LibreOffice opens the ' +
+  'workbook (it is marked to recalculate): exstruct_extract and sheet images of the result show them as saved.';
+
 class PreflightFailed extends Error {
   constructor(readonly outcome: WriteOutcome) {
     super('preflight formula check failed');
@@ -200,8 +205,11 @@ export async function runPatch(request: PatchRequest): Promise<PatchResult> {
         `${path.basename(conflict.path)} was written by another call meanwhile; wrote ${path.basename(outPath)} instead.`,
       );
     warnings.push(...outcome.warnings);
-    if (applied.diff.some((item) => item.status === 'applied' && item.after?.kind === 'formula'))
-      warnings.push(NOT_CALCULATED);
+    const cellsChanged = applied.diff.filter(
+      (item) => item.status === 'applied' && (item.after?.kind === 'formula' || item.after?.kind === 'value'),
+    );
+    if (cellsChanged.some((item) => item.after?.kind === 'formula')) warnings.push(NOT_CALCULATED);
+    else if (cellsChanged.length > 0) warnings.push(DEPENDENTS_NOT_CALCULATED);
     if (request.returnInverseOps) warnings.push(...applied.undoWarnings, ...outcome.undoWarnings);
     return result(outPath, {
       patch_diff: applied.diff,
