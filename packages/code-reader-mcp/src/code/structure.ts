@@ -322,6 +322,15 @@ function memberOf(
   return undefined;
 }
 
+/**
+ * A method JavaScript defines on a constructor's prototype (`ZipFile.prototype.readEntry = function`):
+ * named by the member, under the class, as a class body's methods are.
+ */
+function prototypeMember(name: string): { owner: string; member: string } | undefined {
+  const match = /^([\w$]+)\.prototype\.([\w$]+)$/.exec(name);
+  return match ? { owner: match[1]!, member: match[2]! } : undefined;
+}
+
 /** Cyclomatic complexity of a function body, not descending into nested functions. */
 export function complexityOf(fn: Node, functionTypes: ReadonlySet<string>): number {
   let complexity = 1;
@@ -335,11 +344,26 @@ export function complexityOf(fn: Node, functionTypes: ReadonlySet<string>): numb
   return complexity;
 }
 
+/**
+ * A parameter a caller passes: not a comment, not Python's `/` and `*` markers, not TypeScript's
+ * `this: T` (a type for `this`, no argument).
+ */
+function isParameter(node: Node): boolean {
+  if (
+    node.type.includes('comment') ||
+    node.type === 'positional_separator' ||
+    node.type === 'keyword_separator'
+  )
+    return false;
+  const pattern = node.childForFieldName('pattern');
+  return !(pattern?.type === 'this');
+}
+
 function paramCount(node: Node): number {
   const params =
     node.childForFieldName('parameters') ??
     node.childForFieldName('declarator')?.childForFieldName('parameters');
-  if (params) return params.namedChildren.filter((c) => c !== null && !c.type.includes('comment')).length;
+  if (params) return params.namedChildren.filter((c) => c !== null && isParameter(c)).length;
   const single = node.childForFieldName('parameter');
   return single ? 1 : 0;
 }
@@ -418,7 +442,9 @@ export async function analyzeStructure(
       const scoped =
         language === 'cpp' && !inFunction && !own.startsWith('operator')
           ? memberOf(own, namespaces, classByName)
-          : undefined;
+          : !inFunction
+            ? prototypeMember(own)
+            : undefined;
       const name = scoped?.member ?? own;
       // Anonymous callbacks are not worth listing; named ones (const f = () => …) are. A keyword is
       // tree-sitter's misreading of a macro-heavy line (`decltype`, `if`), never a function.
