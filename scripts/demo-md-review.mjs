@@ -33,7 +33,7 @@ async function personsLink(bin, env, key) {
 
 /** Runs the review (`bin` and `env`: the server's, for the person's terminal); returns the unexpected results. */
 export async function reviewDemo(client, root, show, { bin, env }) {
-  const key = (await client.callTool({ name: 'session.new-id', arguments: {} })).content[0].text;
+  const key = (await client.callTool({ name: 'session_new_id', arguments: {} })).content[0].text;
   const args = {
     resume_key: key,
     title: 'Rollout plan review',
@@ -41,12 +41,12 @@ export async function reviewDemo(client, root, show, { bin, env }) {
     files: ['rollout-plan.md'],
     working_path: root,
   };
-  console.log(`\n  → session.new-id() ← ${key}`);
-  console.log(`\n  → review.request(${JSON.stringify(args)})  — blocks until the person finalizes`);
+  console.log(`\n  → session_new_id() ← ${key}`);
+  console.log(`\n  → review_request(${JSON.stringify(args)})  — blocks until the person finalizes`);
   let url;
   const progress = [];
   const started = performance.now();
-  const call = client.callTool({ name: 'review.request', arguments: args }, undefined, {
+  const call = client.callTool({ name: 'review_request', arguments: args }, undefined, {
     onprogress: ({ message }) => {
       progress.push(message);
       url ??= /http:\/\/\S+/.exec(message ?? '')?.[0];
@@ -87,8 +87,8 @@ export async function reviewDemo(client, root, show, { bin, env }) {
   if (result.isError || review.verdict !== 'commented' || review.inline_comments[0]?.range.startLine !== 3)
     failures++;
 
-  const listed = await client.callTool({ name: 'review.list', arguments: {} });
-  console.log(`\n  → review.list({})\n  ←\n${show(listed.content[0].text)}`);
+  const listed = await client.callTool({ name: 'review_list', arguments: {} });
+  console.log(`\n  → review_list({})\n  ←\n${show(listed.content[0].text)}`);
   if (listed.isError) failures++;
   return failures;
 }

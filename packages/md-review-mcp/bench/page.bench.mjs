@@ -1,4 +1,4 @@
-// review.request → a usable page (target ≤ 1 s), and a 5,000-line document rendered and interactive
+// review_request → a usable page (target ≤ 1 s), and a 5,000-line document rendered and interactive
 // (target ≤ 500 ms), in headless Chromium; each next to its reference in the same browser and run.
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -38,10 +38,10 @@ const browser = await launchChromium();
 const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 const page = await context.newPage();
 
-/** Calls review.request (it blocks while the person reviews) and resolves with the page URL it opened. */
+/** Calls review_request (it blocks while the person reviews) and resolves with the page URL it opened. */
 async function request(key, file, extra = {}) {
   opened = undefined;
-  const call = server.call('review.request', {
+  const call = server.call('review_request', {
     resume_key: key,
     title: 'bench',
     root,
@@ -58,7 +58,7 @@ async function finalizeFromPage() {
   await page.click('.dialog [data-action=confirm]');
 }
 
-// ---- 1. review.request → usable page -------------------------------------------------------------
+// ---- 1. review_request → usable page -------------------------------------------------------------
 const reference = await staticServer('<!doctype html><title>ref</title><p>hello</p>');
 const ours = [];
 const refs = [];
@@ -82,19 +82,19 @@ for (let i = -1; i < rounds; i++) {
 reference.close();
 const usable = median(ours);
 report(
-  'review.request → usable page (call, page load, session + file fetched, rendered)',
+  'review_request → usable page (call, page load, session + file fetched, rendered)',
   `${fmt(usable)} median of ${rounds} (reference: a static page in the same browser ${fmt(median(refs))}, ratio ${(usable / median(refs)).toFixed(1)}x) (target ≤ 1000 ms)`,
   usable <= 1000,
 );
 
-// ---- 1b. the same on a fresh server process (its first review.request), in a fresh browser context ----
+// ---- 1b. the same on a fresh server process (its first review_request), in a fresh browser context ----
 const fresh = [];
 for (let i = 0; i < 5; i++) {
   const server = await spawnServer(root);
   const freshContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const freshPage = await freshContext.newPage();
   const started = performance.now();
-  const call = server.call('review.request', {
+  const call = server.call('review_request', {
     resume_key: `fresh-${i}`,
     title: 'bench',
     root,
@@ -111,7 +111,7 @@ for (let i = 0; i < 5; i++) {
   await call.catch(() => undefined);
 }
 report(
-  'review.request → usable page on a fresh server process (its first call, fresh browser context)',
+  'review_request → usable page on a fresh server process (its first call, fresh browser context)',
   `${fmt(median(fresh))} median of 5, slowest ${fmt(Math.max(...fresh))} (target ≤ 1000 ms)`,
   Math.max(...fresh) <= 1000,
 );
@@ -170,7 +170,7 @@ await page.goto(url);
 await page.waitForSelector('body[data-ready="true"]');
 await finalizeFromPage();
 await call;
-await server.call('review.request', {
+await server.call('review_request', {
   resume_key: 'big',
   title: 'bench',
   root,

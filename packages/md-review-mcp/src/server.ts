@@ -37,12 +37,14 @@ export interface MdReviewServerOptions {
    * "pending" at once, so the server ends as it does at any other time; the session stays saved.
    */
   clientGone?: AbortSignal;
+  /** How long a finished, delivered review's page may be quiet before the session is let go (default 30 s). */
+  releaseIdleMs?: number;
 }
 
 const INSTRUCTIONS =
-  'Ask a person to review Markdown: call session.new-id, then review.request with that id as resume_key. ' +
-  'review.request blocks until the person finalizes (or answers status "pending" after wait_seconds: call it again ' +
-  'with the same arguments). review.list finds sessions you lost track of.';
+  'Ask a person to review Markdown: call session_new_id, then review_request with that id as resume_key. ' +
+  'review_request blocks until the person finalizes (or answers status "pending" after wait_seconds: call it again ' +
+  'with the same arguments). review_list finds sessions you lost track of.';
 
 /** Reads a reviewed file through the path policy at every read (roots may change; nothing is followed out). */
 function policyReader(paths: PathPolicy): ReadFileBytes {
@@ -57,7 +59,12 @@ export function createServer(options: MdReviewServerOptions) {
     port: (): Promise<number> => web.start(),
     askRelease: askToRelease,
   });
-  const hub = new ReviewHub(store, policyReader(options.paths), ownership);
+  const hub = new ReviewHub(
+    store,
+    policyReader(options.paths),
+    ownership,
+    options.releaseIdleMs === undefined ? {} : { releaseIdleMs: options.releaseIdleMs },
+  );
   const web = new ReviewServer({ hub, logger, ...(options.uiDir ? { uiDir: options.uiDir } : {}) });
   const runtime: ReviewRuntime = {
     hub,
@@ -92,7 +99,7 @@ export function createServer(options: MdReviewServerOptions) {
     return true;
   };
   // The page server starts (and reads the page's files) as soon as a client is connected, so the first
-  // review.request of a fresh process waits for neither.
+  // review_request of a fresh process waits for neither.
   const initialized = mcp.server.oninitialized;
   mcp.server.oninitialized = () => {
     initialized?.();

@@ -46,7 +46,7 @@ async function startServer(): Promise<void> {
         valueName: '<n>',
         default: String(DEFAULT_WAIT_SECONDS),
         description:
-          'How long review.request waits before answering status "pending" (0 = until the person finishes).',
+          'How long review_request waits before answering status "pending" (0 = until the person finishes).',
       },
       home: {
         type: 'string',

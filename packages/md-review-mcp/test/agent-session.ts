@@ -17,10 +17,10 @@ export function planArgs(root: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-/** Starts review.request; returns the running call and the person at the page it opened. */
+/** Starts review_request; returns the running call and the person at the page it opened. */
 export async function startReview(mcp: Connected, root: string, extra: Record<string, unknown> = {}) {
   const before = mcp.launcher.opened.length;
-  const call = mcp.call('review.request', planArgs(root, extra));
+  const call = mcp.call('review_request', planArgs(root, extra));
   const url = await eventually(
     () => mcp.launcher.opened[before] ?? Promise.reject(new Error('not opened yet')),
   );

@@ -54,12 +54,12 @@ const request = (key: string) => ({
 
 describe('the built bin', () => {
   it('runs the bundle, and loads none of what it holds beside it, through a review round', async () => {
-    const key = (await callTool(server.client, 'session.new-id')).text;
-    await callTool(server.client, 'review.request', request(key));
+    const key = (await callTool(server.client, 'session_new_id')).text;
+    await callTool(server.client, 'review_request', request(key));
     const person = new Person(linkIn(server.stderr()));
     await person.comment(0, 3, 5, 'from the bundle', 'must');
     await person.finalize();
-    const result = JSON.parse((await callTool(server.client, 'review.request', request(key))).text) as {
+    const result = JSON.parse((await callTool(server.client, 'review_request', request(key))).text) as {
       verdict: string;
     };
     expect(result.verdict).toBe('commented');
@@ -74,7 +74,7 @@ describe('the built bin', () => {
 
   const skipReason = whyNoBrowser();
   it.skipIf(skipReason !== undefined)('serves the review page, which Chromium shows', async () => {
-    await callTool(server.client, 'review.request', request('bundled-page'));
+    await callTool(server.client, 'review_request', request('bundled-page'));
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();

@@ -1,4 +1,4 @@
-// End to end in a real headless Chromium: the agent calls review.request through an MCP client, the
+// End to end in a real headless Chromium: the agent calls review_request through an MCP client, the
 // person works in the page, and the tool's answer reflects what they did.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,7 +42,7 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
 
   const request = (extra: Record<string, unknown> = {}, client = mcp) => {
     const before = client.launcher.opened.length;
-    const call = client.call('review.request', {
+    const call = client.call('review_request', {
       resume_key: 'e2e-review',
       title: 'Migration plan review',
       root: ws.root,
@@ -345,7 +345,7 @@ describe.skipIf(skipReason !== undefined)('the review page in Chromium', () => {
         .replace('Each step can be rolled back on its own.', 'Each step is reversible.'),
     );
     // Round 2 in the same server: the page's link is the same (the window was seen: no second one).
-    const second = mcp.call('review.request', {
+    const second = mcp.call('review_request', {
       resume_key: 'e2e-review',
       title: 'Migration plan review',
       root: ws.root,

@@ -1,5 +1,5 @@
-// Audit defect 6: review.list says "call review.request with its resume_key, root and files" — so the
-// files it lists are what review.request takes (relative to root), whatever working_path was.
+// Audit defect 6: review_list says "call review_request with its resume_key, root and files" — so the
+// files it lists are what review_request takes (relative to root), whatever working_path was.
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { KEY, startReview, useAgentSession } from './agent-session.js';
@@ -21,7 +21,7 @@ it('lists files relative to root, and feeding the listing back resumes the revie
   await person.global('Add a timeline.');
   expect(answer(await call)).toMatchObject({ status: 'pending' });
 
-  const listed = answer<Listed>(await ctx.mcp.call('review.list', {})).sessions[0]!;
+  const listed = answer<Listed>(await ctx.mcp.call('review_list', {})).sessions[0]!;
   expect(listed).toMatchObject({
     resume_key: KEY,
     root: ctx.ws.root,
@@ -29,7 +29,7 @@ it('lists files relative to root, and feeding the listing back resumes the revie
     files: [path.join('docs', 'plan.md'), path.join('docs', 'guide', '日本語.md')],
   });
 
-  const resumed = ctx.mcp.call('review.request', {
+  const resumed = ctx.mcp.call('review_request', {
     resume_key: listed.resume_key,
     title: 'Plan review',
     root: listed.root,

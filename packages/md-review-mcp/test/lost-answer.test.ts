@@ -24,7 +24,7 @@ it('answers a retry after a lost answer with the same verdict, marked repeated, 
   const person = await finishedUnseen((p) => p.finalize());
 
   const retry = answer<Answer>(
-    await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
+    await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
   );
   expect(retry.status).toBeUndefined();
   expect(retry).toMatchObject({ verdict: 'approved', round: 1, repeated: true });
@@ -34,7 +34,7 @@ it('answers a retry after a lost answer with the same verdict, marked repeated, 
 
   // Asked again and again: still that round's result.
   const again = answer<Answer>(
-    await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
+    await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
   );
   expect(again).toMatchObject({ verdict: 'approved', round: 1, repeated: true });
 });
@@ -45,7 +45,7 @@ it('repeats a cancelled or commented round too, with its comments', async () => 
     await p.cancel();
   });
   const retry = answer<Answer>(
-    await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
+    await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
   );
   expect(retry).toMatchObject({ verdict: 'cancelled', repeated: true, summary: { comment_count: 1 } });
   expect(retry.inline_comments.map((c) => c.comment)).toEqual(['Name the queues.']);
@@ -57,16 +57,16 @@ it('opens another round once the agent edited a file, or when it asks with new_r
   const file = planPath(ctx.ws.root);
   await writeFile(file, (await readFile(file, 'utf8')).replace('three steps', 'four steps'));
   const edited = answer<Answer>(
-    await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
+    await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
   );
   expect(edited).toMatchObject({ status: 'pending', round: 2 });
   expect(edited.repeated).toBeUndefined();
   expect(await person.session()).toMatchObject({ status: 'open', round: 2 });
 
   await person.finalize();
-  await ctx.mcp.call('review.request', planArgs(ctx.ws.root)); // round 2 delivered
+  await ctx.mcp.call('review_request', planArgs(ctx.ws.root)); // round 2 delivered
   const asked = answer<Answer>(
-    await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { wait_seconds: 1, new_round: true })),
+    await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { wait_seconds: 1, new_round: true })),
   );
   expect(asked).toMatchObject({ status: 'pending', round: 3 });
 });

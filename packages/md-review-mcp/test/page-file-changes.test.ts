@@ -52,7 +52,7 @@ describe.skipIf(skipReason !== undefined)('files that change under the page (Chr
     expect(answer<ReviewResult>(await call).verdict).toBe('approved');
     // At once, before the page polls again: the agent edits the plan and asks for another round.
     await writeFile(plan(), (await readFile(plan(), 'utf8')) + '\nA fourth step.\n');
-    const round2 = ctx.mcp.call('review.request', {
+    const round2 = ctx.mcp.call('review_request', {
       resume_key: 'page-review',
       title: 'Plan review',
       root: ctx.ws.root,

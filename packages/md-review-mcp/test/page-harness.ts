@@ -1,4 +1,4 @@
-// Shared by the page tests of the audit fixes: a real MCP Client drives review.request, a headless
+// Shared by the page tests of the audit fixes: a real MCP Client drives review_request, a headless
 // Chromium plays the person. Call `usePage()` at the top of a test file.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -11,7 +11,7 @@ export interface PageContext {
   ws: Awaited<ReturnType<typeof workspace>>;
   mcp: Connected;
   page: Page;
-  /** Starts review.request (plan.md unless `files` says otherwise) and opens the person's page. */
+  /** Starts review_request (plan.md unless `files` says otherwise) and opens the person's page. */
   review(extra?: Record<string, unknown>): Promise<{ call: ReturnType<Connected['call']>; url: string }>;
 }
 
@@ -32,7 +32,7 @@ export function usePage(): PageContext {
     });
     ctx.review = async (extra = {}) => {
       const before = ctx.mcp.launcher.opened.length;
-      const call = ctx.mcp.call('review.request', {
+      const call = ctx.mcp.call('review_request', {
         resume_key: 'page-review',
         title: 'Plan review',
         root: ctx.ws.root,

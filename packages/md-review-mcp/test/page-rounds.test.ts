@@ -22,7 +22,7 @@ describe.skipIf(skipReason !== undefined)('another round in the page (Chromium)'
     const file = path.join(ctx.ws.root, 'docs', 'plan.md');
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.replace('both queues.', 'both queues for one week.'));
-    const round2 = ctx.mcp.call('review.request', {
+    const round2 = ctx.mcp.call('review_request', {
       resume_key: 'page-review',
       title: 'Plan review',
       root: ctx.ws.root,

@@ -8,7 +8,7 @@ import { answer, connect, eventually, Person, workspace, type Connected } from '
 
 const SEED = Number(process.env.CANCEL_SEED ?? Date.now() % 100_000);
 
-/** Either answer of review.request: the spec result or the pending note. */
+/** Either answer of review_request: the spec result or the pending note. */
 type Answer = ReviewResult & { status?: string; url?: string; waited_seconds?: number; message?: string };
 
 let ws: Awaited<ReturnType<typeof workspace>>;
@@ -33,10 +33,10 @@ const args = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** Starts review.request and returns the running call plus the person at the page it opened. */
+/** Starts review_request and returns the running call plus the person at the page it opened. */
 async function start(extra: Record<string, unknown> = {}, client = mcp) {
   const before = client.launcher.opened.length;
-  const call = client.call('review.request', args(extra));
+  const call = client.call('review_request', args(extra));
   const url = await eventually(() => {
     const opened = client.launcher.opened[before];
     if (!opened) throw new Error('not opened yet');
@@ -45,10 +45,10 @@ async function start(extra: Record<string, unknown> = {}, client = mcp) {
   return { call, person: new Person(url), url };
 }
 
-describe('session.new-id', () => {
+describe('session_new_id', () => {
   it('answers a fresh UUID v4 as plain text', async () => {
-    const first = await mcp.call('session.new-id');
-    const second = await mcp.call('session.new-id');
+    const first = await mcp.call('session_new_id');
+    const second = await mcp.call('session_new_id');
     expect(first.text).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(second.text).not.toBe(first.text);
   });
@@ -56,20 +56,20 @@ describe('session.new-id', () => {
   it('lists the three tools with titles and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['review.list', 'review.request', 'session.new-id']);
-    expect(byName['review.request']!.annotations).toMatchObject({
+    expect(Object.keys(byName).sort()).toEqual(['review_list', 'review_request', 'session_new_id']);
+    expect(byName['review_request']!.annotations).toMatchObject({
       readOnlyHint: false,
       idempotentHint: true,
       openWorldHint: true,
     });
-    expect(byName['review.list']!.annotations).toMatchObject({ readOnlyHint: true });
-    expect(byName['review.request']!.description).toContain('same resume_key');
+    expect(byName['review_list']!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName['review_request']!.description).toContain('same resume_key');
   });
 });
 
-describe('review.request validation (spec 004 messages as coded errors)', () => {
+describe('review_request validation (spec 004 messages as coded errors)', () => {
   const fails = async (extra: Record<string, unknown>) => {
-    const outcome = await mcp.call('review.request', args(extra));
+    const outcome = await mcp.call('review_request', args(extra));
     expect(outcome.isError).toBe(true);
     return outcome.error!;
   };
@@ -140,7 +140,7 @@ describe('review.request validation (spec 004 messages as coded errors)', () => 
       code: 'ALREADY_EXISTS',
       message: expect.stringMatching(/^Session already exists/),
     });
-    expect(error.hint).toContain('session.new-id');
+    expect(error.hint).toContain('session_new_id');
   });
 
   it('resumes the review when the same files are given under another root', async () => {
@@ -149,21 +149,21 @@ describe('review.request validation (spec 004 messages as coded errors)', () => 
     expect(answer(await call)).toMatchObject({ status: 'pending' });
     // root R + docs/plan.md, then root R/docs + plan.md: the same file, the same review.
     const resumed = await mcp.call(
-      'review.request',
+      'review_request',
       args({ root: path.join(ws.root, 'docs'), files: ['plan.md'], wait_seconds: 1 }),
     );
     expect(answer<Answer>(resumed)).toMatchObject({ status: 'pending', summary: { comment_count: 1 } });
     expect(mcp.launcher.opened).toHaveLength(1); // the page already open is the same review
     await person.finalize();
     const result = answer<Answer>(
-      await mcp.call('review.request', args({ root: path.join(ws.root, 'docs'), files: ['plan.md'] })),
+      await mcp.call('review_request', args({ root: path.join(ws.root, 'docs'), files: ['plan.md'] })),
     );
     expect(result.meta.root).toBe(path.join(ws.root, 'docs'));
     expect(result.inline_comments.map((c) => c.comment)).toEqual(['kept']);
   });
 });
 
-describe('review.request: the person reviews, the agent gets the spec result', () => {
+describe('review_request: the person reviews, the agent gets the spec result', () => {
   it('returns inline and global comments, verdict, summary and meta exactly as spec 004 describes', async () => {
     const { call, person } = await start({ instructions: 'Please check:\n1. Accuracy' });
     const session = await person.session();
@@ -304,7 +304,7 @@ describe('another round: what changed since the reviewed version', () => {
         .replace('# Migration plan\n', '# Migration plan\n\nIntro.\n')
         .replace('Each step can be rolled back on its own.', 'Each step is reversible.'),
     );
-    const round2 = mcp.call('review.request', args());
+    const round2 = mcp.call('review_request', args());
     await eventually(async () => expect((await first.person.session()).status).toBe('open'));
     const page = await first.person.send<{
       previous?: string;
@@ -347,7 +347,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     expect(pending.message).toContain('same arguments');
     expect((await first.person.session()).status).toBe('open'); // the page is unaffected
 
-    const again = mcp.call('review.request', args());
+    const again = mcp.call('review_request', args());
     await eventually(async () => expect((await first.person.session()).waiting).toBe(true));
     expect(mcp.launcher.opened).toHaveLength(1); // the page polled recently: no second window
     await first.person.finalize();
@@ -360,12 +360,12 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     expect(answer(await first.call)).toMatchObject({ status: 'pending' });
     await first.person.finalize();
 
-    const delivered = answer(await mcp.call('review.request', args()));
+    const delivered = answer(await mcp.call('review_request', args()));
     expect(delivered).toMatchObject({ verdict: 'commented', summary: { inline_comment_count: 1 } });
 
     // Spec 004 idempotence: the same key again restores the session (same comments + new ones); with
     // the files unchanged, the agent asks for the new round explicitly.
-    const round2 = mcp.call('review.request', args({ new_round: true }));
+    const round2 = mcp.call('review_request', args({ new_round: true }));
     await eventually(async () => expect((await first.person.session()).status).toBe('open'));
     await first.person.comment(0, 8, 8, 'second round', 'should');
     await first.person.finalize();
@@ -378,7 +378,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
 
   it('lets a second waiting call take the session over', async () => {
     const first = await start();
-    const second = mcp.call('review.request', args());
+    const second = mcp.call('review_request', args());
     const superseded = await first.call;
     expect(superseded.isError).toBe(true);
     expect(superseded.error).toMatchObject({
@@ -391,7 +391,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
 
   it('honours the abort signal and leaves the review open', async () => {
     const controller = new AbortController();
-    const call = mcp.client.callTool({ name: 'review.request', arguments: args() }, undefined, {
+    const call = mcp.client.callTool({ name: 'review_request', arguments: args() }, undefined, {
       signal: controller.signal,
     });
     const url = await eventually(() => mcp.launcher.opened[0] ?? Promise.reject(new Error('not yet')));
@@ -402,7 +402,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     await eventually(async () => expect((await person.session()).waiting).toBe(false));
     await person.comment(0, 1, 1, 'after the abort', 'must');
     await person.finalize();
-    expect(answer(await mcp.call('review.request', args()))).toMatchObject({ verdict: 'commented' });
+    expect(answer(await mcp.call('review_request', args()))).toMatchObject({ verdict: 'commented' });
   });
 
   it('survives 50 cancels at random moments: ping after each, the review stays open and whole', async () => {
@@ -412,7 +412,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     expect(answer(await first.call)).toMatchObject({ verdict: 'commented' });
     const report = await cancelAtRandomMoments(
       mcp.client,
-      { name: 'review.request', arguments: args({ new_round: true }) },
+      { name: 'review_request', arguments: args({ new_round: true }) },
       { times: 50, maxDelayMs: 150, seed: SEED },
     );
     // Nobody finalizes meanwhile, so every call is still waiting when its cancel arrives.
@@ -421,7 +421,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     expect((await first.person.session()).status).toBe('open');
     // The person's work after the storm reaches the next call, with the first round's comment kept.
     await first.person.comment(0, 2, 2, 'after the cancels', 'should');
-    const next = mcp.call('review.request', args());
+    const next = mcp.call('review_request', args());
     await eventually(async () => expect((await first.person.session()).waiting).toBe(true));
     await first.person.finalize();
     const result = answer<Answer>(await next);
@@ -436,7 +436,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     await mcp.close();
     mcp = await connect(ws.root, ws.home, { progressIntervalMs: 100 });
     const messages: string[] = [];
-    const call = mcp.client.callTool({ name: 'review.request', arguments: args() }, undefined, {
+    const call = mcp.client.callTool({ name: 'review_request', arguments: args() }, undefined, {
       onprogress: (p) => messages.push(p.message ?? ''),
     });
     const person = new Person(
@@ -474,7 +474,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
 
   it('fails with "App launch failed", the URL and the resume hint, then only waits on the next call', async () => {
     mcp.launcher.failWith = 'xdg-open exited with 3';
-    const outcome = await mcp.call('review.request', args());
+    const outcome = await mcp.call('review_request', args());
     expect(outcome.error).toMatchObject({
       code: 'BACKEND_UNAVAILABLE',
       message: expect.stringMatching(
@@ -485,20 +485,20 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     const url = (outcome.error!.details as { url: string }).url;
     expect(url).not.toContain('token');
     expect(outcome.error!.hint).toContain('npx md-review-mcp link');
-    const waiting = mcp.call('review.request', args({ wait_seconds: 1 }));
+    const waiting = mcp.call('review_request', args({ wait_seconds: 1 }));
     expect(answer(await waiting)).toMatchObject({ status: 'pending', url });
     const person = new Person(mcp.personalLink()); // printed for the person, never in an answer
     await person.finalize();
-    expect(answer(await mcp.call('review.request', args()))).toMatchObject({ verdict: 'approved' });
+    expect(answer(await mcp.call('review_request', args()))).toMatchObject({ verdict: 'approved' });
   });
 });
 
-describe('review.list', () => {
+describe('review_list', () => {
   it('lists sessions with status, counts and the URL of the ones this server serves', async () => {
     const { call, person, url } = await start({ wait_seconds: 1 });
     await person.global('hello');
     await call;
-    const listed = answer<Answer>(await mcp.call('review.list', {}));
+    const listed = answer<Answer>(await mcp.call('review_list', {}));
     expect(listed).toMatchObject({
       total: 1,
       sessions: [
@@ -512,7 +512,7 @@ describe('review.list', () => {
         },
       ],
     });
-    expect(answer(await mcp.call('review.list', { status: 'finalized' }))).toMatchObject({
+    expect(answer(await mcp.call('review_list', { status: 'finalized' }))).toMatchObject({
       total: 0,
       sessions: [],
     });
@@ -528,7 +528,7 @@ describe('review.list', () => {
     const elsewhere = await connect(other, ws.home);
     try {
       const pending = answer<Answer>(
-        await elsewhere.call('review.request', {
+        await elsewhere.call('review_request', {
           resume_key: 'other-project-review',
           title: 'Other project',
           root: other,
@@ -539,14 +539,14 @@ describe('review.list', () => {
       );
       expect(pending.status).toBe('pending');
       const fromOther = answer<{ sessions: Array<{ resume_key: string }> }>(
-        await elsewhere.call('review.list', {}),
+        await elsewhere.call('review_list', {}),
       );
       expect(fromOther.sessions.map((s) => s.resume_key)).toEqual(['other-project-review']);
     } finally {
       await elsewhere.close();
     }
     const listed = answer<{ total: number; sessions: Array<{ resume_key: string; title: string }> }>(
-      await mcp.call('review.list', {}),
+      await mcp.call('review_list', {}),
     );
     expect(listed.sessions.map((s) => s.resume_key)).toEqual([args().resume_key]);
     expect(listed.total).toBe(1);

@@ -26,7 +26,7 @@ it('refuses to finalize a file rewritten since the page showed it; the call keep
   const now = await person.send<{ fileContentHash: string }>('GET', '/files/0/hash');
   expect(now.fileContentHash).not.toBe(shown.fileContentHash);
   await person.send('POST', '/finalize', { seen: [{ fileIndex: 0, ...now }] });
-  const result = answer<ReviewResult>(await ctx.mcp.call('review.request', planArgs(ctx.ws.root)));
+  const result = answer<ReviewResult>(await ctx.mcp.call('review_request', planArgs(ctx.ws.root)));
   expect(result.meta.files[0]).toMatchObject({
     fileContentHash: now.fileContentHash,
     reviewedContentHash: now.fileContentHash,
@@ -43,7 +43,7 @@ it('delivers a review finished while nobody waited with the hash the person saw 
   const rewritten = '# Migration plan\n\nDrop the production database first.\n';
   await writeFile(planPath(ctx.ws.root), rewritten);
 
-  const result = answer<ReviewResult>(await ctx.mcp.call('review.request', planArgs(ctx.ws.root)));
+  const result = answer<ReviewResult>(await ctx.mcp.call('review_request', planArgs(ctx.ws.root)));
   expect(result.verdict).toBe('approved'); // the person's decision, about the text they saw …
   expect(result.meta.files[0]).toMatchObject({
     reviewedContentHash: reviewed, // … which the answer names, next to the file as it is now
@@ -66,7 +66,7 @@ it('delivers a finished review whose files were deleted or moved out of reach si
   await rm(guide);
   await symlink(outside, guide); // now PATH_OUTSIDE_ROOT for a new request
 
-  const result = answer<ReviewResult>(await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files })));
+  const result = answer<ReviewResult>(await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files })));
   expect(result).toMatchObject({ verdict: 'commented', inline_comments: [{ stale: true }] });
   expect(result.meta.files).toMatchObject([
     { missing: true, changed_since_review: true },
@@ -78,13 +78,13 @@ it('delivers a finished review whose files were deleted or moved out of reach si
   ]);
 
   // Delivered: another round needs the files, so now it is "File not found" as before.
-  const again = await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files }));
+  const again = await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files }));
   expect(again.isError).toBe(true);
   expect(again.text).toMatch(/File not found: .*plan\.md/);
 });
 
 it('still answers "File not found" for a missing file of a new or open review', async () => {
-  const outcome = await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files: ['docs/nope.md'] }));
+  const outcome = await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files: ['docs/nope.md'] }));
   expect(outcome.isError).toBe(true);
   expect(outcome.text).toMatch(/File not found: .*nope\.md/);
 });

@@ -29,7 +29,7 @@ async function secondRound() {
 it('comes back approved when the person adds nothing in round 2, without round 1 overall comment', async () => {
   const person = await secondRound();
   const pending = answer<Answer>(
-    await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
+    await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { wait_seconds: 1 })),
   );
   expect(pending).toMatchObject({
     status: 'pending',
@@ -39,7 +39,7 @@ it('comes back approved when the person adds nothing in round 2, without round 1
   expect(pending.summary.overall_comment).toBeUndefined();
   expect(pending.message).toContain('0 comments so far this round, besides 2 kept from earlier rounds');
 
-  const waiting = ctx.mcp.call('review.request', planArgs(ctx.ws.root));
+  const waiting = ctx.mcp.call('review_request', planArgs(ctx.ws.root));
   await eventually(async () => expect((await person.session()).waiting).toBe(true));
   await person.finalize();
   const result = answer<Answer>(await waiting);
@@ -58,7 +58,7 @@ it('comes back approved when the person adds nothing in round 2, without round 1
 
 it("counts and judges round 2's own comments, apart from the kept ones", async () => {
   const person = await secondRound();
-  const waiting = ctx.mcp.call('review.request', planArgs(ctx.ws.root));
+  const waiting = ctx.mcp.call('review_request', planArgs(ctx.ws.root));
   await eventually(async () => expect((await person.session()).status).toBe('open'));
   await person.comment(0, 10, 10, 'Who switches the readers?', 'question');
   await person.finalize('Nearly there.');

@@ -42,7 +42,7 @@ async function fakeApp(name: string, code: number): Promise<{ bin: string; log: 
 }
 
 /**
- * The built bin spawned with raw JSON-RPC on its stdin: initialized, then a review.request of `key`
+ * The built bin spawned with raw JSON-RPC on its stdin: initialized, then a review_request of `key`
  * that waits without a limit, returned once the person's page shows it waiting.
  */
 async function waitingRawServer(key: string) {
@@ -68,7 +68,7 @@ async function waitingRawServer(key: string) {
     jsonrpc: '2.0',
     id: 2,
     method: 'tools/call',
-    params: { name: 'review.request', arguments: request(key, { wait_seconds: 0 }) },
+    params: { name: 'review_request', arguments: request(key, { wait_seconds: 0 }) },
   });
   const person = new Person(await eventually(() => linkIn(stderr)));
   await eventually(async () => expect((await person.session()).waiting).toBe(true));
@@ -104,9 +104,9 @@ describe('md-review-mcp over stdio (the built bin)', () => {
     );
     try {
       const { tools } = await session.client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['review.list', 'review.request', 'session.new-id']);
-      const key = (await callTool(session.client, 'session.new-id')).text;
-      const pending = JSON.parse((await callTool(session.client, 'review.request', request(key))).text) as {
+      expect(tools.map((t) => t.name).sort()).toEqual(['review_list', 'review_request', 'session_new_id']);
+      const key = (await callTool(session.client, 'session_new_id')).text;
+      const pending = JSON.parse((await callTool(session.client, 'review_request', request(key))).text) as {
         status: string;
         url: string;
       };
@@ -123,7 +123,7 @@ describe('md-review-mcp over stdio (the built bin)', () => {
       await person.comment(0, 3, 5, 'over stdio', 'must');
       await person.finalize();
       const result = JSON.parse(
-        (await callTool(session.client, 'review.request', request(key))).text,
+        (await callTool(session.client, 'review_request', request(key))).text,
       ) as Record<string, unknown>;
       expect(result).toMatchObject({
         verdict: 'commented',
@@ -171,7 +171,7 @@ describe('md-review-mcp over stdio (the built bin)', () => {
       env: { MD_REVIEW_HOME: ws.home, MD_REVIEW_APP: app.bin },
     });
     try {
-      const pending = JSON.parse((await callTool(good.client, 'review.request', request('app-ok'))).text) as {
+      const pending = JSON.parse((await callTool(good.client, 'review_request', request('app-ok'))).text) as {
         url: string;
       };
       // The app gets the person's link, the agent only the page's address.
@@ -184,7 +184,7 @@ describe('md-review-mcp over stdio (the built bin)', () => {
       env: { MD_REVIEW_HOME: ws.home, MD_REVIEW_APP: broken.bin },
     });
     try {
-      const failed = await callTool(bad.client, 'review.request', request('app-broken'));
+      const failed = await callTool(bad.client, 'review_request', request('app-broken'));
       expect(failed.error).toMatchObject({
         code: 'BACKEND_UNAVAILABLE',
         message: expect.stringMatching(
@@ -214,7 +214,7 @@ describe('md-review-mcp over stdio (the built bin)', () => {
     );
     try {
       const pending = JSON.parse(
-        (await callTool(session.client, 'review.request', request('browser'))).text,
+        (await callTool(session.client, 'review_request', request('browser'))).text,
       ) as { url: string };
       const opened = await eventually(async () => (await readFile(browser.log, 'utf8')).trim());
       expect(opened).toBe(linkIn(session.stderr()));

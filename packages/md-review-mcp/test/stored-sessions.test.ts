@@ -44,7 +44,7 @@ describe('a damaged session file', () => {
         ],
       }),
     ],
-  ])('(%s) is refused by name; review.list still lists the others', async (_what, damage) => {
+  ])('(%s) is refused by name; review_list still lists the others', async (_what, damage) => {
     await pendingSession(KEY);
     await pendingSession('other-review');
     const stored = JSON.parse(await readFile(sessionFile(KEY), 'utf8')) as Record<string, unknown>;
@@ -54,9 +54,9 @@ describe('a damaged session file', () => {
     await ctx.mcp.close();
     ctx.mcp = await connect(ctx.ws.root, ctx.ws.home);
 
-    const listed = answer<Listed>(await ctx.mcp.call('review.list', {}));
+    const listed = answer<Listed>(await ctx.mcp.call('review_list', {}));
     expect(listed.sessions.map((s) => s.resume_key)).toEqual(['other-review']);
-    const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
+    const refused = await ctx.mcp.call('review_request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
     expect(refused.isError).toBe(true);
     expect(refused.error).toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
     expect(refused.error?.message).toContain(`The stored session ${KEY} is damaged`);
@@ -73,10 +73,10 @@ describe('the size of a review', () => {
       await writeFile(path.join(ctx.ws.root, name), `# Part ${i}\n\n${'"quoted" text\n'.repeat(340_000)}`);
       names.push(name);
     }
-    const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), files: names });
+    const refused = await ctx.mcp.call('review_request', { ...planArgs(ctx.ws.root), files: names });
     expect(refused.error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
     expect(refused.error?.message).toMatch(/a review holds at most 20971520/);
-    const taken = await ctx.mcp.call('review.request', {
+    const taken = await ctx.mcp.call('review_request', {
       ...planArgs(ctx.ws.root),
       files: names.slice(0, 4),
       wait_seconds: 1,
@@ -91,7 +91,7 @@ describe('a session file grown past any review (a sparse 600 MiB file)', () => {
     await ctx.mcp.close();
     await truncate(sessionFile(KEY), 600 * 1024 * 1024);
     ctx.mcp = await connect(ctx.ws.root, ctx.ws.home);
-    const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
+    const refused = await ctx.mcp.call('review_request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
     expect(refused.error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
     expect(refused.error?.message).toContain(sessionFile(KEY));
   });
@@ -101,7 +101,7 @@ describe('resume keys', () => {
   it.each(['s.finished', 's.base', 'plan.Finished'])(
     '%s, which would share a session’s snapshot file, is refused',
     async (key) => {
-      const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), resume_key: key });
+      const refused = await ctx.mcp.call('review_request', { ...planArgs(ctx.ws.root), resume_key: key });
       expect(refused.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
       expect(refused.error?.hint).toContain('.finished');
     },
@@ -113,7 +113,7 @@ describe('the session folder', () => {
     const sessions = path.join(ctx.ws.home, 'sessions');
     await mkdir(ctx.ws.home, { recursive: true });
     await writeFile(sessions, 'not a folder');
-    const refused = await ctx.mcp.call('review.request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
+    const refused = await ctx.mcp.call('review_request', { ...planArgs(ctx.ws.root), wait_seconds: 1 });
     expect(refused.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(refused.error?.message).toContain(sessions);
     expect(refused.error?.hint).toContain('MD_REVIEW_HOME');

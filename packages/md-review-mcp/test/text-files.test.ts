@@ -12,7 +12,7 @@ it.each([
   ['a PNG', Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')],
 ])('refuses a .md file holding %s as "Invalid path: … not a text file"', async (_, bytes) => {
   await writeFile(path.join(ctx.ws.root, 'docs', 'binary.md'), bytes);
-  const outcome = await ctx.mcp.call('review.request', planArgs(ctx.ws.root, { files: ['docs/binary.md'] }));
+  const outcome = await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files: ['docs/binary.md'] }));
   expect(outcome.isError).toBe(true);
   expect(outcome.text).toContain('INVALID_ARGUMENT');
   expect(outcome.text).toMatch(/Invalid path: docs\/binary\.md is not a text file/);
@@ -21,7 +21,7 @@ it.each([
 it('takes UTF-8 text with a BOM and Japanese', async () => {
   await writeFile(path.join(ctx.ws.root, 'docs', 'bom.md'), '\ufeff# 見出し\n\n本文。\n');
   const outcome = await ctx.mcp.call(
-    'review.request',
+    'review_request',
     planArgs(ctx.ws.root, { files: ['docs/bom.md'], wait_seconds: 1 }),
   );
   expect(outcome.text).toContain('"status":"pending"');

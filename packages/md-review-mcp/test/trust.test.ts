@@ -1,5 +1,5 @@
 // Issue 24 item 1: the review belongs to the person. Nothing an agent gets from the tools (answers,
-// errors, progress, review.list) lets it finalize, cancel or comment in the person's name; the person
+// errors, progress, review_list) lets it finalize, cancel or comment in the person's name; the person
 // still gets the link (the window the server opens, the client's URL prompt, stderr).
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -54,17 +54,17 @@ describe('what the agent sees cannot act for the person', () => {
     const seen: string[] = [];
     // A review the agent waits on (pending answer, progress), then lists.
     const pending = await mcp.client.callTool(
-      { name: 'review.request', arguments: args('trust-a', { wait_seconds: 1 }) },
+      { name: 'review_request', arguments: args('trust-a', { wait_seconds: 1 }) },
       undefined,
       {
         onprogress: (p) => seen.push(p.message ?? ''),
       },
     );
     seen.push(JSON.stringify(pending));
-    seen.push((await mcp.call('review.list', {})).text);
+    seen.push((await mcp.call('review_list', {})).text);
     // A review whose window could not be opened ("App launch failed" with its hint and details).
     mcp.launcher.failWith = 'xdg-open exited with 3';
-    const failed = await mcp.call('review.request', args('trust-b'));
+    const failed = await mcp.call('review_request', args('trust-b'));
     expect(failed.error?.code).toBe('BACKEND_UNAVAILABLE');
     seen.push(failed.text, JSON.stringify(failed.error));
     expect(seen.join('\n')).toContain('/review/trust-a');
@@ -100,7 +100,7 @@ describe('what the agent sees cannot act for the person', () => {
     const person = new Person(mcp.launcher.opened[0]!);
     expect(await person.session()).toMatchObject({ status: 'open', inline_comments: [] });
     await person.finalize();
-    expect(answer(await mcp.call('review.request', args('trust-a')))).toMatchObject({
+    expect(answer(await mcp.call('review_request', args('trust-a')))).toMatchObject({
       verdict: 'approved',
       global_comments: [],
     });
@@ -133,7 +133,7 @@ describe('what the agent sees cannot act for the person', () => {
     try {
       // The window could not be opened, but the client shows the link: the call waits instead of failing.
       const pending = answer<{ status: string; url: string }>(
-        await callTool(client, 'review.request', args('elicited', { wait_seconds: 1 })),
+        await callTool(client, 'review_request', args('elicited', { wait_seconds: 1 })),
       );
       expect(pending.status).toBe('pending');
       expect(pending.url).not.toContain('token');
@@ -142,7 +142,7 @@ describe('what the agent sees cannot act for the person', () => {
       expect(shown[0]!.url.startsWith(`${pending.url}#token=`)).toBe(true);
       const person = new Person(shown[0]!.url);
       await person.comment(0, 1, 1, 'from the link the client showed');
-      await callTool(client, 'review.request', args('elicited', { wait_seconds: 1 }));
+      await callTool(client, 'review_request', args('elicited', { wait_seconds: 1 }));
       expect(shown).toHaveLength(1); // offered once per session, not at every call
     } finally {
       await client.close();
@@ -151,7 +151,7 @@ describe('what the agent sees cannot act for the person', () => {
   });
 
   it("the page's address alone reads nothing: the session API refuses it without the person's key", async () => {
-    const call = mcp.call('review.request', args('trust-c', { wait_seconds: 1 }));
+    const call = mcp.call('review_request', args('trust-c', { wait_seconds: 1 }));
     const pending = answer<{ url: string }>(await call);
     const url = new URL(pending.url);
     expect(url.hash).toBe('');

@@ -1,5 +1,5 @@
 // Issue 24 item 2: one session, two server processes sharing MD_REVIEW_HOME (an agent found the key
-// through review.list of another process). One owner at a time: the second asks the first to hand the
+// through review_list of another process). One owner at a time: the second asks the first to hand the
 // session over; no comment either page accepted is lost, and the old page is told it moved.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,19 +56,19 @@ describe('one session in two server processes', () => {
     const key = 'shared-session';
 
     // Process A serves the review; its agent waits without a limit.
-    const waitingInA = callTool(a.client, 'review.request', request(key, { wait_seconds: 0 }));
+    const waitingInA = callTool(a.client, 'review_request', request(key, { wait_seconds: 0 }));
     const pageA = new Person(await eventually(() => linkIn(a.stderr())));
     const accepted: string[] = [];
     expect(await commentFrom(pageA, 'from page A, before')).toBe(200);
     accepted.push('from page A, before');
 
-    // Another agent finds the key through review.list of process B and asks B for the review.
-    const listed = JSON.parse((await callTool(b.client, 'review.list', {})).text) as {
+    // Another agent finds the key through review_list of process B and asks B for the review.
+    const listed = JSON.parse((await callTool(b.client, 'review_list', {})).text) as {
       sessions: Array<{ resume_key: string; url?: string }>;
     };
     expect(listed.sessions.map((s) => s.resume_key)).toContain(key);
     const pendingInB = JSON.parse(
-      (await callTool(b.client, 'review.request', request(key, { wait_seconds: 2 }))).text,
+      (await callTool(b.client, 'review_request', request(key, { wait_seconds: 2 }))).text,
     ) as { status: string };
 
     // A's waiting call is told another call took over; A's page may no longer write.
@@ -85,7 +85,7 @@ describe('one session in two server processes', () => {
     accepted.push('from page B');
     await pageB.finalize();
     expect(pendingInB.status).toBe('pending');
-    const result = JSON.parse((await callTool(b.client, 'review.request', request(key))).text) as {
+    const result = JSON.parse((await callTool(b.client, 'review_request', request(key))).text) as {
       verdict: string;
       global_comments: Array<{ comment: string }>;
     };
@@ -98,13 +98,13 @@ describe('one session in two server processes', () => {
 
     // A process killed while it owns a session leaves a stale lock, which the next one takes over.
     const other = 'killed-owner';
-    await callTool(a.client, 'review.request', request(other, { wait_seconds: 1 }));
+    await callTool(a.client, 'review_request', request(other, { wait_seconds: 1 }));
     const lock = JSON.parse(await readFile(path.join(ws.home, 'sessions', `${other}.lock`), 'utf8')) as {
       pid: number;
     };
     process.kill(lock.pid, 'SIGKILL');
     await eventually(() => expect(() => process.kill(lock.pid, 0)).toThrow());
-    const resumed = await callTool(b.client, 'review.request', request(other, { wait_seconds: 1 }));
+    const resumed = await callTool(b.client, 'review_request', request(other, { wait_seconds: 1 }));
     expect(JSON.parse(resumed.text)).toMatchObject({ status: 'pending' });
   });
 });

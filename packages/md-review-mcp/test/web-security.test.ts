@@ -11,7 +11,7 @@ let call: Promise<unknown>;
 beforeAll(async () => {
   ws = await workspace();
   mcp = await connect(ws.root, ws.home);
-  call = mcp.call('review.request', {
+  call = mcp.call('review_request', {
     resume_key: 'sec',
     title: 'Security',
     root: ws.root,

@@ -49,7 +49,7 @@ export const FIRST_CALL: Record<string, { name: string; arguments: Record<string
   // Parses smoke.ts (written by the test) with the TypeScript grammar shipped by the installed dependency.
   'code-reader-mcp': { name: 'check_code_scale', arguments: { file_path: 'smoke.ts' } },
   // Lists the (empty) session folder: proves the server starts and its engine loads.
-  'md-review-mcp': { name: 'review.list', arguments: {} },
+  'md-review-mcp': { name: 'review_list', arguments: {} },
   // Opens (creates) its SQLite store in PRISMIND_HOME: the native addon must load.
   'prismind-mcp': { name: 'list_projects', arguments: {} },
 };

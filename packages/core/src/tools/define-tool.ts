@@ -61,7 +61,7 @@ export type ToolArgs<I extends z.ZodRawShape> = z.output<z.ZodObject<I>>;
 export type ToolOutput<O extends z.ZodRawShape> = z.output<z.ZodObject<O>>;
 
 export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
-  /** Exactly as the spec names it (`exstruct_extract`, `session.new-id`, …). */
+  /** As the spec names it (`exstruct_extract`), in the characters every client accepts: `^[a-zA-Z0-9_-]{1,64}$`. */
   name: string;
   title: string;
   /** Teaches an agent how to succeed on the first call. */

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import path from 'node:path';
 import { ToolError } from '@mcp-workbench/core/engine';
 import { makeAnchor, placeComment, type Placement } from './anchors.js';
 import { LIMITS } from './limits.js';
 import type { SessionOwnership } from './ownership.js';
 import { buildResult, displayPath, repeated, roundOf, summaryOf, verdictOf } from './result.js';
+import { listedOf, StoredSessionIndex, type ListedSession } from './session-index.js';
 import type { SessionStore } from './store.js';
 import { fileText, type FileText } from './text.js';
 import {
@@ -63,6 +63,16 @@ interface LiveSession {
   lastSeen: number;
   /** Edits of one session run one after another, so saves never overtake each other. */
   queue: Promise<unknown>;
+  /** Set once the finished review was handed to the agent: lets the session go when its page is quiet. */
+  releaseTimer?: NodeJS.Timeout;
+}
+
+export interface ReviewHubOptions {
+  /**
+   * A finished review handed to the agent is let go of (its memory and its lock) once its page has not
+   * asked for it for this long (default 30 s; an open page asks every 2.5 s).
+   */
+  releaseIdleMs?: number;
 }
 
 /** The session as the page sees it. */
@@ -98,18 +108,7 @@ export interface FileView {
   placements: Array<{ id: string } & Placement>;
 }
 
-export interface SessionListing {
-  resume_key: string;
-  title: string;
-  status: SessionStatus;
-  root: string;
-  working_path: string;
-  /** As review.request takes them back: relative to root (absolute when root's path does not lead there). */
-  files: string[];
-  summary: ReviewSummary;
-  startedAt: string;
-  updatedAt: string;
-  finalizedAt?: string;
+export interface SessionListing extends ListedSession {
   waiting: boolean;
   /** True when this server process serves the session's page (its URL is then known). */
   live: boolean;
@@ -133,6 +132,9 @@ export interface SeenFile {
 
 const now = () => new Date().toISOString();
 
+/** How many let-go sessions keep their page's key (see `released`). */
+const MAX_RELEASED_LINKS = 10_000;
+
 /**
  * The live state of every review this server process holds: loads and saves sessions, applies the
  * person's edits, and hands the finished review to the agent's waiting call. Knows nothing of MCP or
@@ -144,12 +146,23 @@ export class ReviewHub {
   private readonly loading = new Map<string, Promise<LiveSession>>();
   /** Sessions handed over to another server process: their old page's key, to tell it where they went. */
   private readonly moved = new Map<string, string>();
+  /**
+   * Finished sessions this process let go of: their page's key, so a page still open (a tab in the
+   * background) and the next round keep the person's link.
+   */
+  private readonly released = new Map<string, string>();
+  private readonly index: StoredSessionIndex;
+  private readonly releaseIdleMs: number;
 
   constructor(
     private readonly store: SessionStore,
     private readonly readBytes: ReadFileBytes,
     private readonly ownership: SessionOwnership,
-  ) {}
+    options: ReviewHubOptions = {},
+  ) {
+    this.index = new StoredSessionIndex(store);
+    this.releaseIdleMs = options.releaseIdleMs ?? 30_000;
+  }
 
   // ---- the agent's side -------------------------------------------------------------------------
 
@@ -185,10 +198,12 @@ export class ReviewHub {
         if (awaitsDelivery(data)) {
           data.delivered = true;
           await this.commit(live);
+          this.releaseWhenQuiet(live);
           return { kind: 'done' as const, result: await this.result(data) };
         }
         if (!spec.newRound && (await this.unchangedSinceFinished(data))) {
           await this.commit(live);
+          this.releaseWhenQuiet(live);
           return { kind: 'done' as const, result: repeated(await this.result(data)) };
         }
         // Another round: what the person finished last round is what this round compares against.
@@ -235,7 +250,7 @@ export class ReviewHub {
         cleanup();
         reject(
           new ToolError('CANCELLED', 'The request was cancelled; the review stays open.', {
-            hint: 'Call review.request again with the same resume_key to keep waiting.',
+            hint: 'Call review_request again with the same resume_key to keep waiting.',
           }),
         );
       };
@@ -271,27 +286,17 @@ export class ReviewHub {
   }
 
   async list(): Promise<SessionListing[]> {
-    const stored = await this.store.list();
+    // What this process holds is never older than its file (an edit may be being saved): not read. Taken
+    // before reading, so a session let go of meanwhile is still listed.
+    const held = new Map(this.live);
+    const stored = await this.index.list((key) => held.has(key));
     const byKey = new Map(stored.map((s) => [s.resume_key, s]));
-    for (const [key, live] of this.live) byKey.set(key, live.data);
+    for (const [key, live] of held) byKey.set(key, listedOf(live.data));
     return [...byKey.values()]
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
-      .map((data) => {
-        const live = this.live.get(data.resume_key);
-        return {
-          resume_key: data.resume_key,
-          title: data.title,
-          status: data.status,
-          root: data.root,
-          working_path: data.working_path,
-          files: data.files.map((f) => requestPath(data, f.path)),
-          summary: summaryOf(data),
-          startedAt: data.startedAt,
-          updatedAt: data.updatedAt,
-          ...(data.finalizedAt ? { finalizedAt: data.finalizedAt } : {}),
-          waiting: live?.waiter !== undefined,
-          live: live !== undefined,
-        };
+      .map((listed) => {
+        const live = this.live.get(listed.resume_key);
+        return { ...listed, waiting: live?.waiter !== undefined, live: live !== undefined };
       });
   }
 
@@ -321,7 +326,26 @@ export class ReviewHub {
 
   /** Lets every session go (the server is closing): their locks are removed. */
   close(): void {
+    for (const live of this.live.values()) clearTimeout(live.releaseTimer);
     this.ownership.releaseAll();
+  }
+
+  /**
+   * A page asks for a session this process let go of (finished, handed to the agent, its page quiet for a
+   * while, e.g. a tab in the background): with the key that page had, the session is loaded again —
+   * unless another process serves it now; its page is then told the review moved.
+   */
+  async revive(key: string, token: string): Promise<void> {
+    const known = this.released.get(key);
+    if (known === undefined || !sameSecret(known, token) || this.live.has(key)) return;
+    try {
+      await this.get(key);
+    } catch (error) {
+      // Its file is gone or damaged: the page is refused as any unknown link is.
+      if (!(error instanceof ToolError && error.code === 'CONFLICT')) return;
+      this.released.delete(key);
+      this.moved.set(key, token);
+    }
   }
 
   tokenOf(key: string): string {
@@ -557,7 +581,10 @@ export class ReviewHub {
       waiter = live.waiter;
       data.delivered = waiter !== undefined;
     });
-    if (waiter) waiter.settle({ kind: 'done', result: await this.result(live.data) });
+    if (waiter) {
+      waiter.settle({ kind: 'done', result: await this.result(live.data) });
+      this.releaseWhenQuiet(live);
+    }
   }
 
   /** Every file is still the text the person finished the last round with. */
@@ -595,7 +622,7 @@ export class ReviewHub {
     return this.serialize(live, async () => {
       if (live.data.status !== 'open') {
         throw new ToolError('CONFLICT', `The review is ${live.data.status}; it can no longer be changed.`, {
-          hint: 'The agent reopens it by calling review.request again with the same resume_key.',
+          hint: 'The agent reopens it by calling review_request again with the same resume_key.',
         });
       }
       // Change a copy: a failed save leaves the session as it was.
@@ -635,7 +662,8 @@ export class ReviewHub {
     return run;
   }
 
-  private get(key: string, spec: SessionSpec): Promise<LiveSession> {
+  /** Without `spec` (a page reviving its session), only a stored session is loaded, and not taken from a live owner. */
+  private get(key: string, spec?: SessionSpec): Promise<LiveSession> {
     const existing = this.live.get(key);
     if (existing) return Promise.resolve(existing);
     let loading = this.loading.get(key);
@@ -647,32 +675,18 @@ export class ReviewHub {
   }
 
   /** Takes the session's lock (from another process if need be), then reads what is stored. */
-  private async load(key: string, spec: SessionSpec): Promise<LiveSession> {
-    const token = randomBytes(32).toString('base64url');
-    await this.ownership.acquire(key, token);
-    let stored: StoredSession | undefined;
+  private async load(key: string, spec?: SessionSpec): Promise<LiveSession> {
+    // A session let go of keeps its page's key: the person's link stays valid.
+    const token = this.released.get(key) ?? randomBytes(32).toString('base64url');
+    await this.ownership.acquire(key, token, { takeOver: spec !== undefined });
+    let data: StoredSession | undefined;
     try {
-      stored = await this.store.load(key);
+      data = (await this.store.load(key)) ?? (spec && newSession(key, spec));
+      if (!data) throw notFound('review', key); // a page reviving a session whose file is gone
     } catch (error) {
       this.ownership.release(key);
       throw error;
     }
-    const data: StoredSession = stored ?? {
-      version: 1,
-      resume_key: key,
-      title: spec.title,
-      root: spec.root,
-      working_path: spec.working_path,
-      ...(spec.instructions === undefined ? {} : { instructions: spec.instructions }),
-      files: spec.files.map((file) => ({ path: file })),
-      status: 'open',
-      startedAt: now(),
-      delivered: false,
-      reviewed: [],
-      inline_comments: [],
-      global_comments: [],
-      updatedAt: now(),
-    };
     const live: LiveSession = {
       data,
       token,
@@ -683,7 +697,38 @@ export class ReviewHub {
     };
     this.live.set(key, live);
     this.moved.delete(key);
+    this.released.delete(key);
+    if (data.status !== 'open' && data.delivered) this.releaseWhenQuiet(live);
     return live;
+  }
+
+  /**
+   * Once a finished review was handed to the agent, the session is let go of (its memory, its lock)
+   * when its page has been quiet for `releaseIdleMs`: a process serving many reviews would otherwise
+   * hold every one of them until it exits. A later call loads it from the store again.
+   */
+  private releaseWhenQuiet(live: LiveSession): void {
+    clearTimeout(live.releaseTimer);
+    const check = () => {
+      if (this.live.get(live.data.resume_key) !== live) return;
+      const data = live.data;
+      if (data.status === 'open' || !data.delivered || live.waiter) return; // another round began
+      const quietFor = Date.now() - live.lastSeen;
+      if (quietFor < this.releaseIdleMs) {
+        live.releaseTimer = setTimeout(check, this.releaseIdleMs - quietFor).unref();
+        return;
+      }
+      void this.serialize(live, async () => {
+        if (this.live.get(data.resume_key) !== live || live.data.status === 'open' || live.waiter) return;
+        this.live.delete(data.resume_key);
+        this.index.remember(live.data); // saved by this process, under its lock: the file says the same
+        this.released.set(data.resume_key, live.token);
+        // ~150 bytes each; past the cap the oldest links are forgotten (their pages then say so).
+        if (this.released.size > MAX_RELEASED_LINKS) this.released.delete(this.released.keys().next().value!);
+        this.ownership.release(data.resume_key);
+      });
+    };
+    live.releaseTimer = setTimeout(check, this.releaseIdleMs).unref();
   }
 
   /** This process no longer serves the session: its page is told it moved, its lock is let go. */
@@ -701,11 +746,24 @@ export class ReviewHub {
   }
 }
 
-/** A file as review.request accepts it: relative to the session's root, else its absolute path. */
-function requestPath(data: Pick<StoredSession, 'root'>, file: string): string {
-  const relative = path.relative(data.root, file);
-  const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
-  return inside ? relative : file;
+/** The first round of a review nobody asked for before. */
+function newSession(key: string, spec: SessionSpec): StoredSession {
+  return {
+    version: 1,
+    resume_key: key,
+    title: spec.title,
+    root: spec.root,
+    working_path: spec.working_path,
+    ...(spec.instructions === undefined ? {} : { instructions: spec.instructions }),
+    files: spec.files.map((file) => ({ path: file })),
+    status: 'open',
+    startedAt: now(),
+    delivered: false,
+    reviewed: [],
+    inline_comments: [],
+    global_comments: [],
+    updatedAt: now(),
+  };
 }
 
 /** Finished by the person and not yet handed to an agent. */
@@ -729,7 +787,7 @@ function alreadyExists(data: StoredSession, key: string): ToolError {
     'ALREADY_EXISTS',
     `Session already exists: resume_key ${key} is a review of other files.`,
     {
-      hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session.new-id for a new key, or pass the same files to resume it.`,
+      hint: `It reviews ${data.files.length} file(s) under ${data.root}. Call session_new_id for a new key, or pass the same files to resume it.`,
       details: { root: data.root, files: data.files.map((f) => displayPath(data, f.path)) },
     },
   );

@@ -74,8 +74,11 @@ export class SessionOwnership {
     this.isAlive = options.isAlive ?? processAlive;
   }
 
-  /** Takes the session for this instance, handing it over from its current owner if needed. */
-  async acquire(key: string, token: string): Promise<void> {
+  /**
+   * Takes the session for this instance, handing it over from its current owner if needed — unless
+   * `takeOver` is false: then a live owner keeps it (a lock left by a dead process is still taken).
+   */
+  async acquire(key: string, token: string, { takeOver = true } = {}): Promise<void> {
     let holder: LockRecord | undefined;
     for (let attempt = 0; attempt < 5; attempt++) {
       const record: LockRecord = {
@@ -97,7 +100,9 @@ export class SessionOwnership {
         this.held.set(key, current);
         return;
       }
-      const answer = holder && this.isAlive(holder.pid) ? await this.options.askRelease(key, holder) : 'gone';
+      const alive = holder !== undefined && this.isAlive(holder.pid);
+      if (alive && !takeOver) break;
+      const answer = holder && alive ? await this.options.askRelease(key, holder) : 'gone';
       if (answer === 'no-answer') break;
       if (answer === 'gone') await this.store.breakLock(key, current);
     }
@@ -105,7 +110,7 @@ export class SessionOwnership {
       'CONFLICT',
       `Session in use: another md-review-mcp process${holder ? ` (pid ${holder.pid})` : ''} serves resume_key ${key} and did not hand it over.`,
       {
-        hint: 'The person can finish the review in that window; call review.request again later, or use a new resume_key.',
+        hint: 'The person can finish the review in that window; call review_request again later, or use a new resume_key.',
       },
     );
   }

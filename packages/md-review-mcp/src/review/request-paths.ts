@@ -51,7 +51,7 @@ function specError(error: unknown, shown: string): unknown {
 }
 
 /**
- * Checks review.request's paths as spec 004 says: `root` and `working_path` absolute, `files` relative
+ * Checks review_request's paths as spec 004 says: `root` and `working_path` absolute, `files` relative
  * to root or absolute inside it, each an existing Markdown file; every path through the path policy.
  */
 export async function resolveRequestPaths(
@@ -176,7 +176,7 @@ async function checkFile(
   if (bytes && !isText(bytes)) {
     throw invalid(
       `${given} is not a text file (it holds NUL bytes or is not valid UTF-8).`,
-      'review.request shows Markdown documents as UTF-8 text; pass the Markdown source, not a binary file.',
+      'review_request shows Markdown documents as UTF-8 text; pass the Markdown source, not a binary file.',
     );
   }
   return { real, size };
@@ -186,7 +186,7 @@ function checkMarkdown(given: string, file: string): void {
   if (!(MARKDOWN_EXTENSIONS as readonly string[]).includes(path.extname(file).toLowerCase())) {
     throw invalid(
       `${given} is not a Markdown file (${MARKDOWN_EXTENSIONS.join(', ')}).`,
-      'review.request shows Markdown documents; convert the file or name it .md.',
+      'review_request shows Markdown documents; convert the file or name it .md.',
     );
   }
 }

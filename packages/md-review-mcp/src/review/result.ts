@@ -168,7 +168,7 @@ function warningOf(info: FileInfo): string[] {
   if (info.changed_since_review)
     return [
       `${info.file} changed after the person reviewed it: the verdict is about the version with hash ` +
-        `${info.reviewedContentHash}, not the file as it is now. Call review.request again to have the change reviewed.`,
+        `${info.reviewedContentHash}, not the file as it is now. Call review_request again to have the change reviewed.`,
     ];
   return [];
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, PathPolicy, ToolError } from '@mcp-workbench/core/engine';
 import { storedSessionProblem } from './stored-shape.js';
 import type { RoundSnapshot, StoredSession } from './types.js';
 
-/** Letters, digits, ".", "_", "-" (a UUID from session.new-id, or a key like "abc-123"). */
+/** Letters, digits, ".", "_", "-" (a UUID from session_new_id, or a key like "abc-123"). */
 export const RESUME_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /**
@@ -25,6 +25,14 @@ const MAX_SESSION_FILE_BYTES = 320 * 1024 * 1024;
 /** The endings of a session's snapshot files (`<key>.finished.json`): a key ending so would share them. */
 const SNAPSHOT_KEY = /\.(finished|base)$/i;
 
+/** A session file as found in the folder: what says whether it changed since it was last read. */
+export interface SessionFileStamp {
+  key: string;
+  /** Inode, size, mtime and ctime: a rewrite (atomic: a new file) changes at least one. */
+  stamp: string;
+  mtimeNs: bigint;
+}
+
 export function checkResumeKey(key: string): void {
   if (
     !RESUME_KEY_PATTERN.test(key) ||
@@ -33,7 +41,7 @@ export function checkResumeKey(key: string): void {
     SNAPSHOT_KEY.test(key)
   ) {
     throw new ToolError('INVALID_ARGUMENT', `Invalid resume_key: ${JSON.stringify(key)}.`, {
-      hint: 'Call session.new-id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128; not a Windows device name such as "con" or "com1"; not ending in ".finished" or ".base").',
+      hint: 'Call session_new_id and pass the UUID it returns (letters, digits, ".", "_" and "-"; at most 128; not a Windows device name such as "con" or "com1"; not ending in ".finished" or ".base").',
     });
   }
 }
@@ -170,7 +178,7 @@ export class SessionStore {
     if (problem === undefined) return session as StoredSession;
     // Damaged data, not a fault of the server: the file is left as it is for the person to mend or remove.
     throw new ToolError('UNSUPPORTED_FORMAT', `The stored session ${key} is damaged (${problem}).`, {
-      hint: `Use a new resume_key (session.new-id), or mend or remove the file ${file}.`,
+      hint: `Use a new resume_key (session_new_id), or mend or remove the file ${file}.`,
       details: { resume_key: key, file },
     });
   }
@@ -218,21 +226,38 @@ export class SessionStore {
     await rename(finished, base).catch(() => undefined);
   }
 
-  /** Every stored session (unreadable files are skipped). */
-  async list(): Promise<StoredSession[]> {
+  /**
+   * Every stored session's file with its stat, without reading it: review_list reads only the files that
+   * changed since it last looked (see session-index.ts).
+   */
+  async sessionFiles(): Promise<SessionFileStamp[]> {
     await this.paths();
-    const names = (await readdir(this.dir)).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
-    const sessions: StoredSession[] = [];
-    for (const name of names) {
-      const key = name.slice(0, -'.json'.length);
-      if (!RESUME_KEY_PATTERN.test(key) || SNAPSHOT_KEY.test(key)) continue; // snapshots are not sessions
-      try {
-        const session = await this.load(key);
-        if (session) sessions.push(session);
-      } catch {
-        // a damaged file does not hide the others
-      }
+    const keys = (await readdir(this.dir))
+      .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .filter((key) => RESUME_KEY_PATTERN.test(key) && !SNAPSHOT_KEY.test(key)); // snapshots are not sessions
+    const stamps: SessionFileStamp[] = [];
+    // Synchronous: 1,000 lstat calls take ~5 ms so, ~30 ms through the thread pool.
+    for (const key of keys) {
+      const stamp = stampOf(key, path.join(this.dir, `${key}.json`));
+      if (stamp) stamps.push(stamp);
     }
-    return sessions;
+    return stamps;
+  }
+
+  /** The stat of one session's file (see sessionFiles), undefined when it is not there. */
+  sessionFile(key: string): SessionFileStamp | undefined {
+    return stampOf(key, this.fileOf(key));
+  }
+}
+
+/** lstat: a link is not followed (load() refuses it, so the listing skips it). */
+function stampOf(key: string, file: string): SessionFileStamp | undefined {
+  try {
+    const stat = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    if (!stat) return undefined; // removed meanwhile
+    return { key, stamp: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, mtimeNs: stat.mtimeNs };
+  } catch {
+    return undefined; // unreadable: not listed, as a damaged file is not
   }
 }

@@ -1,6 +1,6 @@
 // The shape a stored session must have to be used. A file edited or damaged by hand (a wrong type, a
 // comment on a file the session does not have) is refused by name instead of failing deep inside a
-// call, and `review.list` skips it rather than answering INTERNAL for every session.
+// call, and `review_list` skips it rather than answering INTERNAL for every session.
 import { z } from 'zod';
 import { SEVERITIES, type StoredSession } from './types.js';
 

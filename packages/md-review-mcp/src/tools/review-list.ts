@@ -6,11 +6,11 @@ import { SummarySchema } from './schemas.js';
 
 export function reviewListTool(runtime: ReviewRuntime) {
   return defineTool({
-    name: 'review.list',
+    name: 'review_list',
     title: 'List review sessions',
     description:
       "Review sessions under this server's roots, newest first: resume_key, title, status, counts, files. To " +
-      'wait for one or get its result, call review.request with its resume_key, root and files.',
+      'wait for one or get its result, call review_request with its resume_key, root and files.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
       status: z.enum(['open', 'finalized', 'cancelled']).optional(),
@@ -24,12 +24,12 @@ export function reviewListTool(runtime: ReviewRuntime) {
           status: z.enum(['open', 'finalized', 'cancelled']),
           root: z.string(),
           working_path: z.string(),
-          files: z.array(z.string()).describe('As review.request takes them: relative to root.'),
+          files: z.array(z.string()).describe('As review_request takes them: relative to root.'),
           summary: SummarySchema,
           startedAt: z.string(),
           updatedAt: z.string(),
           finalizedAt: z.string().optional(),
-          waiting: z.boolean().describe('A review.request call is waiting for this session right now.'),
+          waiting: z.boolean().describe('A review_request call is waiting for this session right now.'),
           url: z
             .string()
             .optional()
@@ -40,10 +40,14 @@ export function reviewListTool(runtime: ReviewRuntime) {
     },
     async run(args, ctx) {
       const all: SessionListing[] = [];
+      // Many sessions share a root: each root is checked once per call.
+      const rootChecks = new Map<string, Promise<boolean>>();
       for (const session of await runtime.hub.list()) {
         if (args.status && session.status !== args.status) continue;
+        let allowed = rootChecks.get(session.root);
+        if (!allowed) rootChecks.set(session.root, (allowed = underRoots(ctx.paths, session.root)));
         // Other projects' reviews stay private: only sessions under this server's roots are listed.
-        if (await underRoots(ctx.paths, session.root)) all.push(session);
+        if (await allowed) all.push(session);
       }
       const sessions = [];
       for (const { live, ...session } of all.slice(0, args.limit)) {

@@ -20,7 +20,7 @@ const counts = (summary: ReviewSummary) => {
 
 export function reviewRequestTool(runtime: ReviewRuntime) {
   return defineTool({
-    name: 'review.request',
+    name: 'review_request',
     title: 'Ask a person to review Markdown',
     description:
       'A person reviews Markdown files in a page; the call waits for them. ' +
@@ -32,7 +32,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       'edited the files (earlier comments kept), else repeats the result.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: {
-      resume_key: z.string().min(1).max(128).describe('From session.new-id; the same key resumes.'),
+      resume_key: z.string().min(1).max(128).describe('From session_new_id; the same key resumes.'),
       title: z.string().min(1).max(LIMITS.maxTitleChars),
       root: z.string().min(1).describe('Absolute directory.'),
       files: z
@@ -102,7 +102,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
       if (outcome.kind === 'taken-over') {
         throw new ToolError(
           'CONFLICT',
-          'Taken over: another review.request call with this resume_key is now waiting for the review.',
+          'Taken over: another review_request call with this resume_key is now waiting for the review.',
           {
             hint: 'Use the answer of the newer call; the review itself is unaffected.',
           },
@@ -118,7 +118,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
         url,
         waited_seconds: waitSeconds,
         message:
-          `The person is still reviewing (${counts(summary)}). Call review.request again with the same arguments ` +
+          `The person is still reviewing (${counts(summary)}). Call review_request again with the same arguments ` +
           `(resume_key "${args.resume_key}") to keep waiting. ${LINK_HELP}`,
       };
     },
@@ -164,7 +164,7 @@ async function showPage(
       'BACKEND_UNAVAILABLE',
       `App launch failed: ${reason}. The review is open at ${pageUrl}`,
       {
-        hint: `${LINK_HELP} Tell the user, then call review.request again with resume_key "${key}" to wait for the result.`,
+        hint: `${LINK_HELP} Tell the user, then call review_request again with resume_key "${key}" to wait for the result.`,
         details: { url: pageUrl, resume_key: key },
       },
     );

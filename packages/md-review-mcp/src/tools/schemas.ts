@@ -76,7 +76,7 @@ export const MetaSchema = z.object({
   ),
 });
 
-/** review.request answers either with the finished review (spec 004) or, after wait_seconds, with a pending note. */
+/** review_request answers either with the finished review (spec 004) or, after wait_seconds, with a pending note. */
 export const ReviewAnswerShape = {
   status: z.enum(['pending']).optional().describe('Present only while the person is still reviewing.'),
   resume_key: z.string(),

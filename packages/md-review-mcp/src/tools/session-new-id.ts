@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { defineTool, reply } from '@mcp-workbench/core';
 
 export const sessionNewIdTool = defineTool({
-  name: 'session.new-id',
+  name: 'session_new_id',
   title: 'New review session id',
   description:
-    'A new session id (UUID) as plain text: pass it as resume_key to review.request, and keep it to resume ' +
+    'A new session id (UUID) as plain text: pass it as resume_key to review_request, and keep it to resume ' +
     'that review.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: {},

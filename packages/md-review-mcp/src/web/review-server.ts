@@ -121,6 +121,8 @@ export class ReviewServer {
   private async api(req: IncomingMessage, res: ServerResponse, key: string, rest: string[]) {
     res.setHeader('Cache-Control', 'no-store');
     const token = bearerToken(req);
+    // A finished review let go of while its page was quiet comes back when the page asks again.
+    if (token && !this.options.hub.checkToken(key, token)) await this.options.hub.revive(key, token);
     if (token && this.options.hub.movedAway(key, token)) {
       return this.send(res, 410, {
         error: {
