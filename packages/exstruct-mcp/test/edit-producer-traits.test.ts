@@ -216,6 +216,12 @@ describe('undo restores what the cell held, read as extraction reads it', () => 
     expect(patched.isError, patched.text).toBe(false);
     expect(patched.structured.inverse_ops).toEqual([
       { op: 'set_value', sheet: 'Sheet1', cell: 'E12', value: '2024-03-15', value_type: 'date' },
+      // A date written back gets a date format where the cell has none: the cell's own goes back after.
+      {
+        op: 'restore_design_snapshot',
+        sheet: 'Sheet1',
+        design_snapshot: { cell_styles: [{ cell: 'E12', style_id: 0 }] },
+      },
       { op: 'set_value', sheet: 'Sheet1', cell: 'D12', value: 'line1\nline2' },
       { op: 'set_value', sheet: 'Sheet1', cell: 'C12', value: '製品A' },
       { op: 'set_value', sheet: 'Sheet1', cell: 'B12', value: '<b>bold</b> & more' },

@@ -39,6 +39,8 @@ export interface StyleChange {
   horizontal?: HorizontalAlign;
   vertical?: VerticalAlign;
   wrapText?: boolean;
+  /** A built-in number format (14: a short date, 22: a date and time). */
+  numFmtId?: number;
 }
 
 type Collection = 'fonts' | 'fills' | 'borders' | 'cellXfs';
@@ -190,6 +192,10 @@ export class StyleBook {
     if (change.gridBorder) {
       attrs.set('borderId', String(this.add('borders', this.gridBorder(Number(attrs.get('borderId') ?? 0)))));
       attrs.set('applyBorder', '1');
+    }
+    if (change.numFmtId !== undefined) {
+      attrs.set('numFmtId', String(change.numFmtId));
+      attrs.set('applyNumberFormat', '1');
     }
     let childXml = children.map((c) => c.text);
     if (change.horizontal !== undefined || change.vertical !== undefined || change.wrapText !== undefined) {

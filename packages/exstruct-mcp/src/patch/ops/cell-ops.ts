@@ -7,6 +7,9 @@ import { arrayRefAt, restoreCell, snapshotCells } from '../inverse-ops.js';
 import type { OpOf } from '../op-schemas.js';
 import { show, matches, matchesDate } from './compare.js';
 import { rangeInside, writeFormula, writeValue } from './cell-writes.js';
+import { setStyle } from './styling.js';
+import type { PatchOp } from '../op-schemas.js';
+import { addressOf, type SheetEdit } from '../sheet-edit.js';
 import { diffItem, sheetOf, type OpContext, type OpHandler, type OpOutcome } from './op-handler.js';
 
 type OneCellOp = OpOf<'set_value' | 'set_value_if' | 'set_formula' | 'set_formula_if'>;
@@ -36,7 +39,9 @@ function writeOneCell(op: OneCellOp, ctx: OpContext): OpOutcome {
   const inverse =
     array && arrayRefAt(sheet, at.row, at.col) !== array
       ? snapshotCells(edit, sheet, name, parseRange(array))
-      : [restoreCell(edit, sheet, name, at.row, at.col)];
+      : [restoreCell(edit, sheet, name, at.row, at.col), ...keepDateFormat(sheet, name, at)];
+  if (op.op === 'set_value' && op.value_type === 'date')
+    inverse.push(...showAsDate(ctx, sheet, name, at, /T\d/.test(String(op.value))));
   const after =
     op.op === 'set_value' || op.op === 'set_value_if'
       ? writeValue(
@@ -51,6 +56,46 @@ function writeOneCell(op: OneCellOp, ctx: OpContext): OpOutcome {
         )
       : writeFormula(edit, sheet, at.row, at.col, op.formula, array ? parseRange(array) : undefined);
   return { items: [diffItem(ctx, op, name, op.cell, before, after)], inverse };
+}
+
+/**
+ * A date cell shows as a date only through its number format: under General, Excel shows 45382 for
+ * 2024-03-31. A cell without a date format gets the built-in short date, or date and time (its other
+ * formatting kept); the returned op puts its old format back on undo.
+ */
+function showAsDate(
+  ctx: OpContext,
+  sheet: SheetEdit,
+  name: string,
+  at: { row: number; col: number },
+  withTime: boolean,
+): PatchOp[] {
+  const current = sheet.effectiveStyle(at.row, at.col);
+  if (ctx.edit.styles.dateKind(current) !== undefined) return [];
+  setStyle(sheet, at.row, at.col, ctx.edit.styles.derive(current, { numFmtId: withTime ? 22 : 14 }));
+  return [
+    {
+      op: 'restore_design_snapshot',
+      sheet: name,
+      design_snapshot: { cell_styles: [{ cell: addressOf(at.row, at.col), style_id: current }] },
+    },
+  ];
+}
+
+/**
+ * An ISO date cell goes back on undo as a date, which gives a cell without a date format the short
+ * date (showAsDate): its format as it was is put back after it, so undo leaves the producer's bytes.
+ */
+function keepDateFormat(sheet: SheetEdit, name: string, at: { row: number; col: number }): PatchOp[] {
+  if (sheet.peek(at.row, at.col)?.attrs.get('t') !== 'd') return [];
+  const style = sheet.effectiveStyle(at.row, at.col);
+  return [
+    {
+      op: 'restore_design_snapshot',
+      sheet: name,
+      design_snapshot: { cell_styles: [{ cell: addressOf(at.row, at.col), style_id: style }] },
+    },
+  ];
 }
 
 export const setValue: OpHandler<'set_value'> = writeOneCell;
