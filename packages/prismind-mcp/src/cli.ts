@@ -205,6 +205,7 @@ async function migrate(
         logger,
         now: () => new Date(),
         active: undefined,
+        served: new Map(),
       };
       engines.push(engine);
       return engine;

@@ -7,5 +7,5 @@ import type { Engine } from './engine/engine.js';
 export async function openEngine(sources: ConfigSources, logger: Logger): Promise<Engine> {
   const config = loadConfig(sources);
   const backend = await openBackend(config, logger);
-  return { backend, config, logger, now: () => new Date(), active: undefined };
+  return { backend, config, logger, now: () => new Date(), active: undefined, served: new Map() };
 }

@@ -76,6 +76,7 @@ export async function createServer(options: PrismindServerOptions) {
     logger,
     now: options.now ?? (() => new Date()),
     active: undefined,
+    served: new Map(),
   } as Engine;
   let opened = false;
   let retry = false;

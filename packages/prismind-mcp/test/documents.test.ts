@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BACKENDS, withProject, type Connected, type StoreFixture } from './harness.js';
+import { BACKENDS, connect, withProject, type Connected, type StoreFixture } from './harness.js';
 
 interface Doc {
   doc_id: string;
@@ -161,6 +161,70 @@ describe.each(BACKENDS)('document tools ($name)', (backend) => {
     expect((await client.fail('update_document', { doc_id: 'doc-nothere', content: 'x' })).code).toBe(
       'NOT_FOUND',
     );
+  });
+
+  it('a replace without expected_hash never drops an edit another agent saved after this one read the document', async () => {
+    const doc = await create({
+      name: '決済フロー',
+      doc_type: '設計書',
+      content: '決済は前払い。',
+      phase_task: 'P2-T01',
+    });
+    const other = await connect(store);
+    try {
+      const stale = (await get({ doc_id: doc.doc_id })).document!;
+      // Another agent, through another server process, adds a section.
+      await other.call('get_document', { doc_id: doc.doc_id });
+      await other.call('update_document', {
+        doc_id: doc.doc_id,
+        content: '## 返金\n\n返金は7日以内。',
+        append: true,
+      });
+
+      // Replacing with the stale copy would drop the section: refused, the document untouched.
+      const conflict = await client.fail('update_document', {
+        doc_id: doc.doc_id,
+        content: `${stale.content}\n追記。`,
+      });
+      expect(conflict.code).toBe('CONFLICT');
+      expect(conflict.message).toContain('このサーバーで読まれた後に変更されています');
+      expect(conflict.hint).toContain('get_document');
+      expect((await get({ doc_id: doc.doc_id })).document!.content).toContain('返金は7日以内。');
+    } finally {
+      await other.close();
+    }
+    const other2 = await connect(store);
+    try {
+      const seen = (await get({ doc_id: doc.doc_id })).document!;
+      await other2.call('update_document', {
+        doc_id: doc.doc_id,
+        content: '## 領収書\n\n電子で発行。',
+        append: true,
+      });
+      // An append keeps what is there, so it is not refused; the agent's copy stays stale for a replace.
+      await client.call('update_document', {
+        doc_id: doc.doc_id,
+        content: '## 備考\n\nなし。',
+        append: true,
+      });
+      expect((await client.fail('update_document', { doc_id: doc.doc_id, content: seen.content })).code).toBe(
+        'CONFLICT',
+      );
+      // After reading it again, a replace goes through.
+      const fresh = (await get({ doc_id: doc.doc_id })).document!;
+      expect(fresh.content).toContain('電子で発行。');
+      const replaced = await client.call('update_document', {
+        doc_id: doc.doc_id,
+        content: `${fresh.content}\n追記。`,
+      });
+      expect(replaced.success).toBe(true);
+      // Its own writes keep the agent's copy current.
+      expect((await client.call('update_document', { doc_id: doc.doc_id, content: '改訂版' })).success).toBe(
+        true,
+      );
+    } finally {
+      await other2.close();
+    }
   });
 
   it('refuses bad input with stable codes and leaves nothing half-written', async () => {

@@ -67,6 +67,10 @@ describe('engine pieces', () => {
     expect(normalizePhaseTask('ｐ４－ｔ１')).toBe('P4-T01');
     expect(normalizePhaseTask('P3_T05')).toBe('P3-T05');
     expect(normalizePhaseTask('技術選定')).toBe('技術選定');
+    expect(normalizePhaseTask('Phase 2-T01')).toBe('P2-T01');
+    expect(normalizePhaseTask('フェーズ２ Ｔ１')).toBe('P2-T01');
+    expect(normalizePhaseTask('Phase 4.5-T03')).toBe('P4.5-T03');
+    expect(normalizePhaseTask('事前設計-T01')).toBe('事前設計-T01');
     expect(procedureName('P4-T01', 'BTノード生成', 'Blueprint', ['P4_T01_BTノード生成_Blueprint_001'])).toBe(
       'P4_T01_BTノード生成_Blueprint_002',
     );

@@ -383,6 +383,28 @@ describe('front matter a hand edit broke', () => {
     expect([read.document.name, read.document.metadata.feature]).toEqual(['溶岩: 改訂版', '溶岩機能']);
   });
 
+  it('stays findable by search after sync_catalog, as it stays active everywhere else, with the warning', async () => {
+    client = await withProject(store);
+    const { trapId, trapFile } = await trapDocument(client);
+    await writeFile(
+      trapFile,
+      (await readFile(trapFile, 'utf8')).replace(/^feature: .*$/m, 'feature: [broken'),
+    );
+    const before = await searchUntil(client, { query: '落とし穴' }, (f) => f.total_count === 1);
+    expect(before.documents.map((d) => d.doc_id)).toEqual([trapId]);
+
+    const synced = await client.call<{ warnings: string[] }>('sync_catalog', {});
+    expect(synced.warnings.join(' ')).toContain('罠システム設計.md');
+    for (const query of ['落とし穴', '罠システム設計']) {
+      const found = await client.call<Found>('search_catalog', { query });
+      expect(
+        found.documents.map((d) => [d.doc_id, d.status]),
+        query,
+      ).toEqual([[trapId, 'active']]);
+    }
+    expect((await client.call<Found>('search_catalog', { doc_type: '設計書' })).total_count).toBe(1);
+  });
+
   it('over 64 KB is refused at once, not parsed for seconds', async () => {
     client = await withProject(store);
     const { trapId, trapFile } = await trapDocument(client);
@@ -460,7 +482,14 @@ async function engineWith(watch: WatchFunction): Promise<Engine> {
     logger: silentLogger,
     watch,
   });
-  return { backend, config, logger: silentLogger, now: () => new Date(), active: undefined };
+  return {
+    backend,
+    config,
+    logger: silentLogger,
+    now: () => new Date(),
+    active: undefined,
+    served: new Map(),
+  };
 }
 
 describe('the document watcher', () => {

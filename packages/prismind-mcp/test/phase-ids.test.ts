@@ -72,4 +72,40 @@ describe('phase labels and task ids', () => {
     });
     expect(other.code).toBe('INVALID_ARGUMENT');
   });
+
+  it('a document\'s phase_task written as get_progress shows it ("Phase 2-T01") is that task\'s id everywhere', async () => {
+    await add('Phase 2', 'T01', '決済連携');
+    const created = await local.client.call<{ doc_id: string; file_name: string }>('create_document', {
+      name: '決済連携手順',
+      doc_type: '実装手順書',
+      content: '手順',
+      phase_task: 'Phase 2-T01',
+      feature: '決済',
+      asset_type: 'API',
+    });
+    expect(created.file_name).toBe('P2_T01_決済_API_001');
+    for (const filter of ['P2-T01', 'Phase 2-T01', 'フェーズ2 T01', 'p2_t1']) {
+      const found = await local.client.call<{ documents: { doc_id: string; phase_task: string }[] }>(
+        'search_catalog',
+        { phase_task: filter },
+      );
+      expect(found.documents.map((d) => [d.doc_id, d.phase_task])).toEqual([[created.doc_id, 'P2-T01']]);
+    }
+    const started = await local.client.call<{ recommended_docs: { doc_id: string; reason: string }[] }>(
+      'start_session',
+      {},
+    );
+    expect(started.recommended_docs[0]).toMatchObject({
+      doc_id: created.doc_id,
+      reason: '現在タスク (P2-T01) の実装手順書',
+    });
+    await local.client.call('update_document', {
+      doc_id: created.doc_id,
+      metadata: { phase_task: 'フェーズ3-T02' },
+    });
+    const moved = await local.client.call<{ documents: unknown[] }>('search_catalog', {
+      phase_task: 'P3-T02',
+    });
+    expect(moved.documents).toHaveLength(1);
+  });
 });

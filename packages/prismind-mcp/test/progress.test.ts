@@ -77,6 +77,23 @@ describe.each(BACKENDS)('progress tools ($name)', (backend) => {
     }
   });
 
+  it("a task waits for its own phase's task of a blocked_by id, not another phase's task of that id", async () => {
+    // P4-T02 waits for P4-T01 (stored as "T01"); P5-T01, another T01, is the one completed.
+    await client.call('update_progress', { task_id: 'P3-T12', status: 'completed' });
+    await client.call('update_progress', { task_id: 'P5-T01', status: 'completed' });
+    await client.call('update_progress', { task_id: 'P4-T01', priority: 'low' });
+    await client.call('update_progress', { task_id: 'P4-T02', priority: 'high' });
+    const started = await client.call('start_session', {});
+    expect(started).toMatchObject({ current_phase: 'Phase 4', current_task: 'T01: BTノード生成' });
+    await client.call('update_progress', { task_id: 'P4-T01', status: 'completed' });
+    expect((await client.call('start_session', {})).current_task).toBe('T02: BTノード接続');
+    if (backend.name === 'local') {
+      // The table shows every phase, so the dependency is shown with its phase.
+      const view = await readFile(path.join(store.home, 'Projects', 'TrapxTrapCpp', '進捗.md'), 'utf8');
+      expect(view).toMatch(/\| T02 \| BTノード接続 \|.*\| P4-T01 \|\n/);
+    }
+  });
+
   it('refuses unknown values, unknown and ambiguous tasks, and duplicate new tasks, changing nothing', async () => {
     expect((await client.fail('update_progress', { task_id: 'P4-T01', status: 'done' })).code).toBe(
       'INVALID_ARGUMENT',

@@ -155,6 +155,56 @@ describe.each(BACKENDS)('session tools ($name)', (backend) => {
     }
   });
 
+  it("automatic saves with nothing new keep a stale state from becoming the team's handover; start_session names the newer one", async () => {
+    let clock = Date.parse('2026-11-30T01:00:00Z');
+    const now = () => new Date(clock);
+    const config = path.join(store.home, 'config.toml');
+    await writeFile(config, '[session]\nauto_save_interval = 2\n');
+    client = await withProject(store, { env: { PRISMIND_USER: 'alice' }, now, configFile: config });
+    const bob = await connect(store, { env: { PRISMIND_USER: 'bob' }, now, configFile: config });
+    const carol = await connect(store, { env: { PRISMIND_USER: 'carol' }, now, configFile: config });
+    try {
+      await client.call('start_session', {});
+      await client.call('end_session', { next_action: 'ALICE-OLD', blockers: ['決済未決定'] });
+      clock += 60_000;
+      await bob.call('start_session', { project: 'trapxtrap' });
+      await bob.call('end_session', { next_action: 'BOB-NEW', blockers: ['レビュー待ち'] });
+      const bobSavedAt = now().toISOString();
+      clock += 60_000;
+
+      // Alice continues from her own state and is told of Bob's newer handover.
+      const alice = await client.call<{ message: string }>('start_session', {});
+      expect(alice).toMatchObject({
+        next_action: 'ALICE-OLD',
+        newer_handover_from: 'bob',
+        newer_handover_saved_at: bobSavedAt,
+        newer_handover_next_action: 'BOB-NEW',
+      });
+      expect(alice.message).toContain(`新しいチームの引き継ぎがあります（bob、${bobSavedAt} に保存）`);
+      // Read-only calls trigger automatic saves with nothing new: Bob's handover stays the team's.
+      for (let i = 0; i < 4; i++) {
+        clock += 60_000;
+        await client.call('get_progress', {});
+      }
+      await expectSharedSummary(bob, 'BOB-NEW', 'レビュー待ち');
+      const newcomer = await carol.call('start_session', { project: 'trapxtrap' });
+      expect(newcomer).toMatchObject({ next_action: 'BOB-NEW', handover_from: 'bob' });
+      // The newcomer's own automatic saves copy nothing and do not make them the handover's author.
+      for (let i = 0; i < 4; i++) {
+        clock += 60_000;
+        await carol.call('get_progress', {});
+      }
+      expect(await carol.call('start_session', {})).toMatchObject({ handover_from: 'bob' });
+      // Something new is a handover again.
+      clock += 60_000;
+      await client.call('save_session', { next_action: 'ALICE-NEW' });
+      await expectSharedSummary(bob, 'ALICE-NEW', '決済未決定');
+    } finally {
+      await bob.close();
+      await carol.close();
+    }
+  });
+
   /** The project's summary as a person reads it: the MCP resource, サマリ.md, or the サマリ sheet. */
   async function expectSharedSummary(reader: Connected, nextAction: string, blocker: string) {
     const read = await reader.client.readResource({ uri: 'prismind://projects/trapxtrap/summary' });

@@ -167,6 +167,11 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       await stores.catalog.put(next);
       indexed.push({ entry: next, body });
     }
+    // A document whose file could not be read (a broken front matter) stays active and findable by its
+    // last good index entry until someone fixes it; the warning says so.
+    const unread = rows
+      .filter((r) => !seen.has(r.doc_id) && present.has(nfc(r.location)))
+      .map((r) => r.doc_id);
     let archived = 0;
     for (const row of rows) {
       if (seen.has(row.doc_id) || row.status === 'archived' || present.has(row.location.normalize('NFC')))
@@ -175,7 +180,7 @@ export async function syncCatalog(engine: Engine, input: { project?: string | un
       archived++;
     }
     warnings.push(...(await unknownRelatedWarnings(stores, files)));
-    const synced = await stores.search.rebuildCatalog(project.project_id, indexed);
+    const synced = await stores.search.rebuildCatalog(project.project_id, indexed, unread);
     return {
       success: true,
       synced_count: synced,

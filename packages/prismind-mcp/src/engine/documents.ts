@@ -8,6 +8,7 @@ import { extractKeywords } from '../text/keywords.js';
 import { handFields, ignoredFieldsWarning } from './document-files.js';
 import { checkSize, newId, nowIso, resolveProject, userOf, type Engine } from './engine.js';
 import { refreshDocuments } from './freshness.js';
+import { rememberServed, rememberUpdate, unreadChange } from './served-copies.js';
 import { checkQuery } from './query.js';
 import type { DocReference } from './sessions.js';
 
@@ -112,6 +113,7 @@ export async function createDocument(engine: Engine, input: CreateDocumentInput)
     };
     await stores.catalog.put(stored);
     await stores.search.indexDocument(stored, body);
+    rememberServed(engine, stored.doc_id, stored.content_hash);
     return {
       success: true,
       doc_id: stored.doc_id,
@@ -241,6 +243,7 @@ const CANDIDATES = 10;
 export async function getDocument(engine: Engine, input: GetDocumentInput) {
   if (input.doc_id) {
     const read = await readChecked(engine, input.doc_id.trim());
+    rememberServed(engine, read.entry.doc_id, read.doc.content_hash);
     return {
       found: true,
       document: documentOf(read.entry, read.doc, read.url),
@@ -282,6 +285,7 @@ export async function getDocument(engine: Engine, input: GetDocumentInput) {
   const pick = exact.length === 1 ? exact[0] : strong.length === 1 ? strong[0] : undefined;
   if (pick) {
     const read = await readChecked(engine, pick.doc_id);
+    rememberServed(engine, read.entry.doc_id, read.doc.content_hash);
     return {
       found: true,
       document: documentOf(read.entry, read.doc, read.url),
@@ -403,17 +407,28 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     const { ignored } = handFields(doc);
     if (entry.keywords_generated) delete edited.keywords;
     const frontMatterEdited = Object.keys(edited).length > 0;
-    if (
+    const write = {
+      replace: input.content !== undefined && !input.append,
+      expected_hash: input.expected_hash,
+    };
+    const handEdited =
       frontMatterEdited ||
-      (input.expected_hash !== undefined
-        ? input.expected_hash !== doc.content_hash
-        : entry.content_hash !== '' && doc.content_hash !== entry.content_hash)
+      (input.expected_hash === undefined &&
+        entry.content_hash !== '' &&
+        doc.content_hash !== entry.content_hash);
+    const readHash = handEdited ? undefined : unreadChange(engine, entry.doc_id, doc.content_hash, write);
+    if (
+      handEdited ||
+      readHash !== undefined ||
+      (input.expected_hash !== undefined && input.expected_hash !== doc.content_hash)
     ) {
       throw new ToolError(
         'CONFLICT',
-        input.expected_hash !== undefined && !frontMatterEdited
-          ? `ドキュメント「${entry.name}」は expected_hash の後に変更されています。`
-          : `ドキュメント「${entry.name}」はファイルが手動で編集されていて、その内容はまだ読まれていません。上書きしませんでした。`,
+        handEdited
+          ? `ドキュメント「${entry.name}」はファイルが手動で編集されていて、その内容はまだ読まれていません。上書きしませんでした。`
+          : readHash !== undefined
+            ? `ドキュメント「${entry.name}」はこのサーバーで読まれた後に変更されています。置き換えると、その変更が失われるため上書きしませんでした。`
+            : `ドキュメント「${entry.name}」は expected_hash の後に変更されています。`,
         {
           hint: 'Read it with get_document, merge your change into what is there, and call update_document again with expected_hash set to metadata.content_hash.',
           details: {
@@ -421,7 +436,9 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
             current_hash: doc.content_hash,
             ...(input.expected_hash
               ? { expected_hash: input.expected_hash }
-              : { catalog_hash: entry.content_hash }),
+              : readHash !== undefined
+                ? { read_hash: readHash }
+                : { catalog_hash: entry.content_hash }),
           },
         },
       );
@@ -478,6 +495,7 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
       if (JSON.stringify(next[key]) !== JSON.stringify(entry[key])) updated.push(key);
     }
     if (updated.length === 0) {
+      rememberUpdate(engine, entry.doc_id, doc.content_hash, doc.content_hash, write);
       return {
         success: true,
         doc_id: entry.doc_id,
@@ -496,6 +514,7 @@ export async function updateDocument(engine: Engine, input: UpdateDocumentInput)
     next.content_hash = written.content_hash;
     await stores.catalog.put(next);
     await stores.search.indexDocument(next, body);
+    rememberUpdate(engine, entry.doc_id, doc.content_hash, written.content_hash, write);
     return {
       success: true,
       doc_id: entry.doc_id,

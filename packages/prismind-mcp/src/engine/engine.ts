@@ -18,6 +18,11 @@ export interface Engine {
   logger: Logger;
   now: () => Date;
   active: ActiveSession | undefined;
+  /**
+   * doc_id → the content_hash of the body this server last showed its agent (get_document, create and
+   * update answers): a replace without expected_hash is checked against it (updateDocument).
+   */
+  served: Map<string, string>;
 }
 
 export function nowIso(engine: Engine): string {

@@ -34,3 +34,13 @@ export function continueFrom(state: SessionState, handover: SessionState): Sessi
     notes: handover.notes,
   };
 }
+
+/** Whether two states hand over the same thing: a save that changes none of it has nothing new to hand over. */
+export function sameHandover(a: SessionState, b: SessionState): boolean {
+  return (
+    a.last_summary === b.last_summary &&
+    a.next_action === b.next_action &&
+    a.notes === b.notes &&
+    JSON.stringify(a.blockers) === JSON.stringify(b.blockers)
+  );
+}

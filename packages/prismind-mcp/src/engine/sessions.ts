@@ -4,7 +4,7 @@ import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from '../mode
 import type { CatalogFilter, Stores } from '../store/backend.js';
 import { LEGACY_USER } from '../config/config.js';
 import { nowIso, resolveProject, userOf, type Engine } from './engine.js';
-import { continueFrom, handsOver, teamHandover } from './handover.js';
+import { continueFrom, handsOver, sameHandover, teamHandover } from './handover.js';
 
 export const SAVED_MESSAGE = 'セッション状態を保存しました。';
 export const NO_SESSION_NOTE =
@@ -144,7 +144,10 @@ export async function startSession(
     const previous = own ?? (legacy ? { ...legacy, user } : undefined);
     const saved = previous ?? emptyState(project.project_id, user, at);
     // Nothing of their own to continue from (new to the project): the team's last handover is shown.
-    const handover = handsOver(previous) ? undefined : await teamHandover(stores, project.project_id, user);
+    const team = await teamHandover(stores, project.project_id, user);
+    const handover = handsOver(previous) ? undefined : team;
+    // The user continues from their own state (states are per user), but is told of a teammate's newer one.
+    const newer = handsOver(previous) && team && team.updated_at > previous.updated_at ? team : undefined;
     const tasks = await stores.tracker.list(project.project_id);
     const mine = reconcile(saved, tasks);
     const { state, corrected } = handover ? reconcile(continueFrom(saved, handover), tasks) : mine;
@@ -168,6 +171,11 @@ export async function startSession(
         `チームの直近の引き継ぎ（${handover.user}、${handover.updated_at} に保存）を表示しています。`,
       );
     if (state.next_action) lines.push(`前回の「次にやること」: ${state.next_action}`);
+    if (newer)
+      lines.push(
+        `あなたの前回の保存より新しいチームの引き継ぎがあります（${newer.user}、${newer.updated_at} に保存）。` +
+          `次にやること: ${newer.next_action || '（なし）'}`,
+      );
     if (!record)
       lines.push('ストアが読み取り専用のため、セッションの開始は記録していません（読み取りはできます）。');
     return {
@@ -184,6 +192,13 @@ export async function startSession(
       last_summary: state.last_summary,
       next_action: state.next_action,
       ...(handover ? { handover_from: handover.user, handover_saved_at: handover.updated_at } : {}),
+      ...(newer
+        ? {
+            newer_handover_from: newer.user,
+            newer_handover_saved_at: newer.updated_at,
+            newer_handover_next_action: newer.next_action,
+          }
+        : {}),
       message: lines.join('\n'),
     };
   });
@@ -207,17 +222,24 @@ export async function saveState(engine: Engine, input: SaveInput, end: boolean) 
     // save leaves out keeps that handover's value, as it would the user's own.
     const handover = handsOver(own) ? undefined : await teamHandover(stores, project.project_id, user);
     const base = own ?? emptyState(project.project_id, user, at);
-    const saved = handover ? continueFrom(base, handover) : base;
-    const tasks = await stores.tracker.list(project.project_id);
-    const { state } = reconcile(saved, tasks);
-    const next: SessionState = {
-      ...state,
+    const continued = handover ? continueFrom(base, handover) : base;
+    const given: Partial<SessionState> = {
       ...(input.summary !== undefined ? { last_summary: input.summary } : {}),
       ...(input.next_action !== undefined ? { next_action: input.next_action } : {}),
       ...(input.blockers !== undefined ? { blockers: input.blockers } : {}),
       ...(input.notes !== undefined ? { notes: input.notes } : {}),
+    };
+    // A save with nothing new (an automatic save, an empty end_session) keeps the state's handover and
+    // its time: otherwise a stale state would become the project's newest handover (SessionStore.latest).
+    const news = !sameHandover(continued, { ...continued, ...given });
+    const saved = news ? continued : base;
+    const tasks = await stores.tracker.list(project.project_id);
+    const { state } = reconcile(saved, tasks);
+    const next: SessionState = {
+      ...state,
+      ...(news ? given : {}),
       started_at: end ? null : (saved.started_at ?? engine.active?.started_at ?? at),
-      updated_at: at,
+      updated_at: news ? at : (own?.updated_at ?? at),
     };
     const started = engine.active?.started_at ?? saved.started_at;
     const savedTo = await stores.sessions.put(next);

@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-workbench/core/engine';
 import { safeName } from './names.js';
+import { phaseKey } from './progress.js';
 import type { CatalogEntry, ProjectConfig } from './types.js';
 import { docTypeOf, type DocType } from './vocab.js';
 
@@ -8,11 +9,16 @@ import { docTypeOf, type DocType } from './vocab.js';
  * catalog row of a document found rather than created, the procedure naming rule, a new body's heading.
  */
 
-/** "p4-t01", "P4_T01", "Ｐ４－Ｔ０１" → "P4-T01"; anything else (共通, 技術選定, …) as given. */
+/**
+ * "p4-t01", "P4_T01", "Ｐ４－Ｔ０１", "Phase 4-T01", "フェーズ4 T01" → "P4-T01": the phase part is read
+ * by phaseKey, the one parser of phase labels, so a document's phase_task is the id get_progress shows.
+ * Anything else (共通, 技術選定, 事前設計-T01, …) as given.
+ */
 export function normalizePhaseTask(value: string): string {
   const text = value.normalize('NFKC').trim();
-  const match = /^p\s*(\d+)\s*[-_ ]?\s*t\s*(\d+)$/i.exec(text);
-  return match ? `P${Number(match[1])}-T${match[2]!.padStart(2, '0')}` : text;
+  const match = /^(.+?)\s*[-_ ]?\s*t\s*(\d+)$/i.exec(text);
+  const phase = match ? phaseKey(match[1]!) : '';
+  return /^P\d/.test(phase) ? `${phase}-T${match![2]!.padStart(2, '0')}` : text;
 }
 
 export function folderFor(project: ProjectConfig, type: DocType): string {

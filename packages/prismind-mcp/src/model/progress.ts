@@ -46,6 +46,18 @@ export function bareTaskId(phase: string, taskId: string): string | undefined {
   return /^P\d/.test(phaseKey(match[1]!)) ? undefined : taskId;
 }
 
+/**
+ * A task's blocked_by as full ids ("P2-T01"). A same-phase dependency is stored by its bare id ("T01"),
+ * which names the task of this task's phase, never the T01 of another phase; one of another phase is
+ * stored by its full id. `fullIds` (lower case) are the sheet's tasks, to tell the two apart.
+ */
+export function dependencyIds(task: Pick<TaskRow, 'phase' | 'blocked_by'>, fullIds: Set<string>): string[] {
+  return task.blocked_by.map((id) => {
+    const own = phaseTaskOf({ phase: task.phase, task_id: id });
+    return fullIds.has(own.toLowerCase()) ? own : id;
+  });
+}
+
 export function taskLabel(task: Pick<TaskRow, 'task_id' | 'name'>): string {
   return `${task.task_id}: ${task.name}`;
 }
@@ -87,16 +99,19 @@ export interface DerivedState {
  * last_completed is the task completed last.
  */
 export function deriveState(tasks: TaskRow[]): DerivedState {
+  // Full ids only: a bare "T01" would also count Phase 1's T01 as done for a task of Phase 2.
+  const fullIds = new Set(tasks.map((t) => phaseTaskOf(t).toLowerCase()));
   const done = new Set(
-    tasks
-      .filter((t) => t.status === 'completed')
-      .flatMap((t) => [t.task_id.toLowerCase(), phaseTaskOf(t).toLowerCase()]),
+    tasks.filter((t) => t.status === 'completed').map((t) => phaseTaskOf(t).toLowerCase()),
   );
   const ranked = (list: TaskRow[]) =>
     [...list].sort((a, b) => PRIORITY_ORDER[a.priority] - PRIORITY_ORDER[b.priority]);
   const inProgress = ranked(tasks.filter((t) => t.status === 'in_progress'));
   const ready = ranked(
-    tasks.filter((t) => t.status === 'not_started' && t.blocked_by.every((id) => done.has(id.toLowerCase()))),
+    tasks.filter(
+      (t) =>
+        t.status === 'not_started' && dependencyIds(t, fullIds).every((id) => done.has(id.toLowerCase())),
+    ),
   );
   const blocked = tasks.filter((t) => t.status === 'blocked');
   // Within a priority, sheet order: phases first to last.

@@ -1,4 +1,4 @@
-import { deriveState, phaseKey, phasesOf, phaseTaskOf } from './progress.js';
+import { dependencyIds, deriveState, phaseKey, phasesOf, phaseTaskOf } from './progress.js';
 import { CATALOG_HEADERS, PROGRESS_HEADERS } from './vocab.js';
 import type { CatalogEntry, ProjectConfig, SessionState, TaskRow } from './types.js';
 
@@ -28,6 +28,7 @@ const GENERATED = '<!-- prismind-mcp が生成するファイルです。手で�
 export function progressView(project: ProjectConfig, tasks: TaskRow[]): string {
   // One phase, one label ("P4" rows written before are shown under "Phase 4").
   const labels = new Map(phasesOf(tasks).map((g) => [phaseKey(g.phase).toLowerCase(), g.phase]));
+  const fullIds = new Set(tasks.map((t) => phaseTaskOf(t).toLowerCase()));
   const rows = tasks.map((t) => [
     labels.get(phaseKey(t.phase).toLowerCase()) ?? t.phase,
     t.task_id,
@@ -38,7 +39,8 @@ export function progressView(project: ProjectConfig, tasks: TaskRow[]): string {
     t.notes,
     t.priority,
     t.category,
-    t.blocked_by.join(', '),
+    // Full ids: a bare "T01" in a table of every phase could be any phase's T01.
+    dependencyIds(t, fullIds).join(', '),
   ]);
   return `${GENERATED}\n# 進捗 — ${project.name}\n\n${table(PROGRESS_HEADERS, rows)}\n`;
 }

@@ -199,8 +199,15 @@ export interface SearchResult<T> {
 export interface SearchIndex {
   /** Adds or refreshes the cache entry of a document (name, keywords, fields and the start of the body). */
   indexDocument(entry: CatalogEntry, body: string): Promise<void>;
-  /** Clears the project's cache and fills it again; returns the number of entries indexed. */
-  rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number>;
+  /**
+   * Clears the project's cache and fills it again; returns the number of entries indexed. The entries
+   * of `keep` (doc_ids of documents that could not be read this time) stay as they are.
+   */
+  rebuildCatalog(
+    project: string,
+    docs: { entry: CatalogEntry; body: string }[],
+    keep?: string[],
+  ): Promise<number>;
   searchCatalog(query: CatalogQuery): Promise<SearchResult<ScoredCatalogEntry>>;
   addKnowledge(entry: KnowledgeEntry): Promise<void>;
   /** One knowledge entry (inside a write: held until the transaction ends, for update or removal). */

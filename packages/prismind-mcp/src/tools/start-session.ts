@@ -35,6 +35,14 @@ export function startSessionTool(engine: Engine) {
         .optional()
         .describe("For a user new to the project: who saved the team's last handover shown here."),
       handover_saved_at: z.string().optional().describe('When that handover was saved.'),
+      newer_handover_from: z
+        .string()
+        .optional()
+        .describe(
+          'For a user with a state of their own: a teammate who saved a handover after it (read it too).',
+        ),
+      newer_handover_saved_at: z.string().optional().describe("When that teammate's handover was saved."),
+      newer_handover_next_action: z.string().optional().describe("That handover's next action."),
       message,
     },
     async run(args) {

@@ -394,7 +394,7 @@ export function googleSearch(txn: GoogleTxn): SearchIndex {
       txn.rememberBody(entry.doc_id, body);
       await local.indexDocument(entry, body);
     },
-    rebuildCatalog: (project, docs) => local.rebuildCatalog(project, docs),
+    rebuildCatalog: (project, docs, keep) => local.rebuildCatalog(project, docs, keep),
     searchCatalog: (query) => local.searchCatalog(query),
     addKnowledge: (entry) => local.addKnowledge(entry),
     getKnowledge: (id) => local.getKnowledge(id),

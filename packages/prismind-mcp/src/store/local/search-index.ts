@@ -56,12 +56,18 @@ export class LocalSearchIndex implements SearchIndex {
     embedLater(this.ctx, 'catalog', id, text, this.vectorQueue);
   }
 
-  async rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number> {
+  async rebuildCatalog(
+    project: string,
+    docs: { entry: CatalogEntry; body: string }[],
+    keep: string[] = [],
+  ): Promise<number> {
     assertWritable(this.ctx);
-    const ids = this.ctx.db.prepare('SELECT id FROM catalog WHERE project = ?').all(project) as {
+    const kept = new Set(keep);
+    const ids = this.ctx.db.prepare('SELECT id, doc_id FROM catalog WHERE project = ?').all(project) as {
       id: number;
+      doc_id: string;
     }[];
-    this.catalogIndex.clear(ids.map((r) => r.id));
+    this.catalogIndex.clear(ids.filter((r) => !kept.has(r.doc_id)).map((r) => r.id));
     for (const doc of docs) await this.indexDocument(doc.entry, doc.body);
     return docs.length;
   }

@@ -228,17 +228,22 @@ export class PgSearchIndex implements SearchIndex {
     );
   }
 
-  async rebuildCatalog(project: string, docs: { entry: CatalogEntry; body: string }[]): Promise<number> {
+  async rebuildCatalog(
+    project: string,
+    docs: { entry: CatalogEntry; body: string }[],
+    keep: string[] = [],
+  ): Promise<number> {
     assertWritable(this.ctx);
     await lockProject(this.ctx, project);
     const { t } = this.ctx;
     await query(
       this.ctx,
       `WITH cleared AS (
-         UPDATE ${t.catalog} SET search_text = NULL, tokens = NULL WHERE project_key = $1 RETURNING id
+         UPDATE ${t.catalog} SET search_text = NULL, tokens = NULL
+         WHERE project_key = $1 AND NOT (doc_id = ANY($2::text[])) RETURNING id
        )
        DELETE FROM ${t.catalogText} WHERE id IN (SELECT id FROM cleared)`,
-      [keyOf(project)],
+      [keyOf(project), keep],
     );
     for (const doc of docs) await this.indexDocument(doc.entry, doc.body);
     return docs.length;
