@@ -20,7 +20,7 @@ export function searchContentTool(deps: ToolDeps) {
     description:
       'Search file contents with ripgrep: query is a Rust regex (fixed_strings: literal); roots or files, not ' +
       "both. Rows as rg -n prints them: path:line:text, context path-line-text, the path only on a file's first " +
-      'row. Overview: total_only, count_only_matches (rg -c) or summary_only; group_by_file (rg --heading) and ' +
+      'row. Overview: total_only, count_only_matches (per file) or summary_only; group_by_file (rg --heading) and ' +
       'optimize_paths (paths after a base_dir) reshape. At most one of these five.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: {
