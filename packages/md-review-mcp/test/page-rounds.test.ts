@@ -11,7 +11,8 @@ import { skipReason, usePage } from './page-harness.js';
 describe.skipIf(skipReason !== undefined)('another round in the page (Chromium)', () => {
   const ctx = usePage();
 
-  it("marks round 1's comments, counts this round's, and approves with no new comment", async () => {
+  /** Round 1 with an inline, a global and an overall comment, then round 2 open in the page. */
+  async function secondRound() {
     const { call, url } = await ctx.review();
     const person = new Person(url);
     await person.comment(0, 9, 9, 'Say how long dual-writing lasts.', 'must');
@@ -33,6 +34,11 @@ describe.skipIf(skipReason !== undefined)('another round in the page (Chromium)'
     await ctx.page.reload();
     await ctx.page.waitForSelector('body[data-ready="true"]');
 
+    return { round2 }; // wrapped: an async function returning the call would wait for its answer
+  }
+
+  it("marks round 1's comments, counts this round's, and approves with no new comment", async () => {
+    const { round2 } = await secondRound();
     const { page } = ctx;
     expect(await page.locator('.comment .earlier').allTextContents()).toEqual(['round 1', 'round 1']);
     expect(await page.textContent('.counts')).toBe('0 inline · 0 global · 2 from earlier rounds');
@@ -45,5 +51,21 @@ describe.skipIf(skipReason !== undefined)('another round in the page (Chromium)'
     await page.click('.overlay [data-action=confirm]');
     const result = answer<ReviewResult>(await round2);
     expect(result).toMatchObject({ round: 2, verdict: 'approved', summary: { earlier_comment_count: 2 } });
+  });
+
+  it("makes a kept comment the person edits this round's: its tag goes, it counts, it is not approved", async () => {
+    const { round2 } = await secondRound();
+    const { page } = ctx;
+    await page.click('.thread .comment .tools button:first-child');
+    await page.fill('.thread .composer textarea', 'Dual-writing is STILL unbounded — blocking.');
+    await page.click('.thread .composer button[type=submit]');
+    await page.waitForSelector('.thread .comment .text');
+    expect(await page.locator('.comment .earlier').allTextContents()).toEqual(['round 1']); // the global one
+    expect(await page.textContent('.counts')).toBe('1 inline · 0 global · 1 from earlier rounds');
+    await page.click('#finalize');
+    expect(await page.textContent('.overlay .dialog')).not.toContain('No new comments');
+    await page.click('.overlay [data-action=confirm]');
+    const result = answer<ReviewResult>(await round2);
+    expect(result).toMatchObject({ round: 2, verdict: 'commented', summary: { inline_comment_count: 1 } });
   });
 });

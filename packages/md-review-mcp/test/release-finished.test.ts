@@ -94,7 +94,7 @@ describe('the hub', () => {
         isAlive: () => true,
       }),
     );
-    await other.prepare({ ...spec(), newRound: true });
+    await other.prepare({ ...spec(), afterRound: 1 });
     expect(other.isLive('k')).toBe(true);
 
     await first.revive('k', token);

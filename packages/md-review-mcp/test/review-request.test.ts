@@ -365,7 +365,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
 
     // Spec 004 idempotence: the same key again restores the session (same comments + new ones); with
     // the files unchanged, the agent asks for the new round explicitly.
-    const round2 = mcp.call('review_request', args({ new_round: true }));
+    const round2 = mcp.call('review_request', args({ after_round: 1 }));
     await eventually(async () => expect((await first.person.session()).status).toBe('open'));
     await first.person.comment(0, 8, 8, 'second round', 'should');
     await first.person.finalize();
@@ -412,7 +412,7 @@ describe('waiting: pending, resume, reopen, takeover, abort, progress', () => {
     expect(answer(await first.call)).toMatchObject({ verdict: 'commented' });
     const report = await cancelAtRandomMoments(
       mcp.client,
-      { name: 'review_request', arguments: args({ new_round: true }) },
+      { name: 'review_request', arguments: args({ after_round: 1 }) },
       { times: 50, maxDelayMs: 150, seed: SEED },
     );
     // Nobody finalizes meanwhile, so every call is still waiting when its cancel arrives.

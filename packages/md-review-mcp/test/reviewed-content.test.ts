@@ -77,10 +77,14 @@ it('delivers a finished review whose files were deleted or moved out of reach si
     expect.stringMatching(/日本語\.md can no longer be read/),
   ]);
 
-  // Delivered: another round needs the files, so now it is "File not found" as before.
-  const again = await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files }));
-  expect(again.isError).toBe(true);
-  expect(again.text).toMatch(/File not found: .*plan\.md/);
+  // Delivered, then asked again (a retry: its answer may have been lost): the same result, repeated.
+  const again = answer<ReviewResult>(await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files })));
+  expect(again).toMatchObject({ verdict: 'commented', repeated: true, meta: { files: result.meta.files } });
+
+  // Another round needs the files: asking for one is "File not found" as before.
+  const next = await ctx.mcp.call('review_request', planArgs(ctx.ws.root, { files, after_round: 1 }));
+  expect(next.isError).toBe(true);
+  expect(next.text).toMatch(/File not found: .*plan\.md/);
 });
 
 it('still answers "File not found" for a missing file of a new or open review', async () => {

@@ -78,3 +78,46 @@ it("counts and judges round 2's own comments, apart from the kept ones", async (
     ['Who switches the readers?', 2],
   ]);
 });
+
+it('counts a kept comment the person rewrites in round 2 as round 2’s, and its verdict follows', async () => {
+  const person = await secondRound();
+  const waiting = ctx.mcp.call('review_request', planArgs(ctx.ws.root));
+  await eventually(async () => expect((await person.session()).status).toBe('open'));
+  const kept = (await person.session()) as unknown as {
+    inline_comments: Array<{ id: string }>;
+    global_comments: Array<{ id: string }>;
+  };
+  await person.send('PATCH', `/comments/${kept.inline_comments[0]!.id}`, {
+    comment: 'Dual-writing is STILL unbounded — blocking.',
+  });
+  await person.send('PATCH', `/global-comments/${kept.global_comments[0]!.id}`, {
+    comment: 'Add a timeline, with dates.',
+  });
+  const page = (await person.session()) as unknown as {
+    summary: { comment_count: number };
+    inline_comments: Array<{ round: number }>;
+  };
+  expect(page.summary.comment_count).toBe(2); // the page counts it as this round's too
+  expect(page.inline_comments[0]!.round).toBe(2);
+  await person.finalize();
+  const result = answer<Answer>(await waiting);
+  expect(result).toMatchObject({
+    round: 2,
+    verdict: 'commented',
+    summary: { comment_count: 2, inline_comment_count: 1, global_comment_count: 1, earlier_comment_count: 0 },
+  });
+  expect(result.inline_comments.map((c) => [c.comment, c.round])).toEqual([
+    ['Dual-writing is STILL unbounded — blocking.', 2],
+  ]);
+});
+
+it('counts a kept comment whose severity alone changes in round 2 as round 2’s', async () => {
+  const person = await secondRound();
+  const waiting = ctx.mcp.call('review_request', planArgs(ctx.ws.root));
+  await eventually(async () => expect((await person.session()).status).toBe('open'));
+  const view = (await person.session()) as unknown as { inline_comments: Array<{ id: string }> };
+  await person.send('PATCH', `/comments/${view.inline_comments[0]!.id}`, { severity: 'suggestion' });
+  await person.finalize();
+  const result = answer<Answer>(await waiting);
+  expect(result).toMatchObject({ round: 2, verdict: 'commented', summary: { inline_comment_count: 1 } });
+});

@@ -3,7 +3,16 @@ import { ToolError } from '@mcp-workbench/core/engine';
 import { makeAnchor, placeComment, type Placement } from './anchors.js';
 import { LIMITS } from './limits.js';
 import type { SessionOwnership } from './ownership.js';
-import { buildResult, displayPath, repeated, roundOf, summaryOf, verdictOf } from './result.js';
+import {
+  buildResult,
+  displayPath,
+  finishedRound,
+  previousRound,
+  repeated,
+  roundOf,
+  summaryOf,
+  verdictOf,
+} from './result.js';
 import { listedOf, StoredSessionIndex, type ListedSession } from './session-index.js';
 import type { SessionStore } from './store.js';
 import { fileText, type FileText } from './text.js';
@@ -30,8 +39,11 @@ export interface SessionSpec {
   working_path: string;
   instructions?: string;
   files: string[];
-  /** Open another round even when the files are as the person finished them. */
-  newRound?: boolean;
+  /**
+   * Open the round after this one, but only while it is the latest: a retry of the same call (its first
+   * answer lost) then gets the round it opened instead of opening yet another.
+   */
+  afterRound?: number;
 }
 
 export type WaitOutcome =
@@ -169,7 +181,7 @@ export class ReviewHub {
   /**
    * Opens (or restores) the session of `spec.resume_key`. A finished review not yet handed to an agent
    * is returned as `done`. One already handed over is reopened for another round (the same comments plus
-   * new ones) when its files changed since the person finished or the agent asks for a new round;
+   * new ones) when its files changed since the person finished or the agent asks for the round after it;
    * otherwise the call is a retry (the answer may never have reached the agent) and gets the same
    * result again, marked `repeated`.
    */
@@ -181,13 +193,13 @@ export class ReviewHub {
     if (!this.live.has(spec.resume_key)) {
       // A call for other files must not take the session from the process that serves it.
       const stored = await this.store.load(spec.resume_key);
-      if (unreadable && !(stored && deliverable(stored, spec))) throw unreadable();
+      if (unreadable && !(stored && (await this.answerable(stored, spec)))) throw unreadable();
       if (stored && !sameReview(stored, spec)) throw alreadyExists(stored, spec.resume_key);
     }
     const live = await this.get(spec.resume_key, spec);
     return this.serialize(live, async () => {
       const data = live.data;
-      if (unreadable && !deliverable(data, spec)) throw unreadable();
+      if (unreadable && !(await this.answerable(data, spec))) throw unreadable();
       if (!sameReview(data, spec)) throw alreadyExists(data, spec.resume_key);
       data.title = spec.title;
       data.root = spec.root;
@@ -201,16 +213,17 @@ export class ReviewHub {
           this.releaseWhenQuiet(live);
           return { kind: 'done' as const, result: await this.result(data) };
         }
-        if (!spec.newRound && (await this.unchangedSinceFinished(data))) {
+        if (await this.isRetry(data, spec)) {
           await this.commit(live);
           this.releaseWhenQuiet(live);
           return { kind: 'done' as const, result: repeated(await this.result(data)) };
         }
         // Another round: what the person finished last round is what this round compares against.
+        data.rounds = [...(data.rounds ?? []), finishedRound(data)];
         data.status = 'open';
         data.delivered = false;
         delete data.finalizedAt;
-        delete data.overall_comment; // the person's verdict on the last round, not on this one
+        delete data.overall_comment; // the last round's, kept in `rounds`
         data.round = (data.round ?? 1) + 1;
         for (const file of data.files) {
           if (file.finishedHash === undefined) delete file.baseHash;
@@ -277,6 +290,11 @@ export class ReviewHub {
 
   round(key: string): number {
     return roundOf(this.mustLive(key).data);
+  }
+
+  /** The round before the current one (its verdict, overall comment), when there is one recorded. */
+  previousRound(key: string): ReviewResult['previous_round'] {
+    return previousRound(this.mustLive(key).data);
   }
 
   /** True when the page asked for the session within the last `withinMs`. */
@@ -452,9 +470,10 @@ export class ReviewHub {
     return this.edit(key, async (data) => {
       const comment = data.inline_comments.find((c) => c.id === id);
       if (!comment) throw notFound('comment', id);
+      const before = `${comment.severity}\n${comment.comment}`;
       if (patch.comment !== undefined) comment.comment = checkComment(patch.comment);
       if (patch.severity !== undefined) comment.severity = checkSeverity(patch.severity);
-      comment.updatedAt = now();
+      if (`${comment.severity}\n${comment.comment}` !== before) editedNow(data, comment);
       return comment;
     });
   }
@@ -485,8 +504,9 @@ export class ReviewHub {
     return this.edit(key, async (data) => {
       const comment = data.global_comments.find((c) => c.id === id);
       if (!comment) throw notFound('global comment', id);
+      const before = comment.comment;
       comment.comment = checkComment(text);
-      comment.updatedAt = now();
+      if (comment.comment !== before) editedNow(data, comment);
       return comment;
     });
   }
@@ -587,12 +607,35 @@ export class ReviewHub {
     }
   }
 
-  /** Every file is still the text the person finished the last round with. */
+  /**
+   * No file was edited since the person finished the last round: each is the text they finished, or gone
+   * (a deleted file is not an edit to review; the repeated answer says it is missing).
+   */
   private async unchangedSinceFinished(data: StoredSession): Promise<boolean> {
     const texts = await Promise.all(data.files.map((_, i) => this.readFile(data, i).catch(() => undefined)));
     return data.files.every(
-      (file, i) => file.finishedHash !== undefined && texts[i]?.hash === file.finishedHash,
+      (file, i) =>
+        texts[i] === undefined || (file.finishedHash !== undefined && texts[i].hash === file.finishedHash),
     );
+  }
+
+  /**
+   * This request can be answered with the stored, finished review although some files cannot be read:
+   * it was not handed to an agent yet, or it was and this is a retry (nothing edited since).
+   */
+  private async answerable(data: StoredSession, spec: SessionSpec): Promise<boolean> {
+    if (!sameReview(data, spec) || data.status === 'open') return false;
+    return !data.delivered || (await this.isRetry(data, spec));
+  }
+
+  /**
+   * A call after a finished round was handed over asks for that round again (its answer may have been
+   * lost), not for another: it names an earlier round than the latest, or it names none and nothing was
+   * edited since.
+   */
+  private async isRetry(data: StoredSession, spec: SessionSpec): Promise<boolean> {
+    if (spec.afterRound !== undefined) return spec.afterRound !== roundOf(data);
+    return this.unchangedSinceFinished(data);
   }
 
   private async result(data: StoredSession): Promise<ReviewResult> {
@@ -766,14 +809,18 @@ function newSession(key: string, spec: SessionSpec): StoredSession {
   };
 }
 
+/**
+ * A comment the person rewrote is what they say now: it moves to this round, so a kept comment edited
+ * in round 2 counts for round 2's verdict (the page and the answer then agree).
+ */
+function editedNow(data: StoredSession, comment: { updatedAt?: string; round?: number }): void {
+  comment.updatedAt = now();
+  comment.round = roundOf(data);
+}
+
 /** Finished by the person and not yet handed to an agent. */
 function awaitsDelivery(data: StoredSession): boolean {
   return data.status !== 'open' && !data.delivered;
-}
-
-/** This request can be answered with the stored, finished review (its files need not be readable). */
-function deliverable(data: StoredSession, spec: SessionSpec): boolean {
-  return sameReview(data, spec) && awaitsDelivery(data);
 }
 
 function sameSecret(expected: string, given: string): boolean {

@@ -3,6 +3,7 @@ import { placeComment } from './anchors.js';
 import type { FileText } from './text.js';
 import type {
   FileInfo,
+  FinishedRound,
   InlineCommentResult,
   ReviewResult,
   ReviewSummary,
@@ -57,6 +58,27 @@ export function summaryOf(session: StoredSession): ReviewSummary {
   };
 }
 
+/** The round the person just finished, as the session keeps it once the next one opens. */
+export function finishedRound(session: StoredSession): FinishedRound {
+  return {
+    round: roundOf(session),
+    verdict: verdictOf(session),
+    ...(session.overall_comment ? { overall_comment: session.overall_comment } : {}),
+    ...(session.finalizedAt ? { finalized_at: session.finalizedAt } : {}),
+  };
+}
+
+/**
+ * The round before this one, short: its answer may have gone to a call the agent never read (a client
+ * that gave up), and the next round's answer must not lose that verdict.
+ */
+export function previousRound(session: StoredSession): ReviewResult['previous_round'] {
+  const before = session.rounds?.findLast((r) => r.round === roundOf(session) - 1);
+  if (!before) return undefined;
+  const { finalized_at: _finalizedAt, ...short } = before;
+  return short;
+}
+
 /**
  * The answer spec 004 describes, built from the session and the files as they are now: comments
  * sorted by file and line, each checked against the current text (`stale`, or `moved` with its new `range`).
@@ -97,6 +119,7 @@ export function buildResult(
       return { ...base, stale: true };
     });
   const files = session.files.map((file, i) => fileInfo(session, file, current[i]));
+  const previous = previousRound(session);
   const warnings = files.flatMap((info) => warningOf(info));
   return {
     resume_key: session.resume_key,
@@ -104,6 +127,7 @@ export function buildResult(
     round: roundOf(session),
     verdict: verdictOf(session),
     summary: summaryOf(session),
+    ...(previous ? { previous_round: previous } : {}),
     inline_comments: inline,
     global_comments: session.global_comments.map((c) => ({
       id: c.id,
@@ -136,9 +160,9 @@ export function repeated(result: ReviewResult): ReviewResult {
     verdict,
     repeated: true,
     message:
-      `This is round ${round}'s result again: it was answered before, and the files are as the person ` +
-      'finished them. Edit the files and call again for another round, or pass new_round: true to ask the ' +
-      'person to look again.',
+      `This is round ${round}'s result again: it was answered before (a retry, or no file was edited since). ` +
+      `Edit the files and call again for another round, or pass after_round: ${round} to ask the person to ` +
+      'look again.',
     ...rest,
   };
 }

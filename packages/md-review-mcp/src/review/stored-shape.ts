@@ -2,7 +2,7 @@
 // comment on a file the session does not have) is refused by name instead of failing deep inside a
 // call, and `review_list` skips it rather than answering INTERNAL for every session.
 import { z } from 'zod';
-import { SEVERITIES, type StoredSession } from './types.js';
+import { SEVERITIES, VERDICTS, type StoredSession } from './types.js';
 
 const text = z.string();
 const range = z.object({ startLine: z.number().int().min(1), endLine: z.number().int().min(1) });
@@ -45,6 +45,16 @@ const sessionShape = z.looseObject({
   ),
   updatedAt: text,
   round: z.number().int().min(1).optional(),
+  rounds: z
+    .array(
+      z.looseObject({
+        round: z.number().int().min(1),
+        verdict: z.enum(VERDICTS),
+        overall_comment: text.optional(),
+        finalized_at: text.optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** What is wrong with a stored session for `key`, or undefined when it can be used. */

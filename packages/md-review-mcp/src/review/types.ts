@@ -91,6 +91,16 @@ export interface StoredSession {
   updatedAt: string;
   /** 1 for the first round; one more each time the agent reopens the review. */
   round?: number;
+  /** Each finished round's verdict, recorded when the next opens (absent in sessions stored before). */
+  rounds?: FinishedRound[];
+}
+
+/** What the person concluded in a round: kept, because the agent may never have seen that answer. */
+export interface FinishedRound {
+  round: number;
+  verdict: Verdict;
+  overall_comment?: string;
+  finalized_at?: string;
 }
 
 // ---- The result the agent receives (spec 004 "出力") ----
@@ -158,4 +168,6 @@ export interface ReviewResult {
   };
   /** What the agent must know before acting on the verdict (a file changed or vanished since). */
   warnings?: string[];
+  /** From round 2: the round before's verdict, which a lost answer may have kept from the agent. */
+  previous_round?: Omit<FinishedRound, 'finalized_at'>;
 }

@@ -56,7 +56,8 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
         .max(86_400)
         .optional()
         .describe(`Before answering pending (default ${runtime.waitSeconds}; 0 = no limit).`),
-      new_round: z.boolean().optional().describe('Another round though no file changed.'),
+      // A plain number (bounds cost tokens in every tool list): one that is not the latest round only repeats it.
+      after_round: z.number().optional().describe('Open round N+1 without edits; a retry gets it.'),
     },
     output: ReviewAnswerShape,
     async run(args, ctx) {
@@ -72,7 +73,7 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
           working_path: paths.workingPath,
           files: paths.files,
           ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
-          ...(args.new_round ? { newRound: true } : {}),
+          ...(args.after_round === undefined ? {} : { afterRound: args.after_round }),
         },
         paths.unreadable.length === 0 ? undefined : () => paths.unreadable[0]!,
       );
@@ -109,12 +110,14 @@ export function reviewRequestTool(runtime: ReviewRuntime) {
         );
       }
       const summary = hub.summary(args.resume_key);
+      const previous = hub.previousRound(args.resume_key);
       return {
         status: 'pending' as const,
         resume_key: args.resume_key,
         title: args.title,
         round: hub.round(args.resume_key),
         summary,
+        ...(previous ? { previous_round: previous } : {}),
         url,
         waited_seconds: waitSeconds,
         message:

@@ -91,6 +91,10 @@ export const ReviewAnswerShape = {
     .optional()
     .describe('The same result as an earlier call (the files have not changed since); no new round.'),
   summary: SummarySchema,
+  previous_round: z
+    .object({ round: z.number().int(), verdict: z.enum(VERDICTS), overall_comment: z.string().optional() })
+    .optional()
+    .describe("The round before's verdict and overall comment (in case its answer never reached you)."),
   inline_comments: z.array(InlineCommentSchema).optional(),
   global_comments: z.array(GlobalCommentSchema).optional(),
   meta: MetaSchema.optional(),
