@@ -65,6 +65,20 @@ describe('exstruct_make', () => {
     expect(book.getWorksheet('Notes')!.model.merges).toEqual(['A1:D1']);
   });
 
+  it('says nothing of dependent formulas in a new workbook (it has none), only that formulas written have no value yet', async () => {
+    const values = await ws.call<Out>('exstruct_make', {
+      out_path: 'values.xlsx',
+      ops: [{ op: 'set_value', sheet: 'Sheet1', cell: 'A1', value: 3 }],
+    });
+    expect(values.isError, values.text).toBe(false);
+    expect(values.structured.warnings).toEqual([]);
+    const formula = await ws.call<Out>('exstruct_make', {
+      out_path: 'formula.xlsx',
+      ops: [{ op: 'set_formula', sheet: 'Sheet1', cell: 'A1', formula: '=1+2' }],
+    });
+    expect(formula.structured.warnings.join(' ')).toMatch(/Formulas written have no value yet/);
+  });
+
   it('with no ops makes an empty workbook with one sheet, named by `sheet` if given', async () => {
     const res = await ws.call<Out>('exstruct_make', { out_path: 'empty.xlsx', sheet: 'Input' });
     expect(res.structured.error).toBeNull();

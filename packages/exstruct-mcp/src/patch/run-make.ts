@@ -5,7 +5,7 @@ import type { OutputAllowed } from '../output/output-path.js';
 import { createSeedWorkbook } from './new-workbook.js';
 import type { PatchOp } from './op-schemas.js';
 import { sheetNameProblem } from './sheet-name.js';
-import { assertEditable, runPatch, type PatchResult } from './run-patch.js';
+import { assertEditable, DEPENDENTS_NOT_CALCULATED, runPatch, type PatchResult } from './run-patch.js';
 
 export interface MakeRequest {
   output: string;
@@ -42,7 +42,8 @@ export async function runMake(request: MakeRequest): Promise<PatchResult> {
   );
   try {
     const result = await runPatch({ ...request, input: seed.file, inputFiles: localFiles });
-    return result;
+    // A new workbook has no formulas but those the ops wrote: none keeps an old value.
+    return { ...result, warnings: result.warnings.filter((w) => w !== DEPENDENTS_NOT_CALCULATED) };
   } finally {
     await seed.dispose();
   }

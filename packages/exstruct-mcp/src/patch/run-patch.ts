@@ -91,7 +91,7 @@ const NOT_CALCULATED =
   'exstruct_extract and sheet images of the result show the values as saved, so empty for new formulas.';
 
 /** The same when only values changed: a formula reading them still holds its old result. */
-const DEPENDENTS_NOT_CALCULATED =
+export const DEPENDENTS_NOT_CALCULATED =
   'Formulas that depend on changed cells keep their old value until Excel or LibreOffice opens the ' +
   'workbook (it is marked to recalculate): exstruct_extract and sheet images of the result show them as saved.';
 
