@@ -218,22 +218,26 @@ export class ReviewHub {
           this.releaseWhenQuiet(live);
           return { kind: 'done' as const, result: repeated(await this.result(data)) };
         }
-        // Another round: what the person finished last round is what this round compares against.
-        data.rounds = [...(data.rounds ?? []), finishedRound(data)];
-        data.status = 'open';
-        data.delivered = false;
-        delete data.finalizedAt;
-        delete data.overall_comment; // the last round's, kept in `rounds`
-        data.round = (data.round ?? 1) + 1;
-        for (const file of data.files) {
-          if (file.finishedHash === undefined) delete file.baseHash;
-          else file.baseHash = file.finishedHash;
-        }
-        await this.store.promoteSnapshot(data.resume_key);
+        await this.openNextRound(data);
       }
       await this.commit(live);
       return { kind: 'open' as const, token: live.token };
     });
+  }
+
+  /** Another round: what the person finished last round is what this round compares against. */
+  private async openNextRound(data: StoredSession): Promise<void> {
+    data.rounds = [...(data.rounds ?? []), finishedRound(data)];
+    data.status = 'open';
+    data.delivered = false;
+    delete data.finalizedAt;
+    delete data.overall_comment; // the last round's, kept in `rounds`
+    data.round = (data.round ?? 1) + 1;
+    for (const file of data.files) {
+      if (file.finishedHash === undefined) delete file.baseHash;
+      else file.baseHash = file.finishedHash;
+    }
+    await this.store.promoteSnapshot(data.resume_key);
   }
 
   /**
